@@ -1,0 +1,352 @@
+"""The bridge: owns one session per configured server and the authoritative ``PluginModel``.
+
+Everything that changes plugin state goes through the four operations here, and every change
+ends in one place, ``_publish``, which rebuilds the model from the config and the sessions'
+live state and hands the new immutable snapshot to the feed.
+
+- ``tool_set_enabled`` writes the config and re-derives; it never touches a session.
+- ``plugin_add`` / ``plugin_remove`` write the config and reconcile: only the named server is
+  started or stopped.
+- ``reload`` re-reads the config and reconciles: added servers start, removed ones stop,
+  servers whose connection settings changed are re-spawned, the rest keep their process.
+  Reloads run one at a time; requests that arrive during one are served by a single next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+import mcp_types as types
+
+from agentty_tui.bridge.feed import SnapshotFeed
+from agentty_tui.bridge.logs import ServerLog, default_log_dir
+from agentty_tui.bridge.session import ServerSession
+from agentty_tui.bridge.step import StepRuntime
+from agentty_tui.config import ConfigStore
+from agentty_tui.config.edits import (
+    AddServer,
+    ConfigEdit,
+    RemoveServer,
+    SetServerDisabled,
+    SetToolEnabled,
+)
+from agentty_tui.errors import ConfigError, OperationError, UnknownServerError, UnknownToolError
+from agentty_tui.model import (
+    PluginConfig,
+    PluginModel,
+    ServerConfig,
+    ServerSpec,
+    ServerState,
+    ToolFilter,
+    ToolState,
+    derive_tools,
+)
+from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
+
+__all__ = ["Bridge"]
+
+
+class Bridge:
+    """The live plugin state of one config file, and the only way to change it.
+
+    Use as an async context manager: entering loads the config and starts every enabled
+    server concurrently (it does not wait for them); leaving stops every server.
+    """
+
+    def __init__(self, store: ConfigStore, *, log_dir: Path | str | None = None) -> None:
+        self.store = store
+        self.log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
+        self.reload_runs = 0
+        """How many reloads actually ran (coalesced requests do not count)."""
+        self._config = PluginConfig()
+        self._config_error: str | None = None
+        self._sessions: dict[str, ServerSession] = {}
+        self._retired: set[ServerSession] = set()
+        self._derived: dict[str, tuple[object, ToolFilter, tuple[ToolState, ...]]] = {}
+        self._feed = SnapshotFeed(PluginModel(config_path=str(store.path)))
+        self._revision = 0
+        self._group: anyio.abc.TaskGroup | None = None
+        self._config_lock = anyio.Lock()
+        self._reload_lock = anyio.Lock()
+        self._reload_requested = 0
+        self._reload_done = 0
+
+    # --- life cycle -----------------------------------------------------------------
+
+    async def __aenter__(self) -> Bridge:
+        self._group = anyio.create_task_group()
+        await self._group.__aenter__()
+        try:
+            try:
+                config = await anyio.to_thread.run_sync(self.store.load)
+            except ConfigError as exc:
+                self._config_error = str(exc)
+                config = PluginConfig()
+            self._reconcile(config, retry_failed=False)
+        except BaseException:
+            await self.aclose()
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop every server (shielded: a cancelled caller still leaves no process behind)."""
+        group = self._group
+        if group is None:
+            return
+        self._group = None
+        for session in [*self._sessions.values(), *self._retired]:
+            session.stop()
+        # Shield the group itself (it must be exited in its own scope): a cancelled caller
+        # still waits for every server to be stopped.
+        group.cancel_scope.shield = True
+        try:
+            await group.__aexit__(None, None, None)
+        finally:
+            self._feed.close()
+
+    # --- reading --------------------------------------------------------------------
+
+    @property
+    def snapshot(self) -> PluginModel:
+        """The current model. Immutable: hold it as long as you like."""
+        return self._feed.latest
+
+    @property
+    def config(self) -> PluginConfig:
+        """The config the current model was built from."""
+        return self._config
+
+    def updates(self) -> AsyncIterator[PluginModel]:
+        """The current snapshot, then every newer one (a slow reader skips to the latest)."""
+        return self._feed.updates()
+
+    def add_listener(self, listener: Callable[[PluginModel], None]) -> Callable[[], None]:
+        """Call ``listener`` synchronously with every new snapshot; returns a remover."""
+        return self._feed.add_listener(listener)
+
+    async def wait_for(
+        self, predicate: Callable[[PluginModel], bool], timeout: float | None = None
+    ) -> PluginModel:
+        """The first snapshot, now or later, that satisfies ``predicate``."""
+        return await self._feed.wait_for(predicate, timeout)
+
+    async def settled(self, timeout: float | None = None) -> PluginModel:
+        """The first snapshot in which no server is still connecting."""
+        return await self._feed.wait_for(lambda model: model.settled, timeout)
+
+    def server_pid(self, name: str) -> int | None:
+        """Process id of the live session of ``name`` (diagnostics and tests)."""
+        session = self._sessions.get(name)
+        return session.pid if session is not None else None
+
+    def session_relists(self, name: str) -> int:
+        """How many list_changed re-lists the live session of ``name`` has done."""
+        session = self._sessions.get(name)
+        return session.relists if session is not None else 0
+
+    @property
+    def live_pids(self) -> tuple[int, ...]:
+        """Process ids of every server process still running, replaced ones included."""
+        sessions = [*self._sessions.values(), *self._retired]
+        return tuple(pid for pid in (s.pid for s in sessions) if pid is not None)
+
+    def step(self) -> StepRuntime:
+        """Pin the current snapshot and its connected sessions for one agent step."""
+        connected = {
+            name: session
+            for name, session in self._sessions.items()
+            if session.status == "connected"
+        }
+        return StepRuntime(self.snapshot, connected)
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        """Call one tool through a step runtime captured for just this call."""
+        with self.step() as step:
+            return await step.call(server, tool, arguments)
+
+    # --- the four operations --------------------------------------------------------
+
+    async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
+        """Add a server to the config and start it (no other server is touched)."""
+        return await self._edit(AddServer(name=name, spec=spec))
+
+    async def plugin_remove(self, name: str) -> PluginModel:
+        """Remove a server from the config and stop it."""
+        if self._config.server(name) is None:
+            raise UnknownServerError(name)
+        return await self._edit(RemoveServer(name=name))
+
+    async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
+        """Turn one tool on or off: a config write and a re-derive, never a re-spawn."""
+        state = self.snapshot.server(server)
+        if state is None or self._config.server(server) is None:
+            raise UnknownServerError(server)
+        if state.status == "connected" and state.tool(tool) is None:
+            raise UnknownToolError(server, tool)
+        return await self._edit(SetToolEnabled(server=server, tool=tool, enabled=enabled))
+
+    async def tools_set_enabled(self, server: str, enabled: bool) -> PluginModel:
+        """Turn every advertised tool of ``server`` on or off, as one config write each."""
+        state = self.snapshot.server(server)
+        if state is None:
+            raise UnknownServerError(server)
+        for tool in state.tools:
+            if tool.enabled != enabled:
+                await self._edit(SetToolEnabled(server=server, tool=tool.bare, enabled=enabled))
+        return self.snapshot
+
+    async def server_set_disabled(self, name: str, disabled: bool) -> PluginModel:
+        """Park a server in the config (stopping it) or bring it back."""
+        if self._config.server(name) is None:
+            raise UnknownServerError(name)
+        return await self._edit(SetServerDisabled(server=name, disabled=disabled))
+
+    async def restart(self, name: str) -> PluginModel:
+        """Re-spawn one server (for a server that failed, or to pick up a new binary)."""
+        config = self._config.server(name)
+        if config is None:
+            raise UnknownServerError(name)
+        async with self._config_lock:
+            old = self._sessions.pop(name, None)
+            if old is not None:
+                self._retire(old)
+            if not config.disabled:
+                self._start(config)
+            self._publish()
+        return self.snapshot
+
+    async def reload(self) -> PluginModel:
+        """Re-read the config and converge on it; returns once the servers it started settle.
+
+        Serialized and coalesced: a request that arrives while a reload runs is served by
+        the one next reload, however many such requests there are.
+        """
+        self._reload_requested += 1
+        ticket = self._reload_requested
+        async with self._reload_lock:
+            if self._reload_done >= ticket:
+                return self.snapshot
+            target = self._reload_requested
+            try:
+                self.reload_runs += 1
+                async with self._config_lock:
+                    try:
+                        config = await anyio.to_thread.run_sync(self.store.load)
+                    except ConfigError as exc:
+                        self._config_error = str(exc)
+                        self._publish()
+                        return self.snapshot
+                    self._config_error = None
+                    started = self._reconcile(config, retry_failed=True)
+                await _wait_closed_or_settled(started)
+            finally:
+                self._reload_done = target
+        return self.snapshot
+
+    # --- internals ------------------------------------------------------------------
+
+    async def _edit(self, edit: ConfigEdit) -> PluginModel:
+        async with self._config_lock:
+            try:
+                config = await anyio.to_thread.run_sync(self.store.apply, edit)
+            except ConfigError as exc:
+                raise OperationError(str(exc)) from exc
+            self._config_error = None
+            self._reconcile(config, retry_failed=False)
+        return self.snapshot
+
+    def _reconcile(self, config: PluginConfig, *, retry_failed: bool) -> list[ServerSession]:
+        """Converge the sessions on ``config``; returns the sessions it started."""
+        self._config = config
+        wanted = {server.name: server for server in config.servers if not server.disabled}
+        for name in list(self._sessions):
+            session = self._sessions[name]
+            target = wanted.get(name)
+            keep = (
+                target is not None
+                and target.connection_key() == session.config.connection_key()
+                and not (retry_failed and session.status == "failed")
+            )
+            if keep:
+                assert target is not None
+                session.config = target  # filters may differ; the connection does not
+            else:
+                del self._sessions[name]
+                self._retire(session)
+        started = [self._start(server) for name, server in wanted.items() if name not in self._sessions]
+        self._publish()
+        return started
+
+    def _start(self, config: ServerConfig) -> ServerSession:
+        assert self._group is not None, "the bridge is not running"
+        session = ServerSession(config, ServerLog(self.log_dir, config.name), self._publish)
+        self._sessions[config.name] = session
+        self._group.start_soon(self._run_session, session)
+        return session
+
+    async def _run_session(self, session: ServerSession) -> None:
+        await session.run()
+        self._retired.discard(session)
+
+    def _retire(self, session: ServerSession) -> None:
+        self._derived.pop(session.name, None)
+        if not session.closed.is_set():
+            self._retired.add(session)
+        session.retire()
+
+    def _publish(self) -> None:
+        """Rebuild the model from config + live sessions and publish it."""
+        servers = [self._server_state(server) for server in self._config.servers]
+        self._revision += 1
+        native = self._config.native_tools
+        snapshot = PluginModel(
+            servers=tuple(servers),
+            tool_budget=self._config.tool_budget,
+            native_tools=native if native is not None else DEFAULT_NATIVE_TOOLS,
+            config_path=str(self.store.path),
+            config_error=self._config_error,
+            revision=self._revision,
+        )
+        self._feed.publish(snapshot)
+
+    def _server_state(self, config: ServerConfig) -> ServerState:
+        session = None if config.disabled else self._sessions.get(config.name)
+        if session is None:
+            return ServerState(name=config.name, spec=config.spec, status="disabled")
+        return ServerState(
+            name=config.name,
+            spec=config.spec,
+            status=session.status,
+            error=session.error,
+            info=session.info,
+            tools=self._derive(config, session),
+            pid=session.pid,
+        )
+
+    def _derive(self, config: ServerConfig, session: ServerSession) -> tuple[ToolState, ...]:
+        """``derive_tools``, cached per server until its tool list or its filter changes."""
+        cached = self._derived.get(config.name)
+        if cached is not None and cached[0] is session.tools and cached[1] == config.tools:
+            return cached[2]
+        tools = derive_tools(session.tools, config.tools)
+        self._derived[config.name] = (session.tools, config.tools, tools)
+        return tools
+
+
+async def _wait_closed_or_settled(sessions: Iterable[ServerSession]) -> None:
+    """Wait until each session has connected, failed or ended."""
+    for session in sessions:
+        await session.settled.wait()

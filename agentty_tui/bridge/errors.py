@@ -1,0 +1,45 @@
+"""Turn the exceptions a connection raises into one sentence a user can act on.
+
+The mcp SDK raises through nested task groups, so the interesting error arrives wrapped in
+``ExceptionGroup`` layers; ``root_cause`` digs it out.
+"""
+
+from __future__ import annotations
+
+import errno
+
+from mcp.shared.exceptions import MCPError
+
+from agentty_tui.model import ServerConfig, StdioSpec
+
+__all__ = ["describe_failure", "root_cause"]
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The first leaf of nested exception groups (the error that started the unwinding)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def describe_failure(exc: BaseException, config: ServerConfig) -> str:
+    """Why ``config``'s server could not be reached or stopped answering, in plain words."""
+    cause = root_cause(exc)
+    spec = config.spec
+    if isinstance(spec, StdioSpec):
+        if isinstance(cause, FileNotFoundError):
+            return f"command not found: {spec.command!r} (is it installed and on PATH?)"
+        if isinstance(cause, PermissionError) or (
+            isinstance(cause, OSError) and cause.errno == errno.EACCES
+        ):
+            return f"command is not executable: {spec.command!r}"
+    if isinstance(cause, TimeoutError):
+        return f"no answer within {config.request_timeout:g} s (request timeout)"
+    if isinstance(cause, MCPError):
+        text = str(cause) or cause.__class__.__name__
+        if "timed out" in text.lower():
+            return f"no answer within {config.request_timeout:g} s (request timeout)"
+        return f"protocol error: {text}"
+    text = str(cause).strip()
+    name = cause.__class__.__name__
+    return f"{name}: {text}" if text else name

@@ -1,0 +1,76 @@
+"""Per-server log files: where a server's stderr goes instead of the terminal.
+
+Each server appends to ``<log dir>/<server>.log``. A header line marks every spawn, so the
+tail used in error text only ever shows what the current process wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import IO
+
+from agentty_tui.model import StdioSpec
+
+__all__ = ["ServerLog", "default_log_dir"]
+
+TAIL_LINES = 8
+"""How many stderr lines go into the error text of a server that failed."""
+
+TAIL_BYTES = 16 * 1024
+"""How much of the end of the log is read to find those lines."""
+
+
+def default_log_dir() -> Path:
+    """``$XDG_STATE_HOME/agentty/logs``, else ``~/.local/state/agentty/logs``."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "agentty" / "logs"
+
+
+class ServerLog:
+    """The log file of one server: the child's stderr plus our own notes about its life."""
+
+    def __init__(self, directory: Path, server: str) -> None:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", server) or "_"
+        self.path = directory / f"{safe}.log"
+        self._spawn_offset = 0
+
+    def open_for_child(self, spec: StdioSpec) -> IO[bytes]:
+        """Open the log for appending, mark a new spawn, and return it for the child's stderr."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "ab")  # noqa: SIM115 - handed to the child, closed by the caller
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        handle.write(f"--- {stamp} spawn {spec.command} ({len(spec.args)} args)\n".encode())
+        handle.flush()
+        self._spawn_offset = handle.tell()
+        return handle
+
+    def note(self, text: str) -> None:
+        """Append one line of our own (prefixed, so it is told apart from the server's stderr)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "ab") as handle:
+                handle.write(f"[agentty] {text}\n".encode(errors="replace"))
+        except OSError:
+            pass  # a log that cannot be written must never take the server down with it
+
+    def tail(self, lines: int = TAIL_LINES) -> str:
+        """The last lines the current process wrote to stderr (our own notes left out)."""
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(0, os.SEEK_END)
+                size = handle.tell()
+                start = max(self._spawn_offset, size - TAIL_BYTES)
+                handle.seek(start)
+                data = handle.read()
+        except OSError:
+            return ""
+        text = data.decode(errors="replace")
+        kept = [
+            line.rstrip()
+            for line in text.splitlines()
+            if line.strip() and not line.startswith("[agentty]")
+        ]
+        return "\n".join(kept[-lines:])

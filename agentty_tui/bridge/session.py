@@ -1,0 +1,298 @@
+"""One server's supervised session: connect, list, follow list_changed, notice death, stop.
+
+A ``ServerSession`` owns exactly one connection to one server for its whole life. Its ``run``
+method is the task that enters and exits the mcp ``Client`` (anyio requires both in the same
+task) and never raises: every failure becomes ``status == "failed"`` with an ``error`` a user
+can act on. The bridge reads the session's plain attributes to build model snapshots and is
+told through ``on_change`` whenever they change.
+
+Both protocol eras deliver ``notifications/tools/list_changed``: a 2025-handshake server sends
+it to the message handler, a 2026-07-28 server only to an open ``listen`` stream; the session
+handles both and coalesces bursts into one re-list at a time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from agentty_tui import __version__
+from agentty_tui.bridge.errors import describe_failure
+from agentty_tui.bridge.http import http_transport
+from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.stdio import StdioTransport
+from agentty_tui.errors import OperationError
+from agentty_tui.model import AdvertisedTool, ServerConfig, ServerInfo, ServerStatus, StdioSpec
+
+__all__ = ["MAX_TOOL_PAGES", "ServerSession"]
+
+MAX_TOOL_PAGES = 1000
+"""A paginator that never ends must not hang a listing."""
+
+EXIT_STATUS_WAIT = 0.5
+"""After stdout ends, how long to wait for the exit status before reporting without it."""
+
+
+class ServerSession:
+    """The one live connection to one configured server.
+
+    Attributes read by the bridge: ``status``, ``error``, ``info``, ``tools`` and ``pid``.
+    Step runtimes hold leases on a session; a retired session stops once no lease is left.
+    """
+
+    def __init__(self, config: ServerConfig, log: ServerLog, on_change: Callable[[], None]) -> None:
+        self.config = config
+        self.log = log
+        self.status: ServerStatus = "connecting"
+        self.error: str | None = None
+        self.info: ServerInfo | None = None
+        self.tools: tuple[AdvertisedTool, ...] = ()
+        """The advertised tools of the latest complete listing (replaced, never merged)."""
+        self.relists = 0
+        """How many re-lists list_changed caused (diagnostics and tests)."""
+        self.closed = anyio.Event()
+        """Set once ``run`` has returned and the server process is gone."""
+        self.settled = anyio.Event()
+        """Set once the session has connected, failed or ended: no longer ``connecting``."""
+        self._on_change = on_change
+        self._client: Client | None = None
+        self._transport: StdioTransport | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._stopping = False
+        self._relist_wanted = anyio.Event()
+        self._leases = 0
+        self._retired = False
+
+    # --- identity -------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The server's config key."""
+        return self.config.name
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of a running stdio server."""
+        if self._transport is None or self.closed.is_set():
+            return None
+        return self._transport.pid
+
+    # --- life cycle -----------------------------------------------------------------
+
+    async def run(self) -> None:
+        """The session's task: connect and serve until stopped or failed. Never raises."""
+        try:
+            await self._supervise()
+        except Exception as exc:  # a server's failure must never reach the bridge's task group
+            self._fail(self._describe(exc))
+        finally:
+            self._client = None
+            self.closed.set()
+            self.settled.set()
+            self._on_change()
+
+    def stop(self) -> None:
+        """Ask the session to close its connection and stop the server process."""
+        self._stopping = True
+        if self._scope is not None:
+            self._scope.cancel()
+        else:
+            self._scope = anyio.CancelScope()
+            self._scope.cancel()
+
+    def retire(self) -> None:
+        """Stop once no step runtime holds the session any more."""
+        self._retired = True
+        if self._leases == 0:
+            self.stop()
+
+    def acquire(self) -> None:
+        """Take a lease: the session stays open while a step that advertised it runs."""
+        self._leases += 1
+
+    def release(self) -> None:
+        """Give a lease back; the last one stops a retired session."""
+        self._leases -= 1
+        if self._retired and self._leases == 0:
+            self.stop()
+
+    async def _supervise(self) -> None:
+        spec = self.config.spec
+        if isinstance(spec, StdioSpec):
+            if spec.cwd is not None and not os.path.isdir(spec.cwd):
+                self._fail(f"working directory {spec.cwd!r} does not exist")
+                return
+            self._transport = StdioTransport(spec, self.log)
+            transport: Any = self._transport
+        else:
+            transport = http_transport(spec, self.config.request_timeout)
+        client = Client(
+            transport,
+            mode="auto",
+            message_handler=self._on_message,
+            read_timeout_seconds=self.config.request_timeout,
+            cache=None,
+            client_info=types.Implementation(name="agentty-tui", version=__version__),
+        )
+        if self._scope is None:
+            self._scope = anyio.CancelScope()
+        timeout = self.config.connect_timeout
+        self._scope.deadline = anyio.current_time() + timeout
+        failure: str | None = None
+        with self._scope:
+            async with client:
+                self._client = client
+                tools = await self._list_all(client)
+                self._scope.deadline = math.inf
+                self._connected(client, tools)
+                failure = await self._serve(client)
+        if failure is not None:
+            self._fail(failure)
+        elif self._scope.cancelled_caught and not self._stopping:
+            self._fail(self._with_tail(f"timed out after {timeout:g} s while connecting"))
+
+    async def _serve(self, client: Client) -> str | None:
+        """Run until stopped; return why the server went away if it did by itself."""
+        failure: str | None = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._relister, client)
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                group.start_soon(self._listen, client)
+            if self._transport is not None:
+                await self._transport.ended.wait()
+                failure = await self._exit_message()
+                group.cancel_scope.cancel()
+            else:
+                await anyio.sleep_forever()
+        return failure
+
+    def _connected(self, client: Client, tools: tuple[AdvertisedTool, ...]) -> None:
+        server_info = client.server_info
+        self.info = ServerInfo(
+            name=server_info.name if server_info else None,
+            version=server_info.version if server_info else None,
+            protocol_version=client.protocol_version,
+        )
+        self.tools = tools
+        self.status = "connected"
+        self.error = None
+        self.log.note(f"connected ({client.protocol_version}), {len(tools)} tools")
+        self.settled.set()
+        self._on_change()
+
+    def _fail(self, message: str) -> None:
+        if self._stopping:
+            return
+        self.status = "failed"
+        self.error = message
+        self.log.note(f"failed: {message}")
+        self.settled.set()
+        self._on_change()
+
+    # --- tools ----------------------------------------------------------------------
+
+    async def _list_all(self, client: Client) -> tuple[AdvertisedTool, ...]:
+        """Every page of ``tools/list``, first advertisement of a name wins."""
+        seen: dict[str, AdvertisedTool] = {}
+        cursor: str | None = None
+        for _ in range(MAX_TOOL_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            for tool in page.tools:
+                if tool.name not in seen:
+                    seen[tool.name] = _advertised(tool)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tuple(seen.values())
+
+    async def _on_message(self, message: types.ServerNotification | Exception) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._relist_wanted.set()
+        elif isinstance(message, Exception):
+            self.log.note(f"transport error: {message!r}")
+
+    async def _listen(self, client: Client) -> None:
+        """Follow the 2026-07-28 subscription stream; each event asks for one re-list."""
+        capabilities = client.server_capabilities.tools
+        if capabilities is None or not capabilities.list_changed:
+            return
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._relist_wanted.set()
+        except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError) as exc:
+            self.log.note(f"tools/list_changed subscription ended: {exc}")
+
+    async def _relister(self, client: Client) -> None:
+        """Re-list after each change notice; notices during a re-list cause one more, not many."""
+        while True:
+            await self._relist_wanted.wait()
+            self._relist_wanted = anyio.Event()
+            try:
+                tools = await self._list_all(client)
+            except Exception as exc:
+                self.log.note(f"re-listing tools failed: {exc!r}")
+                continue
+            self.tools = tools
+            self.relists += 1
+            self._on_change()
+
+    # --- calls ----------------------------------------------------------------------
+
+    async def call_tool(self, bare: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        """Call one tool on this server's live connection."""
+        client = self._client
+        if client is None or self.status != "connected":
+            why = f": {self.error}" if self.error else ""
+            raise OperationError(f"server {self.name!r} is not connected ({self.status}{why})")
+        try:
+            return await client.call_tool(bare, arguments)
+        except Exception as exc:
+            raise OperationError(f"calling {bare!r} on {self.name!r} failed: {self._describe(exc)}") from exc
+
+    # --- error text -----------------------------------------------------------------
+
+    def _describe(self, exc: BaseException) -> str:
+        if self._transport is not None and self._transport.ended.is_set():
+            code = self._transport.returncode
+            if code is not None:
+                return self._with_tail(_exit_text(code))
+        return self._with_tail(describe_failure(exc, self.config))
+
+    async def _exit_message(self) -> str:
+        assert self._transport is not None
+        with anyio.move_on_after(EXIT_STATUS_WAIT):
+            while self._transport.returncode is None:
+                await anyio.sleep(0.01)
+        code = self._transport.returncode
+        text = _exit_text(code) if code is not None else "closed its output and stopped answering"
+        return self._with_tail(text)
+
+    def _with_tail(self, message: str) -> str:
+        tail = self.log.tail() if self._transport is not None else ""
+        return f"{message}\n{tail}" if tail else message
+
+
+def _exit_text(code: int) -> str:
+    if code < 0:
+        return f"the server was killed by signal {-code}"
+    return f"the server exited with status {code}"
+
+
+def _advertised(tool: types.Tool) -> AdvertisedTool:
+    title = tool.title or (tool.annotations.title if tool.annotations else None)
+    return AdvertisedTool(
+        name=tool.name,
+        title=title,
+        description=tool.description,
+        input_schema=tool.input_schema,
+    )

@@ -1,0 +1,145 @@
+"""The ``agentty-tui`` command: the picker, or one headless command over the same core.
+
+Exit status: 0 on success (a server that fails to connect is reported, not an error of the
+command); 1 for an unknown server or tool, or an operation that failed; 2 for bad usage or a
+config that does not load. Headless commands never import the UI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+
+from agentty_tui import __version__
+from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageError
+
+__all__ = ["default_config_path", "main"]
+
+def default_config_path() -> Path:
+    """``$AGENTTY_CONFIG``, else ``$XDG_CONFIG_HOME/agentty/mcp.json`` (``~/.config`` default)."""
+    explicit = os.environ.get("AGENTTY_CONFIG")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "agentty" / "mcp.json"
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="config file (default: $AGENTTY_CONFIG, else ~/.config/agentty/mcp.json)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="agentty-tui",
+        description="Manage the MCP servers of an agent host: a picker, or headless commands.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"agentty-tui {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    commands.add_parser("demo", parents=[common], help="open the picker on a fresh demo config")
+    listing = commands.add_parser("list", parents=[common], help="connect and list servers, tools")
+    listing.add_argument("--json", action="store_true", help="one JSON object")
+
+    add = commands.add_parser("add", parents=[common], help="add a server to the config")
+    add.add_argument("name")
+    add.add_argument("--url", help="a Streamable HTTP (or SSE) endpoint instead of a command")
+    add.add_argument("--sse", action="store_true", help="the URL speaks the legacy SSE transport")
+    add.add_argument("--header", action="append", default=[], metavar="'KEY: VALUE'")
+    add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
+    add.add_argument("--cwd", help="working directory of the server")
+    add.add_argument("argv", nargs=argparse.REMAINDER, help="-- COMMAND [ARG]...")
+
+    remove = commands.add_parser("remove", parents=[common], help="remove a server")
+    remove.add_argument("name")
+    for verb in ("enable", "disable"):
+        toggle = commands.add_parser(verb, parents=[common], help=f"{verb} one tool of a server")
+        toggle.add_argument("server")
+        toggle.add_argument("tool")
+
+    catalog = commands.add_parser("catalog", parents=[common], help="the wire catalog")
+    catalog.add_argument("--json", action="store_true", help="one JSON object")
+    catalog.add_argument("--budget", type=int, help="override the tool budget")
+
+    call = commands.add_parser("call", parents=[common], help="call one tool, print the result")
+    call.add_argument("server")
+    call.add_argument("tool")
+    call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
+    call.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    config_path: Path = getattr(args, "config", None) or default_config_path()
+    _quiet_logging()
+    try:
+        if args.command is None:
+            return _picker(config_path)
+        if args.command == "demo":
+            return _picker(_demo_config(), demo=True)
+        from agentty_tui import commands
+
+        handler = getattr(commands, f"cmd_{args.command}")
+        result: int = anyio.run(handler, config_path, args)
+        return result
+    except (ConfigError, UsageError) as exc:
+        print(f"agentty-tui: {exc}", file=sys.stderr)
+        return 2
+    except (OperationError, AgenttyError) as exc:
+        print(f"agentty-tui: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _quiet_logging() -> None:
+    """Nothing but our own output reaches the terminal: library logs go to a file."""
+    from agentty_tui.bridge.logs import default_log_dir
+
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    try:
+        directory = default_log_dir()
+        directory.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(directory / "agentty.log")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    except OSError:
+        handler = logging.NullHandler()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
+def _picker(config_path: Path, *, demo: bool = False) -> int:
+    from agentty_tui.ui import run_picker
+
+    return run_picker(config_path)
+
+
+def _demo_config() -> Path:
+    """A fresh copy of the packaged demo config, so toggling never edits the shipped one.
+
+    The demo servers are console scripts installed next to this interpreter; that folder is
+    put first on PATH so they are found even when the virtual environment is not activated.
+    """
+    from agentty_tui.bridge.logs import default_log_dir
+
+    source = Path(__file__).parent / "demo" / "mcp.example.json"
+    target = default_log_dir().parent / "demo" / "mcp.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    scripts = str(Path(sys.executable).parent)
+    os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+    return target

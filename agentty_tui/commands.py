@@ -1,0 +1,179 @@
+"""The headless commands behind ``agentty-tui list|add|remove|enable|disable|catalog|call``.
+
+Each ``cmd_*`` takes the config path and the parsed arguments and returns an exit status; the
+errors they raise are turned into messages and statuses by ``cli.main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.bridge.logs import default_log_dir
+from agentty_tui.bridge.probe import open_server
+from agentty_tui.catalog import project_catalog
+from agentty_tui.config import AddServer, ConfigStore, RemoveServer, SetToolEnabled
+from agentty_tui.errors import (
+    ConfigError,
+    OperationError,
+    UnknownServerError,
+    UnknownToolError,
+    UsageError,
+)
+from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, StdioSpec
+from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
+
+__all__ = ["cmd_add", "cmd_call", "cmd_catalog", "cmd_disable", "cmd_enable", "cmd_list", "cmd_remove"]
+
+
+SETTLE_MARGIN = 5.0
+"""Seconds ``list`` and ``catalog`` wait beyond the longest connect timeout."""
+
+
+def parse_pairs(items: Sequence[str], sep: str, what: str) -> dict[str, str]:
+    """``KEY=VALUE`` (or ``Key: Value``) items as a dict; a malformed one is a usage error."""
+    pairs: dict[str, str] = {}
+    for item in items:
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            raise UsageError(f"{what} {item!r} is not of the form KEY{sep}VALUE")
+        pairs[key.strip()] = value.strip() if sep == ":" else value
+    return pairs
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """The JSON object given to ``call``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"arguments are not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise UsageError('arguments must be a JSON object, e.g. \'{"text": "hi"}\'')
+    return value
+
+
+def _store(path: Path) -> ConfigStore:
+    store = ConfigStore(path)
+    store.load()  # a config that does not load is exit status 2, before anything starts
+    return store
+
+
+async def _settled_model(path: Path) -> PluginModel:
+    store = _store(path)
+    config = store.load()
+    timeout = max((s.connect_timeout for s in config.servers), default=0.0) + SETTLE_MARGIN
+    async with Bridge(store) as bridge:
+        model = await bridge.settled(timeout)
+    if model.config_error:
+        raise ConfigError(model.config_error)
+    return model
+
+
+async def cmd_list(path: Path, args: argparse.Namespace) -> int:
+    """Connect every server concurrently, wait until each settled, print them, stop them."""
+    model = await _settled_model(path)
+    catalog = project_catalog(model)
+    if args.json:
+        print(json.dumps(model_json(model, catalog), indent=2))
+    else:
+        print(model_text(model, catalog))
+    return 0
+
+
+async def cmd_catalog(path: Path, args: argparse.Namespace) -> int:
+    """Print the wire catalog the model would see."""
+    if args.budget is not None and args.budget < 0:
+        raise UsageError("--budget must be zero or more")
+    model = await _settled_model(path)
+    catalog = project_catalog(model, budget=args.budget)
+    print(json.dumps(catalog_json(catalog), indent=2) if args.json else catalog_text(catalog))
+    return 0
+
+
+def _spec_from(args: argparse.Namespace) -> ServerSpec:
+    argv = list(args.argv)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if args.url:
+        if argv or args.env or args.cwd:
+            raise UsageError("give either --url or -- COMMAND [ARG]..., not both")
+        headers = parse_pairs(args.header, ":", "header")
+        return HttpSpec(url=args.url, headers=headers, transport="sse" if args.sse else "streamable-http")
+    if args.header or args.sse:
+        raise UsageError("--header and --sse go with --url")
+    if not argv:
+        raise UsageError("give the server's command after --, or --url URL")
+    env = parse_pairs(args.env, "=", "--env")
+    return StdioSpec(command=argv[0], args=tuple(argv[1:]), env=env, cwd=args.cwd)
+
+
+async def cmd_add(path: Path, args: argparse.Namespace) -> int:
+    """Add a server to the config (it starts the next time the config is loaded)."""
+    spec = _spec_from(args)
+    ConfigStore(path).apply(AddServer(name=args.name, spec=spec))
+    print(f"added {args.name!r} to {path}")
+    return 0
+
+
+async def cmd_remove(path: Path, args: argparse.Namespace) -> int:
+    """Remove a server from the config."""
+    _store(path).apply(RemoveServer(name=args.name))
+    print(f"removed {args.name!r} from {path}")
+    return 0
+
+
+async def _toggle(path: Path, server: str, tool: str, enabled: bool) -> int:
+    store = _store(path)
+    config = store.load().server(server)
+    if config is None:
+        raise UnknownServerError(server)
+    known = tool in config.tools.exclude or tool in (config.tools.include or ())
+    if not known and not config.disabled:
+        # The tool is new to the config: check the live server really advertises it.
+        async with open_server(config, default_log_dir()) as session:
+            if session.status == "connected":
+                if tool not in {t.name for t in session.tools}:
+                    raise UnknownToolError(server, tool)
+            else:
+                print(
+                    f"agentty-tui: warning: could not check the tool name, {server!r} "
+                    f"did not connect: {session.error}",
+                    file=sys.stderr,
+                )
+    store.apply(SetToolEnabled(server=server, tool=tool, enabled=enabled))
+    print(f"{'enabled' if enabled else 'disabled'} {server}/{tool}")
+    return 0
+
+
+async def cmd_enable(path: Path, args: argparse.Namespace) -> int:
+    """Turn one tool on in the config."""
+    return await _toggle(path, args.server, args.tool, True)
+
+
+async def cmd_disable(path: Path, args: argparse.Namespace) -> int:
+    """Turn one tool off in the config."""
+    return await _toggle(path, args.server, args.tool, False)
+
+
+async def cmd_call(path: Path, args: argparse.Namespace) -> int:
+    """Call one tool of one server and print its result; status 1 when the tool reports an error."""
+    arguments = parse_arguments(args.arguments)
+    config = _store(path).load().server(args.server)
+    if config is None:
+        raise UnknownServerError(args.server)
+    async with open_server(config, default_log_dir()) as session:
+        if session.status != "connected":
+            raise OperationError(f"server {args.server!r} did not connect: {session.error}")
+        if args.tool not in {t.name for t in session.tools}:
+            raise UnknownToolError(args.server, args.tool)
+        result = await session.call_tool(args.tool, arguments)
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True), indent=2))
+    else:
+        print(result_text(result))
+    return 1 if result.is_error else 0

@@ -1,0 +1,76 @@
+"""Error types of agentty_tui, each carrying text a user can act on."""
+
+from __future__ import annotations
+
+__all__ = [
+    "AgenttyError",
+    "ConfigError",
+    "OperationError",
+    "UnknownServerError",
+    "UnknownToolError",
+    "UsageError",
+]
+
+
+class AgenttyError(Exception):
+    """Base of every error this package raises on purpose; ``str()`` is the user-facing text."""
+
+
+class ConfigError(AgenttyError):
+    """A config file that cannot be read, parsed or validated, or an edit it cannot take.
+
+    The message names the file and, where known, the line and column or the server and field.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        server: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.server = server
+        self.field = field
+        where = path or ""
+        if line is not None:
+            where += f":{line}" + (f":{column}" if column is not None else "")
+        parts = [where] if where else []
+        if server is not None:
+            parts.append(f"server {server!r}" + (f", field {field!r}" if field else ""))
+        elif field is not None:
+            parts.append(f"field {field!r}")
+        prefix = ": ".join(parts)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+        self.detail = message
+
+
+class OperationError(AgenttyError):
+    """An operation of the bridge that could not be carried out (the model is unchanged)."""
+
+
+class UnknownServerError(OperationError):
+    """A server name that the config does not have."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"no server named {name!r} in the config")
+
+
+class UnknownToolError(OperationError):
+    """A tool name that the server does not advertise (or a wire name the catalog lacks)."""
+
+    def __init__(self, server: str | None, tool: str) -> None:
+        self.server = server
+        self.tool = tool
+        where = f" on server {server!r}" if server is not None else ""
+        super().__init__(f"no tool named {tool!r}{where}")
+
+
+class UsageError(AgenttyError):
+    """Command-line arguments that parse but do not make sense together."""

@@ -1,0 +1,285 @@
+"""The plugin model: frozen values that are the single source of truth.
+
+Everything here is immutable and free of I/O. The bridge owns the current ``PluginModel`` and
+publishes a new one whenever the config changes or a server re-lists its tools; every reader
+(the picker, the catalog, the command line) only ever sees whole snapshots.
+
+``enabled`` is derived here, once, from the config's tool filter (``derive_tools``); no
+consumer recomputes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentty_tui.frozen import FrozenJson, FrozenStrMap
+
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_TOOL_BUDGET",
+    "AdvertisedTool",
+    "Frozen",
+    "HttpSpec",
+    "NativeTool",
+    "PluginConfig",
+    "PluginModel",
+    "ServerConfig",
+    "ServerInfo",
+    "ServerSpec",
+    "ServerState",
+    "ServerStatus",
+    "StdioSpec",
+    "ToolFilter",
+    "ToolState",
+    "derive_tools",
+]
+
+DEFAULT_TOOL_BUDGET = 128
+"""OpenAI and Copilot reject requests that carry more than 128 tools."""
+
+DEFAULT_CONNECT_TIMEOUT = 30.0
+"""Seconds from spawn (or first HTTP request) until the server's tools are listed."""
+
+DEFAULT_REQUEST_TIMEOUT = 60.0
+"""Seconds any single request (tools/list, tools/call) may take before it fails."""
+
+
+class Frozen(BaseModel):
+    """Base of every model value: immutable, and strict about unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --- what the config says ---------------------------------------------------------------
+
+
+class StdioSpec(Frozen):
+    """A server started as a subprocess that speaks MCP over its stdin and stdout."""
+
+    kind: Literal["stdio"] = "stdio"
+    """Discriminator: always ``"stdio"``."""
+    command: str = Field(min_length=1)
+    """The executable, looked up on PATH; never run through a shell."""
+    args: tuple[str, ...] = ()
+    """Arguments, passed verbatim."""
+    env: FrozenStrMap = Field(default_factory=dict, validate_default=True)
+    """Environment variables added to the child's minimal inherited environment."""
+    cwd: str | None = None
+    """Working directory of the child; the app's own when absent."""
+
+
+class HttpSpec(Frozen):
+    """A remote server reached over Streamable HTTP (or legacy SSE)."""
+
+    kind: Literal["http"] = "http"
+    """Discriminator: always ``"http"``."""
+    url: str = Field(min_length=1)
+    """The endpoint, e.g. ``http://127.0.0.1:8000/mcp``."""
+    headers: FrozenStrMap = Field(default_factory=dict, validate_default=True)
+    """HTTP headers sent with every request (often ``Authorization``)."""
+    transport: Literal["streamable-http", "sse"] = "streamable-http"
+    """Which HTTP transport the server speaks."""
+
+
+ServerSpec = StdioSpec | HttpSpec
+"""How to reach a server. Two servers with equal specs are the same process to run."""
+
+
+class ToolFilter(Frozen):
+    """Which of a server's tools the config lets through."""
+
+    include: tuple[str, ...] | None = None
+    """Allow-list: when given, only these tools are on (a newly revealed tool starts off)."""
+    exclude: tuple[str, ...] = ()
+    """Deny-list: these tools are off."""
+
+    def allows(self, bare: str) -> bool:
+        """Whether a tool of this bare name is enabled under this filter."""
+        if bare in self.exclude:
+            return False
+        return self.include is None or bare in self.include
+
+
+class ServerConfig(Frozen):
+    """One server entry of the config, validated."""
+
+    name: str
+    """The config key; unique within a config."""
+    spec: ServerSpec = Field(discriminator="kind")
+    """How to reach the server."""
+    disabled: bool = False
+    """Kept in the config but not started."""
+    tools: ToolFilter = ToolFilter()
+    """Which tools are on."""
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    """Seconds until the server must have listed its tools."""
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    """Seconds any one request may take."""
+
+    def connection_key(self) -> tuple[object, ...]:
+        """What a running session depends on: when it changes, a reload re-spawns the server."""
+        return (self.spec, self.connect_timeout, self.request_timeout)
+
+
+class NativeTool(Frozen):
+    """A tool of the host itself, which always ships on the wire before any MCP tool."""
+
+    name: str
+    """Wire name, already provider-safe."""
+    description: str = ""
+    """What the model reads about the tool."""
+    input_schema: FrozenJson = Field(default_factory=lambda: {"type": "object"}, validate_default=True)
+    """JSON Schema of the arguments."""
+
+
+class PluginConfig(Frozen):
+    """A whole config file, validated: the servers in file order plus the catalog settings."""
+
+    servers: tuple[ServerConfig, ...] = ()
+    """Server entries in the order the file lists them (that order is also wire priority)."""
+    tool_budget: int = Field(default=DEFAULT_TOOL_BUDGET, ge=0)
+    """How many tools (native + MCP) may go on the wire."""
+    native_tools: tuple[NativeTool, ...] | None = None
+    """The host's own tools; ``None`` means the built-in default list."""
+
+    def server(self, name: str) -> ServerConfig | None:
+        """The entry called ``name``, if any."""
+        for server in self.servers:
+            if server.name == name:
+                return server
+        return None
+
+
+# --- what the servers say ---------------------------------------------------------------
+
+
+class AdvertisedTool(Frozen):
+    """A tool exactly as a live server advertised it in ``tools/list``."""
+
+    name: str
+    """The bare name, as advertised."""
+    title: str | None = None
+    """Human display name, when the server gives one."""
+    description: str | None = None
+    """What the tool does."""
+    input_schema: FrozenJson = Field(default_factory=lambda: {"type": "object"}, validate_default=True)
+    """JSON Schema of the arguments, passed through untouched."""
+
+
+class ServerInfo(Frozen):
+    """Who answered: the server's self-description and the negotiated protocol."""
+
+    name: str | None = None
+    """The server implementation's name."""
+    version: str | None = None
+    """The server implementation's version."""
+    protocol_version: str | None = None
+    """The protocol revision negotiated with it."""
+
+
+# --- the model -----------------------------------------------------------------------
+
+
+ServerStatus = Literal["connecting", "connected", "failed", "disabled"]
+"""Life cycle of one server as the user sees it."""
+
+
+class ToolState(Frozen):
+    """One advertised tool with its config-derived ``enabled`` flag."""
+
+    bare: str
+    """Name as advertised by the live server."""
+    enabled: bool
+    """Derived once from the config's include / exclude lists."""
+    title: str | None = None
+    """Advertised display name."""
+    description: str | None = None
+    """Advertised description."""
+    input_schema: FrozenJson = Field(default_factory=lambda: {"type": "object"}, validate_default=True)
+    """Advertised JSON Schema, untouched."""
+
+    @property
+    def label(self) -> str:
+        """A one-line human label: the title, else the first line of the description."""
+        if self.title:
+            return self.title
+        return (self.description or "").strip().split("\n", 1)[0]
+
+
+class ServerState(Frozen):
+    """One configured server: its config, its live status and the tools it advertises."""
+
+    name: str
+    """Config key."""
+    spec: ServerSpec = Field(discriminator="kind")
+    """How the server is reached (from config)."""
+    status: ServerStatus
+    """``connecting``, ``connected``, ``failed`` or ``disabled``."""
+    error: str | None = None
+    """Why the server is not connected, in words a user can act on."""
+    info: ServerInfo | None = None
+    """What the server said about itself once connected."""
+    tools: tuple[ToolState, ...] = ()
+    """Advertised tools in advertised order, each with its enabled flag."""
+    pid: int | None = None
+    """Process id of a stdio server while it runs (diagnostics; never shown in snapshots)."""
+
+    @property
+    def enabled_count(self) -> int:
+        """How many of this server's tools are on."""
+        return sum(1 for tool in self.tools if tool.enabled)
+
+    def tool(self, bare: str) -> ToolState | None:
+        """The tool advertised under ``bare``, if any."""
+        for tool in self.tools:
+            if tool.bare == bare:
+                return tool
+        return None
+
+
+class PluginModel(Frozen):
+    """The whole plugin state at one instant. Replaced, never changed."""
+
+    servers: tuple[ServerState, ...] = ()
+    """Every configured server, in config order."""
+    tool_budget: int = DEFAULT_TOOL_BUDGET
+    """How many tools may go on the wire."""
+    native_tools: tuple[NativeTool, ...] = ()
+    """The host's own tools, which always ship."""
+    config_path: str | None = None
+    """The file this model was built from."""
+    config_error: str | None = None
+    """Why the config could not be (re)loaded; the servers shown are from the last good load."""
+    revision: int = 0
+    """Increases with every published snapshot; lets readers tell two snapshots apart cheaply."""
+
+    def server(self, name: str) -> ServerState | None:
+        """The server called ``name``, if configured."""
+        for server in self.servers:
+            if server.name == name:
+                return server
+        return None
+
+    @property
+    def settled(self) -> bool:
+        """True when no server is still connecting."""
+        return all(server.status != "connecting" for server in self.servers)
+
+
+def derive_tools(advertised: Sequence[AdvertisedTool], rule: ToolFilter) -> tuple[ToolState, ...]:
+    """Attach the config-derived ``enabled`` flag to each advertised tool, keeping their order."""
+    return tuple(
+        ToolState.model_construct(
+            bare=tool.name,
+            enabled=rule.allows(tool.name),
+            title=tool.title,
+            description=tool.description,
+            input_schema=tool.input_schema,
+        )
+        for tool in advertised
+    )
+

@@ -1,0 +1,143 @@
+"""What the headless commands print: model snapshots and wire catalogs as text or JSON.
+
+Pure functions, so the output contract (which scripts rely on) is tested without a terminal.
+The JSON shapes are a stable contract: keys are only ever added.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentty_tui.catalog import WireCatalog
+from agentty_tui.frozen import thaw
+from agentty_tui.model import HttpSpec, PluginModel, ServerState
+from agentty_tui.secrets import mask_value
+
+__all__ = ["catalog_json", "catalog_text", "model_json", "model_text", "result_text"]
+
+
+def _spec_json(server: ServerState) -> dict[str, Any]:
+    spec = server.spec
+    if isinstance(spec, HttpSpec):
+        return {
+            "url": spec.url,
+            "transport": spec.transport,
+            "headers": {key: mask_value(value) for key, value in spec.headers.items()},
+        }
+    return {
+        "command": spec.command,
+        "args": list(spec.args),
+        "env": {key: mask_value(value) for key, value in spec.env.items()},
+        "cwd": spec.cwd,
+    }
+
+
+def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
+    """``list --json``: every server with status, error and tools, plus the budget figures."""
+    return {
+        "config": model.config_path,
+        "servers": [
+            {
+                "name": server.name,
+                "status": server.status,
+                "error": server.error,
+                "spec": _spec_json(server),
+                "server_info": server.info.model_dump() if server.info else None,
+                "tools": [
+                    {
+                        "name": tool.bare,
+                        "enabled": tool.enabled,
+                        "title": tool.title,
+                        "description": tool.description,
+                        "trimmed": catalog.is_trimmed(server.name, tool.bare),
+                    }
+                    for tool in server.tools
+                ],
+            }
+            for server in model.servers
+        ],
+        "budget": {
+            "limit": catalog.budget,
+            "total": catalog.total_requested,
+            "trimmed": len(catalog.trimmed),
+        },
+    }
+
+
+def catalog_json(catalog: WireCatalog) -> dict[str, Any]:
+    """``catalog --json``: the wire tools the model would see, and what the budget dropped."""
+    return {
+        "tools": [
+            {
+                "name": tool.name,
+                "server": tool.server,
+                "tool": tool.tool,
+                "description": tool.description,
+                "input_schema": thaw(tool.input_schema),
+            }
+            for tool in catalog.tools
+        ],
+        "budget": catalog.budget,
+        "total": catalog.total_requested,
+        "over_budget": catalog.over_budget,
+        "trimmed": len(catalog.trimmed),
+        "trimmed_tools": [{"server": ref.server, "tool": ref.tool} for ref in catalog.trimmed],
+        "warning": catalog.warning,
+    }
+
+
+def model_text(model: PluginModel, catalog: WireCatalog) -> str:
+    """``list``: a human-readable table of servers and their tools."""
+    lines: list[str] = []
+    width = max((len(server.name) for server in model.servers), default=0)
+    for server in model.servers:
+        count = f"{server.enabled_count}/{len(server.tools)} tools on" if server.tools else ""
+        lines.append(f"{server.name:<{width}}  {server.status:<10}  {count}".rstrip())
+        if server.error:
+            for line in server.error.splitlines():
+                lines.append(f"    ! {line}")
+        for tool in server.tools:
+            mark = "on " if tool.enabled else "off"
+            trimmed = "  (trimmed: over budget)" if catalog.is_trimmed(server.name, tool.bare) else ""
+            label = f"  {tool.label}" if tool.label else ""
+            lines.append(f"    [{mark}] {tool.bare}{label}{trimmed}")
+    if not model.servers:
+        lines.append(f"no servers configured in {model.config_path}")
+    lines.append("")
+    lines.append(
+        f"wire: {len(catalog.tools)} of {catalog.total_requested} tools "
+        f"(budget {catalog.budget})"
+    )
+    if catalog.warning:
+        lines.append(f"warning: {catalog.warning}")
+    return "\n".join(lines)
+
+
+def catalog_text(catalog: WireCatalog) -> str:
+    """``catalog``: one wire name a line, with where it comes from."""
+    width = max((len(tool.name) for tool in catalog.tools), default=0)
+    lines = [
+        f"{tool.name:<{width}}  {'native' if tool.server is None else tool.server + ' / ' + tool.tool}"
+        for tool in catalog.tools
+    ]
+    lines.append("")
+    lines.append(f"{len(catalog.tools)} tools on the wire, budget {catalog.budget}")
+    if catalog.warning:
+        lines.append(f"warning: {catalog.warning}")
+        for ref in catalog.trimmed:
+            lines.append(f"  trimmed: {ref.server} / {ref.tool}")
+    return "\n".join(lines)
+
+
+def result_text(result: Any) -> str:
+    """A tool call result for a terminal: text content as is, anything else as JSON."""
+    parts: list[str] = []
+    for block in result.content:
+        if getattr(block, "type", None) == "text":
+            parts.append(block.text)
+        else:
+            parts.append(json.dumps(block.model_dump(mode="json", exclude_none=True)))
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, indent=2))
+    return "\n".join(parts)
