@@ -1,0 +1,193 @@
+"""The seam between the store and one config file format ("dialect").
+
+The store does the file work (locking, atomic replace, re-reading); a dialect only turns text into
+a document plus a validated config, applies an edit to a document, and turns a document back into
+text that looks like the original. Only Claude-style ``mcpServers`` JSON exists today; Gemini's
+``settings.json``, VS Code's JSON with comments and Codex's TOML slot in behind the same protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agentty_tui.config.edits import ConfigEdit, apply_edit
+from agentty_tui.config.raw import validate_document
+from agentty_tui.errors import ConfigError
+from agentty_tui.model import PluginConfig
+
+__all__ = ["Dialect", "JsonStyle", "McpJsonDialect", "detect_indent", "dump_json"]
+
+
+class Dialect(Protocol):
+    """How one config format is parsed, edited and written back.
+
+    A document is whatever the dialect needs to write the file back faithfully (a dict for plain
+    JSON, a format-preserving tree for formats with comments). The store never looks inside it.
+    Texts are passed with ``\\n`` line endings; the store restores the file's own.
+    """
+
+    def parse(self, text: str, path: str | None) -> tuple[Any, PluginConfig]:
+        """Parse and validate ``text``; whitespace-only text is an empty config.
+
+        Raises ``ConfigError`` naming ``path`` and the line and column or server and field.
+        """
+        ...
+
+    def apply(self, document: Any, edit: ConfigEdit, path: str | None) -> Any:
+        """Return a new document with ``edit`` applied; the given one is not changed."""
+        ...
+
+    def dump(self, document: Any, like: str | None) -> str:
+        """Render ``document`` formatted like the text ``like`` (``None``: a new file)."""
+        ...
+
+
+_INDENTED_LINE = re.compile(r"\n([ \t]+)\S")
+_SCALAR = r'(?:"(?:[^"\\\n]|\\.)*"|-?\d[\d.eE+-]*|true|false|null)'
+# A non-empty array of scalars on one line, e.g. `"args": ["--tz", "UTC"]`.
+_INLINE_ARRAY = re.compile(r"\[[ \t]*" + _SCALAR + r"(?:[ \t]*,[ \t]*" + _SCALAR + r")*[ \t]*\]")
+# An array whose first element is a scalar on its own line.
+_EXPANDED_ARRAY = re.compile(r"\[[ \t]*\n\s*" + _SCALAR + r"[ \t]*[,\n]")
+
+
+def detect_indent(text: str) -> str | None:
+    """The indentation unit of a JSON text: its first indented line's leading whitespace.
+
+    ``None`` means the text is a single line (compact JSON, kept compact). A text with no
+    indented line at all gets two spaces.
+    """
+    match = _INDENTED_LINE.search(text)
+    if match:
+        unit = match.group(1)
+        # Mixed tab-then-spaces lines are rare; a tab anywhere means the file is tab-indented.
+        return "\t" if "\t" in unit else unit
+    stripped = text.strip()
+    if stripped and "\n" not in stripped:
+        return None
+    return "  "
+
+
+@dataclass(frozen=True, slots=True)
+class JsonStyle:
+    """How a JSON config file is laid out, so a rewrite looks like the user's own file."""
+
+    indent: str | None = "  "
+    """One level of indentation; ``None`` for a single-line file."""
+    inline_arrays: bool = True
+    """Arrays of scalars on one line (``["--tz", "UTC"]``), as config files are usually written."""
+    ascii_only: bool = False
+    """Spell non-ASCII characters as ``\\u`` escapes."""
+    minified: bool = False
+    """No spaces after ``,`` and ``:`` (single-line files only)."""
+    trailing_newline: bool = True
+    """End the file with a newline."""
+
+    @classmethod
+    def of(cls, text: str | None) -> JsonStyle:
+        """Detect the style of ``text``; ``None`` or blank text gets the default style."""
+        if text is None or not text.strip():
+            return cls()
+        indent = detect_indent(text)
+        return cls(
+            indent=indent,
+            # Only a file that lays out scalar arrays one element per line (and never inline)
+            # gets them expanded.
+            inline_arrays=bool(_INLINE_ARRAY.search(text)) or not _EXPANDED_ARRAY.search(text),
+            # A file that spelled non-ASCII characters as \u escapes keeps doing so.
+            ascii_only=text.isascii() and "\\u" in text,
+            minified=indent is None and '": ' not in text,
+            trailing_newline=text.endswith("\n"),
+        )
+
+
+def dump_json(value: Any, style: JsonStyle) -> str:
+    """Render a JSON value in ``style``."""
+    if style.indent is None:
+        separators = (",", ":") if style.minified else (", ", ": ")
+        text = json.dumps(value, ensure_ascii=style.ascii_only, separators=separators)
+    else:
+        text = _pretty(value, style, style.indent, 0)
+    return text + "\n" if style.trailing_newline else text
+
+
+def _pretty(value: Any, style: JsonStyle, unit: str, depth: int) -> str:
+    """Indented JSON like ``json.dumps(indent=...)``, except for inline scalar arrays."""
+    inner = unit * (depth + 1)
+    if isinstance(value, dict) and value:
+        members = [
+            f"{inner}{json.dumps(str(key), ensure_ascii=style.ascii_only)}: "
+            f"{_pretty(item, style, unit, depth + 1)}"
+            for key, item in value.items()
+        ]
+        return "{\n" + ",\n".join(members) + "\n" + unit * depth + "}"
+    if isinstance(value, list) and value:
+        if style.inline_arrays and not any(isinstance(item, dict | list) for item in value):
+            return (
+                "["
+                + ", ".join(json.dumps(item, ensure_ascii=style.ascii_only) for item in value)
+                + "]"
+            )
+        items = [inner + _pretty(item, style, unit, depth + 1) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + unit * depth + "]"
+    return json.dumps(value, ensure_ascii=style.ascii_only)
+
+
+class _DuplicateKeys(dict[str, Any]):
+    """A parsed JSON object whose text had repeated keys somewhere (last one wins)."""
+
+    def __init__(self, document: dict[str, Any], duplicates: list[str]) -> None:
+        super().__init__(document)
+        self.duplicates = duplicates
+
+
+class McpJsonDialect:
+    """Plain JSON with a top-level ``mcpServers`` object (Claude Desktop / Code, Cursor)."""
+
+    def parse(self, text: str, path: str | None) -> tuple[Any, PluginConfig]:
+        """Parse JSON text and validate it; syntax errors carry line and column."""
+        if not text.strip():
+            return {}, PluginConfig()
+        duplicates: list[str] = []
+
+        def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            result = dict(pairs)
+            if len(result) != len(pairs):
+                seen: set[str] = set()
+                for key, _ in pairs:
+                    if key in seen:
+                        duplicates.append(key)
+                    seen.add(key)
+            return result
+
+        try:
+            document = json.loads(text, object_pairs_hook=pairs_to_dict)
+        except json.JSONDecodeError as error:
+            raise ConfigError(
+                f"invalid JSON: {error.msg}", path=path, line=error.lineno, column=error.colno
+            ) from None
+        config = validate_document(document, path=path)
+        if duplicates:
+            # Like every JSON reader, the last of duplicate keys wins for reading; but rewriting
+            # would silently drop the others, so the document remembers them to refuse edits.
+            document = _DuplicateKeys(document, duplicates)
+        return document, config
+
+    def apply(self, document: Any, edit: ConfigEdit, path: str | None) -> Any:
+        """Apply ``edit`` to a parsed JSON object (see ``edits.apply_edit``).
+
+        A file with duplicate keys is refused: writing it back would lose all but one of them.
+        """
+        if isinstance(document, _DuplicateKeys):
+            names = ", ".join(repr(key) for key in dict.fromkeys(document.duplicates))
+            raise ConfigError(
+                f"the file repeats the key(s) {names}; remove the duplicates before editing",
+                path=path,
+            )
+        return apply_edit(document, edit, path=path)
+
+    def dump(self, document: Any, like: str | None) -> str:
+        """JSON laid out like ``like`` (see ``JsonStyle``)."""
+        return dump_json(document, JsonStyle.of(like))

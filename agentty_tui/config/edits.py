@@ -1,0 +1,179 @@
+"""The vocabulary of config changes, and how each one rewrites an ``mcpServers`` document.
+
+An edit is a small frozen value; ``apply_edit`` is a pure function from (document, edit) to a new
+document. It touches only the keys the edit owns, so everything else in the user's file (unknown
+keys, their order) is carried over as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from agentty_tui.config.raw import SERVERS_KEY
+from agentty_tui.errors import ConfigError, UnknownServerError
+from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
+
+__all__ = [
+    "AddServer",
+    "ConfigEdit",
+    "RemoveServer",
+    "SetServerDisabled",
+    "SetToolEnabled",
+    "apply_edit",
+    "spec_to_entry",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AddServer:
+    """Add a server entry; refused when a server of that name exists."""
+
+    name: str
+    """The new config key."""
+    spec: ServerSpec
+    """How to reach the server; written back in the on-disk shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveServer:
+    """Remove a server entry; refused when there is none of that name."""
+
+    name: str
+    """The config key to drop."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetToolEnabled:
+    """Turn one tool of a server on or off through the entry's ``tools`` include/exclude lists."""
+
+    server: str
+    """The config key of the server."""
+    tool: str
+    """The bare tool name, as the server advertises it."""
+    enabled: bool
+    """The wanted state."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetServerDisabled:
+    """Keep a server in the config but stop (or resume) starting it."""
+
+    server: str
+    """The config key of the server."""
+    disabled: bool
+    """The wanted state."""
+
+
+ConfigEdit: TypeAlias = AddServer | RemoveServer | SetToolEnabled | SetServerDisabled
+"""Every change the config layer knows how to write."""
+
+
+def spec_to_entry(spec: ServerSpec) -> dict[str, Any]:
+    """The on-disk entry of a spec, with only the fields that differ from their defaults."""
+    entry: dict[str, Any]
+    if isinstance(spec, StdioSpec):
+        entry = {"command": spec.command}
+        if spec.args:
+            entry["args"] = list(spec.args)
+        if spec.env:
+            entry["env"] = dict(spec.env)
+        if spec.cwd is not None:
+            entry["cwd"] = spec.cwd
+        return entry
+    assert isinstance(spec, HttpSpec)
+    entry = {"url": spec.url}
+    if spec.headers:
+        entry["headers"] = dict(spec.headers)
+    # A url alone means Streamable HTTP; only the legacy transport needs saying.
+    if spec.transport == "sse":
+        entry["type"] = "sse"
+    return entry
+
+
+def _servers(document: dict[str, Any], path: str | None, *, create: bool) -> dict[str, Any]:
+    """The document's server map (made when ``create`` and absent)."""
+    servers = document.get(SERVERS_KEY)
+    if servers is None and create:
+        servers = document[SERVERS_KEY] = {}
+    if servers is None:
+        return {}
+    if not isinstance(servers, dict):
+        raise ConfigError("must be an object", path=path, field=SERVERS_KEY)
+    return servers
+
+
+def _entry(document: dict[str, Any], name: str, path: str | None) -> dict[str, Any]:
+    """The entry of server ``name``; ``UnknownServerError`` when absent."""
+    servers = _servers(document, path, create=False)
+    if name not in servers:
+        raise UnknownServerError(name)
+    entry = servers[name]
+    if not isinstance(entry, dict):
+        raise ConfigError("must be an object", path=path, server=name)
+    return entry
+
+
+def _set_tool_enabled(entry: dict[str, Any], edit: SetToolEnabled, path: str | None) -> None:
+    """Rewrite the entry's ``tools`` lists so that exactly ``edit.enabled`` holds for the tool."""
+    tools = entry.get("tools", {})
+    if not isinstance(tools, dict):
+        raise ConfigError("must be an object", path=path, server=edit.server, field="tools")
+    for key in ("include", "exclude"):
+        if key in tools and not isinstance(tools[key], list):
+            raise ConfigError(
+                f"'{key}' must be an array", path=path, server=edit.server, field="tools"
+            )
+    exclude: list[Any] = tools.get("exclude", [])
+    if edit.enabled:
+        exclude = [name for name in exclude if name != edit.tool]
+        include = tools.get("include")
+        # With an allow-list, "on" also needs the tool listed there.
+        if include is not None and edit.tool not in include:
+            include.append(edit.tool)
+    elif edit.tool not in exclude:
+        exclude = [*exclude, edit.tool]
+    if exclude:
+        tools["exclude"] = exclude  # assignment keeps an existing key's position
+    else:
+        tools.pop("exclude", None)
+    if tools:
+        entry["tools"] = tools
+    else:
+        # An empty `tools` object says nothing; leave no litter behind.
+        entry.pop("tools", None)
+
+
+def apply_edit(
+    document: Mapping[str, Any], edit: ConfigEdit, *, path: str | None = None
+) -> dict[str, Any]:
+    """Return a new document with ``edit`` applied; ``document`` itself is left as it was.
+
+    Raises ``UnknownServerError`` for an edit of a server the document lacks, and ``ConfigError``
+    for an ``AddServer`` whose name is taken (``path`` only goes into messages).
+    """
+    result: dict[str, Any] = copy.deepcopy(dict(document))
+    if isinstance(edit, AddServer):
+        if not edit.name:
+            raise ConfigError("a server name must not be empty", path=path, field=SERVERS_KEY)
+        servers = _servers(result, path, create=True)
+        if edit.name in servers:
+            raise ConfigError("a server of this name already exists", path=path, server=edit.name)
+        servers[edit.name] = spec_to_entry(edit.spec)
+    elif isinstance(edit, RemoveServer):
+        servers = _servers(result, path, create=False)
+        if edit.name not in servers:
+            raise UnknownServerError(edit.name)
+        del servers[edit.name]
+    elif isinstance(edit, SetToolEnabled):
+        _set_tool_enabled(_entry(result, edit.server, path), edit, path)
+    else:
+        entry = _entry(result, edit.server, path)
+        if edit.disabled:
+            entry["disabled"] = True
+        else:
+            # Absent means enabled; dropping the key keeps the entry minimal.
+            entry.pop("disabled", None)
+    return result

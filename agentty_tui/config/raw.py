@@ -1,0 +1,267 @@
+"""On-disk shapes of an ``mcpServers`` config, and their validation into ``model.PluginConfig``.
+
+The raw models mirror the file (camelCase keys, ``type`` strings) and allow unknown keys: those
+stay in the file untouched and the model simply ignores them. Validation is strict (no ``"true"``
+for a boolean, no number for a string), and every failure becomes a ``ConfigError`` that names the
+file, the server and the field a user has to fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agentty_tui.errors import ConfigError
+from agentty_tui.model import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TOOL_BUDGET,
+    HttpSpec,
+    NativeTool,
+    PluginConfig,
+    ServerConfig,
+    ServerSpec,
+    StdioSpec,
+    ToolFilter,
+)
+
+__all__ = [
+    "SERVERS_KEY",
+    "RawNativeTool",
+    "RawServer",
+    "RawToolFilter",
+    "validate_document",
+    "validate_server",
+]
+
+SERVERS_KEY = "mcpServers"
+"""The top-level key that maps server names to server entries (Claude's spelling)."""
+
+TransportType = Literal["stdio", "http", "streamable-http", "sse"]
+"""Values the ``type`` key of a server entry may take."""
+
+
+class _Raw(BaseModel):
+    # extra="allow": unknown keys are the user's business and survive every edit.
+    # strict=True: a config that says "true" where a boolean belongs is a mistake worth naming.
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+
+class RawToolFilter(_Raw):
+    """The ``tools`` object of a server entry."""
+
+    include: list[str] | None = None
+    """Allow-list of bare tool names."""
+    exclude: list[str] = Field(default_factory=list)
+    """Deny-list of bare tool names."""
+
+
+class RawServer(_Raw):
+    """One entry of ``mcpServers`` as written on disk (both transports' fields in one shape)."""
+
+    command: str | None = Field(default=None, min_length=1)
+    """Executable of a stdio server."""
+    args: list[str] = Field(default_factory=list)
+    """Arguments of a stdio server."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Extra environment of a stdio server."""
+    cwd: str | None = None
+    """Working directory of a stdio server."""
+    url: str | None = Field(default=None, min_length=1)
+    """Endpoint of an HTTP server."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Request headers of an HTTP server."""
+    transport_type: TransportType | None = Field(default=None, alias="type")
+    """Explicit transport; inferred from ``command`` / ``url`` when absent."""
+    disabled: bool = False
+    """Kept in the file but not started."""
+    tools: RawToolFilter = Field(default_factory=RawToolFilter)
+    """Which tools are on."""
+    connect_timeout: float = Field(default=DEFAULT_CONNECT_TIMEOUT, alias="connectTimeout", gt=0)
+    """Seconds until the server must have listed its tools."""
+    request_timeout: float = Field(default=DEFAULT_REQUEST_TIMEOUT, alias="requestTimeout", gt=0)
+    """Seconds any one request may take."""
+
+
+class RawNativeTool(_Raw):
+    """One entry of ``nativeTools``."""
+
+    name: str = Field(min_length=1)
+    """Wire name of the host tool."""
+    description: str = ""
+    """What the model reads about it."""
+    input_schema: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object"}, alias="inputSchema"
+    )
+    """JSON Schema of its arguments."""
+
+
+def _loc_text(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic error location as ``args[0]`` / ``tools.exclude[1]`` / ``env.TZ``."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _schema_error(
+    error: ValidationError,
+    *,
+    path: str | None,
+    server: str | None,
+    prefix: tuple[int | str, ...] = (),
+) -> ConfigError:
+    """Turn the first problem pydantic found into a ``ConfigError`` naming server and field."""
+    problems = error.errors(include_url=False)
+    first = problems[0]
+    loc = (*prefix, *first["loc"])
+    field = str(loc[0]) if loc else None
+    message = first["msg"]
+    if len(loc) > 1:
+        message += f" (at {_loc_text(loc)})"
+    if len(problems) > 1:
+        more = len(problems) - 1
+        message += f"; and {more} more problem{'s' if more > 1 else ''}"
+    return ConfigError(message, path=path, server=server, field=field)
+
+
+def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
+    """Pick the transport of one entry; fields of the other transport are rejected by name."""
+    if raw.command is not None and raw.url is not None:
+        raise ConfigError(
+            "has both 'command' and 'url'; a server is either run (command) or remote (url)",
+            path=path,
+            server=name,
+        )
+    if raw.command is None and raw.url is None:
+        raise ConfigError(
+            "has neither 'command' nor 'url'; give a command to run or a url to connect to",
+            path=path,
+            server=name,
+        )
+    kind = raw.transport_type
+    if raw.command is not None:
+        if kind not in (None, "stdio"):
+            raise ConfigError(
+                f"type {kind!r} needs a 'url', but this entry has a 'command'",
+                path=path,
+                server=name,
+                field="type",
+            )
+        if raw.headers:
+            raise ConfigError(
+                "'headers' belong to a url server", path=path, server=name, field="headers"
+            )
+        return StdioSpec(command=raw.command, args=tuple(raw.args), env=raw.env, cwd=raw.cwd)
+    assert raw.url is not None  # narrowed by the checks above
+    if kind == "stdio":
+        raise ConfigError(
+            "type 'stdio' needs a 'command', but this entry has a 'url'",
+            path=path,
+            server=name,
+            field="type",
+        )
+    # Empty leftovers (``"args": []``) harm nothing; real values of the other transport would
+    # be silently ignored, so they are named instead.
+    for field, value in (("args", raw.args), ("env", raw.env), ("cwd", raw.cwd)):
+        if value:
+            raise ConfigError(
+                f"{field!r} belongs to a command server", path=path, server=name, field=field
+            )
+    return HttpSpec(
+        url=raw.url,
+        headers=raw.headers,
+        transport="sse" if kind == "sse" else "streamable-http",
+    )
+
+
+def validate_server(name: str, entry: object, *, path: str | None = None) -> ServerConfig:
+    """Validate one ``mcpServers`` entry into a ``ServerConfig``; raise ``ConfigError`` if bad."""
+    if not name:
+        raise ConfigError("server names must not be empty", path=path, field=SERVERS_KEY)
+    if not isinstance(entry, Mapping):
+        raise ConfigError(f"must be an object, not {_json_type(entry)}", path=path, server=name)
+    try:
+        raw = RawServer.model_validate(dict(entry))
+    except ValidationError as error:
+        raise _schema_error(error, path=path, server=name) from None
+    return ServerConfig(
+        name=name,
+        spec=_spec(raw, name, path),
+        disabled=raw.disabled,
+        tools=ToolFilter(
+            include=None if raw.tools.include is None else tuple(raw.tools.include),
+            exclude=tuple(raw.tools.exclude),
+        ),
+        connect_timeout=raw.connect_timeout,
+        request_timeout=raw.request_timeout,
+    )
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, Mapping) else type(value).__name__
+
+
+def _native_tools(value: object, path: str | None) -> tuple[NativeTool, ...] | None:
+    """Validate ``nativeTools``: absent or null means the host's built-in list."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ConfigError(
+            f"must be an array of tools, not {_json_type(value)}", path=path, field="nativeTools"
+        )
+    tools = []
+    for index, item in enumerate(value):
+        try:
+            raw = RawNativeTool.model_validate(item)
+        except ValidationError as error:
+            raise _schema_error(
+                error, path=path, server=None, prefix=("nativeTools", index)
+            ) from None
+        tools.append(
+            NativeTool(name=raw.name, description=raw.description, input_schema=raw.input_schema)
+        )
+    return tuple(tools)
+
+
+def validate_document(document: object, *, path: str | None = None) -> PluginConfig:
+    """Validate a whole parsed document (a JSON object) into a ``PluginConfig``.
+
+    Servers keep file order. Unknown keys at any level are ignored here and kept in the file.
+    """
+    if not isinstance(document, Mapping):
+        raise ConfigError(f"the top level must be an object, not {_json_type(document)}", path=path)
+    servers_value = document.get(SERVERS_KEY, {})
+    if not isinstance(servers_value, Mapping):
+        raise ConfigError(
+            f"must be an object mapping server names to entries, not {_json_type(servers_value)}",
+            path=path,
+            field=SERVERS_KEY,
+        )
+    budget = document.get("toolBudget", DEFAULT_TOOL_BUDGET)
+    # bool is an int subclass in Python; `true` is not a budget.
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise ConfigError(
+            f"must be a non-negative integer, not {budget!r}", path=path, field="toolBudget"
+        )
+    servers = tuple(
+        validate_server(str(name), entry, path=path) for name, entry in servers_value.items()
+    )
+    return PluginConfig(
+        servers=servers,
+        tool_budget=budget,
+        native_tools=_native_tools(document.get("nativeTools"), path),
+    )

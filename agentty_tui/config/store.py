@@ -1,0 +1,284 @@
+"""The config store: reads one config file and writes edits to it without ever losing one.
+
+``ConfigStore`` owns the file work; the format lives behind a ``Dialect``. Writes happen only
+through ``apply``, which
+- serializes our own writers with an ``flock`` on a sidecar lock file next to the target;
+- re-reads the file fresh every time (a cached document would overwrite an edit made meanwhile);
+- refuses to write a file that does not parse (the user's bytes stay as they are);
+- writes a temp file next to the target, fsyncs it, re-checks that the target still holds the
+  bytes the edit was based on, renames over it and fsyncs the directory; if the target changed, it
+  starts over from the new content (a bounded number of times);
+- keeps the file's mode, its line endings and BOM, and writes through a symlink to its target.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+import stat
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentty_tui.config.dialect import Dialect, McpJsonDialect
+from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.errors import ConfigError
+from agentty_tui.model import PluginConfig
+
+__all__ = ["ConfigStore", "FileVersion"]
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersion:
+    """A cheap fingerprint of the file on disk (one ``stat``), to notice outside changes."""
+
+    mtime_ns: int
+    """Last modification time."""
+    size: int
+    """Size in bytes."""
+    inode: int
+    """Inode number: an atomic replace changes it even within one mtime tick."""
+    device: int
+    """Device of the inode."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """The target's bytes as read, with the metadata a rewrite must keep."""
+
+    data: bytes
+    mode: int
+    uid: int
+    gid: int
+
+
+@dataclass(frozen=True, slots=True)
+class _TextForm:
+    """Byte-level form of a file that the dialects never see: BOM and line endings."""
+
+    bom: bool = False
+    crlf: bool = False
+
+    def encode(self, text: str) -> bytes:
+        """Turn ``\\n`` text back into the file's own bytes."""
+        if self.crlf:
+            text = text.replace("\n", "\r\n")
+        return (_BOM if self.bom else b"") + text.encode("utf-8")
+
+
+def _decode(data: bytes, path: str) -> tuple[str, _TextForm]:
+    """Decode a config file to ``\\n`` text, remembering its BOM and line endings."""
+    bom = data.startswith(_BOM)
+    try:
+        text = data[len(_BOM) if bom else 0 :].decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"not UTF-8 text ({error.reason} at byte {error.start})", path=path
+        ) from None
+    first_newline = text.find("\n")
+    crlf = first_newline > 0 and text[first_newline - 1] == "\r"
+    return text.replace("\r\n", "\n"), _TextForm(bom=bom, crlf=crlf)
+
+
+def _read(target: Path, path: str) -> _Snapshot | None:
+    """The target's bytes and metadata, or ``None`` when there is no file."""
+    try:
+        with open(target, "rb") as file:
+            info = os.fstat(file.fileno())
+            data = file.read()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ConfigError(f"cannot read the file: {error.strerror or error}", path=path) from None
+    return _Snapshot(data=data, mode=stat.S_IMODE(info.st_mode), uid=info.st_uid, gid=info.st_gid)
+
+
+def _current_bytes(target: Path, path: str) -> bytes | None:
+    """Just the target's bytes (``None`` when absent), for the pre-rename check."""
+    snapshot = _read(target, path)
+    return None if snapshot is None else snapshot.data
+
+
+@contextlib.contextmanager
+def _locked(lock_path: Path, timeout: float, path: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``lock_path``; give up with ``ConfigError`` after ``timeout``.
+
+    The lock is advisory: it orders agentty processes among themselves. Other editors do not take
+    it, which is why ``apply`` also re-checks the bytes before renaming.
+    """
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot open lock file {lock_path}: {error.strerror}", path=path
+        ) from None
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as error:
+                if error.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                # Polling instead of a blocking flock: a stuck holder must not hang the app.
+                if time.monotonic() >= deadline:
+                    raise ConfigError(
+                        f"another process has held {lock_path} for over {timeout:g} s", path=path
+                    ) from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        # Some file systems cannot fsync a directory; the rename itself already happened.
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _write_temp(target: Path, data: bytes, like: _Snapshot | None) -> Path:
+    """Write ``data`` to a new fsynced temp file next to ``target``, with ``like``'s mode."""
+    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    # 0o666 filtered by the umask is what a plain open() would give a new config file.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        if like is not None:
+            os.fchmod(fd, like.mode)
+            if (like.uid, like.gid) != (os.geteuid(), os.getegid()):
+                # Only root (or a group member) can keep the owner; otherwise the file
+                # becomes ours, as it would with any editor's atomic save.
+                with contextlib.suppress(PermissionError):
+                    os.fchown(fd, like.uid, like.gid)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        temp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    return temp
+
+
+class ConfigStore:
+    """One config file: ``load`` it, or ``apply`` an edit to it atomically and without clobbering.
+
+    Nothing is cached: every ``load`` and every ``apply`` reads the file afresh.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        dialect: Dialect | None = None,
+        attempts: int = 5,
+        lock_timeout: float = 10.0,
+    ) -> None:
+        """Open the store of the file at ``path`` (which need not exist yet)."""
+        self.path = Path(path)
+        """The config file as the user named it (possibly a symlink)."""
+        self.dialect: Dialect = dialect if dialect is not None else McpJsonDialect()
+        """The file format."""
+        self._attempts = attempts
+        self._lock_timeout = lock_timeout
+        # Called after the temp file is written and before the pre-rename check: the seam tests
+        # use to change the file mid-apply.
+        self._before_replace: Callable[[Path], None] = lambda _target: None
+
+    def __repr__(self) -> str:
+        return f"ConfigStore({str(self.path)!r})"
+
+    @property
+    def _display(self) -> str:
+        """The path as messages show it."""
+        return str(self.path)
+
+    def target(self) -> Path:
+        """The file actually read and written: ``path`` with every symlink resolved."""
+        return Path(os.path.realpath(self.path))
+
+    def version(self) -> FileVersion | None:
+        """A one-``stat`` fingerprint of the file, or ``None`` when it does not exist."""
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise ConfigError(
+                f"cannot stat the file: {error.strerror}", path=self._display
+            ) from None
+        return FileVersion(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
+
+    def load(self) -> PluginConfig:
+        """Read and validate the file. A missing or blank file is an empty config."""
+        snapshot = _read(self.target(), self._display)
+        text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
+        return self.dialect.parse(text, self._display)[1]
+
+    def apply(self, edit: ConfigEdit) -> PluginConfig:
+        """Write ``edit`` into the file and return the config as it is afterwards.
+
+        The edit is applied to the file's content as of now, not as of the last ``load``. A file
+        that does not parse is left untouched (``ConfigError``); so is one whose edit is a no-op.
+        A missing file (and its directory) is created.
+        """
+        target = self.target()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(
+                f"cannot create the directory: {error.strerror}", path=self._display
+            ) from None
+        lock_path = target.with_name(f".{target.name}.lock")
+        with _locked(lock_path, self._lock_timeout, self._display):
+            for _ in range(self._attempts):
+                result = self._attempt(edit, target)
+                if result is not None:
+                    return result
+        raise ConfigError(
+            f"the file kept changing while the edit was written ({self._attempts} attempts); "
+            "the edit was not applied",
+            path=self._display,
+        )
+
+    def _attempt(self, edit: ConfigEdit, target: Path) -> PluginConfig | None:
+        """One read-edit-write round; ``None`` when the file changed under it."""
+        before = _read(target, self._display)
+        if before is None:
+            text, form, like = "", _TextForm(), None
+        else:
+            text, form = _decode(before.data, self._display)
+            like = text
+        document, config = self.dialect.parse(text, self._display)
+        edited = self.dialect.apply(document, edit, self._display)
+        if edited == document:
+            return config  # nothing to write; the file's mtime stays as it is
+        new_text = self.dialect.dump(edited, like)
+        # Validate what is about to be written: an edit must never produce a file we cannot read.
+        new_config = self.dialect.parse(new_text, self._display)[1]
+        temp = _write_temp(target, form.encode(new_text), before)
+        try:
+            self._before_replace(target)
+            if _current_bytes(target, self._display) != (None if before is None else before.data):
+                return None
+            os.replace(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
+        _fsync_directory(target.parent)
+        return new_config

@@ -1,0 +1,216 @@
+"""Parsing and validation of ``mcpServers`` JSON into ``PluginConfig``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentty_tui.config import ConfigStore, McpJsonDialect, validate_document
+from agentty_tui.errors import ConfigError
+from agentty_tui.model import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TOOL_BUDGET,
+    HttpSpec,
+    StdioSpec,
+    ToolFilter,
+)
+
+EXAMPLE: dict[str, Any] = {
+    "toolBudget": 100,
+    "nativeTools": [
+        {
+            "name": "read_file",
+            "description": "Read a file",
+            "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+        }
+    ],
+    "mcpServers": {
+        "time": {
+            "command": "mcp-server-time",
+            "args": ["--local-timezone", "UTC"],
+            "env": {"TZ": "UTC"},
+            "cwd": "/tmp",
+            "tools": {"exclude": ["convert_time"]},
+            "connectTimeout": 30,
+            "requestTimeout": 60,
+        },
+        "remote": {
+            "url": "http://127.0.0.1:8000/mcp",
+            "headers": {"Authorization": "Bearer x"},
+            "type": "http",
+        },
+        "legacy": {"url": "http://127.0.0.1:8001/sse", "type": "sse"},
+        "parked": {"command": "some-server", "disabled": True},
+        "picky": {"command": "p", "type": "stdio", "tools": {"include": ["a", "b"]}},
+    },
+}
+
+
+def _error(document: object) -> ConfigError:
+    with pytest.raises(ConfigError) as caught:
+        validate_document(document, path="/cfg/mcp.json")
+    return caught.value
+
+
+def _server_error(entry: object) -> ConfigError:
+    return _error({"mcpServers": {"time": entry}})
+
+
+def test_example_parses_into_the_model(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(EXAMPLE, indent=2))
+    config = ConfigStore(path).load()
+
+    assert [s.name for s in config.servers] == ["time", "remote", "legacy", "parked", "picky"]
+    assert config.tool_budget == 100
+    assert config.native_tools is not None
+    (native,) = config.native_tools
+    assert native.name == "read_file"
+    assert native.input_schema["properties"]["path"]["type"] == "string"
+
+    time = config.servers[0]
+    assert time.spec == StdioSpec(
+        command="mcp-server-time", args=("--local-timezone", "UTC"), env={"TZ": "UTC"}, cwd="/tmp"
+    )
+    assert time.tools == ToolFilter(exclude=("convert_time",))
+    assert (time.connect_timeout, time.request_timeout) == (30.0, 60.0)
+    assert not time.disabled
+
+    remote = config.servers[1]
+    assert remote.spec == HttpSpec(
+        url="http://127.0.0.1:8000/mcp", headers={"Authorization": "Bearer x"}
+    )
+    assert remote.spec.transport == "streamable-http"
+    legacy = config.servers[2].spec
+    assert isinstance(legacy, HttpSpec)
+    assert legacy.transport == "sse"
+    assert config.servers[3].disabled
+    assert config.servers[4].tools == ToolFilter(include=("a", "b"))
+    assert not config.servers[4].tools.allows("c")
+
+
+def test_defaults_and_inferred_transports() -> None:
+    config = validate_document(
+        {"mcpServers": {"a": {"command": "x"}, "b": {"url": "http://h", "type": "streamable-http"}}}
+    )
+    assert config.tool_budget == DEFAULT_TOOL_BUDGET
+    assert config.native_tools is None
+    assert config.servers[0].connect_timeout == DEFAULT_CONNECT_TIMEOUT
+    assert isinstance(config.servers[0].spec, StdioSpec)
+    assert isinstance(config.servers[1].spec, HttpSpec)
+
+
+def test_unknown_keys_are_ignored_by_the_model() -> None:
+    config = validate_document(
+        {
+            "theme": "dark",
+            "mcpServers": {"a": {"command": "x", "alwaysAllow": ["t"], "tools": {"note": 1}}},
+        }
+    )
+    assert config.servers[0].spec == StdioSpec(command="x")
+
+
+@pytest.mark.parametrize("text", ["", "  \n\t\n"])
+def test_blank_and_missing_files_are_empty_configs(tmp_path: Path, text: str) -> None:
+    assert ConfigStore(tmp_path / "absent" / "mcp.json").load().servers == ()
+    path = tmp_path / "mcp.json"
+    path.write_text(text)
+    assert ConfigStore(path).load().servers == ()
+
+
+def test_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n')
+    with pytest.raises(ConfigError) as caught:
+        ConfigStore(path).load()
+    error = caught.value
+    assert (error.line, error.column) == (3, 26)
+    assert str(error).startswith(f"{path}:3:26: invalid JSON:")
+
+
+def test_syntax_error_line_is_right_in_a_crlf_file_with_bom(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_bytes(b'\xef\xbb\xbf{\r\n  "a": 1,\r\n  oops\r\n}\r\n')
+    with pytest.raises(ConfigError) as caught:
+        ConfigStore(path).load()
+    assert (caught.value.line, caught.value.column) == (3, 3)
+
+
+def test_both_command_and_url_is_named() -> None:
+    error = _server_error({"command": "x", "url": "http://h"})
+    assert error.server == "time"
+    assert "both 'command' and 'url'" in str(error)
+    assert "server 'time'" in str(error)
+    assert str(error).startswith("/cfg/mcp.json: ")
+
+
+def test_neither_command_nor_url_is_named() -> None:
+    error = _server_error({"args": ["x"]})
+    assert error.server == "time"
+    assert "neither 'command' nor 'url'" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "fragment"),
+    [
+        ({"command": "x", "args": "--flag"}, "args", "valid list"),
+        ({"command": "x", "args": ["ok", 3]}, "args", "args[1]"),
+        ({"command": "x", "env": {"TZ": 1}}, "env", "env.TZ"),
+        ({"command": "x", "env": ["TZ=UTC"]}, "env", "valid dictionary"),
+        ({"command": ""}, "command", "at least 1"),
+        ({"command": "x", "disabled": "true"}, "disabled", "boolean"),
+        ({"command": "x", "connectTimeout": 0}, "connectTimeout", "greater than 0"),
+        ({"command": "x", "tools": {"exclude": "t"}}, "tools", "tools.exclude"),
+        ({"url": "http://h", "type": "websocket"}, "type", "'stdio'"),
+        ({"url": "http://h", "type": "stdio"}, "type", "needs a 'command'"),
+        ({"command": "x", "type": "sse"}, "type", "needs a 'url'"),
+        ({"url": "http://h", "args": ["x"]}, "args", "command server"),
+        ({"command": "x", "headers": {"a": "b"}}, "headers", "url server"),
+    ],
+)
+def test_schema_errors_name_server_and_field(entry: object, field: str, fragment: str) -> None:
+    error = _server_error(entry)
+    assert (error.server, error.field) == ("time", field)
+    assert f"server 'time', field '{field}': " in str(error)
+    assert fragment in str(error)
+
+
+def test_server_entry_must_be_an_object() -> None:
+    error = _server_error(["command"])
+    assert error.server == "time"
+    assert "must be an object, not an array" in str(error)
+
+
+@pytest.mark.parametrize("servers", [[], "x", None])
+def test_mcp_servers_must_be_an_object(servers: object) -> None:
+    assert _error({"mcpServers": servers}).field == "mcpServers"
+
+
+@pytest.mark.parametrize("budget", [-1, 1.5, "128", True, None])
+def test_tool_budget_must_be_a_non_negative_int(budget: object) -> None:
+    error = _error({"toolBudget": budget})
+    assert error.field == "toolBudget"
+    assert "non-negative integer" in str(error)
+
+
+def test_zero_budget_is_allowed() -> None:
+    assert validate_document({"toolBudget": 0}).tool_budget == 0
+
+
+def test_top_level_must_be_an_object() -> None:
+    assert "top level must be an object" in str(_error([1]))
+
+
+def test_native_tool_errors_name_the_entry() -> None:
+    error = _error({"nativeTools": [{"name": "ok"}, {"description": "no name"}]})
+    assert error.field == "nativeTools"
+    assert "nativeTools[1].name" in str(error)
+
+
+def test_dialect_parse_of_whitespace_is_empty() -> None:
+    document, config = McpJsonDialect().parse(" \n", "p")
+    assert document == {}
+    assert config.servers == ()
