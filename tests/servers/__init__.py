@@ -1,0 +1,134 @@
+"""Real subprocess MCP servers for the integration tests, and the argv to start each one.
+
+Every server here is a standalone program spoken to over stdio (spawn it with
+``StdioServerParameters(command=argv[0], args=argv[1:])``); they write nothing but
+protocol to stdout. The Python ones run under ``sys.executable`` (the interpreter
+running the tests, so the venv's mcp 2.x is importable).
+
+- ``plain_server.py``    static tools: echo, add, pid, sleep.
+- ``gated_server.py``    toolsets revealed at run time; notifies tools/list_changed in
+                         both protocol eras; ``burst(count)`` for coalescing tests.
+- ``paged_server.py``    paginated tools/list (25 tools, 10 per page by default).
+- ``scalable_server.py`` N tools, optional start-up delay (benchmarks, scale tests).
+- ``legacy_ts/``         a TypeScript-SDK server that speaks only the 2025 handshake era
+                         (answers ``server/discover`` with -32601); needs node and
+                         ``npm ci`` in that folder (see ``legacy_ts_available``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from mcp import StdioServerParameters
+
+SERVERS_DIR = Path(__file__).resolve().parent
+LEGACY_TS_DIR = SERVERS_DIR / "legacy_ts"
+LEGACY_TS_SERVER = LEGACY_TS_DIR / "server.js"
+
+# What each server advertises, in advertised order (kept in step with the servers).
+PLAIN_TOOLS: tuple[str, ...] = ("echo", "add", "pid", "sleep")
+GATED_BASE_TOOLS: tuple[str, ...] = (
+    "enable_toolset",
+    "disable_toolset",
+    "list_toolsets",
+    "pid",
+    "burst",
+)
+GATED_TOOLSETS: dict[str, tuple[str, ...]] = {
+    "scene": ("scene_open", "scene_save"),
+    "script": ("script_edit", "script_run"),
+}
+PAGED_DEFAULT_TOOLS = 25
+PAGED_DEFAULT_PAGE_SIZE = 10
+LEGACY_TS_TOOLS: tuple[str, ...] = ("echo", "pid", "reveal", "hide")
+LEGACY_TS_REVEALED_TOOL = "revealed_tool"
+
+
+def python_server_argv(script: str, *extra: str) -> list[str]:
+    """argv for a Python server script in this folder, run by the current interpreter."""
+    return [sys.executable, str(SERVERS_DIR / script), *extra]
+
+
+def plain_argv(*extra: str) -> list[str]:
+    """argv for ``plain_server.py``; e.g. ``plain_argv("--name", "alpha")``."""
+    return python_server_argv("plain_server.py", *extra)
+
+
+def gated_argv(*extra: str) -> list[str]:
+    """argv for ``gated_server.py``; e.g. ``gated_argv("--enable", "scene")``."""
+    return python_server_argv("gated_server.py", *extra)
+
+
+def paged_argv(*extra: str) -> list[str]:
+    """argv for ``paged_server.py``; e.g. ``paged_argv("--tools", "30", "--page-size", "7")``."""
+    return python_server_argv("paged_server.py", *extra)
+
+
+def scalable_argv(
+    tools: int = 10, *extra: str, delay: float = 0.0, name: str | None = None
+) -> list[str]:
+    """argv for ``scalable_server.py`` with ``tools`` tools and an optional start-up delay."""
+    argv = python_server_argv("scalable_server.py", "--tools", str(tools))
+    if delay:
+        argv += ["--delay", str(delay)]
+    if name is not None:
+        argv += ["--name", name]
+    return [*argv, *extra]
+
+
+def scalable_tool_names(count: int) -> list[str]:
+    """The names ``scalable_server.py --tools count`` advertises, in order."""
+    width = max(4, len(str(count - 1)))
+    return [f"tool_{i:0{width}d}" for i in range(count)]
+
+
+def demo_argv(module: str, *extra: str) -> list[str]:
+    """argv for a packaged demo server, e.g. ``demo_argv("notes")`` (``agentty_tui.demo.notes``)."""
+    return [sys.executable, "-m", f"agentty_tui.demo.{module}", *extra]
+
+
+def legacy_ts_argv() -> list[str]:
+    """argv for the TypeScript-SDK legacy server (check ``legacy_ts_available()`` first)."""
+    return [shutil.which("node") or "node", str(LEGACY_TS_SERVER)]
+
+
+def legacy_ts_available() -> bool:
+    """True if node is on PATH and the pinned SDK is installed (``npm ci`` in ``legacy_ts/``)."""
+    sdk = LEGACY_TS_DIR / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+    return shutil.which("node") is not None and sdk.is_file()
+
+
+def stdio_params(
+    argv: Sequence[str],
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+) -> StdioServerParameters:
+    """``StdioServerParameters`` for an argv returned by one of the functions above."""
+    return StdioServerParameters(command=argv[0], args=list(argv[1:]), env=env, cwd=cwd)
+
+
+__all__ = [
+    "GATED_BASE_TOOLS",
+    "GATED_TOOLSETS",
+    "LEGACY_TS_DIR",
+    "LEGACY_TS_REVEALED_TOOL",
+    "LEGACY_TS_SERVER",
+    "LEGACY_TS_TOOLS",
+    "PAGED_DEFAULT_PAGE_SIZE",
+    "PAGED_DEFAULT_TOOLS",
+    "PLAIN_TOOLS",
+    "SERVERS_DIR",
+    "demo_argv",
+    "gated_argv",
+    "legacy_ts_argv",
+    "legacy_ts_available",
+    "paged_argv",
+    "plain_argv",
+    "python_server_argv",
+    "scalable_argv",
+    "scalable_tool_names",
+    "stdio_params",
+]

@@ -1,0 +1,62 @@
+"""A plain, static MCP test server (mcp 2.x ``MCPServer``, stdio).
+
+The baseline for integration tests: a fixed tool set that never changes.
+
+Tools:
+    echo(text) -> text
+    add(a, b) -> a + b
+    pid() -> the server's PID, so a test can prove which process answered
+             (e.g. that a reload kept the same process)
+    sleep(seconds) -> sleeps, then returns ``"slept <seconds>"`` (slow or hung calls)
+
+Run: ``python tests/servers/plain_server.py [--name NAME]``. ``--name`` sets the
+serverInfo name (default ``plain``). Only protocol is written to stdout; logs go to
+stderr at WARNING.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+
+
+def build_server(name: str = "plain") -> MCPServer:
+    """Build the server with its four static tools."""
+    server: MCPServer = MCPServer(name, version="1.0.0", log_level="WARNING")
+
+    @server.tool(description="Return the given text unchanged.")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="Add two integers.")
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @server.tool(description="Return the PID of this server process.")
+    def pid() -> int:
+        return os.getpid()
+
+    @server.tool(description="Sleep for the given number of seconds, then return.")
+    async def sleep(seconds: float) -> str:
+        await anyio.sleep(seconds)
+        return f"slept {seconds}"
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--name", default="plain", help="serverInfo name")
+    args = parser.parse_args(argv)
+    # Before MCPServer: its own logging setup is a no-op once the root logger has a handler.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
+    build_server(args.name).run("stdio")
+
+
+if __name__ == "__main__":
+    main()
