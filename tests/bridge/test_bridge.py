@@ -1,0 +1,289 @@
+"""The bridge against real subprocess servers: the four operations, reloads, shutdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.catalog import project_catalog
+from agentty_tui.config import ConfigStore
+from agentty_tui.errors import OperationError, UnknownServerError, UnknownToolError
+from agentty_tui.model import PluginModel, StdioSpec
+from tests.conftest import WriteConfig
+from tests.helpers import process_alive, stdio_entry, time_server_command
+from tests.servers import PLAIN_TOOLS, paged_argv, plain_argv
+
+pytestmark = pytest.mark.anyio
+
+SETTLE = 20.0
+
+
+def _file(path: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads(path.read_text())
+    return data
+
+
+async def test_connects_all_servers_and_lists_their_tools(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {
+            "alpha": stdio_entry(plain_argv("--name", "alpha")),
+            "paged": stdio_entry(paged_argv()),
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        first = bridge.snapshot
+        assert [s.status for s in first.servers] == ["connecting", "connecting"]
+        model = await bridge.settled(SETTLE)
+    alpha, paged = model.servers
+    assert alpha.status == "connected"
+    assert [t.bare for t in alpha.tools] == list(PLAIN_TOOLS)
+    assert all(t.enabled for t in alpha.tools)
+    assert alpha.info is not None and alpha.info.name == "alpha"
+    # every page of a paginated tools/list, in advertised order
+    assert [t.bare for t in paged.tools] == [f"paged_{i:02d}" for i in range(25)]
+
+
+async def test_third_party_server_from_pypi(write_config: WriteConfig, log_dir: Path) -> None:
+    command = time_server_command()
+    assert command is not None, "mcp-server-time is a dev dependency"
+    path = write_config(
+        {"time": {"command": command, "args": ["--local-timezone", "UTC"], "tools": {"exclude": ["convert_time"]}}}
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        time = model.servers[0]
+        assert time.status == "connected", time.error
+        assert {t.bare: t.enabled for t in time.tools} == {
+            "get_current_time": True,
+            "convert_time": False,
+        }
+        result = await bridge.call_tool("time", "get_current_time", {"timezone": "UTC"})
+        assert not result.is_error
+        assert "UTC" in json.dumps(result.model_dump(mode="json"))
+
+
+async def test_toggle_writes_config_and_never_respawns(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"alpha": stdio_entry(plain_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        pid = bridge.server_pid("alpha")
+        assert pid is not None
+        model = await bridge.tool_set_enabled("alpha", "echo", False)
+        alpha = model.server("alpha")
+        assert alpha is not None and alpha.tool("echo") is not None
+        assert alpha.tool("echo").enabled is False  # type: ignore[union-attr]
+        assert _file(path)["mcpServers"] == {
+            "alpha": {**stdio_entry(plain_argv()), "tools": {"exclude": ["echo"]}}
+        }
+        assert "mcp__alpha__echo" not in {t.name for t in project_catalog(model).tools}
+        assert bridge.server_pid("alpha") == pid
+        assert alpha.status == "connected"
+
+        model = await bridge.tool_set_enabled("alpha", "echo", True)
+        assert model.server("alpha").tool("echo").enabled  # type: ignore[union-attr]
+        assert "tools" not in _file(path)["mcpServers"]["alpha"]  # type: ignore[index]
+        assert bridge.server_pid("alpha") == pid
+        assert "mcp__alpha__echo" in {t.name for t in project_catalog(model).tools}
+
+
+async def test_toggle_of_unknown_names_is_refused(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config({"alpha": stdio_entry(plain_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        before = path.read_bytes()
+        with pytest.raises(UnknownServerError):
+            await bridge.tool_set_enabled("nope", "echo", False)
+        with pytest.raises(UnknownToolError):
+            await bridge.tool_set_enabled("alpha", "nope", False)
+        assert path.read_bytes() == before
+
+
+async def test_add_starts_only_the_new_server(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config({"alpha": stdio_entry(plain_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        pid = bridge.server_pid("alpha")
+        argv = plain_argv("--name", "beta")
+        await bridge.plugin_add("beta", StdioSpec(command=argv[0], args=tuple(argv[1:])))
+        assert list(_file(path)["mcpServers"]) == ["alpha", "beta"]  # type: ignore[call-overload]
+        model = await bridge.settled(SETTLE)
+        assert [s.name for s in model.servers] == ["alpha", "beta"]
+        assert model.server("beta").status == "connected"  # type: ignore[union-attr]
+        assert bridge.server_pid("alpha") == pid
+        with pytest.raises(OperationError):
+            await bridge.plugin_add("beta", StdioSpec(command="x"))
+
+
+async def test_remove_stops_the_server_process(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config({"alpha": stdio_entry(plain_argv()), "beta": stdio_entry(plain_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        beta_pid = bridge.server_pid("beta")
+        alpha_pid = bridge.server_pid("alpha")
+        assert beta_pid is not None
+        model = await bridge.plugin_remove("beta")
+        assert [s.name for s in model.servers] == ["alpha"]
+        assert list(_file(path)["mcpServers"]) == ["alpha"]  # type: ignore[call-overload]
+        with anyio.fail_after(10):
+            while process_alive(beta_pid):
+                await anyio.sleep(0.05)
+        assert bridge.server_pid("alpha") == alpha_pid
+        with pytest.raises(UnknownServerError):
+            await bridge.plugin_remove("beta")
+
+
+async def test_reload_respawns_only_changed_servers(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    servers = {
+        "keep": stdio_entry(plain_argv("--name", "keep")),
+        "change": stdio_entry(plain_argv("--name", "v1")),
+        "drop": stdio_entry(plain_argv()),
+    }
+    path = write_config(servers)
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        pids = {name: bridge.server_pid(name) for name in servers}
+        write_config(
+            {
+                "keep": servers["keep"],
+                "change": stdio_entry(plain_argv("--name", "v2")),
+                "new": stdio_entry(plain_argv("--name", "new")),
+            }
+        )
+        model = await bridge.reload()
+        assert [s.name for s in model.servers] == ["keep", "change", "new"]
+        assert all(s.status == "connected" for s in model.servers)
+        assert bridge.server_pid("keep") == pids["keep"]
+        assert bridge.server_pid("change") not in (None, pids["change"])
+        assert model.server("change").info.name == "v2"  # type: ignore[union-attr]
+        with anyio.fail_after(10):
+            while process_alive(pids["drop"]) or process_alive(pids["change"]):  # type: ignore[arg-type]
+                await anyio.sleep(0.05)
+
+
+async def test_reload_requests_during_a_reload_coalesce(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"alpha": stdio_entry(plain_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        # a changed server makes the reload take a real spawn's time
+        write_config({"alpha": stdio_entry(plain_argv("--name", "v2"))})
+        results: list[PluginModel] = []
+
+        async def request() -> None:
+            results.append(await bridge.reload())
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(request)
+            await anyio.sleep(0)  # let the first reload begin
+            for _ in range(100):
+                group.start_soon(request)
+        assert len(results) == 101
+        assert bridge.reload_runs <= 2
+        assert results[-1].server("alpha").info.name == "v2"  # type: ignore[union-attr]
+
+
+async def test_reload_retries_a_failed_server_and_reports_config_errors(
+    write_config: WriteConfig, log_dir: Path, tmp_path: Path
+) -> None:
+    flag = tmp_path / "ready"
+    # fails until the flag file exists, then serves
+    code = (
+        "import os, sys, runpy; "
+        f"sys.exit(3) if not os.path.exists({str(flag)!r}) else None; "
+        f"sys.argv = [{plain_argv()[1]!r}]; runpy.run_path(sys.argv[0], run_name='__main__')"
+    )
+    path = write_config({"flaky": {"command": plain_argv()[0], "args": ["-c", code]}})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        assert model.servers[0].status == "failed"
+        assert "exited with status 3" in (model.servers[0].error or "")
+        flag.touch()
+        model = await bridge.reload()
+        assert model.servers[0].status == "connected"
+
+        path.write_text('{"mcpServers": {')
+        model = await bridge.reload()
+        assert model.config_error is not None and "mcp.json:1" in model.config_error
+        assert model.servers[0].status == "connected"  # the running servers are kept
+
+
+async def test_shutdown_leaves_no_process(write_config: WriteConfig, log_dir: Path) -> None:
+    stubborn = (
+        "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "sys.stdin.close(); time.sleep(600)"
+    )
+    path = write_config(
+        {
+            "alpha": stdio_entry(plain_argv()),
+            "stubborn": {"command": plain_argv()[0], "args": ["-c", stubborn], "connectTimeout": 60},
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.wait_for(lambda m: m.server("alpha").status == "connected", SETTLE)  # type: ignore[union-attr]
+        pids = bridge.live_pids
+        assert len(pids) == 2
+    for pid in pids:
+        assert not process_alive(pid)
+
+
+async def test_server_killed_from_outside_is_noticed_at_once(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    import os
+    import signal
+
+    path = write_config({"alpha": stdio_entry(plain_argv()), "beta": stdio_entry(plain_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        pid = bridge.server_pid("alpha")
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        model = await bridge.wait_for(lambda m: m.server("alpha").status == "failed", 5)  # type: ignore[union-attr]
+        assert "killed by signal 9" in (model.server("alpha").error or "")  # type: ignore[union-attr]
+        result = await bridge.call_tool("beta", "echo", {"text": "still here"})
+        assert result.content[0].text == "still here"  # type: ignore[union-attr]
+
+
+async def test_failure_text_names_the_cause(write_config: WriteConfig, log_dir: Path) -> None:
+    crash = "import sys; print('config key FOO is missing', file=sys.stderr); sys.exit(4)"
+    hang = "import time; time.sleep(600)"
+    path = write_config(
+        {
+            "missing": {"command": "agentty-no-such-command"},
+            "crash": {"command": plain_argv()[0], "args": ["-c", crash]},
+            "hang": {"command": plain_argv()[0], "args": ["-c", hang], "connectTimeout": 1},
+            "nocwd": {**stdio_entry(plain_argv()), "cwd": "/nonexistent/dir"},
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+    errors = {s.name: s.error or "" for s in model.servers}
+    assert all(s.status == "failed" for s in model.servers)
+    assert "command not found: 'agentty-no-such-command'" in errors["missing"]
+    assert "exited with status 4" in errors["crash"]
+    assert "config key FOO is missing" in errors["crash"]
+    assert "timed out after 1 s while connecting" in errors["hang"]
+    assert "/nonexistent/dir" in errors["nocwd"]
+
+
+async def test_disabled_server_is_not_started(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config({"parked": {**stdio_entry(plain_argv()), "disabled": True}})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = bridge.snapshot
+        assert model.servers[0].status == "disabled"
+        assert bridge.live_pids == ()
+        model = await bridge.server_set_disabled("parked", False)
+        model = await bridge.settled(SETTLE)
+        assert model.servers[0].status == "connected"
+        assert "disabled" not in _file(path)["mcpServers"]["parked"]  # type: ignore[index]
