@@ -1,0 +1,371 @@
+"""The wire catalog: natives first, budget trimming by priority, stable names, resolution."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+from pydantic import ValidationError
+
+from agentty_tui.catalog import WireCatalog, WireTool, project_catalog
+from agentty_tui.errors import UnknownToolError
+from agentty_tui.frozen import thaw
+from agentty_tui.model import (
+    NativeTool,
+    PluginModel,
+    ServerState,
+    ServerStatus,
+    StdioSpec,
+    ToolState,
+)
+from agentty_tui.names import ToolRef, is_provider_safe
+from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
+
+SPEC = StdioSpec(command="server")
+NATIVES = (NativeTool(name="read"), NativeTool(name="write", description="Write a file."))
+
+
+def server(
+    name: str,
+    tools: Iterable[str],
+    *,
+    status: ServerStatus = "connected",
+    off: Iterable[str] = (),
+) -> ServerState:
+    off = set(off)
+    return ServerState(
+        name=name,
+        spec=SPEC,
+        status=status,
+        tools=tuple(
+            ToolState(bare=bare, enabled=bare not in off, description=f"{bare} does things")
+            for bare in tools
+        ),
+    )
+
+
+def plugin_model(
+    *servers: ServerState, budget: int = 128, natives: tuple[NativeTool, ...] = NATIVES
+) -> PluginModel:
+    return PluginModel(servers=servers, tool_budget=budget, native_tools=natives)
+
+
+def wire_refs(catalog: WireCatalog) -> list[tuple[str | None, str]]:
+    return [(tool.server, tool.tool) for tool in catalog.tools]
+
+
+# --- what ships -------------------------------------------------------------------------
+
+
+def test_natives_ship_first_then_mcp_tools_in_priority_order() -> None:
+    model = plugin_model(server("b", ["b1", "b2"]), server("a", ["a1"]))
+    catalog = project_catalog(model)
+    assert wire_refs(catalog) == [
+        (None, "read"),
+        (None, "write"),
+        ("b", "b1"),  # config order, not alphabetical
+        ("b", "b2"),
+        ("a", "a1"),
+    ]
+    assert [t.name for t in catalog.tools] == [
+        "read",
+        "write",
+        "mcp__b__b1",
+        "mcp__b__b2",
+        "mcp__a__a1",
+    ]
+    assert catalog.tools[1].description == "Write a file."
+    assert catalog.total_requested == 5
+    assert not catalog.over_budget
+    assert catalog.over_by == 0
+    assert catalog.warning is None
+    assert catalog.trimmed == ()
+
+
+def test_native_tool_sources() -> None:
+    bare = PluginModel(servers=(server("s", ["t"]),))
+    assert [t.name for t in project_catalog(bare).tools[:-1]] == [
+        n.name for n in DEFAULT_NATIVE_TOOLS
+    ]
+    assert [t.name for t in project_catalog(plugin_model()).tools] == ["read", "write"]
+    explicit = project_catalog(plugin_model(), native_tools=[NativeTool(name="only")])
+    assert [t.name for t in explicit.tools] == ["only"]
+    assert project_catalog(plugin_model(), native_tools=()).tools == ()
+
+
+def test_mcp_tools_carry_their_advertised_metadata() -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+    state = ServerState(
+        name="s",
+        spec=SPEC,
+        status="connected",
+        tools=(
+            ToolState(bare="search.web", enabled=True, description="Search.", input_schema=schema),
+            ToolState(bare="quiet", enabled=True),
+        ),
+    )
+    catalog = project_catalog(plugin_model(state))
+    search, quiet = catalog.tools[2:]
+    assert search == WireTool(
+        name="mcp__s__search_web",
+        server="s",
+        tool="search.web",
+        description="Search.",
+        input_schema=schema,
+    )
+    assert search.input_schema is state.tools[0].input_schema  # passed through untouched
+    assert thaw(search.input_schema) == schema
+    assert quiet.description == ""
+    assert search.kind == "mcp"
+    assert search.ref == ToolRef("s", "search.web")
+    assert catalog.tools[0].kind == "native"
+    assert catalog.tools[0].ref is None
+
+
+def test_natives_always_ship_even_over_budget() -> None:
+    catalog = project_catalog(plugin_model(server("s", ["t1", "t2"]), budget=1))
+    assert wire_refs(catalog) == [(None, "read"), (None, "write")]
+    assert catalog.trimmed == (ToolRef("s", "t1"), ToolRef("s", "t2"))
+    assert catalog.total_requested == 4
+    assert catalog.over_by == 3
+
+
+# --- the budget -------------------------------------------------------------------------
+
+
+def test_budget_trims_lowest_priority_first() -> None:
+    model = plugin_model(server("a", ["a1", "a2", "a3"]), server("b", ["b1", "b2", "b3"]), budget=6)
+    catalog = project_catalog(model)
+    assert wire_refs(catalog)[2:] == [("a", "a1"), ("a", "a2"), ("a", "a3"), ("b", "b1")]
+    assert len(catalog.tools) == 6
+    assert catalog.trimmed == (ToolRef("b", "b2"), ToolRef("b", "b3"))
+    assert catalog.is_trimmed("b", "b3")
+    assert catalog.is_trimmed("b", "b2")
+    assert not catalog.is_trimmed("b", "b1")
+    assert not catalog.is_trimmed("a", "a1")
+    assert not catalog.is_trimmed("nope", "b2")
+    assert catalog.shipped_mcp_count == 4
+
+
+def test_over_budget_warning_text_is_exact() -> None:
+    model = plugin_model(server("a", ["a1", "a2", "a3"]), server("b", ["b1", "b2", "b3"]), budget=5)
+    catalog = project_catalog(model)
+    assert catalog.budget == 5
+    assert catalog.total_requested == 8
+    assert catalog.over_budget
+    assert catalog.over_by == 3
+    assert len(catalog.trimmed) == 3
+    assert catalog.warning == (
+        "3 tools over the budget of 5 — 3 MCP tools were dropped from this session; "
+        "disable some to make room"
+    )
+
+
+def test_exactly_at_budget_is_not_over() -> None:
+    catalog = project_catalog(plugin_model(server("a", ["a1", "a2"]), budget=4))
+    assert len(catalog.tools) == 4
+    assert catalog.trimmed == ()
+    assert not catalog.over_budget
+    assert catalog.over_by == 0
+    assert catalog.warning is None
+
+
+def test_budget_override() -> None:
+    model = plugin_model(server("a", ["a1", "a2", "a3"]), budget=128)
+    catalog = project_catalog(model, budget=3)
+    assert catalog.budget == 3
+    assert wire_refs(catalog) == [(None, "read"), (None, "write"), ("a", "a1")]
+    assert catalog.trimmed == (ToolRef("a", "a2"), ToolRef("a", "a3"))
+    assert project_catalog(plugin_model(server("a", ["a1"]), budget=2)).budget == 2
+    with pytest.raises(ValueError, match="at least 0"):
+        project_catalog(model, budget=-1)
+
+
+def test_zero_budget_with_no_natives() -> None:
+    catalog = project_catalog(
+        plugin_model(server("a", ["a1"]), natives=()), native_tools=(), budget=0
+    )
+    assert catalog.tools == ()
+    assert catalog.trimmed == (ToolRef("a", "a1"),)
+    assert catalog.warning is not None
+    assert catalog.warning.startswith("1 tools over the budget of 0")
+
+
+# --- what is requested at all ----------------------------------------------------------
+
+
+def test_disabled_tools_are_neither_shipped_nor_trimmed() -> None:
+    model = plugin_model(
+        server("a", ["a1", "a2", "a3"], off=["a2"]), server("b", ["b1"], off=["b1"]), budget=3
+    )
+    catalog = project_catalog(model)
+    assert wire_refs(catalog)[2:] == [("a", "a1")]
+    assert catalog.trimmed == (ToolRef("a", "a3"),)
+    assert not catalog.is_trimmed("a", "a2")
+    assert catalog.total_requested == 4  # 2 natives + a1 + a3
+    assert catalog.over_by == 1
+    with pytest.raises(UnknownToolError):
+        catalog.wire_name("a", "a2")
+
+
+@pytest.mark.parametrize("status", ["failed", "connecting", "disabled"])
+def test_servers_that_are_not_connected_contribute_nothing(status: ServerStatus) -> None:
+    model = plugin_model(
+        server("down", ["d1", "d2"], status=status), server("up", ["u1"]), budget=3
+    )
+    catalog = project_catalog(model)
+    assert wire_refs(catalog)[2:] == [("up", "u1")]
+    assert catalog.trimmed == ()
+    assert catalog.total_requested == 3
+    assert not catalog.over_budget
+    assert len(catalog.names) == 1
+    with pytest.raises(UnknownToolError):
+        catalog.wire_name("down", "d1")
+
+
+def test_a_tool_advertised_twice_ships_once_the_first_wins() -> None:
+    tools = (
+        ToolState(bare="t", enabled=True, description="first"),
+        ToolState(bare="u", enabled=True),
+        ToolState(bare="t", enabled=True, description="second"),
+    )
+    catalog = project_catalog(
+        plugin_model(ServerState(name="s", spec=SPEC, status="connected", tools=tools))
+    )
+    assert wire_refs(catalog)[2:] == [("s", "t"), ("s", "u")]
+    assert catalog.tools[2].description == "first"
+    assert catalog.total_requested == 4
+
+
+# --- names ------------------------------------------------------------------------------
+
+
+def test_wire_names_do_not_change_with_the_budget() -> None:
+    model = plugin_model(
+        server("a", ["x.y", "x_y", "t" * 90]), server("a_", ["_x_y"]), server("b", ["read"])
+    )
+    full = project_catalog(model)
+    expected = {(t.server, t.tool): t.name for t in full.tools if t.server is not None}
+    assert len(expected) == 5
+    for budget in range(0, 9):
+        catalog = project_catalog(model, budget=budget)
+        assert catalog.names == full.names
+        for tool in catalog.tools:
+            if tool.server is not None:
+                assert tool.name == expected[(tool.server, tool.tool)]
+        for ref in catalog.trimmed:
+            assert catalog.wire_name(ref.server, ref.tool) == expected[ref]
+
+
+def test_mcp_names_never_take_a_native_name() -> None:
+    natives = (NativeTool(name="mcp__s__t"), NativeTool(name="other"))
+    catalog = project_catalog(plugin_model(server("s", ["t", "u"]), natives=natives))
+    names = [t.name for t in catalog.tools]
+    assert len(set(names)) == len(names)
+    assert catalog.wire_name("s", "t").startswith("mcp__s__t_")
+    assert catalog.tool("mcp__s__t").server is None
+    assert all(is_provider_safe(name) for name in names)
+
+
+def test_resolve_and_lookup() -> None:
+    model = plugin_model(server("my srv", ["a.b", "a_b"]), server("x", ["y"]), budget=3)
+    catalog = project_catalog(model)
+    for tool in catalog.tools:
+        assert catalog.tool(tool.name) is tool
+        if tool.server is None:
+            assert catalog.is_native(tool.name)
+            with pytest.raises(UnknownToolError):
+                catalog.resolve(tool.name)
+        else:
+            assert not catalog.is_native(tool.name)
+            assert catalog.resolve(tool.name) == ToolRef(tool.server, tool.tool)
+    for ref in catalog.trimmed:  # trimmed tools keep a name, but are not on the wire
+        name = catalog.wire_name(*ref)
+        assert catalog.resolve(name) == ref
+        with pytest.raises(UnknownToolError):
+            catalog.tool(name)
+    with pytest.raises(UnknownToolError):
+        catalog.resolve("mcp__nope__nope")
+    assert not catalog.is_native("nope")
+
+
+# --- the value --------------------------------------------------------------------------
+
+
+def test_catalog_is_an_immutable_value() -> None:
+    model = plugin_model(server("a", ["a1", "a2"]), budget=3)
+    catalog = project_catalog(model)
+    assert catalog == project_catalog(model)
+    with pytest.raises(ValidationError):
+        catalog.budget = 10  # type: ignore[misc]
+    assert isinstance(catalog.tools, tuple)
+    assert isinstance(catalog.trimmed, tuple)
+    assert catalog.is_trimmed("a", "a2")
+    assert catalog == project_catalog(model)  # lookup caches do not affect equality
+    copied = catalog.model_copy(update={"trimmed": ()})
+    assert not copied.is_trimmed("a", "a2")  # and never go stale
+
+
+def test_catalog_survives_a_json_round_trip() -> None:
+    model = plugin_model(server("a", ["x.y", "x_y"]), server("b", ["b1"]), budget=3)
+    catalog = project_catalog(model)
+    again = WireCatalog.model_validate_json(catalog.model_dump_json())
+    assert again == catalog
+    assert again.resolve(catalog.wire_name("a", "x.y")) == ToolRef("a", "x.y")
+    assert again.is_trimmed("b", "b1")
+
+
+# --- native tools -----------------------------------------------------------------------
+
+
+def test_default_native_tools_are_well_formed() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    names = [tool.name for tool in DEFAULT_NATIVE_TOOLS]
+    assert len(set(names)) == len(names)
+    assert {"read_file", "write_file", "edit_file", "run_command"} <= set(names)
+    for tool in DEFAULT_NATIVE_TOOLS:
+        assert is_provider_safe(tool.name)
+        assert tool.description
+        schema = thaw(tool.input_schema)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema["type"] == "object"
+        assert schema["required"]
+        assert set(schema["required"]) <= set(schema["properties"])
+
+
+# --- scale ------------------------------------------------------------------------------
+
+
+def big_model(servers: int, tools: int) -> PluginModel:
+    schema = {"type": "object"}
+    return PluginModel(
+        servers=tuple(
+            ServerState.model_construct(
+                name=f"server.{s}",
+                spec=SPEC,
+                status="connected",
+                tools=tuple(
+                    ToolState.model_construct(
+                        bare=f"tool.{t}", enabled=True, description="d", input_schema=schema
+                    )
+                    for t in range(tools)
+                ),
+            )
+            for s in range(servers)
+        )
+    )
+
+
+def test_fifty_thousand_tools_project_correctly() -> None:
+    """Correctness at scale; the speed is measured by bench/, not asserted here."""
+    model = big_model(500, 100)
+    catalog = project_catalog(model)
+    lookups = sum(
+        catalog.is_trimmed(f"server.{s}", f"tool.{t}") for s in range(500) for t in range(100)
+    )
+    assert len(catalog.tools) == 128
+    assert lookups == len(catalog.trimmed) == 50_000 + 6 - 128
+
+    everything = project_catalog(model, budget=60_000)
+    assert len(everything.tools) == 50_006
+    assert not everything.over_budget
