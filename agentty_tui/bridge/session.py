@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp import Client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
@@ -149,31 +150,29 @@ class ServerSession:
         self._scope.deadline = anyio.current_time() + timeout
         failure: str | None = None
         with self._scope:
-            async with client:
+            async with client, anyio.create_task_group() as group:
                 self._client = client
+                if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    # Subscribe before listing, so no change between the two is missed.
+                    await group.start(self._listen, client)
                 tools = await self._list_all(client)
                 self._scope.deadline = math.inf
                 self._connected(client, tools)
-                failure = await self._serve(client)
+                group.start_soon(self._relister, client)
+                failure = await self._until_gone()
+                group.cancel_scope.cancel()
         if failure is not None:
             self._fail(failure)
         elif self._scope.cancelled_caught and not self._stopping:
             self._fail(self._with_tail(f"timed out after {timeout:g} s while connecting"))
 
-    async def _serve(self, client: Client) -> str | None:
-        """Run until stopped; return why the server went away if it did by itself."""
-        failure: str | None = None
-        async with anyio.create_task_group() as group:
-            group.start_soon(self._relister, client)
-            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                group.start_soon(self._listen, client)
-            if self._transport is not None:
-                await self._transport.ended.wait()
-                failure = await self._exit_message()
-                group.cancel_scope.cancel()
-            else:
-                await anyio.sleep_forever()
-        return failure
+    async def _until_gone(self) -> str | None:
+        """Wait until the server goes away by itself, and say why (stdio only; else forever)."""
+        if self._transport is None:
+            await anyio.sleep_forever()
+        assert self._transport is not None
+        await self._transport.ended.wait()
+        return await self._exit_message()
 
     def _connected(self, client: Client, tools: tuple[AdvertisedTool, ...]) -> None:
         server_info = client.server_info
@@ -220,17 +219,24 @@ class ServerSession:
         elif isinstance(message, Exception):
             self.log.note(f"transport error: {message!r}")
 
-    async def _listen(self, client: Client) -> None:
+    async def _listen(
+        self, client: Client, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
         """Follow the 2026-07-28 subscription stream; each event asks for one re-list."""
-        capabilities = client.server_capabilities.tools
-        if capabilities is None or not capabilities.list_changed:
-            return
+        # Not gated on the advertised ``listChanged`` capability: servers that change their
+        # tools without advertising it exist, and a server that cannot listen just says so.
+        started = False
         try:
             async with client.listen(tools_list_changed=True) as subscription:
+                task_status.started()
+                started = True
                 async for _event in subscription:
                     self._relist_wanted.set()
         except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError) as exc:
             self.log.note(f"tools/list_changed subscription ended: {exc}")
+        finally:
+            if not started:
+                task_status.started()
 
     async def _relister(self, client: Client) -> None:
         """Re-list after each change notice; notices during a re-list cause one more, not many."""

@@ -1,0 +1,101 @@
+"""``notifications/tools/list_changed`` from real servers of both protocol eras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.catalog import project_catalog
+from agentty_tui.config import ConfigStore
+from agentty_tui.model import PluginModel
+from tests.conftest import WriteConfig
+from tests.helpers import stdio_entry
+from tests.servers import (
+    GATED_BASE_TOOLS,
+    LEGACY_TS_REVEALED_TOOL,
+    gated_argv,
+    legacy_ts_argv,
+    legacy_ts_available,
+)
+
+pytestmark = pytest.mark.anyio
+
+SETTLE = 20.0
+
+
+def _tools(model: PluginModel, server: str) -> dict[str, bool]:
+    state = model.server(server)
+    assert state is not None
+    return {tool.bare: tool.enabled for tool in state.tools}
+
+
+async def test_modern_server_reveals_and_withdraws_tools(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"godot": stdio_entry(gated_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        state = model.server("godot")
+        assert state is not None and state.info is not None
+        assert state.info.protocol_version == "2026-07-28"
+        pid = bridge.server_pid("godot")
+        await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
+        model = await bridge.wait_for(lambda m: "scene_open" in _tools(m, "godot"), 5)
+        assert list(_tools(model, "godot")) == [*GATED_BASE_TOOLS, "scene_open", "scene_save"]
+        assert _tools(model, "godot")["scene_open"] is True  # exclude-only config: new tools on
+        assert "mcp__godot__scene_open" in {t.name for t in project_catalog(model).tools}
+
+        await bridge.call_tool("godot", "disable_toolset", {"name": "scene"})
+        model = await bridge.wait_for(lambda m: "scene_open" not in _tools(m, "godot"), 5)
+        assert list(_tools(model, "godot")) == list(GATED_BASE_TOOLS)  # replaced, not merged
+        assert "mcp__godot__scene_open" not in {t.name for t in project_catalog(model).tools}
+        assert bridge.server_pid("godot") == pid
+
+
+async def test_revealed_tool_stays_off_under_an_include_list(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {"godot": stdio_entry(gated_argv(), tools={"include": ["enable_toolset", "pid"]})}
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        await bridge.call_tool("godot", "enable_toolset", {"name": "script"})
+        model = await bridge.wait_for(lambda m: "script_run" in _tools(m, "godot"), 5)
+        tools = _tools(model, "godot")
+        assert tools["script_run"] is False
+        assert tools["script_edit"] is False
+        assert tools["enable_toolset"] is True
+
+
+async def test_a_burst_of_notifications_coalesces(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"godot": stdio_entry(gated_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        await bridge.call_tool("godot", "burst", {"count": 300})
+        # One more change after the burst proves every earlier notice has been handled.
+        await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
+        await bridge.wait_for(lambda m: "scene_open" in _tools(m, "godot"), 5)
+        with anyio.move_on_after(0.3):  # let any stragglers arrive
+            await bridge.wait_for(lambda m: False)
+        relists = bridge.session_relists("godot")
+        assert 1 <= relists < 100, relists
+
+
+@pytest.mark.skipif(not legacy_ts_available(), reason="needs node and npm ci in tests/servers/legacy_ts")
+async def test_legacy_era_server_list_changed(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config({"ts": stdio_entry(legacy_ts_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        state = model.server("ts")
+        assert state is not None and state.status == "connected", state
+        assert state.info is not None and state.info.protocol_version != "2026-07-28"
+        await bridge.call_tool("ts", "reveal")
+        model = await bridge.wait_for(lambda m: LEGACY_TS_REVEALED_TOOL in _tools(m, "ts"), 5)
+        await bridge.call_tool("ts", "hide")
+        await bridge.wait_for(lambda m: LEGACY_TS_REVEALED_TOOL not in _tools(m, "ts"), 5)
