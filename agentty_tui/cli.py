@@ -22,6 +22,7 @@ from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageE
 
 __all__ = ["default_config_path", "main"]
 
+
 def default_config_path() -> Path:
     """``$AGENTTY_CONFIG``, else ``$XDG_CONFIG_HOME/agentty/mcp.json`` (``~/.config`` default)."""
     explicit = os.environ.get("AGENTTY_CONFIG")
@@ -51,14 +52,21 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", parents=[common], help="connect and list servers, tools")
     listing.add_argument("--json", action="store_true", help="one JSON object")
 
-    add = commands.add_parser("add", parents=[common], help="add a server to the config")
+    add = commands.add_parser(
+        "add",
+        parents=[common],
+        help="add a server to the config",
+        usage=(
+            "agentty-tui add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARG]...\n"
+            "       agentty-tui add NAME --url URL [--header 'KEY: VALUE']... [--sse]"
+        ),
+    )
     add.add_argument("name")
     add.add_argument("--url", help="a Streamable HTTP (or SSE) endpoint instead of a command")
     add.add_argument("--sse", action="store_true", help="the URL speaks the legacy SSE transport")
     add.add_argument("--header", action="append", default=[], metavar="'KEY: VALUE'")
     add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
     add.add_argument("--cwd", help="working directory of the server")
-    add.add_argument("argv", nargs=argparse.REMAINDER, help="-- COMMAND [ARG]...")
 
     remove = commands.add_parser("remove", parents=[common], help="remove a server")
     remove.add_argument("name")
@@ -81,7 +89,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Everything after the first "--" is a server's command line, verbatim: split it off
+    # before parsing so that none of its words is read as one of ours.
+    command_line: list[str] = []
+    if "--" in words:
+        cut = words.index("--")
+        words, command_line = words[:cut], words[cut + 1 :]
+    args = _parser().parse_args(words)
+    args.argv = command_line
     config_path: Path = getattr(args, "config", None) or default_config_path()
     _quiet_logging()
     try:
@@ -109,16 +125,17 @@ def _quiet_logging() -> None:
     from agentty_tui.bridge.logs import default_log_dir
 
     root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    target: logging.Handler
     try:
         directory = default_log_dir()
         directory.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(directory / "agentty.log")
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        target = logging.FileHandler(directory / "agentty.log")
+        target.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     except OSError:
-        handler = logging.NullHandler()
-    root.addHandler(handler)
+        target = logging.NullHandler()
+    root.addHandler(target)
     root.setLevel(logging.WARNING)
 
 

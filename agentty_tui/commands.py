@@ -28,7 +28,15 @@ from agentty_tui.errors import (
 from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, StdioSpec
 from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
 
-__all__ = ["cmd_add", "cmd_call", "cmd_catalog", "cmd_disable", "cmd_enable", "cmd_list", "cmd_remove"]
+__all__ = [
+    "cmd_add",
+    "cmd_call",
+    "cmd_catalog",
+    "cmd_disable",
+    "cmd_enable",
+    "cmd_list",
+    "cmd_remove",
+]
 
 
 SETTLE_MARGIN = 5.0
@@ -97,13 +105,13 @@ async def cmd_catalog(path: Path, args: argparse.Namespace) -> int:
 
 def _spec_from(args: argparse.Namespace) -> ServerSpec:
     argv = list(args.argv)
-    if argv and argv[0] == "--":
-        argv = argv[1:]
     if args.url:
         if argv or args.env or args.cwd:
             raise UsageError("give either --url or -- COMMAND [ARG]..., not both")
         headers = parse_pairs(args.header, ":", "header")
-        return HttpSpec(url=args.url, headers=headers, transport="sse" if args.sse else "streamable-http")
+        return HttpSpec(
+            url=args.url, headers=headers, transport="sse" if args.sse else "streamable-http"
+        )
     if args.header or args.sse:
         raise UsageError("--header and --sse go with --url")
     if not argv:
@@ -173,7 +181,9 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
             raise UnknownToolError(args.server, args.tool)
         result = await session.call_tool(args.tool, arguments)
     if args.json:
-        print(json.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True), indent=2))
+        print(
+            json.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True), indent=2)
+        )
     else:
         print(result_text(result))
     return 1 if result.is_error else 0

@@ -10,7 +10,7 @@ consumer recomputes it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -132,7 +132,9 @@ class NativeTool(Frozen):
     """Wire name, already provider-safe."""
     description: str = ""
     """What the model reads about the tool."""
-    input_schema: FrozenJson = Field(default_factory=lambda: {"type": "object"}, validate_default=True)
+    input_schema: FrozenJson = Field(
+        default_factory=lambda: {"type": "object"}, validate_default=True
+    )
     """JSON Schema of the arguments."""
 
 
@@ -166,7 +168,9 @@ class AdvertisedTool(Frozen):
     """Human display name, when the server gives one."""
     description: str | None = None
     """What the tool does."""
-    input_schema: FrozenJson = Field(default_factory=lambda: {"type": "object"}, validate_default=True)
+    input_schema: FrozenJson = Field(
+        default_factory=lambda: {"type": "object"}, validate_default=True
+    )
     """JSON Schema of the arguments, passed through untouched."""
 
 
@@ -199,7 +203,9 @@ class ToolState(Frozen):
     """Advertised display name."""
     description: str | None = None
     """Advertised description."""
-    input_schema: FrozenJson = Field(default_factory=lambda: {"type": "object"}, validate_default=True)
+    input_schema: FrozenJson = Field(
+        default_factory=lambda: {"type": "object"}, validate_default=True
+    )
     """Advertised JSON Schema, untouched."""
 
     @property
@@ -282,4 +288,3 @@ def derive_tools(advertised: Sequence[AdvertisedTool], rule: ToolFilter) -> tupl
         )
         for tool in advertised
     )
-

@@ -99,15 +99,16 @@ def model_text(model: PluginModel, catalog: WireCatalog) -> str:
                 lines.append(f"    ! {line}")
         for tool in server.tools:
             mark = "on " if tool.enabled else "off"
-            trimmed = "  (trimmed: over budget)" if catalog.is_trimmed(server.name, tool.bare) else ""
+            trimmed = (
+                "  (trimmed: over budget)" if catalog.is_trimmed(server.name, tool.bare) else ""
+            )
             label = f"  {tool.label}" if tool.label else ""
             lines.append(f"    [{mark}] {tool.bare}{label}{trimmed}")
     if not model.servers:
         lines.append(f"no servers configured in {model.config_path}")
     lines.append("")
     lines.append(
-        f"wire: {len(catalog.tools)} of {catalog.total_requested} tools "
-        f"(budget {catalog.budget})"
+        f"wire: {len(catalog.tools)} of {catalog.total_requested} tools (budget {catalog.budget})"
     )
     if catalog.warning:
         lines.append(f"warning: {catalog.warning}")
@@ -118,7 +119,8 @@ def catalog_text(catalog: WireCatalog) -> str:
     """``catalog``: one wire name a line, with where it comes from."""
     width = max((len(tool.name) for tool in catalog.tools), default=0)
     lines = [
-        f"{tool.name:<{width}}  {'native' if tool.server is None else tool.server + ' / ' + tool.tool}"
+        f"{tool.name:<{width}}  "
+        + ("native" if tool.server is None else f"{tool.server} / {tool.tool}")
         for tool in catalog.tools
     ]
     lines.append("")

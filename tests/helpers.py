@@ -39,3 +39,13 @@ def time_server_command() -> str | None:
     if beside.exists():
         return str(beside)
     return shutil.which("mcp-server-time")
+
+
+async def wait_until_gone(pid: int, timeout: float = 10.0) -> None:
+    """Wait until process ``pid`` has ended; fail the test after ``timeout`` seconds."""
+    import anyio
+
+    with anyio.fail_after(timeout):
+        # No event fires when a foreign process ends: polling is the only way to see it.
+        while process_alive(pid):  # noqa: ASYNC110
+            await anyio.sleep(0.05)

@@ -95,7 +95,10 @@ class Bridge:
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         await self.aclose()
 
@@ -286,7 +289,9 @@ class Bridge:
             else:
                 del self._sessions[name]
                 self._retire(session)
-        started = [self._start(server) for name, server in wanted.items() if name not in self._sessions]
+        started = [
+            self._start(server) for name, server in wanted.items() if name not in self._sessions
+        ]
         self._publish()
         return started
 

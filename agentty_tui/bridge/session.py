@@ -14,7 +14,6 @@ handles both and coalesces bursts into one re-list at a time.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -129,7 +128,7 @@ class ServerSession:
     async def _supervise(self) -> None:
         spec = self.config.spec
         if isinstance(spec, StdioSpec):
-            if spec.cwd is not None and not os.path.isdir(spec.cwd):
+            if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
                 self._fail(f"working directory {spec.cwd!r} does not exist")
                 return
             self._transport = StdioTransport(spec, self.log)
@@ -263,7 +262,9 @@ class ServerSession:
         try:
             return await client.call_tool(bare, arguments)
         except Exception as exc:
-            raise OperationError(f"calling {bare!r} on {self.name!r} failed: {self._describe(exc)}") from exc
+            raise OperationError(
+                f"calling {bare!r} on {self.name!r} failed: {self._describe(exc)}"
+            ) from exc
 
     # --- error text -----------------------------------------------------------------
 
@@ -277,7 +278,8 @@ class ServerSession:
     async def _exit_message(self) -> str:
         assert self._transport is not None
         with anyio.move_on_after(EXIT_STATUS_WAIT):
-            while self._transport.returncode is None:
+            # No event fires on exit; the exit status is only observable by polling.
+            while self._transport.returncode is None:  # noqa: ASYNC110
                 await anyio.sleep(0.01)
         code = self._transport.returncode
         text = _exit_text(code) if code is not None else "closed its output and stopped answering"

@@ -179,7 +179,7 @@ class StdioTransport:
 async def _exited_within(process: anyio.abc.Process, seconds: float) -> bool:
     """Poll the exit status: ``wait()`` would also wait for pipes a grandchild holds open."""
     with anyio.move_on_after(seconds):
-        while process.returncode is None:
+        while process.returncode is None:  # noqa: ASYNC110 - no event fires on exit
             await anyio.sleep(0.01)
     return process.returncode is not None
 
@@ -187,4 +187,3 @@ async def _exited_within(process: anyio.abc.Process, seconds: float) -> bool:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from agentty_tui.bridge import Bridge
@@ -14,7 +15,7 @@ from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError, UnknownServerError, UnknownToolError
 from agentty_tui.model import PluginModel, StdioSpec
 from tests.conftest import WriteConfig
-from tests.helpers import process_alive, stdio_entry, time_server_command
+from tests.helpers import process_alive, stdio_entry, time_server_command, wait_until_gone
 from tests.servers import PLAIN_TOOLS, paged_argv, plain_argv
 
 pytestmark = pytest.mark.anyio
@@ -53,7 +54,13 @@ async def test_third_party_server_from_pypi(write_config: WriteConfig, log_dir: 
     command = time_server_command()
     assert command is not None, "mcp-server-time is a dev dependency"
     path = write_config(
-        {"time": {"command": command, "args": ["--local-timezone", "UTC"], "tools": {"exclude": ["convert_time"]}}}
+        {
+            "time": {
+                "command": command,
+                "args": ["--local-timezone", "UTC"],
+                "tools": {"exclude": ["convert_time"]},
+            }
+        }
     )
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         model = await bridge.settled(SETTLE)
@@ -132,9 +139,7 @@ async def test_remove_stops_the_server_process(write_config: WriteConfig, log_di
         model = await bridge.plugin_remove("beta")
         assert [s.name for s in model.servers] == ["alpha"]
         assert list(_file(path)["mcpServers"]) == ["alpha"]  # type: ignore[call-overload]
-        with anyio.fail_after(10):
-            while process_alive(beta_pid):
-                await anyio.sleep(0.05)
+        await wait_until_gone(beta_pid)
         assert bridge.server_pid("alpha") == alpha_pid
         with pytest.raises(UnknownServerError):
             await bridge.plugin_remove("beta")
@@ -165,9 +170,9 @@ async def test_reload_respawns_only_changed_servers(
         assert bridge.server_pid("keep") == pids["keep"]
         assert bridge.server_pid("change") not in (None, pids["change"])
         assert model.server("change").info.name == "v2"  # type: ignore[union-attr]
-        with anyio.fail_after(10):
-            while process_alive(pids["drop"]) or process_alive(pids["change"]):  # type: ignore[arg-type]
-                await anyio.sleep(0.05)
+        for pid in (pids["drop"], pids["change"]):
+            assert pid is not None
+            await wait_until_gone(pid)
 
 
 async def test_reload_requests_during_a_reload_coalesce(
@@ -185,7 +190,7 @@ async def test_reload_requests_during_a_reload_coalesce(
 
         async with anyio.create_task_group() as group:
             group.start_soon(request)
-            await anyio.sleep(0)  # let the first reload begin
+            await anyio.lowlevel.checkpoint()  # let the first reload begin
             for _ in range(100):
                 group.start_soon(request)
         assert len(results) == 101
@@ -226,7 +231,11 @@ async def test_shutdown_leaves_no_process(write_config: WriteConfig, log_dir: Pa
     path = write_config(
         {
             "alpha": stdio_entry(plain_argv()),
-            "stubborn": {"command": plain_argv()[0], "args": ["-c", stubborn], "connectTimeout": 60},
+            "stubborn": {
+                "command": plain_argv()[0],
+                "args": ["-c", stubborn],
+                "connectTimeout": 60,
+            },
         }
     )
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:

@@ -71,9 +71,7 @@ async def test_revealed_tool_stays_off_under_an_include_list(
         assert tools["enable_toolset"] is True
 
 
-async def test_a_burst_of_notifications_coalesces(
-    write_config: WriteConfig, log_dir: Path
-) -> None:
+async def test_a_burst_of_notifications_coalesces(write_config: WriteConfig, log_dir: Path) -> None:
     path = write_config({"godot": stdio_entry(gated_argv())})
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         await bridge.settled(SETTLE)
@@ -87,7 +85,9 @@ async def test_a_burst_of_notifications_coalesces(
         assert 1 <= relists < 100, relists
 
 
-@pytest.mark.skipif(not legacy_ts_available(), reason="needs node and npm ci in tests/servers/legacy_ts")
+@pytest.mark.skipif(
+    not legacy_ts_available(), reason="needs node and npm ci in tests/servers/legacy_ts"
+)
 async def test_legacy_era_server_list_changed(write_config: WriteConfig, log_dir: Path) -> None:
     path = write_config({"ts": stdio_entry(legacy_ts_argv())})
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:

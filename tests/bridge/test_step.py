@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError, UnknownToolError
 from tests.conftest import WriteConfig
-from tests.helpers import process_alive, stdio_entry
+from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
 
 pytestmark = pytest.mark.anyio
@@ -47,9 +46,7 @@ async def test_step_keeps_its_session_across_a_replacing_reload(
             assert await _pid_via(fresh.call("alpha", "pid")) == new_pid
 
         step.close()
-        with anyio.fail_after(10):
-            while process_alive(old_pid):
-                await anyio.sleep(0.05)
+        await wait_until_gone(old_pid)
         with pytest.raises(OperationError):
             await step.call("alpha", "pid")
 

@@ -1,0 +1,173 @@
+"""Every headless command end to end: a real ``agentty-tui`` process on real servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import WriteConfig
+from tests.helpers import stdio_entry
+from tests.servers import PLAIN_TOOLS, gated_argv, plain_argv
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``agentty-tui ARGS`` in a child process, as a script would run it."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentty_tui", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+def _json(result: subprocess.CompletedProcess[str]) -> Any:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def config(write_config: WriteConfig) -> Path:
+    return write_config(
+        {
+            "plain": stdio_entry(plain_argv(), tools={"exclude": ["sleep"]}),
+            "gated": stdio_entry(gated_argv()),
+            "broken": {"command": "agentty-no-such-command"},
+        },
+        toolBudget=10,
+    )
+
+
+def test_list_json_reports_every_server(config: Path) -> None:
+    data = _json(run("list", "--json", "--config", str(config)))
+    servers = {s["name"]: s for s in data["servers"]}
+    assert list(servers) == ["plain", "gated", "broken"]
+    assert servers["plain"]["status"] == "connected"
+    assert [t["name"] for t in servers["plain"]["tools"]] == list(PLAIN_TOOLS)
+    assert {t["name"]: t["enabled"] for t in servers["plain"]["tools"]}["sleep"] is False
+    assert servers["broken"]["status"] == "failed"
+    assert "command not found" in servers["broken"]["error"]
+    # 6 natives + 3 plain + 5 gated requested against a budget of 10
+    assert data["budget"] == {"limit": 10, "total": 14, "trimmed": 4}
+
+
+def test_list_text_is_readable(config: Path) -> None:
+    result = run("list", "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    assert "plain   connected   3/4 tools on" in result.stdout
+    assert "[off] sleep" in result.stdout
+    assert "! command not found: 'agentty-no-such-command'" in result.stdout
+    assert "4 tools over the budget of 10" in result.stdout
+    assert result.stderr == ""
+
+
+def test_catalog_json_with_budget_override(config: Path) -> None:
+    data = _json(run("catalog", "--json", "--budget", "8", "--config", str(config)))
+    names = [t["name"] for t in data["tools"]]
+    assert len(names) == 8
+    assert names[6:] == ["mcp__plain__echo", "mcp__plain__add"]
+    assert data["tools"][6]["server"] == "plain" and data["tools"][6]["tool"] == "echo"
+    assert data["tools"][6]["input_schema"]["required"] == ["text"]
+    assert data["budget"] == 8 and data["trimmed"] == 6
+    assert {"server": "gated", "tool": "burst"} in data["trimmed_tools"]
+
+
+def test_enable_and_disable_edit_the_config(config: Path) -> None:
+    result = run("disable", "plain", "echo", "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    entry = json.loads(config.read_text())["mcpServers"]["plain"]
+    assert entry["tools"]["exclude"] == ["sleep", "echo"]
+    assert run("enable", "plain", "sleep", "--config", str(config)).returncode == 0
+    entry = json.loads(config.read_text())["mcpServers"]["plain"]
+    assert entry["tools"]["exclude"] == ["echo"]
+
+
+def test_unknown_names_exit_1_and_leave_the_file(config: Path) -> None:
+    before = config.read_bytes()
+    unknown_server = run("disable", "nope", "echo", "--config", str(config))
+    assert unknown_server.returncode == 1
+    assert "no server named 'nope'" in unknown_server.stderr
+    unknown_tool = run("disable", "plain", "nope", "--config", str(config))
+    assert unknown_tool.returncode == 1
+    assert "no tool named 'nope' on server 'plain'" in unknown_tool.stderr
+    assert run("remove", "nope", "--config", str(config)).returncode == 1
+    assert run("call", "plain", "nope", "--config", str(config)).returncode == 1
+    assert config.read_bytes() == before
+
+
+def test_add_and_remove(config: Path) -> None:
+    argv = plain_argv("--name", "added")
+    result = run("add", "extra", "--env", "TOKEN=s3cret", "--config", str(config), "--", *argv)
+    assert result.returncode == 0, result.stderr
+    entry = json.loads(config.read_text())["mcpServers"]["extra"]
+    assert entry == {"command": argv[0], "args": argv[1:], "env": {"TOKEN": "s3cret"}}
+    listed = _json(run("list", "--json", "--config", str(config)))
+    extra = next(s for s in listed["servers"] if s["name"] == "extra")
+    assert extra["status"] == "connected"
+    assert "s3cret" not in json.dumps(listed)  # env values are masked
+
+    web = run(
+        "add",
+        "web",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        "Authorization: Bearer x",
+        "--config",
+        str(config),
+    )
+    assert web.returncode == 0, web.stderr
+    assert json.loads(config.read_text())["mcpServers"]["web"] == {
+        "url": "http://127.0.0.1:9/mcp",
+        "headers": {"Authorization": "Bearer x"},
+    }
+    assert run("remove", "extra", "--config", str(config)).returncode == 0
+    assert "extra" not in json.loads(config.read_text())["mcpServers"]
+
+
+def test_add_usage_errors_exit_2(config: Path) -> None:
+    before = config.read_bytes()
+    assert run("add", "x", "--config", str(config)).returncode == 2
+    both = run("add", "x", "--url", "http://h/mcp", "--config", str(config), "--", "cmd")
+    assert both.returncode == 2 and "not both" in both.stderr
+    assert run("add", "x", "--env", "NOEQUALS", "--config", str(config), "--", "c").returncode == 2
+    assert config.read_bytes() == before
+
+
+def test_call_prints_the_result(config: Path) -> None:
+    result = run("call", "plain", "add", '{"a": 2, "b": 40}', "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "42"
+    data = _json(run("call", "plain", "echo", '{"text": "hi"}', "--json", "--config", str(config)))
+    assert data["content"][0]["text"] == "hi"
+    bad = run("call", "plain", "add", "[1]", "--config", str(config))
+    assert bad.returncode == 2 and "JSON object" in bad.stderr
+
+
+def test_config_that_does_not_parse_exits_2_naming_the_place(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n')
+    for args in (["list"], ["catalog"], ["disable", "a", "t"], ["remove", "a"]):
+        result = run(*args, "--config", str(path))
+        assert result.returncode == 2, args
+        assert f"{path}:3:" in result.stderr
+    assert path.read_text().count("x") == 1
+
+
+def test_config_path_resolution(tmp_path: Path) -> None:
+    explicit = tmp_path / "from-env.json"
+    argv = plain_argv()
+    env = {"AGENTTY_CONFIG": str(explicit)}
+    assert run("add", "a", "--", *argv, env=env).returncode == 0
+    assert "a" in json.loads(explicit.read_text())["mcpServers"]
+
+    xdg = tmp_path / "xdg"
+    assert run("add", "b", "--", *argv, env={"XDG_CONFIG_HOME": str(xdg)}).returncode == 0
+    assert "b" in json.loads((xdg / "agentty" / "mcp.json").read_text())["mcpServers"]
