@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import errno
 
+import httpx2
 from mcp.shared.exceptions import MCPError
 
-from agentty_tui.model import ServerConfig, StdioSpec
+from agentty_tui.model import HttpSpec, ServerConfig, StdioSpec
 
 __all__ = ["describe_failure", "root_cause"]
 
@@ -33,6 +34,15 @@ def describe_failure(exc: BaseException, config: ServerConfig) -> str:
             isinstance(cause, OSError) and cause.errno == errno.EACCES
         ):
             return f"command is not executable: {spec.command!r}"
+    if isinstance(spec, HttpSpec):
+        if isinstance(cause, httpx2.ConnectError):
+            return f"cannot connect to {spec.url}: {cause or 'connection refused'}"
+        if isinstance(cause, httpx2.HTTPStatusError):
+            code = cause.response.status_code
+            hint = (
+                " (check the headers: is a token missing or expired?)" if code in (401, 403) else ""
+            )
+            return f"{spec.url} answered HTTP {code}{hint}"
     if isinstance(cause, TimeoutError):
         return f"no answer within {config.request_timeout:g} s (request timeout)"
     if isinstance(cause, MCPError):

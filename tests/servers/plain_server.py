@@ -9,9 +9,10 @@ Tools:
              (e.g. that a reload kept the same process)
     sleep(seconds) -> sleeps, then returns ``"slept <seconds>"`` (slow or hung calls)
 
-Run: ``python tests/servers/plain_server.py [--name NAME]``. ``--name`` sets the
-serverInfo name (default ``plain``). Only protocol is written to stdout; logs go to
-stderr at WARNING.
+Run: ``python tests/servers/plain_server.py [--name NAME] [--transport T --port N]``;
+``--transport streamable-http`` or ``sse`` serves on 127.0.0.1:N instead of stdio.
+``--name`` sets the serverInfo name (default ``plain``). Only protocol is written to
+stdout; logs go to stderr at WARNING.
 """
 
 from __future__ import annotations
@@ -52,10 +53,18 @@ def build_server(name: str = "plain") -> MCPServer:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--name", default="plain", help="serverInfo name")
+    parser.add_argument("--transport", choices=("stdio", "streamable-http", "sse"), default="stdio")
+    parser.add_argument("--port", type=int, default=0, help="loopback port for HTTP transports")
     args = parser.parse_args(argv)
     # Before MCPServer: its own logging setup is a no-op once the root logger has a handler.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
-    build_server(args.name).run("stdio")
+    server = build_server(args.name)
+    if args.transport == "streamable-http":
+        server.run("streamable-http", host="127.0.0.1", port=args.port)
+    elif args.transport == "sse":
+        server.run("sse", host="127.0.0.1", port=args.port)
+    else:
+        server.run("stdio")
 
 
 if __name__ == "__main__":

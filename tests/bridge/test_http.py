@@ -1,0 +1,80 @@
+"""Servers reached by URL: Streamable HTTP and legacy SSE against a real loopback server."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.config import ConfigStore
+from tests.conftest import WriteConfig
+from tests.servers import PLAIN_TOOLS, plain_argv
+
+pytestmark = pytest.mark.anyio
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _serving(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture(params=["streamable-http", "sse"])
+def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """A plain server on a loopback port; yields (transport, url)."""
+    transport: str = request.param
+    port = _free_port()
+    process = subprocess.Popen(
+        [*plain_argv("--name", "web"), "--transport", transport, "--port", str(port)],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(200):  # up to 10 s for the server to listen
+            if _serving(port) or process.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.05"], check=True)
+        assert _serving(port), "the HTTP test server did not start"
+        path = "/mcp" if transport == "streamable-http" else "/sse"
+        yield transport, f"http://127.0.0.1:{port}{path}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_url_server_connects_lists_toggles_and_calls(
+    http_server: tuple[str, str], write_config: WriteConfig, log_dir: Path
+) -> None:
+    transport, url = http_server
+    entry: dict[str, object] = {"url": url, "headers": {"X-Test": "1"}}
+    if transport == "sse":
+        entry["type"] = "sse"
+    path = write_config({"web": entry})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(20)
+        web = model.server("web")
+        assert web is not None and web.status == "connected", web
+        assert [t.bare for t in web.tools] == list(PLAIN_TOOLS)
+        model = await bridge.tool_set_enabled("web", "sleep", False)
+        assert model.server("web").tool("sleep").enabled is False  # type: ignore[union-attr]
+        assert model.server("web").status == "connected"  # type: ignore[union-attr]
+        result = await bridge.call_tool("web", "add", {"a": 1, "b": 2})
+        assert result.content[0].text == "3"  # type: ignore[union-attr]
+
+
+async def test_refused_port_fails_with_a_reason(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config({"web": {"url": f"http://127.0.0.1:{_free_port()}/mcp"}})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(20)
+    web = model.server("web")
+    assert web is not None and web.status == "failed"
+    assert f"cannot connect to {web.spec.url}" in (web.error or "")  # type: ignore[union-attr]
