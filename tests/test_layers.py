@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "agentty_tui.native_tools": 0,
     "agentty_tui.catalog": 3,
     "agentty_tui.report": 3,
+    "agentty_tui.wire": 3,
     "agentty_tui.ui": 4,
     "agentty_tui.commands": 5,
     "agentty_tui.cli": 5,

@@ -9,6 +9,7 @@ import pytest
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError, UnknownToolError
+from agentty_tui.wire import open_step
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
@@ -65,3 +66,41 @@ async def test_step_refuses_unknown_tools_and_unconnected_servers(
                 await step.call("alpha", "nope")
             with pytest.raises(OperationError, match="not connected"):
                 await step.call("broken", "x")
+
+
+async def test_wire_step_lists_and_calls_by_wire_name(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {
+            "alpha": stdio_entry(plain_argv(), tools={"exclude": ["sleep"]}),
+            "beta": stdio_entry(plain_argv()),
+        },
+        toolBudget=10,
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        with open_step(bridge) as step:
+            names = [tool.name for tool in step.tools]
+            assert names[:6] == [
+                "read_file",
+                "write_file",
+                "edit_file",
+                "list_directory",
+                "search_files",
+                "run_command",
+            ]
+            assert names[6:] == [
+                "mcp__alpha__echo",
+                "mcp__alpha__add",
+                "mcp__alpha__pid",
+                "mcp__beta__echo",
+            ]
+            result = await step.call("mcp__alpha__add", {"a": 20, "b": 22})
+            assert result.content[0].text == "42"  # type: ignore[union-attr]
+            with pytest.raises(UnknownToolError):
+                await step.call("mcp__beta__add", {"a": 1, "b": 1})  # trimmed by the budget
+            with pytest.raises(UnknownToolError):
+                await step.call("mcp__alpha__sleep", {"seconds": 0})  # disabled
+            with pytest.raises(OperationError, match="native tool"):
+                await step.call("read_file", {"path": "x"})
