@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TOOL_BUDGET",
     "AdvertisedTool",
+    "DroppedTool",
     "Frozen",
     "HttpSpec",
     "NativeTool",
@@ -174,6 +175,15 @@ class AdvertisedTool(Frozen):
     """JSON Schema of the arguments, passed through untouched."""
 
 
+class DroppedTool(Frozen):
+    """An advertised tool that breaks the MCP rules, left out of the model, and why."""
+
+    name: str
+    """The name as advertised (possibly the very thing that is wrong)."""
+    reason: str
+    """What is wrong with it, in plain words."""
+
+
 class ServerInfo(Frozen):
     """Who answered: the server's self-description and the negotiated protocol."""
 
@@ -231,6 +241,8 @@ class ServerState(Frozen):
     """What the server said about itself once connected."""
     tools: tuple[ToolState, ...] = ()
     """Advertised tools in advertised order, each with its enabled flag."""
+    dropped_tools: tuple[DroppedTool, ...] = ()
+    """Advertised tools that break the MCP rules and were left out, each with the reason."""
     pid: int | None = None
     """Process id of a stdio server while it runs (diagnostics; never shown in snapshots)."""
 

@@ -338,6 +338,7 @@ class Bridge:
             error=session.error,
             info=session.info,
             tools=self._derive(config, session),
+            dropped_tools=session.dropped_tools,
             pid=session.pid,
         )
 

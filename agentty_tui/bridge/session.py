@@ -28,10 +28,18 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from agentty_tui import __version__
 from agentty_tui.bridge.errors import describe_failure
 from agentty_tui.bridge.http import http_transport
+from agentty_tui.bridge.listing import screen_tools
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.errors import OperationError
-from agentty_tui.model import AdvertisedTool, ServerConfig, ServerInfo, ServerStatus, StdioSpec
+from agentty_tui.model import (
+    AdvertisedTool,
+    DroppedTool,
+    ServerConfig,
+    ServerInfo,
+    ServerStatus,
+    StdioSpec,
+)
 
 __all__ = ["MAX_TOOL_PAGES", "ServerSession"]
 
@@ -57,6 +65,8 @@ class ServerSession:
         self.info: ServerInfo | None = None
         self.tools: tuple[AdvertisedTool, ...] = ()
         """The advertised tools of the latest complete listing (replaced, never merged)."""
+        self.dropped_tools: tuple[DroppedTool, ...] = ()
+        """Tools of that listing that break the MCP rules, with the reason."""
         self.relists = 0
         """How many re-lists list_changed caused (diagnostics and tests)."""
         self.closed = anyio.Event()
@@ -199,18 +209,19 @@ class ServerSession:
     # --- tools ----------------------------------------------------------------------
 
     async def _list_all(self, client: Client) -> tuple[AdvertisedTool, ...]:
-        """Every page of ``tools/list``, first advertisement of a name wins."""
-        seen: dict[str, AdvertisedTool] = {}
+        """Every page of ``tools/list``, screened: invalid tools go to ``dropped_tools``."""
+        pages: list[types.Tool] = []
         cursor: str | None = None
         for _ in range(MAX_TOOL_PAGES):
             page = await client.list_tools(cursor=cursor)
-            for tool in page.tools:
-                if tool.name not in seen:
-                    seen[tool.name] = _advertised(tool)
+            pages.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:
                 break
-        return tuple(seen.values())
+        tools, self.dropped_tools = screen_tools(pages)
+        for dropped in self.dropped_tools:
+            self.log.note(f"dropped tool {dropped.name[:80]!r}: {dropped.reason}")
+        return tools
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -269,7 +280,7 @@ class ServerSession:
     # --- error text -----------------------------------------------------------------
 
     def _describe(self, exc: BaseException) -> str:
-        if self._transport is not None and self._transport.ended.is_set():
+        if self._transport is not None and self._transport.gone_by_itself:
             code = self._transport.returncode
             if code is not None:
                 return self._with_tail(_exit_text(code))
@@ -294,13 +305,3 @@ def _exit_text(code: int) -> str:
     if code < 0:
         return f"the server was killed by signal {-code}"
     return f"the server exited with status {code}"
-
-
-def _advertised(tool: types.Tool) -> AdvertisedTool:
-    title = tool.title or (tool.annotations.title if tool.annotations else None)
-    return AdvertisedTool(
-        name=tool.name,
-        title=title,
-        description=tool.description,
-        input_schema=tool.input_schema,
-    )

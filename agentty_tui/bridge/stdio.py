@@ -59,6 +59,9 @@ class StdioTransport:
         self.process: anyio.abc.Process | None = None
         self.ended = anyio.Event()
         """Set when the server's stdout reached end of file: it exited or closed the pipe."""
+        self.gone_by_itself = False
+        """True when stdout ended before we began to stop the server (it crashed or quit)."""
+        self._stopping = False
         self._context: contextlib.AbstractAsyncContextManager[Streams] | None = None
 
     @property
@@ -133,6 +136,7 @@ class StdioTransport:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         finally:
+            self.gone_by_itself = not self._stopping
             self.ended.set()
 
     def _parse(self, line: bytes) -> SessionMessage | None:
@@ -158,6 +162,7 @@ class StdioTransport:
             pass
 
     async def _stop_process(self) -> None:
+        self._stopping = True
         process = self.process
         if process is None:
             return

@@ -1,0 +1,61 @@
+"""From a server's ``tools/list`` pages to the tools the model keeps, and the ones it drops.
+
+A server may advertise tools that break the MCP rules. Those are dropped one by one, each with
+the reason, so that one bad tool never costs the server its valid ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import mcp_types as types
+
+from agentty_tui.model import AdvertisedTool, DroppedTool
+
+__all__ = ["MAX_TOOL_NAME", "screen_tools"]
+
+MAX_TOOL_NAME = 128
+"""MCP tool names are 1 to 128 characters (spec 2025-11-25)."""
+
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def _problem(tool: types.Tool, seen: set[str]) -> str | None:
+    name = tool.name
+    if not name:
+        return "the name is empty"
+    if len(name) > MAX_TOOL_NAME:
+        return f"the name is {len(name)} characters long; MCP allows at most {MAX_TOOL_NAME}"
+    if not _NAME.fullmatch(name):
+        return "the name has characters MCP does not allow (only A-Z a-z 0-9 _ . -)"
+    if name in seen:
+        return "the name is advertised more than once; the first one is kept"
+    if tool.input_schema.get("type") != "object":
+        return "the input schema's root is not an object"
+    return None
+
+
+def screen_tools(
+    advertised: Iterable[types.Tool],
+) -> tuple[tuple[AdvertisedTool, ...], tuple[DroppedTool, ...]]:
+    """Split advertised tools into the valid ones (in order) and the dropped ones (with why)."""
+    kept: list[AdvertisedTool] = []
+    dropped: list[DroppedTool] = []
+    seen: set[str] = set()
+    for tool in advertised:
+        problem = _problem(tool, seen)
+        if problem is not None:
+            dropped.append(DroppedTool(name=tool.name, reason=problem))
+            continue
+        seen.add(tool.name)
+        title = tool.title or (tool.annotations.title if tool.annotations else None)
+        kept.append(
+            AdvertisedTool(
+                name=tool.name,
+                title=title,
+                description=tool.description,
+                input_schema=tool.input_schema,
+            )
+        )
+    return tuple(kept), tuple(dropped)

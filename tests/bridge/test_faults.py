@@ -1,0 +1,159 @@
+"""Misbehaving servers: each row says what happened, and the other servers keep working."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.config import ConfigStore
+from agentty_tui.errors import OperationError
+from agentty_tui.model import PluginModel, ServerState
+from tests.conftest import WriteConfig
+from tests.helpers import process_alive, stdio_entry, wait_until_gone
+from tests.servers import plain_argv, python_server_argv
+
+pytestmark = pytest.mark.anyio
+
+SETTLE = 20.0
+
+
+def faulty(fault: str, *extra: str) -> list[str]:
+    return python_server_argv("faulty_server.py", "--fault", fault, *extra)
+
+
+def _server(model: PluginModel, name: str) -> ServerState:
+    state = model.server(name)
+    assert state is not None
+    return state
+
+
+async def _healthy(bridge: Bridge, name: str = "healthy") -> None:
+    """The bystander still answers calls and takes toggles without a re-spawn."""
+    pid = bridge.server_pid(name)
+    result = await bridge.call_tool(name, "echo", {"text": "fine"})
+    assert result.content[0].text == "fine"  # type: ignore[union-attr]
+    await bridge.tool_set_enabled(name, "echo", False)
+    await bridge.tool_set_enabled(name, "echo", True)
+    assert bridge.server_pid(name) == pid
+
+
+async def test_garbage_on_stdout_is_skipped(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config({"noisy": stdio_entry(faulty("garbage"))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        assert _server(model, "noisy").status == "connected", _server(model, "noisy").error
+        result = await bridge.call_tool("noisy", "noise")
+        assert result.content[0].text == "noisy"  # type: ignore[union-attr]
+        result = await bridge.call_tool("noisy", "ok")
+        assert result.content[0].text == "ok"  # type: ignore[union-attr]
+    log = (log_dir / "noisy.log").read_text()
+    assert "not JSON-RPC" in log
+
+
+async def test_invalid_tools_are_dropped_with_reasons(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"bad": stdio_entry(faulty("bad-tools"))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+    bad = _server(model, "bad")
+    assert bad.status == "connected"
+    assert [t.bare for t in bad.tools] == ["ok", "pid", "dup", "fine.dotted-name_2"]
+    assert bad.tool("dup").description == "first"  # type: ignore[union-attr]
+    reasons = {d.name: d.reason for d in bad.dropped_tools}
+    assert "characters MCP does not allow" in reasons["bad name!"]
+    assert "200 characters long" in reasons["x" * 200]
+    assert "more than once" in reasons["dup"]
+
+
+async def test_grandchild_is_gone_after_remove_and_quit(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {"forker": stdio_entry(faulty("grandchild")), "forker2": stdio_entry(faulty("grandchild"))}
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        first = int((await bridge.call_tool("forker", "grandchild_pid")).content[0].text)  # type: ignore[union-attr]
+        second = int((await bridge.call_tool("forker2", "grandchild_pid")).content[0].text)  # type: ignore[union-attr]
+        assert process_alive(first) and process_alive(second)
+        await bridge.plugin_remove("forker")
+        await wait_until_gone(first)
+        assert process_alive(second)
+    await wait_until_gone(second)
+
+
+async def test_call_killed_midway_fails_the_call_and_the_row(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {"hang": stdio_entry(faulty("hang-call")), "healthy": stdio_entry(plain_argv())}
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        pid = bridge.server_pid("hang")
+        assert pid is not None
+        failure: list[BaseException] = []
+
+        async def call() -> None:
+            try:
+                await bridge.call_tool("hang", "hang")
+            except OperationError as exc:
+                failure.append(exc)
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                await anyio.sleep(0.3)  # the call is in flight on the server
+                os.kill(pid, signal.SIGKILL)
+        assert failure, "the call must fail, not hang"
+        model = await bridge.wait_for(lambda m: _server(m, "hang").status == "failed", 5)
+        assert "killed by signal 9" in (_server(model, "hang").error or "")
+        await _healthy(bridge)
+
+
+async def test_hung_call_times_out(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config({"hang": stdio_entry(faulty("hang-call"), requestTimeout=1)})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        with anyio.fail_after(10), pytest.raises(OperationError, match="within 1 s"):
+            await bridge.call_tool("hang", "hang")
+
+
+async def test_slow_tools_list_times_out_and_can_be_retried(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {
+            "slow": stdio_entry(faulty("slow-list", "--delay", "20"), connectTimeout=2),
+            "healthy": stdio_entry(plain_argv()),
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        slow = _server(model, "slow")
+        assert slow.status == "failed"
+        assert "timed out after 2 s while connecting" in (slow.error or "")
+        await _healthy(bridge)
+        # a retry (restart) spawns it again and it fails the same way, without hurting others
+        await bridge.restart("slow")
+        model = await bridge.settled(SETTLE)
+        assert _server(model, "slow").status == "failed"
+
+
+async def test_arguments_reach_the_server_verbatim(
+    write_config: WriteConfig, log_dir: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "pwned"
+    tricky = f"a; touch {marker} $(touch {marker}) `touch {marker}` | cat"
+    path = write_config({"plain": stdio_entry(plain_argv("--name", tricky))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+    info = _server(model, "plain").info
+    assert info is not None and info.name == tricky
+    assert not marker.exists()
