@@ -171,3 +171,33 @@ def test_config_path_resolution(tmp_path: Path) -> None:
     xdg = tmp_path / "xdg"
     assert run("add", "b", "--", *argv, env={"XDG_CONFIG_HOME": str(xdg)}).returncode == 0
     assert "b" in json.loads((xdg / "agentty" / "mcp.json").read_text())["mcpServers"]
+
+
+def test_secrets_never_reach_output_or_logs(write_config: WriteConfig, tmp_path: Path) -> None:
+    secret = "sk-planted-SECRET-4242"
+    env_secret = "env-planted-SECRET-7777"
+    config = write_config(
+        {
+            "plain": stdio_entry(
+                plain_argv(), env={"API_KEY": secret, "FROM_ENV": "${AGENTTY_PLANTED}"}
+            ),
+            "web": {
+                "url": "http://127.0.0.1:9/mcp",
+                "headers": {"Authorization": f"Bearer {secret}"},
+            },
+        }
+    )
+    env = {"AGENTTY_PLANTED": env_secret}
+    outputs = [
+        run(*args, "--config", str(config), env=env)
+        for args in (["list"], ["list", "--json"], ["catalog"], ["catalog", "--json"])
+    ]
+    assert all(result.returncode == 0 for result in outputs), [r.stderr for r in outputs]
+    listed = json.loads(outputs[1].stdout)
+    assert listed["servers"][0]["spec"]["env"]["API_KEY"] != secret  # shown, but masked
+    state = tmp_path / "state"
+    logs = [p.read_text(errors="replace") for p in state.rglob("*") if p.is_file()]
+    assert logs, "the run must have written its logs under XDG_STATE_HOME"
+    for text in [*(r.stdout + r.stderr for r in outputs), *logs]:
+        assert secret not in text
+        assert env_secret not in text

@@ -14,6 +14,7 @@ handles both and coalesces bursts into one re-list at a time.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentty_tui import __version__
 from agentty_tui.bridge.errors import describe_failure
+from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.http import http_transport
 from agentty_tui.bridge.listing import screen_tools
 from agentty_tui.bridge.logs import ServerLog
@@ -136,7 +138,11 @@ class ServerSession:
             self.stop()
 
     async def _supervise(self) -> None:
-        spec = self.config.spec
+        try:
+            spec = expand_spec(self.config.spec, os.environ)
+        except ExpansionError as exc:
+            self._fail(str(exc))
+            return
         if isinstance(spec, StdioSpec):
             if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
                 self._fail(f"working directory {spec.cwd!r} does not exist")
