@@ -141,7 +141,7 @@ async def _toggle(path: Path, server: str, tool: str, enabled: bool) -> int:
     if config is None:
         raise UnknownServerError(server)
     known = tool in config.tools.exclude or tool in (config.tools.include or ())
-    if not known and not config.disabled:
+    if not known and not config.disabled and config.problem is None:
         # The tool is new to the config: check the live server really advertises it.
         async with open_server(config, default_log_dir()) as session:
             if session.status == "connected":
@@ -174,6 +174,8 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     config = _store(path).load().server(args.server)
     if config is None:
         raise UnknownServerError(args.server)
+    if config.problem is not None:
+        raise ConfigError(config.problem)
     async with open_server(config, default_log_dir()) as session:
         if session.status != "connected":
             raise OperationError(f"server {args.server!r} did not connect: {session.error}")

@@ -11,7 +11,7 @@ consumer recomputes it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -89,6 +89,9 @@ class HttpSpec(Frozen):
 ServerSpec = StdioSpec | HttpSpec
 """How to reach a server. Two servers with equal specs are the same process to run."""
 
+SpecField = Annotated[ServerSpec, Field(discriminator="kind")]
+"""A ``ServerSpec`` as a model field, told apart by its ``kind``."""
+
 
 class ToolFilter(Frozen):
     """Which of a server's tools the config lets through."""
@@ -110,8 +113,10 @@ class ServerConfig(Frozen):
 
     name: str
     """The config key; unique within a config."""
-    spec: ServerSpec = Field(discriminator="kind")
-    """How to reach the server."""
+    spec: SpecField | None = None
+    """How to reach the server; ``None`` when the entry is invalid (see ``problem``)."""
+    problem: str | None = None
+    """Why the entry could not be used (file, server and field named); it is never started."""
     disabled: bool = False
     """Kept in the config but not started."""
     tools: ToolFilter = ToolFilter()
@@ -231,8 +236,8 @@ class ServerState(Frozen):
 
     name: str
     """Config key."""
-    spec: ServerSpec = Field(discriminator="kind")
-    """How the server is reached (from config)."""
+    spec: SpecField | None = None
+    """How the server is reached (from config); ``None`` for an invalid config entry."""
     status: ServerStatus
     """``connecting``, ``connected``, ``failed`` or ``disabled``."""
     error: str | None = None

@@ -17,8 +17,10 @@ from agentty_tui.secrets import mask_value
 __all__ = ["catalog_json", "catalog_text", "model_json", "model_text", "result_text"]
 
 
-def _spec_json(server: ServerState) -> dict[str, Any]:
+def _spec_json(server: ServerState) -> dict[str, Any] | None:
     spec = server.spec
+    if spec is None:
+        return None
     if isinstance(spec, HttpSpec):
         return {
             "url": spec.url,

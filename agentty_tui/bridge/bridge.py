@@ -274,7 +274,11 @@ class Bridge:
     def _reconcile(self, config: PluginConfig, *, retry_failed: bool) -> list[ServerSession]:
         """Converge the sessions on ``config``; returns the sessions it started."""
         self._config = config
-        wanted = {server.name: server for server in config.servers if not server.disabled}
+        wanted = {
+            server.name: server
+            for server in config.servers
+            if not server.disabled and server.problem is None
+        }
         for name in list(self._sessions):
             session = self._sessions[name]
             target = wanted.get(name)
@@ -328,6 +332,8 @@ class Bridge:
         self._feed.publish(snapshot)
 
     def _server_state(self, config: ServerConfig) -> ServerState:
+        if config.problem is not None:
+            return ServerState(name=config.name, status="failed", error=config.problem)
         session = None if config.disabled else self._sessions.get(config.name)
         if session is None:
             return ServerState(name=config.name, spec=config.spec, status="disabled")

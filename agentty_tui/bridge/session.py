@@ -138,6 +138,9 @@ class ServerSession:
             self.stop()
 
     async def _supervise(self) -> None:
+        if self.config.spec is None:  # the bridge never starts an invalid entry
+            self._fail(self.config.problem or "the config entry is invalid")
+            return
         try:
             spec = expand_spec(self.config.spec, os.environ)
         except ExpansionError as exc:

@@ -200,6 +200,15 @@ def validate_server(name: str, entry: object, *, path: str | None = None) -> Ser
     )
 
 
+def _server_or_problem(name: str, entry: object, path: str | None) -> ServerConfig:
+    """One entry; an invalid one becomes a ``ServerConfig`` that carries its problem, so that
+    the other servers still load and the invalid one is shown with what is wrong."""
+    try:
+        return validate_server(name, entry, path=path)
+    except ConfigError as error:
+        return ServerConfig(name=name, problem=str(error))
+
+
 def _json_type(value: object) -> str:
     """The JSON name of a value's type, for messages."""
     if value is None:
@@ -258,7 +267,7 @@ def validate_document(document: object, *, path: str | None = None) -> PluginCon
             f"must be a non-negative integer, not {budget!r}", path=path, field="toolBudget"
         )
     servers = tuple(
-        validate_server(str(name), entry, path=path) for name, entry in servers_value.items()
+        _server_or_problem(str(name), entry, path) for name, entry in servers_value.items()
     )
     return PluginConfig(
         servers=servers,

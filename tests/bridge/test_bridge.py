@@ -296,3 +296,27 @@ async def test_disabled_server_is_not_started(write_config: WriteConfig, log_dir
         model = await bridge.settled(SETTLE)
         assert model.servers[0].status == "connected"
         assert "disabled" not in _file(path)["mcpServers"]["parked"]  # type: ignore[index]
+
+
+async def test_an_invalid_entry_is_a_failed_row_and_the_rest_run(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {
+            "broken": {"command": "x", "url": "http://h/mcp"},
+            "wrong": {"command": "x", "args": "--not-a-list"},
+            "alpha": stdio_entry(plain_argv()),
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        broken, wrong, alpha = model.servers
+        assert alpha.status == "connected"
+        assert broken.status == "failed"
+        assert broken.spec is None
+        assert "server 'broken'" in (broken.error or "")
+        assert "both 'command' and 'url'" in (broken.error or "")
+        assert "server 'wrong', field 'args'" in (wrong.error or "")
+        assert len(bridge.live_pids) == 1
+        await bridge.plugin_remove("broken")  # the way out: remove (or fix) the entry
+        assert [s.name for s in bridge.snapshot.servers] == ["wrong", "alpha"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentty_tui.config import ConfigStore, McpJsonDialect, validate_document
+from agentty_tui.config import ConfigStore, McpJsonDialect, validate_document, validate_server
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -56,7 +56,21 @@ def _error(document: object) -> ConfigError:
 
 
 def _server_error(entry: object) -> ConfigError:
-    return _error({"mcpServers": {"time": entry}})
+    with pytest.raises(ConfigError) as caught:
+        validate_server("time", entry, path="/cfg/mcp.json")
+    return caught.value
+
+
+def test_an_invalid_entry_does_not_stop_the_others_loading() -> None:
+    config = validate_document(
+        {"mcpServers": {"good": {"command": "x"}, "bad": {"command": "x", "args": "-v"}}},
+        path="/cfg/mcp.json",
+    )
+    good, bad = config.servers
+    assert good.problem is None and good.spec is not None
+    assert bad.spec is None
+    assert bad.problem is not None
+    assert bad.problem.startswith("/cfg/mcp.json: server 'bad', field 'args': ")
 
 
 def test_example_parses_into_the_model(tmp_path: Path) -> None:

@@ -230,15 +230,9 @@ def test_blank_file_takes_an_edit(tmp_path: Path) -> None:
     assert _read(path) == {"mcpServers": {"a": {"command": "x"}}}
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        '{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n',  # syntax
-        '{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}',  # schema
-    ],
-)
-def test_a_broken_file_is_never_written(tmp_path: Path, text: str) -> None:
+def test_a_broken_file_is_never_written(tmp_path: Path) -> None:
     path = tmp_path / "mcp.json"
+    text = '{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n'
     path.write_text(text)
     before = path.stat()
     with pytest.raises(ConfigError) as caught:
@@ -247,6 +241,18 @@ def test_a_broken_file_is_never_written(tmp_path: Path, text: str) -> None:
     assert path.read_text() == text
     assert path.stat().st_ino == before.st_ino
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_an_invalid_entry_is_kept_as_it_is_while_others_are_edited(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}')
+    config = ConfigStore(path).apply(AddServer("b", StdioSpec(command="y")))
+    assert [s.name for s in config.servers] == ["a", "b"]
+    assert config.servers[0].problem is not None
+    assert "both 'command' and 'url'" in config.servers[0].problem
+    assert _read(path)["mcpServers"]["a"] == {"command": "x", "url": "http://h"}
+    config = ConfigStore(path).apply(RemoveServer("a"))
+    assert [s.name for s in config.servers] == ["b"]
 
 
 def test_refused_edit_leaves_the_file_alone(tmp_path: Path) -> None:
