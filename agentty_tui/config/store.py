@@ -6,8 +6,8 @@ through ``apply``, which
 - re-reads the file fresh every time (a cached document would overwrite an edit made meanwhile);
 - refuses to write a file that does not parse (the user's bytes stay as they are);
 - writes a temp file next to the target, fsyncs it, re-checks that the target still holds the
-  bytes the edit was based on, renames over it and fsyncs the directory; if the target changed, it
-  starts over from the new content (a bounded number of times);
+  bytes, mode and owner the edit was based on, renames over it and fsyncs the directory; if the
+  target changed, it starts over from the new content (a bounded number of times);
 - keeps the file's mode, its line endings and BOM, and writes through a symlink to its target.
 """
 
@@ -17,6 +17,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import secrets
 import stat
 import time
@@ -99,12 +100,6 @@ def _read(target: Path, path: str) -> _Snapshot | None:
     return _Snapshot(data=data, mode=stat.S_IMODE(info.st_mode), uid=info.st_uid, gid=info.st_gid)
 
 
-def _current_bytes(target: Path, path: str) -> bytes | None:
-    """Just the target's bytes (``None`` when absent), for the pre-rename check."""
-    snapshot = _read(target, path)
-    return None if snapshot is None else snapshot.data
-
-
 @contextlib.contextmanager
 def _locked(lock_path: Path, timeout: float, path: str) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``lock_path``; give up with ``ConfigError`` after ``timeout``.
@@ -149,6 +144,23 @@ def _fsync_directory(directory: Path) -> None:
             raise
     finally:
         os.close(fd)
+
+
+def _remove_orphaned_temps(target: Path) -> None:
+    """Delete temp files a killed writer left behind.
+
+    Only a writer holding the lock creates ``.<name>.<8 hex>.tmp`` next to the target, and it
+    renames or deletes it before letting go; so one found by the lock's holder is an orphan.
+    """
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{8}}\.tmp")
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        if pattern.fullmatch(name):
+            with contextlib.suppress(OSError):
+                (target.parent / name).unlink()
 
 
 def _write_temp(target: Path, data: bytes, like: _Snapshot | None) -> Path:
@@ -247,6 +259,7 @@ class ConfigStore:
             ) from None
         lock_path = target.with_name(f".{target.name}.lock")
         with _locked(lock_path, self._lock_timeout, self._display):
+            _remove_orphaned_temps(target)
             for _ in range(self._attempts):
                 result = self._attempt(edit, target)
                 if result is not None:
@@ -275,7 +288,9 @@ class ConfigStore:
         temp = _write_temp(target, form.encode(new_text), before)
         try:
             self._before_replace(target)
-            if _current_bytes(target, self._display) != (None if before is None else before.data):
+            # Bytes, mode and owner: a chmod or chown made meanwhile is an edit too, and the
+            # temp file carries the metadata read before.
+            if _read(target, self._display) != before:
                 return None
             os.replace(temp, target)
         finally:
