@@ -1,0 +1,92 @@
+"""A program for the soak test: N cycles of add / toggle / reload / remove on a real bridge.
+
+Run as ``python -m tests.bridge.soak_cycles`` from the repository, in a process of its own, so
+that what it measures is the bridge alone (a test runner keeps things per test). Prints one
+JSON object: processes, file descriptors, threads and traced Python memory at every 25th cycle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import tempfile
+import threading
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.config import ConfigStore
+from agentty_tui.model import StdioSpec
+from tests.servers import plain_argv
+
+
+def children() -> list[int]:
+    """PIDs of live child processes of this process."""
+    me = str(os.getpid())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z":
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def resources() -> dict[str, Any]:
+    """What must not grow: child processes, open descriptors, threads."""
+    return {
+        "children": len(children()),
+        "fds": len(os.listdir("/proc/self/fd")),
+        "threads": threading.active_count(),
+    }
+
+
+async def soak(cycles: int, folder: Path) -> dict[str, Any]:
+    """Run the cycles and return the measurements."""
+    steady = plain_argv()
+    path = folder / "mcp.json"
+    path.write_text(
+        json.dumps({"mcpServers": {"steady": {"command": steady[0], "args": steady[1:]}}})
+    )
+    argv = plain_argv("--name", "cycled")
+    spec = StdioSpec(command=argv[0], args=tuple(argv[1:]))
+    checkpoints: dict[int, dict[str, Any]] = {}
+    async with Bridge(ConfigStore(path), log_dir=folder / "logs") as bridge:
+        await bridge.settled(30)
+        before = resources()
+        tracemalloc.start()
+        for cycle in range(1, cycles + 1):
+            await bridge.plugin_add("cycled", spec)
+            await bridge.settled(30)
+            await bridge.tool_set_enabled("cycled", "echo", cycle % 2 == 0)
+            await bridge.reload()
+            await bridge.plugin_remove("cycled")
+            if cycle % 25 == 0 or cycle == cycles:
+                with anyio.fail_after(15):
+                    while len(children()) > before["children"]:  # noqa: ASYNC110 - no exit event
+                        await anyio.sleep(0.05)
+                gc.collect()
+                checkpoints[cycle] = {**resources(), "memory": tracemalloc.get_traced_memory()[0]}
+        tracemalloc.stop()
+    return {"before": before, "checkpoints": checkpoints, "left": len(children())}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cycles", type=int, default=200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        print(json.dumps(anyio.run(soak, args.cycles, Path(folder))))
+
+
+if __name__ == "__main__":
+    main()
