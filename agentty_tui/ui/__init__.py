@@ -1,0 +1,11 @@
+"""The Textual picker: a pure view of plugin model snapshots (the only layer importing Textual).
+
+``run_picker(config_path)`` opens it on a config file; ``PickerApp(source)`` is the app itself,
+for any ``PluginSource`` (the bridge, or a static one in tests).
+"""
+
+from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.run import run_picker
+from agentty_tui.ui.source import PluginSource
+
+__all__ = ["PickerApp", "PluginSource", "run_picker"]

@@ -1,0 +1,150 @@
+"""The add-server form: a name, then either a command line or a URL.
+
+``validate_add`` is the whole validation, pure: it turns the three fields into a name and a
+``ServerSpec`` or raises ``FormError`` naming the field to fix. The screen shows that error in
+the form and returns a value only once the input is valid, so nothing is written before.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from collections.abc import Collection
+from typing import ClassVar, Literal
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
+
+__all__ = ["AddServerScreen", "FormError", "validate_add"]
+
+Field = Literal["name", "command", "url"]
+
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+class FormError(ValueError):
+    """Invalid form input: which field, and what to do about it."""
+
+    def __init__(self, field: Field, message: str) -> None:
+        super().__init__(message)
+        self.field: Field = field
+        self.message = message
+
+
+def validate_add(
+    name: str, command_line: str, url: str, existing: Collection[str]
+) -> tuple[str, ServerSpec]:
+    """Validate the form's fields into ``(name, spec)``; ``FormError`` says what is wrong."""
+    name, command_line, url = name.strip(), command_line.strip(), url.strip()
+    if not name:
+        raise FormError("name", "Give the server a name.")
+    if not _NAME.fullmatch(name):
+        raise FormError("name", "Use up to 64 letters, digits, '.', '_' or '-' in the name.")
+    if name in existing:
+        raise FormError("name", f"A server named {name!r} already exists.")
+    if command_line and url:
+        raise FormError("url", "Give either a command or a URL, not both.")
+    if not command_line and not url:
+        raise FormError("command", "Give a command to run, or a URL to connect to.")
+    if command_line:
+        return name, _stdio_spec(command_line)
+    return name, _http_spec(url)
+
+
+def _stdio_spec(command_line: str) -> StdioSpec:
+    try:
+        argv = shlex.split(command_line)
+    except ValueError as exc:
+        raise FormError("command", f"The command line does not parse: {exc}.") from None
+    if not argv:
+        raise FormError("command", "Give a command to run, or a URL to connect to.")
+    if shutil.which(argv[0]) is None:
+        raise FormError("command", f"Command not found: {argv[0]!r} (is it installed and on PATH?)")
+    try:
+        return StdioSpec(command=argv[0], args=tuple(argv[1:]))
+    except ValidationError as exc:
+        raise FormError("command", exc.errors(include_url=False)[0]["msg"]) from None
+
+
+def _http_spec(url: str) -> HttpSpec:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise FormError("url", "The URL must start with http:// or https:// and name a host.")
+    try:
+        return HttpSpec(url=url)
+    except ValidationError as exc:
+        raise FormError("url", exc.errors(include_url=False)[0]["msg"]) from None
+
+
+class AddServerScreen(ModalScreen[tuple[str, ServerSpec] | None]):
+    """A modal form; dismisses with ``(name, spec)`` once valid, or ``None`` when cancelled."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, existing: Collection[str]) -> None:
+        super().__init__()
+        self._existing = frozenset(existing)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="add-form", classes="dialog"):
+            yield Static(
+                "Add a server: a name, then a command line or a URL", classes="dialog-title"
+            )
+            with Horizontal(classes="form-row"):
+                yield Label("Name")
+                yield Input(placeholder="e.g. memory", id="add-name")
+            with Horizontal(classes="form-row"):
+                yield Label("Command")
+                yield Input(
+                    placeholder="e.g. npx -y @modelcontextprotocol/server-memory", id="add-command"
+                )
+            with Horizontal(classes="form-row"):
+                yield Label("or URL")
+                yield Input(placeholder="e.g. http://127.0.0.1:8000/mcp", id="add-url")
+            yield Static("", id="add-error", classes="form-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Add", variant="primary", id="add-ok", compact=True)
+                yield Button("Cancel", id="add-cancel", compact=True)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in any field submits the form."""
+        event.stop()
+        self.submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Add submits, Cancel closes."""
+        event.stop()
+        if event.button.id == "add-ok":
+            self.submit()
+        else:
+            self.dismiss(None)
+
+    def submit(self) -> None:
+        """Validate; show the problem in the form, or dismiss with the result."""
+        fields = {f: self.query_one(f"#add-{f}", Input) for f in ("name", "command", "url")}
+        for field in fields.values():
+            field.remove_class("-invalid")
+        error = self.query_one("#add-error", Static)
+        try:
+            result = validate_add(
+                fields["name"].value, fields["command"].value, fields["url"].value, self._existing
+            )
+        except FormError as exc:
+            error.update(exc.message)
+            fields[exc.field].add_class("-invalid")
+            fields[exc.field].focus()
+            return
+        error.update("")
+        self.dismiss(result)
+
+    def action_cancel(self) -> None:
+        """Close without adding anything."""
+        self.dismiss(None)

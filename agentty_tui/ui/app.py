@@ -1,0 +1,289 @@
+"""The picker app: a thin view of ``PluginModel`` snapshots that dispatches the operations.
+
+A worker follows ``source.updates()``; every snapshot is projected onto the wire
+(``project_catalog``), turned into rows (``build_rows``) and handed to the list, which updates
+only the rows that changed. Keys dispatch operations to the source in workers, so the UI never
+waits on a server; an operation's error becomes a notification. The app keeps no plugin state:
+only the view's own state (folded servers, the filter text).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Input, OptionList, Static
+
+from agentty_tui.catalog import WireCatalog, project_catalog
+from agentty_tui.errors import AgenttyError
+from agentty_tui.model import PluginModel, ServerSpec, ServerState, ToolState
+from agentty_tui.ui.add import AddServerScreen
+from agentty_tui.ui.call import CallToolScreen
+from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.picker import PickerList
+from agentty_tui.ui.rows import Row, build_rows
+from agentty_tui.ui.source import PluginSource
+from agentty_tui.ui.status import summarize
+
+__all__ = ["PickerApp"]
+
+log = logging.getLogger(__name__)
+
+
+class PickerApp(App[None]):
+    """Shows every configured server and its tools, live, and changes them from the keyboard."""
+
+    CSS_PATH = "picker.tcss"
+    TITLE = "agentty-tui"
+    ENABLE_COMMAND_PALETTE = False
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "space", "on/off"),
+        Binding("e", "all_tools(True)", "all on", show=False),
+        Binding("x", "all_tools(False)", "all off", show=False),
+        Binding("a", "add", "add"),
+        Binding("d", "remove", "remove"),
+        Binding("r", "reload", "reload"),
+        Binding("slash", "filter", "filter"),
+        Binding("c", "call", "call"),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "quit", "quit"),
+        Binding("escape", "clear_filter", "clear filter"),
+    ]
+
+    def __init__(self, source: PluginSource, *, follow: bool = True) -> None:
+        """``follow=False`` shows ``source.snapshot`` only (snapshot tests)."""
+        super().__init__()
+        self.source = source
+        self.model: PluginModel = source.snapshot
+        self.catalog: WireCatalog = project_catalog(self.model)
+        self.folded: set[str] = set()
+        self.filter_text = ""
+        self._follow_updates = follow
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="title", markup=False)
+        yield Static("", id="config-error", markup=False)
+        yield PickerList(id="picker")
+        yield Static("", id="empty", markup=False)
+        yield Input(placeholder="filter: server or tool name, title", id="filter")
+        yield Static("", id="status", markup=False)
+        yield Static("", id="warning", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Render what the source has now, then follow its updates."""
+        self.show_snapshot(self.source.snapshot)
+        self.picker.focus()
+        if self._follow_updates:
+            self._follow()
+
+    @property
+    def picker(self) -> PickerList:
+        """The list of rows."""
+        return self.query_one("#picker", PickerList)
+
+    # --- rendering ------------------------------------------------------------------
+
+    @work(exclusive=True, group="updates", exit_on_error=False)
+    async def _follow(self) -> None:
+        async for model in self.source.updates():
+            if model is not self.model:  # the first one is usually the one already shown
+                self.show_snapshot(model)
+
+    def show_snapshot(self, model: PluginModel) -> None:
+        """Make ``model`` the snapshot on screen."""
+        self.model = model
+        self.catalog = project_catalog(model)
+        self.refresh_rows()
+        summary = summarize(model, self.catalog)
+        self.query_one("#status", Static).update(summary.text)
+        warning = self.query_one("#warning", Static)
+        warning.update(summary.warning or "")
+        warning.display = summary.warning is not None
+        title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
+        self.query_one("#title", Static).update(title)
+        error = self.query_one("#config-error", Static)
+        error.update(
+            f"config not (re)loaded, showing the last good one: {model.config_error}"
+            if model.config_error
+            else ""
+        )
+        error.display = model.config_error is not None
+
+    def refresh_rows(self) -> None:
+        """Rebuild the rows from the current snapshot and view state."""
+        rows = build_rows(self.model, self.catalog, frozenset(self.folded), self.filter_text)
+        self.picker.show_rows(rows)
+        empty = self.query_one("#empty", Static)
+        empty.display = not rows
+        if not rows:
+            empty.update(
+                "Nothing matches the filter (escape clears it)."
+                if self.model.servers
+                else "No servers in this config yet: press a to add one."
+            )
+
+    # --- what the cursor is on -------------------------------------------------------
+
+    def _current(self) -> tuple[Row, ServerState] | None:
+        row = self.picker.current_row
+        if row is None:
+            return None
+        server = self.model.server(row.server)
+        return None if server is None else (row, server)
+
+    def _current_tool(self) -> tuple[ServerState, ToolState] | None:
+        current = self._current()
+        if current is None or current[0].tool is None:
+            self.notify("Move the cursor to a tool first.", severity="warning")
+            return None
+        row, server = current
+        tool = server.tool(row.tool) if row.tool is not None else None
+        return None if tool is None else (server, tool)
+
+    # --- operations -----------------------------------------------------------------
+
+    def run_operation(self, what: str, operation: Callable[[], Awaitable[object]]) -> None:
+        """Run ``operation`` in a worker; its failure becomes an error notification."""
+        self.run_worker(self._operate(what, operation), group="operations", exit_on_error=False)
+
+    async def _operate(self, what: str, operation: Callable[[], Awaitable[object]]) -> None:
+        try:
+            await operation()
+        except AgenttyError as exc:
+            self.notify(str(exc), title=f"{what} failed", severity="error", markup=False)
+        except Exception as exc:  # a server or a file must never take the picker down
+            log.exception("%s failed", what)
+            self.notify(
+                f"{type(exc).__name__}: {exc}",
+                title=f"{what} failed",
+                severity="error",
+                markup=False,
+            )
+
+    def action_space(self) -> None:
+        """Space: a tool on or off; on a server row, fold or unfold."""
+        current = self._current()
+        if current is None:
+            return
+        row, server = current
+        if row.kind == "server":
+            self.folded ^= {server.name}
+            self.refresh_rows()
+        elif row.tool is not None:
+            tool, on = row.tool, not row.enabled
+            self.run_operation(
+                "Toggle", lambda: self.source.tool_set_enabled(server.name, tool, on)
+            )
+
+    def action_all_tools(self, on: bool) -> None:
+        """e / x: every tool of the server under the cursor on / off."""
+        current = self._current()
+        if current is None:
+            return
+        name = current[1].name
+        self.run_operation(
+            "All on" if on else "All off", lambda: self.source.tools_set_enabled(name, on)
+        )
+
+    def action_add(self) -> None:
+        """a: the add form; the server is added once the form is valid."""
+
+        def added(result: tuple[str, ServerSpec] | None) -> None:
+            if result is not None:
+                name, spec = result
+                self.run_operation("Add", lambda: self.source.plugin_add(name, spec))
+
+        names = [server.name for server in self.model.servers]
+        self.push_screen(AddServerScreen(names), added)
+
+    def action_remove(self) -> None:
+        """d: remove the server under the cursor, after a confirmation."""
+        current = self._current()
+        if current is None:
+            return
+        name = current[1].name
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Remove", lambda: self.source.plugin_remove(name))
+
+        question = f"Remove server {name!r} from the config?\nIts process is stopped."
+        self.push_screen(ConfirmScreen(question, yes="Remove"), confirmed)
+
+    def action_reload(self) -> None:
+        """r: re-read the config (only what changed is restarted)."""
+
+        async def reload() -> None:
+            await self.source.reload()
+            self.notify("Config reloaded.", timeout=2)
+
+        self.run_operation("Reload", reload)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer escape (clear filter) only while there is a filter."""
+        if action == "clear_filter":
+            fields = self.query("#filter").results(Input)
+            return self.filter_text != "" or any(field.display for field in fields)
+        return True
+
+    def action_filter(self) -> None:
+        """/: show the filter and type into it."""
+        field = self.query_one("#filter", Input)
+        field.display = True
+        field.focus()
+        self.refresh_bindings()
+
+    def action_clear_filter(self) -> None:
+        """escape: clear and hide the filter."""
+        field = self.query_one("#filter", Input)
+        if not field.display and not self.filter_text:
+            return
+        field.value = ""
+        field.display = False
+        self.filter_text = ""
+        self.refresh_rows()
+        self.picker.focus()
+        self.refresh_bindings()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value
+        self.refresh_rows()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.picker.focus()
+
+    @on(OptionList.OptionSelected, "#picker")
+    def _selected(self) -> None:
+        """enter: the details of the tool (or server) under the cursor."""
+        current = self._current()
+        if current is None:
+            return
+        row, server = current
+        tool = server.tool(row.tool) if row.tool is not None else None
+        if tool is None:
+            self.push_screen(ServerDetailsScreen(server))
+        else:
+            self.push_screen(ToolDetailsScreen(server, tool, self.catalog))
+
+    def action_call(self) -> None:
+        """c: call the tool under the cursor."""
+        found = self._current_tool()
+        if found is None:
+            return
+        server, tool = found
+        if server.status != "connected":
+            self.notify(f"Server {server.name!r} is {server.status}.", severity="error")
+            return
+        self.push_screen(CallToolScreen(self.source, server.name, tool))
+
+    def action_help(self) -> None:
+        """?: every key."""
+        self.push_screen(HelpScreen())

@@ -1,0 +1,202 @@
+"""Small modal screens: confirm, help, and a tool's details."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from agentty_tui.catalog import WireCatalog
+from agentty_tui.errors import UnknownToolError
+from agentty_tui.frozen import thaw
+from agentty_tui.model import ServerState, ToolState
+
+__all__ = [
+    "KEYS",
+    "ConfirmScreen",
+    "HelpScreen",
+    "ServerDetailsScreen",
+    "ToolDetailsScreen",
+    "wire_status",
+]
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("↑ ↓  j k", "move"),
+    ("home end  pgup pgdn", "jump"),
+    ("space", "tool on / off; on a server row, fold / unfold"),
+    ("e / x", "turn all tools of the server on / off"),
+    ("a", "add a server"),
+    ("d", "remove the server (asks first)"),
+    ("r", "reload the config"),
+    ("/", "filter rows by name or title; escape clears"),
+    ("enter", "show the tool's details"),
+    ("c", "call the tool"),
+    ("?", "this help"),
+    ("q", "quit (stops every server)"),
+)
+"""Every key of the picker, for the help screen."""
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask a yes/no question; dismisses with True for yes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes") -> None:
+        super().__init__()
+        self._question = question
+        self._yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self._question, classes="dialog-text", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(self._yes, variant="error", id="confirm-yes", compact=True)
+                yield Button("Cancel", id="confirm-no", compact=True)
+            yield Static("y confirms · n or escape cancels", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        """Start on Cancel: enter alone never removes anything."""
+        self.query_one("#confirm-no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Yes or Cancel."""
+        event.stop()
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        """Answer by key."""
+        self.dismiss(yes)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key and what it does."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,enter", "close", "Close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        width = max(len(key) for key, _ in KEYS)
+        lines = "\n".join(f"{key.ljust(width)}  {what}" for key, what in KEYS)
+        with Vertical(classes="dialog", id="help"):
+            yield Static("Keys", classes="dialog-title")
+            yield Static(lines, markup=False)
+            yield Static("escape closes", classes="dialog-hint")
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)
+
+
+def wire_status(server: ServerState, tool: ToolState, catalog: WireCatalog) -> str:
+    """Whether the tool goes on the wire, and if not, why not."""
+    if not tool.enabled:
+        return "not on the wire: the tool is off"
+    if server.status != "connected":
+        return f"not on the wire: the server is {server.status}"
+    if catalog.is_trimmed(server.name, tool.bare):
+        return f"not on the wire: trimmed by the tool budget of {catalog.budget}"
+    return "on the wire"
+
+
+def _wire_name(server: ServerState, tool: ToolState, catalog: WireCatalog) -> str:
+    try:
+        return catalog.wire_name(server.name, tool.bare)
+    except UnknownToolError:
+        return "— (only enabled tools of connected servers get one)"
+
+
+class ToolDetailsScreen(ModalScreen[None]):
+    """A tool's description, input schema, wire name and wire status."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]
+
+    def __init__(self, server: ServerState, tool: ToolState, catalog: WireCatalog) -> None:
+        super().__init__()
+        self._server = server
+        self._tool = tool
+        self._catalog = catalog
+
+    def compose(self) -> ComposeResult:
+        server, tool, catalog = self._server, self._tool, self._catalog
+        facts = "\n".join(
+            (
+                f"server     {server.name}",
+                f"state      {'on' if tool.enabled else 'off'}",
+                f"wire name  {_wire_name(server, tool, catalog)}",
+                f"wire       {wire_status(server, tool, catalog)}",
+            )
+        )
+        schema = json.dumps(thaw(tool.input_schema), indent=2, ensure_ascii=False)
+        with Vertical(classes="dialog", id="details"):
+            yield Static(tool.title or tool.bare, classes="dialog-title", markup=False)
+            with VerticalScroll(id="details-body"):
+                yield Static(facts, markup=False, id="details-facts")
+                yield Static("Description", classes="dialog-heading")
+                yield Static(tool.description or "(none)", markup=False, id="details-description")
+                yield Static("Input schema", classes="dialog-heading")
+                yield Static(schema, markup=False, id="details-schema")
+            yield Static("escape closes", classes="dialog-hint")
+
+    def action_close(self) -> None:
+        """Close the details."""
+        self.dismiss(None)
+
+
+def _spec_text(server: ServerState) -> str:
+    spec = server.spec
+    if spec is None:
+        return "spec       (the config entry is invalid; see the error)"
+    if spec.kind == "stdio":
+        line = shlex.join([spec.command, *spec.args])
+        return f"command    {line}" + (f"\ncwd        {spec.cwd}" if spec.cwd else "")
+    return f"url        {spec.url}"
+
+
+class ServerDetailsScreen(ModalScreen[None]):
+    """A server's status, full error text, how it is reached and who answered."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]
+
+    def __init__(self, server: ServerState) -> None:
+        super().__init__()
+        self._server = server
+
+    def compose(self) -> ComposeResult:
+        server = self._server
+        lines = [f"status     {server.status}", _spec_text(server)]
+        if server.status == "connected":
+            lines.append(f"tools      {server.enabled_count}/{len(server.tools)} on")
+        info = server.info
+        if info is not None and info.name:
+            lines.append(f"server     {info.name} {info.version or ''}".rstrip())
+        if info is not None and info.protocol_version:
+            lines.append(f"protocol   {info.protocol_version}")
+        with Vertical(classes="dialog", id="server-details"):
+            yield Static(server.name, classes="dialog-title", markup=False)
+            with VerticalScroll(id="details-body"):
+                yield Static("\n".join(lines), markup=False)
+                if server.error:
+                    yield Static("Error", classes="dialog-heading")
+                    yield Static(server.error, markup=False, classes="form-error")
+                if server.dropped_tools:
+                    dropped = "\n".join(f"{t.name}: {t.reason}" for t in server.dropped_tools)
+                    yield Static(
+                        "Tools left out (they break the MCP rules)", classes="dialog-heading"
+                    )
+                    yield Static(dropped, markup=False, classes="form-error")
+            yield Static("escape closes", classes="dialog-hint")
+
+    def action_close(self) -> None:
+        """Close the details."""
+        self.dismiss(None)

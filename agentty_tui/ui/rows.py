@@ -1,0 +1,258 @@
+"""Snapshot → rows: what the picker shows, as pure values.
+
+``build_rows`` turns one model snapshot (with its wire catalog, the folded servers and the filter
+text) into a tuple of frozen ``Row`` values: a row per server, and under it a row per tool. Each
+row has a stable identity ``key`` (``("server", name)`` or ``("tool", server, bare)``) and its
+text as ``(text, role)`` segments; the widget maps roles to styles and never looks at the model.
+
+``diff_rows`` says which rows of two such tuples changed, so the widget touches only those, and
+``follow_cursor`` finds where the cursor belongs after an update (same identity; if that row went
+away, the nearest row of the same server).
+
+Pure: no I/O, no Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Literal
+
+from agentty_tui.catalog import WireCatalog
+from agentty_tui.model import PluginModel, ServerState, ToolState
+
+__all__ = [
+    "Row",
+    "RowDiff",
+    "RowKey",
+    "Segment",
+    "Splice",
+    "build_rows",
+    "diff_rows",
+    "follow_cursor",
+]
+
+RowKey = tuple[str, ...]
+"""Identity of a row: ``("server", name)`` or ``("tool", server, bare)``."""
+
+Segment = tuple[str, str]
+"""A piece of a row's text and its role (a style name the widget maps to a colour)."""
+
+STATUS_MARKS = {"connecting": "◌", "connected": "●", "failed": "✗", "disabled": "○"}
+"""The status mark in front of a server's name."""
+
+FOLD_OPEN, FOLD_CLOSED = "▾", "▸"
+CHECK_ON, CHECK_OFF = "[x]", "[ ]"
+TRIMMED_MARK = "✂ trimmed"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of the picker: a server or one of its tools."""
+
+    key: RowKey
+    """Stable identity across snapshots."""
+    kind: Literal["server", "tool"]
+    """What the row stands for."""
+    server: str
+    """The server's config name (for a tool row, the server it belongs to)."""
+    segments: tuple[Segment, ...]
+    """The rendered text, in pieces, each with its role."""
+    tool: str | None = None
+    """Bare tool name (tool rows only)."""
+    enabled: bool = False
+    """Tool rows: whether the tool is on. Server rows: whether any tool is on."""
+    folded: bool = False
+    """Server rows: whether its tools are hidden."""
+
+    @property
+    def text(self) -> str:
+        """The row as plain text."""
+        return "".join(text for text, _role in self.segments)
+
+
+def server_key(name: str) -> RowKey:
+    """The key of a server's row."""
+    return ("server", name)
+
+
+def tool_key(server: str, bare: str) -> RowKey:
+    """The key of a tool's row."""
+    return ("tool", server, bare)
+
+
+def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
+    segments: list[Segment] = [
+        (f"{(FOLD_CLOSED if folded else FOLD_OPEN) if state.tools else ' '} ", "fold"),
+        (STATUS_MARKS[state.status], f"status-{state.status}"),
+        (" ", "plain"),
+        (state.name.ljust(name_width), "server-name"),
+        ("  ", "plain"),
+    ]
+    if state.status == "connected":
+        segments.append((f"{state.enabled_count}/{len(state.tools)} tools on", "count"))
+        if state.dropped_tools:
+            count = len(state.dropped_tools)
+            segments.append((f" · {count} invalid tool{'s' * (count > 1)} left out", "error"))
+    elif state.status == "connecting":
+        segments.append(("connecting…", "status-connecting"))
+    elif state.status == "failed":
+        segments.append(("failed", "status-failed"))
+        if state.error:
+            segments.append((f" — {_one_line(state.error)}", "error"))
+    else:
+        segments.append(("disabled in config", "status-disabled"))
+    return Row(
+        key=server_key(state.name),
+        kind="server",
+        server=state.name,
+        segments=tuple(segments),
+        enabled=state.enabled_count > 0,
+        folded=folded,
+    )
+
+
+def _tool_row(server: str, tool: ToolState, trimmed: bool, name_width: int) -> Row:
+    segments: list[Segment] = [
+        ("    ", "plain"),
+        (CHECK_ON if tool.enabled else CHECK_OFF, "on" if tool.enabled else "off"),
+        (" ", "plain"),
+        (tool.bare.ljust(name_width), "tool-name" if tool.enabled else "tool-name-off"),
+    ]
+    if trimmed:
+        segments += [("  ", "plain"), (TRIMMED_MARK, "trimmed")]
+    label = _one_line(tool.label)
+    if label:
+        segments += [("  ", "plain"), (label, "label")]
+    return Row(
+        key=tool_key(server, tool.bare),
+        kind="tool",
+        server=server,
+        segments=tuple(segments),
+        tool=tool.bare,
+        enabled=tool.enabled,
+    )
+
+
+def _one_line(text: str) -> str:
+    """The first non-empty line of ``text``, stripped."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _matches(needle: str, *haystacks: str | None) -> bool:
+    return any(needle in hay.casefold() for hay in haystacks if hay)
+
+
+def build_rows(
+    model: PluginModel,
+    catalog: WireCatalog,
+    folded: frozenset[str] = frozenset(),
+    filter_text: str = "",
+) -> tuple[Row, ...]:
+    """The picker's rows for one snapshot.
+
+    Servers in config order, each followed by its tools in advertised order unless folded.
+    A non-empty ``filter_text`` (case-insensitive) keeps a server whose name matches with all its
+    tools, and otherwise only the tools whose bare name or label matches, under their server's
+    row; servers with no match are left out.
+    """
+    needle = filter_text.strip().casefold()
+    name_width = max((len(server.name) for server in model.servers), default=0)
+    rows: list[Row] = []
+    for state in model.servers:
+        tools = state.tools
+        if needle and not _matches(needle, state.name):
+            tools = tuple(t for t in tools if _matches(needle, t.bare, t.label))
+            if not tools:
+                continue
+        is_folded = state.name in folded
+        rows.append(_server_row(state, is_folded, name_width))
+        if is_folded:
+            continue
+        tool_width = max((len(tool.bare) for tool in state.tools), default=0)
+        for tool in tools:
+            trimmed = tool.enabled and catalog.is_trimmed(state.name, tool.bare)
+            rows.append(_tool_row(state.name, tool, trimmed, tool_width))
+    return tuple(rows)
+
+
+# --- updating in place ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Splice:
+    """Replace ``old[old_start:old_end]`` with ``new[new_start:new_end]``."""
+
+    old_start: int
+    old_end: int
+    new_start: int
+    new_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class RowDiff:
+    """How to turn one row tuple into another with the fewest row updates.
+
+    Apply the splices last to first (each in old coordinates, so earlier ones stay valid), then
+    re-render the rows at ``changed`` (new coordinates): same identity, different content.
+    """
+
+    splices: tuple[Splice, ...] = ()
+    """Runs of rows removed, inserted or replaced, in increasing order."""
+    changed: tuple[int, ...] = ()
+    """Indices (into the new rows) of rows that kept their place but changed."""
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing changed."""
+        return not self.splices and not self.changed
+
+
+def diff_rows(old: tuple[Row, ...], new: tuple[Row, ...]) -> RowDiff:
+    """The changes from ``old`` to ``new`` (keys are unique within each tuple)."""
+    old_keys = [row.key for row in old]
+    new_keys = [row.key for row in new]
+    if old_keys == new_keys:  # the common case: toggles, status changes
+        return RowDiff(
+            changed=tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
+        )
+    splices: list[Splice] = []
+    changed: list[int] = []
+    matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            changed += [j1 + k for k in range(i2 - i1) if old[i1 + k] != new[j1 + k]]
+        else:
+            splices.append(Splice(i1, i2, j1, j2))
+    return RowDiff(splices=tuple(splices), changed=tuple(changed))
+
+
+def follow_cursor(old: tuple[Row, ...], new: tuple[Row, ...], index: int | None) -> int | None:
+    """Where the cursor at ``old[index]`` belongs in ``new``.
+
+    The row with the same key if it is still there; else the nearest surviving row of the same
+    server, its own row included (looking both ways in the old order, the following row first
+    on a tie); else the nearest surviving row of any server; else the same index, clamped.
+    """
+    if not new:
+        return None
+    if index is None or not 0 <= index < len(old):
+        return 0
+    where = {row.key: i for i, row in enumerate(new)}
+    current = old[index]
+    if current.key in where:
+        return where[current.key]
+    anywhere: int | None = None
+    for distance in range(1, len(old)):
+        for probe in (index + distance, index - distance):
+            if 0 <= probe < len(old) and old[probe].key in where:
+                if old[probe].server == current.server:
+                    return where[old[probe].key]
+                if anywhere is None:
+                    anywhere = where[old[probe].key]
+    if anywhere is not None:
+        return anywhere
+    return min(index, len(new) - 1)

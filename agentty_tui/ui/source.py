@@ -1,0 +1,59 @@
+"""What the picker needs from the core: snapshots to render and operations to dispatch.
+
+``agentty_tui.bridge.Bridge`` satisfies ``PluginSource``; tests and snapshot tests pass a static
+source instead, so the app can be shown a fixed ``PluginModel`` with no server running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+import mcp_types as types
+
+from agentty_tui.model import PluginModel, ServerSpec
+
+__all__ = ["PluginSource"]
+
+
+class PluginSource(Protocol):
+    """Snapshots of the plugin model, and the operations that change it.
+
+    Every operation raises ``agentty_tui.errors.AgenttyError`` (with user-facing text) when it
+    cannot be carried out.
+    """
+
+    @property
+    def snapshot(self) -> PluginModel:
+        """The current model."""
+        ...
+
+    def updates(self) -> AsyncIterator[PluginModel]:
+        """The current snapshot, then every newer one (a slow reader skips to the latest)."""
+        ...
+
+    async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
+        """Add a server to the config and start it."""
+        ...
+
+    async def plugin_remove(self, name: str) -> PluginModel:
+        """Remove a server from the config and stop it."""
+        ...
+
+    async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
+        """Turn one tool on or off (a config write, never a re-spawn)."""
+        ...
+
+    async def tools_set_enabled(self, server: str, enabled: bool) -> PluginModel:
+        """Turn every tool of a server on or off."""
+        ...
+
+    async def reload(self) -> PluginModel:
+        """Re-read the config and converge on it."""
+        ...
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        """Call one tool through a step runtime."""
+        ...

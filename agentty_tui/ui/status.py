@@ -1,0 +1,61 @@
+"""The status bar's numbers, from one snapshot and its wire catalog (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentty_tui.catalog import WireCatalog
+from agentty_tui.model import PluginModel
+
+__all__ = ["Summary", "summarize"]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The counts the status bar shows."""
+
+    connected: int
+    """Servers by status: connected, connecting, failed, disabled."""
+    connecting: int
+    failed: int
+    disabled: int
+    tools_enabled: int
+    """Tools switched on, over every server."""
+    tools_total: int
+    """Tools advertised, over every server."""
+    on_wire: int
+    """Tools the wire catalog ships (native ones included)."""
+    budget: int
+    """How many tools may go on the wire."""
+    warning: str | None
+    """The catalog's over-budget warning, if any."""
+
+    @property
+    def text(self) -> str:
+        """The status line without the warning."""
+        parts = [f"{self.connected} connected"]
+        if self.connecting:
+            parts.append(f"{self.connecting} connecting")
+        if self.failed:
+            parts.append(f"{self.failed} failed")
+        if self.disabled:
+            parts.append(f"{self.disabled} disabled")
+        parts.append(f"{self.tools_enabled}/{self.tools_total} tools on")
+        parts.append(f"{self.on_wire}/{self.budget} on the wire")
+        return " · ".join(parts)
+
+
+def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
+    """Count servers by status, tools enabled, and tools on the wire against the budget."""
+    statuses = [server.status for server in model.servers]
+    return Summary(
+        connected=statuses.count("connected"),
+        connecting=statuses.count("connecting"),
+        failed=statuses.count("failed"),
+        disabled=statuses.count("disabled"),
+        tools_enabled=sum(server.enabled_count for server in model.servers),
+        tools_total=sum(len(server.tools) for server in model.servers),
+        on_wire=len(catalog.tools),
+        budget=catalog.budget,
+        warning=catalog.warning,
+    )

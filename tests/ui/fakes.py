@@ -1,0 +1,229 @@
+"""A static ``PluginSource`` and fixed models, for snapshot tests and fast pilot tests.
+
+``StaticSource`` holds one model; operations record what they were asked and, where it is
+simple, publish a changed model (a toggle flips ``enabled``), so the app can be driven without
+any server running. Everything is deterministic: no PIDs, paths or timings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import mcp_types as types
+from textual.app import App
+
+from agentty_tui.errors import OperationError, UnknownServerError
+from agentty_tui.model import (
+    NativeTool,
+    PluginModel,
+    ServerSpec,
+    ServerState,
+    StdioSpec,
+    ToolState,
+)
+
+__all__ = [
+    "StaticSource",
+    "connected_model",
+    "connecting_model",
+    "failed_model",
+    "over_budget_model",
+    "server",
+    "settle",
+    "tool",
+]
+
+NATIVE = (NativeTool(name="read_file"), NativeTool(name="write_file"))
+"""Two native tools, so budgets in the tests stay small."""
+
+
+def tool(
+    bare: str, enabled: bool = True, description: str | None = None, **schema: Any
+) -> ToolState:
+    """A tool; keyword arguments become required string properties of its input schema."""
+    properties = {name: {"type": kind} for name, kind in schema.items()}
+    input_schema = {"type": "object", "properties": properties, "required": list(properties)}
+    return ToolState(
+        bare=bare,
+        enabled=enabled,
+        description=description if description is not None else f"The {bare} tool.",
+        input_schema=input_schema,
+    )
+
+
+def server(
+    name: str, *tools: ToolState, status: str = "connected", error: str | None = None
+) -> ServerState:
+    """A server state with a fixed stdio spec and no PID."""
+    return ServerState.model_validate(
+        {
+            "name": name,
+            "spec": StdioSpec(command="python", args=("-m", f"demo.{name}")),
+            "status": status,
+            "error": error,
+            "tools": tools,
+        }
+    )
+
+
+def model(*servers: ServerState, budget: int = 128) -> PluginModel:
+    """A model with the two test native tools and a fixed config path."""
+    return PluginModel(
+        servers=servers, tool_budget=budget, native_tools=NATIVE, config_path="mcp.json"
+    )
+
+
+def connecting_model() -> PluginModel:
+    """Three servers, all still connecting."""
+    return model(
+        server("notes", status="connecting"),
+        server("editor", status="connecting"),
+        server("weather", status="connecting"),
+    )
+
+
+def connected_model() -> PluginModel:
+    """Two connected servers, some tools on and some off."""
+    return model(
+        server(
+            "notes",
+            tool("add_note", description="Add a note to the notebook.", text="string"),
+            tool("list_notes", description="List every note."),
+            tool(
+                "delete_note", enabled=False, description="Delete a note by its id.", id="integer"
+            ),
+        ),
+        server(
+            "editor",
+            tool("enable_toolset", description="Reveal a toolset's tools.", name="string"),
+            tool("disable_toolset", enabled=False, description="Withdraw a toolset's tools."),
+            tool("scene_open", description="Open a scene file in the editor.", path="string"),
+        ),
+    )
+
+
+def failed_model() -> PluginModel:
+    """One connected server and one that failed to start, with its error."""
+    return model(
+        server("notes", tool("add_note", description="Add a note.", text="string")),
+        server(
+            "broken",
+            status="failed",
+            error="command not found: 'no-such-server' (is it installed and on PATH?)",
+        ),
+        server("parked", status="disabled"),
+    )
+
+
+def over_budget_model() -> PluginModel:
+    """Budget 6 with 2 native tools: 4 MCP tools fit, the other 3 enabled ones are trimmed."""
+    return model(
+        server("notes", *(tool(f"note_{i}") for i in range(3))),
+        server("cloud", *(tool(f"cloud_{i}", enabled=i != 1) for i in range(5))),
+        budget=6,
+    )
+
+
+class StaticSource:
+    """A ``PluginSource`` over an in-memory model (no servers, no files)."""
+
+    def __init__(self, first: PluginModel) -> None:
+        self._model = first
+        self._changed: anyio.Event | None = None  # made in the event loop, on first use
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        """Every operation asked for, with its arguments."""
+        self.fail: Exception | None = None
+        """When set, every operation raises it (after recording the call)."""
+
+    @property
+    def snapshot(self) -> PluginModel:
+        return self._model
+
+    def publish(self, new: PluginModel) -> None:
+        """Make ``new`` the current model and wake ``updates``."""
+        self._model = new.model_copy(update={"revision": self._model.revision + 1})
+        changed, self._changed = self._changed, None
+        if changed is not None:
+            changed.set()
+
+    async def updates(self) -> AsyncIterator[PluginModel]:
+        seen: PluginModel | None = None
+        while True:
+            if self._model is not seen:
+                seen = self._model
+                yield seen
+                continue
+            if self._changed is None:
+                self._changed = anyio.Event()
+            await self._changed.wait()
+
+    def _maybe_fail(self) -> None:
+        if self.fail is not None:
+            raise self.fail
+
+    def _server(self, name: str) -> ServerState:
+        found = self._model.server(name)
+        if found is None:
+            raise UnknownServerError(name)
+        return found
+
+    def _replace(self, state: ServerState) -> None:
+        servers = tuple(state if s.name == state.name else s for s in self._model.servers)
+        self.publish(self._model.model_copy(update={"servers": servers}))
+
+    async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
+        self.calls.append(("plugin_add", (name, spec)))
+        self._maybe_fail()
+        state = ServerState(name=name, spec=spec, status="connecting")
+        self.publish(self._model.model_copy(update={"servers": (*self._model.servers, state)}))
+        return self._model
+
+    async def plugin_remove(self, name: str) -> PluginModel:
+        self.calls.append(("plugin_remove", (name,)))
+        self._maybe_fail()
+        self._server(name)
+        servers = tuple(s for s in self._model.servers if s.name != name)
+        self.publish(self._model.model_copy(update={"servers": servers}))
+        return self._model
+
+    async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
+        self.calls.append(("tool_set_enabled", (server, tool, enabled)))
+        self._maybe_fail()
+        state = self._server(server)
+        tools = tuple(
+            t.model_copy(update={"enabled": enabled}) if t.bare == tool else t for t in state.tools
+        )
+        self._replace(state.model_copy(update={"tools": tools}))
+        return self._model
+
+    async def tools_set_enabled(self, server: str, enabled: bool) -> PluginModel:
+        self.calls.append(("tools_set_enabled", (server, enabled)))
+        self._maybe_fail()
+        state = self._server(server)
+        tools = tuple(t.model_copy(update={"enabled": enabled}) for t in state.tools)
+        self._replace(state.model_copy(update={"tools": tools}))
+        return self._model
+
+    async def reload(self) -> PluginModel:
+        self.calls.append(("reload", ()))
+        self._maybe_fail()
+        return self._model
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        self.calls.append(("call_tool", (server, tool, arguments)))
+        self._maybe_fail()
+        state = self._server(server)
+        if state.status != "connected":
+            raise OperationError(f"server {server!r} is not connected ({state.status})")
+        text = f"{tool} called with {arguments}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+
+async def settle(app: App[None], group: str = "operations") -> None:
+    """Wait until the app's workers of ``group`` are done (never the one following updates)."""
+    while workers := [w for w in app.workers if w.group == group and not w.is_finished]:
+        await app.workers.wait_for_complete(workers)

@@ -1,0 +1,309 @@
+"""Pilot tests of every key against a static source (fast; no server, no file).
+
+The same keys are tested against a real bridge and real servers in ``test_app_live.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Static, TextArea
+
+from agentty_tui.errors import OperationError
+from agentty_tui.model import HttpSpec, StdioSpec
+from agentty_tui.ui.add import AddServerScreen
+from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.call import CallToolScreen
+from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
+from tests.ui.fakes import StaticSource, connected_model, failed_model, model, server, settle, tool
+
+pytestmark = pytest.mark.anyio
+
+
+def keys(app: PickerApp) -> list[tuple[str, ...]]:
+    return [row.key for row in app.picker.rows]
+
+
+async def test_moves_with_arrows_and_vim_keys() -> None:
+    app = PickerApp(StaticSource(connected_model()))
+    async with app.run_test() as pilot:
+        assert app.picker.highlighted == 0
+        await pilot.press("down", "j", "j")
+        assert app.picker.highlighted == 3
+        await pilot.press("k", "up")
+        assert app.picker.highlighted == 1
+        await pilot.press("end")
+        assert app.picker.highlighted == 7
+        await pilot.press("home")
+        assert app.picker.highlighted == 0
+        await pilot.press("pagedown")
+        assert app.picker.highlighted == 7
+        await pilot.press("pageup")
+        assert app.picker.highlighted == 0
+
+
+async def test_space_toggles_the_tool_under_the_cursor() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("down", "space")
+        await settle(app)
+        await pilot.pause()
+        assert source.calls == [("tool_set_enabled", ("notes", "add_note", False))]
+        row = app.picker.rows[1]
+        assert (row.key, row.enabled) == (("tool", "notes", "add_note"), False)
+        assert app.picker.highlighted == 1
+        assert "1/3 tools on" in app.picker.rows[0].text
+
+
+async def test_space_on_a_server_folds_and_unfolds_it() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("space")
+        assert keys(app) == [("server", "notes"), *keys(app)[1:]]
+        assert len(app.picker.rows) == 5 and app.picker.rows[0].folded
+        await pilot.press("space")
+        assert len(app.picker.rows) == 8
+        assert source.calls == []
+
+
+async def test_e_and_x_switch_a_whole_server() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("down", "e")
+        await settle(app)
+        await pilot.press("x")
+        await settle(app)
+        assert source.calls == [
+            ("tools_set_enabled", ("notes", True)),
+            ("tools_set_enabled", ("notes", False)),
+        ]
+        await pilot.pause()
+        assert "0/3 tools on" in app.picker.rows[0].text
+
+
+async def test_add_form_refuses_invalid_input_and_adds_valid() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AddServerScreen)
+        await pilot.press(*"notes", "enter")
+        error = form.query_one("#add-error", Static)
+        assert "already exists" in str(error.render())
+        name = form.query_one("#add-name", Input)
+        assert name.has_class("-invalid") and name.has_focus
+        name.value = "remote"
+        form.query_one("#add-url", Input).value = "ftp://example.com"
+        await pilot.press("enter")
+        assert "http://" in str(error.render())
+        assert source.calls == []
+        form.query_one("#add-url", Input).value = "http://127.0.0.1:9/mcp"
+        await pilot.press("enter")
+        await settle(app)
+        assert app.screen is not form
+        assert source.calls == [("plugin_add", ("remote", HttpSpec(url="http://127.0.0.1:9/mcp")))]
+        await pilot.pause()
+        assert keys(app)[-1] == ("server", "remote")
+
+
+async def test_add_form_escape_adds_nothing() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press(*"x", "escape")
+        assert not isinstance(app.screen, AddServerScreen)
+        assert source.calls == []
+
+
+async def test_remove_asks_first() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("down", "d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("enter")  # the focused button is Cancel
+        assert source.calls == []
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app)
+        await pilot.pause()
+        assert source.calls == [("plugin_remove", ("notes",))]
+        assert keys(app)[0] == ("server", "editor")
+        assert app.picker.highlighted == 0
+
+
+async def test_reload_calls_the_source_and_says_so() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("r")
+        await settle(app)
+        assert source.calls == [("reload", ())]
+        assert [n.message for n in app._notifications] == ["Config reloaded."]
+
+
+async def test_filter_and_escape() -> None:
+    app = PickerApp(StaticSource(connected_model()))
+    async with app.run_test() as pilot:
+        await pilot.press("slash", *"scene")
+        assert [row.key[-1] for row in app.picker.rows] == ["editor", "scene_open"]
+        await pilot.press("enter")  # back to the list, the filter stays
+        assert app.picker.has_focus and len(app.picker.rows) == 2
+        await pilot.press("escape")
+        assert len(app.picker.rows) == 8
+        assert not app.query_one("#filter", Input).display
+
+
+async def test_enter_shows_tool_details_and_server_details() -> None:
+    app = PickerApp(StaticSource(failed_model()))
+    async with app.run_test() as pilot:
+        await pilot.press("down", "enter")
+        assert isinstance(app.screen, ToolDetailsScreen)
+        facts = str(app.screen.query_one("#details-facts", Static).render())
+        assert "mcp__notes__add_note" in facts and "on the wire" in facts
+        schema = str(app.screen.query_one("#details-schema", Static).render())
+        assert '"required"' in schema
+        await pilot.press("escape", "down", "enter")
+        assert isinstance(app.screen, ServerDetailsScreen)
+        await pilot.press("escape")
+        assert app.screen is app.screen_stack[0]
+
+
+async def test_call_prefills_required_fields_and_shows_the_result() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("down", "c")
+        await pilot.pause()
+        assert isinstance(app.screen, CallToolScreen)
+        area = app.screen.query_one("#call-args", TextArea)
+        assert area.text == '{\n  "text": ""\n}'
+        area.text = '{"text": "hi"}'
+        await pilot.press("ctrl+s")
+        await settle(app, "call")
+        await pilot.pause()
+        result = str(app.screen.query_one("#call-result", Static).render())
+        assert result == "add_note called with {'text': 'hi'}"
+        area.text = "[1, 2"
+        await pilot.press("ctrl+s")
+        assert "Not valid JSON" in str(app.screen.query_one("#call-result", Static).render())
+        assert source.calls == [("call_tool", ("notes", "add_note", {"text": "hi"}))]
+
+
+async def test_call_on_a_server_row_asks_for_a_tool() -> None:
+    app = PickerApp(StaticSource(connected_model()))
+    async with app.run_test() as pilot:
+        await pilot.press("c")
+        assert app.screen is app.screen_stack[0]
+        assert [n.severity for n in app._notifications] == ["warning"]
+
+
+async def test_help_lists_the_keys() -> None:
+    app = PickerApp(StaticSource(connected_model()))
+    async with app.run_test() as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_q_quits() -> None:
+    app = PickerApp(StaticSource(connected_model()))
+    async with app.run_test() as pilot:
+        await pilot.press("q")
+        await pilot.pause()
+        assert app._exit_renderables == [] and not app.is_running
+
+
+async def test_operation_errors_become_notifications() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        source.fail = OperationError("config write refused")
+        await pilot.press("down", "space")
+        await settle(app)
+        source.fail = RuntimeError("something unexpected")
+        await pilot.press("r")
+        await settle(app)
+        notes = [(n.title, n.message, n.severity) for n in app._notifications]
+        assert notes == [
+            ("Toggle failed", "config write refused", "error"),
+            ("Reload failed", "RuntimeError: something unexpected", "error"),
+        ]
+        assert app.is_running
+
+
+async def test_updates_rerender_and_keep_the_cursor_on_its_tool() -> None:
+    source = StaticSource(model(server("g", tool("a"), tool("b"))))
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("down", "down")
+        assert app.picker.current_row and app.picker.current_row.tool == "b"
+        source.publish(model(server("g", tool("z"), tool("a"), tool("b"), tool("c"))))
+        await pilot.pause()
+        assert keys(app)[1:] == [("tool", "g", n) for n in ("z", "a", "b", "c")]
+        assert app.picker.current_row and app.picker.current_row.tool == "b"
+        source.publish(model(server("g", tool("z"), tool("c"))))
+        await pilot.pause()
+        assert app.picker.current_row and app.picker.current_row.tool == "c"
+        assert app.picker.option_count == 3
+
+
+async def test_added_server_spec_from_a_command_line() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press(*"mem", "tab")
+        await pilot.press(*"python -m 'my server'", "enter")
+        await settle(app)
+        assert source.calls == [
+            ("plugin_add", ("mem", StdioSpec(command="python", args=("-m", "my server"))))
+        ]
+
+
+async def test_empty_config_and_empty_filter_say_what_to_do() -> None:
+    source = StaticSource(model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        empty = app.query_one("#empty", Static)
+        assert empty.display and "press a to add one" in str(empty.render())
+        source.publish(connected_model())
+        await pilot.pause()
+        assert not empty.display
+        await pilot.press("slash", *"zzz")
+        assert empty.display and "Nothing matches" in str(empty.render())
+
+
+async def test_snapshots_arriving_under_a_dialog_are_shown_after_it() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("question_mark")
+        source.publish(failed_model())
+        await pilot.pause()
+        await pilot.press("escape")
+        assert [row.server for row in app.picker.rows if row.kind == "server"] == [
+            "notes",
+            "broken",
+            "parked",
+        ]
+        assert app.query_one("#status", Static).render() is not None
+
+
+async def test_config_error_is_shown() -> None:
+    broken = connected_model().model_copy(update={"config_error": "mcp.json:3:5: expected ','"})
+    app = PickerApp(StaticSource(broken))
+    async with app.run_test():
+        error = app.query_one("#config-error", Static)
+        assert error.display
+        assert "expected ','" in str(error.render())

@@ -1,0 +1,90 @@
+"""PickerList: in-place updates keep OptionList's indexes consistent, and it scales."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+
+from agentty_tui.catalog import project_catalog
+from agentty_tui.model import PluginModel
+from agentty_tui.ui.picker import PickerList
+from agentty_tui.ui.rows import Row, build_rows
+from tests.ui.fakes import model, server, tool
+
+pytestmark = pytest.mark.anyio
+
+
+class ListApp(App[None]):
+    CSS_PATH = "../../agentty_tui/ui/picker.tcss"
+
+    def compose(self) -> ComposeResult:
+        yield PickerList(id="picker")
+
+
+def rows_of(m: PluginModel) -> tuple[Row, ...]:
+    return build_rows(m, project_catalog(m))
+
+
+def assert_consistent(picker: PickerList) -> None:
+    """The options are the rows, in order, and OptionList's index map agrees."""
+    assert picker.option_count == len(picker.rows)
+    for index, (option, row) in enumerate(zip(picker.options, picker.rows, strict=True)):
+        assert picker._option_to_index[option] == index
+        assert str(option.prompt) == row.text
+
+
+async def test_splices_and_replacements_keep_the_list_consistent() -> None:
+    app = ListApp()
+    async with app.run_test() as pilot:
+        picker = app.query_one(PickerList)
+        picker.show_rows(rows_of(model(server("a", tool("x"), tool("y")), server("b", tool("z")))))
+        picker.select_key(("tool", "a", "y"))
+        steps = [
+            model(server("a", tool("w"), tool("x"), tool("y")), server("b", tool("z"))),
+            model(server("a", tool("y", enabled=False)), server("c"), server("b", tool("z"))),
+            model(server("b", tool("z"), tool("q")), server("a", tool("y"))),
+            model(),
+            model(server("a", tool("y"))),
+        ]
+        for number, step in enumerate(steps):
+            picker.show_rows(rows_of(step))
+            await pilot.pause()
+            assert_consistent(picker)
+            row = picker.current_row
+            if number < 3:  # the cursor stays on a/y while it exists
+                assert row is not None and row.key == ("tool", "a", "y")
+        assert picker.highlighted == 0  # after the empty list: the first row
+
+
+async def test_five_thousand_rows_populate_and_update_in_place() -> None:
+    """50 servers of 100 tools: a toggle and an insert keep the cursor and the list consistent.
+
+    How fast this is, is measured by bench/, not asserted here.
+    """
+    servers = [server(f"s{i:02d}", *(tool(f"t{j:03d}") for j in range(100))) for i in range(50)]
+    toggled = list(servers)
+    s25 = servers[25]
+    tools = tuple(t.model_copy(update={"enabled": t.bare != "t050"}) for t in s25.tools)
+    toggled[25] = s25.model_copy(update={"tools": tools})
+    revealed = list(toggled)
+    revealed[10] = servers[10].model_copy(
+        update={"tools": (*servers[10].tools, tool("new_1"), tool("new_2"))}
+    )
+    first, second, third = (rows_of(model(*s, budget=10_000)) for s in (servers, toggled, revealed))
+    app = ListApp()
+    async with app.run_test() as pilot:
+        picker = app.query_one(PickerList)
+
+        async def show(rows: tuple[Row, ...]) -> None:
+            picker.show_rows(rows)
+            await pilot.pause()
+
+        await show(first)
+        assert picker.option_count == 5050
+        picker.select_key(("tool", "s25", "t050"))
+        await show(second)
+        await show(third)
+        assert picker.option_count == 5052
+        assert picker.current_row is not None
+        assert picker.current_row.key == ("tool", "s25", "t050")
+        assert_consistent(picker)

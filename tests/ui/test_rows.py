@@ -1,0 +1,227 @@
+"""rows.py: snapshot → rows, the row diff and the cursor rule, as pure functions."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentty_tui.catalog import project_catalog
+from agentty_tui.model import DroppedTool, PluginModel
+from agentty_tui.ui.rows import (
+    Row,
+    RowDiff,
+    build_rows,
+    diff_rows,
+    follow_cursor,
+)
+from agentty_tui.ui.status import summarize
+from tests.ui.fakes import (
+    connected_model,
+    connecting_model,
+    failed_model,
+    model,
+    over_budget_model,
+    server,
+    tool,
+)
+
+
+def rows_of(
+    m: PluginModel, folded: frozenset[str] = frozenset(), text: str = ""
+) -> tuple[Row, ...]:
+    return build_rows(m, project_catalog(m), folded, text)
+
+
+def texts(rows: tuple[Row, ...]) -> list[str]:
+    return [row.text.rstrip() for row in rows]
+
+
+def test_connected_servers_and_their_tools_in_order() -> None:
+    rows = rows_of(connected_model())
+    assert [row.key for row in rows] == [
+        ("server", "notes"),
+        ("tool", "notes", "add_note"),
+        ("tool", "notes", "list_notes"),
+        ("tool", "notes", "delete_note"),
+        ("server", "editor"),
+        ("tool", "editor", "enable_toolset"),
+        ("tool", "editor", "disable_toolset"),
+        ("tool", "editor", "scene_open"),
+    ]
+    assert texts(rows)[:4] == [
+        "▾ ● notes   2/3 tools on",
+        "    [x] add_note     Add a note to the notebook.",
+        "    [x] list_notes   List every note.",
+        "    [ ] delete_note  Delete a note by its id.",
+    ]
+    delete = rows[3]
+    assert (delete.kind, delete.server, delete.tool, delete.enabled) == (
+        "tool",
+        "notes",
+        "delete_note",
+        False,
+    )
+    assert dict((role, text) for text, role in delete.segments)["off"] == "[ ]"
+
+
+def test_status_of_each_server() -> None:
+    assert texts(rows_of(connecting_model()))[0] == "  ◌ notes    connecting…"
+    failed = texts(rows_of(failed_model()))
+    assert failed[2] == (
+        "  ✗ broken  failed — command not found: 'no-such-server' (is it installed and on PATH?)"
+    )
+    assert failed[3] == "  ○ parked  disabled in config"
+
+
+def test_invalid_tools_left_out_are_counted() -> None:
+    state = server("s", tool("ok")).model_copy(
+        update={"dropped_tools": (DroppedTool(name="bad name", reason="has a space"),)}
+    )
+    assert texts(rows_of(model(state)))[0] == "▾ ● s  1/1 tools on · 1 invalid tool left out"
+
+
+def test_error_text_is_one_line() -> None:
+    m = model(server("x", status="failed", error="\n  exited with status 1\nTraceback ..."))
+    assert texts(rows_of(m)) == ["  ✗ x  failed — exited with status 1"]
+
+
+def test_trimmed_tools_are_marked_and_off_tools_are_not() -> None:
+    rows = rows_of(over_budget_model())
+    trimmed = [row.tool for row in rows if "✂ trimmed" in row.text]
+    assert trimmed == ["cloud_2", "cloud_3", "cloud_4"]
+    assert any(role == "trimmed" for _, role in rows[-1].segments)
+
+
+def test_title_wins_over_description() -> None:
+    t = tool("t", description="first line\nsecond line").model_copy(update={"title": "Nice T"})
+    plain = tool("u", description="\n\nfirst real line\nmore")
+    rows = rows_of(model(server("s", t, plain)))
+    assert texts(rows)[1:] == ["    [x] t  Nice T", "    [x] u  first real line"]
+
+
+def test_folded_server_hides_its_tools() -> None:
+    rows = rows_of(connected_model(), folded=frozenset({"notes"}))
+    assert [row.key for row in rows][:2] == [("server", "notes"), ("server", "editor")]
+    assert rows[0].folded and rows[0].text.startswith("▸")
+    assert not rows[1].folded
+
+
+def test_filter_by_server_name_keeps_all_its_tools() -> None:
+    rows = rows_of(connected_model(), text="EDIT")
+    assert [row.key[-1] for row in rows] == [
+        "editor",
+        "enable_toolset",
+        "disable_toolset",
+        "scene_open",
+    ]
+
+
+def test_filter_by_tool_name_or_label_keeps_the_server_row() -> None:
+    assert [row.key[-1] for row in rows_of(connected_model(), text="note")] == [
+        "notes",
+        "add_note",
+        "list_notes",
+        "delete_note",
+    ]
+    by_label = rows_of(connected_model(), text="scene file")
+    assert [row.key[-1] for row in by_label] == ["editor", "scene_open"]
+    assert rows_of(connected_model(), text="nothing matches") == ()
+
+
+def test_rows_are_equal_when_nothing_changed() -> None:
+    assert rows_of(connected_model()) == rows_of(connected_model())
+
+
+# --- diff ------------------------------------------------------------------------------
+
+
+def test_diff_of_a_toggle_is_one_changed_tool_and_its_server() -> None:
+    before = connected_model()
+    notes = before.servers[0]
+    toggled = notes.model_copy(
+        update={"tools": (notes.tools[0].model_copy(update={"enabled": False}), *notes.tools[1:])}
+    )
+    after = before.model_copy(update={"servers": (toggled, before.servers[1])})
+    diff = diff_rows(rows_of(before), rows_of(after))
+    assert diff == RowDiff(changed=(0, 1))
+
+
+def test_diff_of_revealed_tools_is_one_insertion() -> None:
+    before = model(server("g", tool("a"), tool("b")), server("h", tool("z")))
+    after = model(server("g", tool("a"), tool("b"), tool("c"), tool("d")), server("h", tool("z")))
+    diff = diff_rows(rows_of(before), rows_of(after))
+    assert [(s.old_start, s.old_end, s.new_start, s.new_end) for s in diff.splices] == [
+        (3, 3, 3, 5)
+    ]
+    assert diff.changed == (0,)  # "2/2 tools on" became "4/4 tools on"
+
+
+def apply(old: tuple[Row, ...], new: tuple[Row, ...], diff: RowDiff) -> list[Row]:
+    """What the widget does with a diff."""
+    result = list(old)
+    for s in reversed(diff.splices):
+        result[s.old_start : s.old_end] = new[s.new_start : s.new_end]
+    for index in diff.changed:
+        result[index] = new[index]
+    return result
+
+
+def row(key: str, version: int) -> Row:
+    return Row(key=("tool", "s", key), kind="tool", server="s", segments=((str(version), "plain"),))
+
+
+rows_strategy = st.lists(
+    st.tuples(st.sampled_from("abcdefghij"), st.integers(0, 1)), unique_by=lambda kv: kv[0]
+).map(lambda kvs: tuple(row(k, v) for k, v in kvs))
+
+
+@given(rows_strategy, rows_strategy)
+def test_applying_a_diff_gives_the_new_rows(old: tuple[Row, ...], new: tuple[Row, ...]) -> None:
+    diff = diff_rows(old, new)
+    assert apply(old, new, diff) == list(new)
+    assert diff.empty == (old == new)
+
+
+# --- cursor ----------------------------------------------------------------------------
+
+
+def test_cursor_stays_on_its_tool_when_rows_appear_above() -> None:
+    before = rows_of(model(server("g", tool("a"), tool("b"))))
+    after = rows_of(model(server("new", tool("x")), server("g", tool("z"), tool("a"), tool("b"))))
+    assert follow_cursor(before, after, 2) == [r.key for r in after].index(("tool", "g", "b"))
+
+
+def test_cursor_moves_to_the_nearest_tool_of_the_same_server_when_its_tool_goes() -> None:
+    before = rows_of(model(server("g", tool("a"), tool("b"), tool("c")), server("h", tool("z"))))
+    middle_gone = rows_of(model(server("g", tool("a"), tool("c")), server("h", tool("z"))))
+    assert middle_gone[follow_cursor(before, middle_gone, 2) or 0].key == ("tool", "g", "c")
+    last_gone = rows_of(model(server("g", tool("a"), tool("b")), server("h", tool("z"))))
+    # the next row belongs to another server: the previous tool of the same server wins
+    assert last_gone[follow_cursor(before, last_gone, 3) or 0].key == ("tool", "g", "b")
+    all_gone = rows_of(model(server("g"), server("h", tool("z"))))
+    assert all_gone[follow_cursor(before, all_gone, 2) or 0].key == ("server", "g")
+
+
+def test_cursor_goes_to_a_neighbour_when_its_server_goes() -> None:
+    before = rows_of(model(server("g", tool("a")), server("h", tool("z"))))
+    after = rows_of(model(server("h", tool("z"))))
+    assert after[follow_cursor(before, after, 1) or 0].key == ("server", "h")
+    assert follow_cursor(before, (), 1) is None
+    assert follow_cursor((), after, None) == 0
+
+
+# --- status bar ------------------------------------------------------------------------
+
+
+def test_summary_counts_and_warning() -> None:
+    m = failed_model()
+    summary = summarize(m, project_catalog(m))
+    assert summary.text == "1 connected · 1 failed · 1 disabled · 1/1 tools on · 3/128 on the wire"
+    assert summary.warning is None
+    over = over_budget_model()
+    summary = summarize(over, project_catalog(over))
+    assert summary.text == "2 connected · 7/8 tools on · 6/6 on the wire"
+    assert summary.warning == (
+        "3 tools over the budget of 6 — 3 MCP tools were dropped from this session; "
+        "disable some to make room"
+    )

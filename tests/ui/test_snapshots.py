@@ -1,0 +1,89 @@
+"""SVG snapshots of the picker (stored in ``<repo>/snapshots/test_snapshots/``).
+
+Every test feeds the app a fixed ``PluginModel`` through ``StaticSource``: no server runs, and
+nothing in the picture depends on PIDs, paths, timings or a blinking cursor.
+Update them with ``pytest tests/ui/test_snapshots.py --snapshot-update`` and look at each SVG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+from agentty_tui.model import PluginModel
+from agentty_tui.ui.app import PickerApp
+from tests.ui.fakes import (
+    StaticSource,
+    connected_model,
+    connecting_model,
+    failed_model,
+    over_budget_model,
+)
+
+SnapCompare = Callable[..., bool]
+SIZE = (100, 24)
+
+
+def app_for(m: PluginModel) -> PickerApp:
+    return PickerApp(StaticSource(m), follow=False)
+
+
+async def no_blink(pilot: Pilot[None]) -> None:
+    """Stop every cursor in the active screen from blinking."""
+    await pilot.pause()
+    for widget in pilot.app.screen.query("Input, TextArea"):
+        assert isinstance(widget, Input | TextArea)
+        widget.cursor_blink = False
+
+
+def test_servers_connecting(snap_compare: SnapCompare) -> None:
+    """Three servers, each marked ◌ and "connecting…"; the status bar says 3 connecting."""
+    assert snap_compare(app_for(connecting_model()), terminal_size=SIZE)
+
+
+def test_connected_tools_on_and_off(snap_compare: SnapCompare) -> None:
+    """Two connected servers (●, "2/3 tools on"); [x] tools on, [ ] tools off and dimmed."""
+    assert snap_compare(app_for(connected_model()), terminal_size=SIZE)
+
+
+def test_failed_server_with_its_error(snap_compare: SnapCompare) -> None:
+    """A connected server, a failed one (✗ in red with its error text) and a disabled one (○)."""
+    assert snap_compare(app_for(failed_model()), terminal_size=SIZE)
+
+
+def test_over_budget_warning_and_trimmed_marks(snap_compare: SnapCompare) -> None:
+    """Budget 6: three enabled tools marked "✂ trimmed"; the warning line below the status."""
+    assert snap_compare(app_for(over_budget_model()), terminal_size=SIZE)
+
+
+def test_add_form_with_validation_error(snap_compare: SnapCompare) -> None:
+    """The add form after submitting a name but neither command nor URL: the error in red."""
+
+    async def fill(pilot: Pilot[None]) -> None:
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press(*"weather", "enter")
+        await no_blink(pilot)
+
+    assert snap_compare(app_for(connected_model()), terminal_size=SIZE, run_before=fill)
+
+
+def test_filtered_list(snap_compare: SnapCompare) -> None:
+    """Filter "note": only the notes server and its tools; the filter field shows the text."""
+
+    async def filter_rows(pilot: Pilot[None]) -> None:
+        await pilot.press("slash", *"note")
+        await no_blink(pilot)
+
+    assert snap_compare(app_for(connected_model()), terminal_size=SIZE, run_before=filter_rows)
+
+
+def test_tool_details(snap_compare: SnapCompare) -> None:
+    """Details of notes/add_note: on, its wire name, "on the wire", description and schema."""
+
+    async def open_details(pilot: Pilot[None]) -> None:
+        await pilot.press("down", "enter")
+
+    assert snap_compare(app_for(connected_model()), terminal_size=SIZE, run_before=open_details)
