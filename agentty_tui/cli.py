@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             return _picker(config_path)
         if args.command == "demo":
-            return _picker(_demo_config(), demo=True)
+            return _picker(_demo_config())
         from agentty_tui import commands
 
         handler = getattr(commands, f"cmd_{args.command}")
@@ -139,7 +139,7 @@ def _quiet_logging() -> None:
     root.setLevel(logging.WARNING)
 
 
-def _picker(config_path: Path, *, demo: bool = False) -> int:
+def _picker(config_path: Path) -> int:
     from agentty_tui.ui import run_picker
 
     return run_picker(config_path)

@@ -1,0 +1,208 @@
+"""Connect fan-out: ``agentty-tui list --json`` against the bare mcp SDK, side by side.
+
+Three commands, each a fresh process (interpreter start-up and imports included), each
+connecting the same N stdio servers (``scalable_server.py``, T tools each), listing their tools
+and exiting:
+
+  A  ``python -m agentty_tui list --json --config X``
+  B  ``python bench/_baseline_connect.py S concurrent``  (bare SDK, one anyio task group)
+  C  ``python bench/_baseline_connect.py S sequential``  (bare SDK, one server after another)
+
+Runs are interleaved (A, B, C, then B, C, A, ...: the order rotates each round so no command
+always runs first after the previous one's teardown), after one discarded warm-up round.
+Target: median(A) / median(B) <= 1.10.
+
+``python bench/bench_connect.py`` (10 servers x 20 tools, 12 rounds) or ``--quick``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from typing import Any
+
+from _common import (
+    BENCH_DIR,
+    REPO_ROOT,
+    BenchDirs,
+    bench_dirs,
+    env_for_child,
+    marker,
+    ms,
+    parse_mode,
+    pids_with_marker,
+    print_table,
+    ratio,
+    report_leftovers,
+    server_entry,
+    stats,
+    write_config,
+    write_results,
+)
+
+from tests.servers import scalable_argv
+
+TARGET = 1.10
+RUN_TIMEOUT = 120.0
+
+
+def _run(argv: list[str], dirs: BenchDirs) -> tuple[float, str]:
+    """Wall time of one command from spawn to exit, and its stdout."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        argv,
+        cwd=REPO_ROOT,
+        env=env_for_child(dirs),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"{argv[:4]} exited with {done.returncode}:\n{done.stderr.decode(errors='replace')}"
+        )
+    return elapsed, done.stdout.decode()
+
+
+def _check_agentty(output: str, servers: int, tools: int) -> None:
+    data = json.loads(output)
+    listed = data["servers"]
+    bad = [s["name"] for s in listed if s["status"] != "connected" or len(s["tools"]) != tools]
+    if len(listed) != servers or bad:
+        raise RuntimeError(f"agentty-tui list did not connect everything: {bad or listed}")
+
+
+def _check_baseline(output: str, servers: int, tools: int) -> None:
+    data: dict[str, list[str]] = json.loads(output)
+    if len(data) != servers or any(len(names) != tools for names in data.values()):
+        raise RuntimeError("the baseline did not list every server's tools")
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--servers", type=int, help="override the number of servers")
+    parser.add_argument("--tools", type=int, help="override the tools per server")
+    parser.add_argument("--rounds", type=int, help="override the number of rounds")
+
+
+def main() -> int:
+    args = parse_mode(__doc__ or "", _options)
+    servers, tools, rounds = (2, 5, 1) if args.quick else (10, 20, 12)
+    servers = args.servers or servers
+    tools = args.tools or tools
+    rounds = args.rounds or rounds
+    custom = bool(args.servers or args.tools or args.rounds)
+    token = marker("connect")
+    python = sys.executable
+    with bench_dirs("connect") as dirs:
+        argvs = [scalable_argv(tools, name=f"{token}-{i}") for i in range(servers)]
+        config = write_config(
+            dirs.config_path(), {f"s{i:02d}": server_entry(argv) for i, argv in enumerate(argvs)}
+        )
+        listing = dirs.root / "servers.json"
+        listing.write_text(json.dumps(argvs))
+        baseline = str(BENCH_DIR / "_baseline_connect.py")
+        commands: dict[str, list[str]] = {
+            "agentty list --json": [
+                python,
+                "-m",
+                "agentty_tui",
+                "list",
+                "--json",
+                "--config",
+                str(config),
+            ],
+            "SDK concurrent": [python, baseline, str(listing), "concurrent"],
+            "SDK sequential": [python, baseline, str(listing), "sequential"],
+        }
+        checks = {
+            "agentty list --json": _check_agentty,
+            "SDK concurrent": _check_baseline,
+            "SDK sequential": _check_baseline,
+        }
+        names = list(commands)
+        times: dict[str, list[float]] = {name: [] for name in names}
+        orphans = dict.fromkeys(names, 0)
+        print(
+            f"connect fan-out: {servers} stdio servers x {tools} tools, "
+            f"{rounds} interleaved rounds (+{1 if not args.quick else 0} warm-up)"
+        )
+        warmup = 0 if args.quick else 1
+        for round_index in range(1 - warmup, rounds + 1):
+            shift = round_index % len(names)
+            order = names[shift:] + names[:shift]
+            for name in order:
+                elapsed, output = _run(commands[name], dirs)
+                checks[name](output, servers, tools)
+                if round_index > 0:
+                    times[name].append(elapsed)
+                # Every command must have stopped its servers before it exited.
+                orphans[name] += len(pids_with_marker(token))
+            label = "warm-up" if round_index == 0 else f"round {round_index}/{rounds}"
+            print(f"  {label} done", flush=True)
+
+    summary = {name: stats(sample) for name, sample in times.items()}
+    base = summary["SDK concurrent"].median
+    rows = [
+        [
+            name,
+            s.n,
+            ms(s.median),
+            ms(s.p90),
+            ms(s.iqr),
+            ms(s.minimum),
+            ms(s.maximum),
+            ratio(s.median, base),
+        ]
+        for name, s in summary.items()
+    ]
+    print_table(
+        "wall time from spawn to exit (ms)",
+        ["command", "n", "median", "p90", "IQR", "min", "max", "/ SDK concurrent"],
+        rows,
+    )
+    # Per-round ratios (each pair measured back to back) as a spread of the headline ratio.
+    per_round = [
+        a / b for a, b in zip(times["agentty list --json"], times["SDK concurrent"], strict=True)
+    ]
+    rs = stats(per_round)
+    agentty = summary["agentty list --json"].median
+    headline = ratio(agentty, base)
+    vs_seq = ratio(agentty, summary["SDK sequential"].median)
+    print(
+        f"\nagentty / SDK concurrent (medians): {headline:.3f}   target <= {TARGET:.2f}: "
+        f"{'MET' if headline <= TARGET else 'MISSED'}"
+    )
+    print(
+        f"per-round ratio agentty / SDK concurrent: median {rs.median:.3f}, "
+        f"IQR {rs.q1:.3f}-{rs.q3:.3f}, p90 {rs.p90:.3f}"
+    )
+    print(f"agentty / SDK sequential (medians): {vs_seq:.3f}")
+    print(f"servers still running right after a command exited: {orphans}")
+    leftovers = report_leftovers(token)
+
+    if not args.quick and not custom:
+        results: dict[str, Any] = {
+            "servers": servers,
+            "tools_per_server": tools,
+            "rounds": rounds,
+            "stats_seconds": {name: s.as_dict() for name, s in summary.items()},
+            "samples_seconds": times,
+            "ratio_agentty_vs_concurrent": headline,
+            "per_round_ratio": rs.as_dict(),
+            "ratio_agentty_vs_sequential": vs_seq,
+            "target": TARGET,
+            "met": headline <= TARGET,
+            "servers_alive_after_exit": orphans,
+            "leftover_processes": leftovers,
+        }
+        write_results("connect", results)
+    return 1 if leftovers else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""Import time of the headless commands, and whether they import Textual.
+
+Wall time of fresh interpreters, interleaved (one discarded warm-up round):
+
+- ``python -c pass``                                   the interpreter alone
+- ``python -c "import mcp"``                            the SDK alone: the floor of any MCP client
+- ``python -c "import agentty_tui.commands"``           the headless commands module
+- ``python -m agentty_tui --help``                      the CLI before any command
+- ``python -m agentty_tui list --json --config EMPTY``  a whole headless command, no servers
+
+Then ``python -X importtime`` of ``list``, ``catalog`` and ``enable`` (on an empty config) says
+whether any ``textual`` module was imported (target: no), and which packages cost the most.
+
+``python bench/bench_imports.py`` (15 rounds) or ``--quick`` (2 rounds, no warm-up).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from typing import Any
+
+from _common import (
+    REPO_ROOT,
+    BenchDirs,
+    bench_dirs,
+    env_for_child,
+    ms,
+    parse_mode,
+    print_table,
+    ratio,
+    stats,
+    write_config,
+    write_results,
+)
+
+_IMPORT_LINE = re.compile(r"^import time:\s+(\d+)\s+\|\s+(\d+)\s+\|(\s*)(\S+)\s*$")
+
+
+def _wall(argv: list[str], dirs: BenchDirs) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        argv,
+        cwd=REPO_ROOT,
+        env=env_for_child(dirs),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+        timeout=60,
+    )
+    return time.perf_counter() - start
+
+
+def _importtime(argv: list[str], dirs: BenchDirs) -> dict[str, tuple[int, int, int]]:
+    """``module -> (self µs, cumulative µs, depth)`` from ``-X importtime``."""
+    done = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]],
+        cwd=REPO_ROOT,
+        env=env_for_child(dirs),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    modules: dict[str, tuple[int, int, int]] = {}
+    for line in done.stderr.decode(errors="replace").splitlines():
+        match = _IMPORT_LINE.match(line)
+        if match:
+            own, cumulative, indent, name = match.groups()
+            modules[name] = (int(own), int(cumulative), len(indent) // 2)
+    return modules
+
+
+def _top_packages(modules: dict[str, tuple[int, int, int]], count: int) -> list[tuple[str, int]]:
+    """Self time summed per top-level package, largest first."""
+    per: dict[str, int] = {}
+    for name, (own, _cumulative, _depth) in modules.items():
+        top = name.split(".", 1)[0]
+        per[top] = per.get(top, 0) + own
+    return sorted(per.items(), key=lambda item: -item[1])[:count]
+
+
+def main() -> int:
+    args = parse_mode(__doc__ or "")
+    rounds = 2 if args.quick else 15
+    python = sys.executable
+    with bench_dirs("imports") as dirs:
+        empty = write_config(dirs.config_path(), {})
+        commands: dict[str, list[str]] = {
+            "python -c pass": [python, "-c", "pass"],
+            "import mcp": [python, "-c", "import mcp"],
+            "import agentty_tui.commands": [python, "-c", "import agentty_tui.commands"],
+            "agentty-tui --help": [python, "-m", "agentty_tui", "--help"],
+            "agentty-tui list (empty config)": [
+                python,
+                "-m",
+                "agentty_tui",
+                "list",
+                "--json",
+                "--config",
+                str(empty),
+            ],
+        }
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        names = list(commands)
+        for round_index in range(0 if not args.quick else 1, rounds + 1):
+            shift = round_index % len(names)
+            for name in names[shift:] + names[:shift]:
+                elapsed = _wall(commands[name], dirs)
+                if round_index:
+                    times[name].append(elapsed)
+
+        headless = {
+            "list": ["list", "--json"],
+            "catalog": ["catalog", "--json"],
+            "enable": ["enable", "nosuchserver", "nosuchtool"],
+        }
+        textual: dict[str, bool] = {}
+        import_totals: dict[str, float] = {}
+        heaviest: list[tuple[str, int]] = []
+        for verb, words in headless.items():
+            modules = _importtime(
+                [python, "-m", "agentty_tui", *words, "--config", str(empty)], dirs
+            )
+            textual[verb] = any(name.split(".")[0] == "textual" for name in modules)
+            import_totals[verb] = sum(own for own, _c, _d in modules.values()) / 1e6
+            if verb == "list":
+                heaviest = _top_packages(modules, 8)
+        commands_modules = _importtime([python, "-c", "import agentty_tui.commands"], dirs)
+        cumulative_commands = commands_modules.get("agentty_tui.commands", (0, 0, 0))[1] / 1e6
+        textual_in_commands = any(n.split(".")[0] == "textual" for n in commands_modules)
+
+    summary = {name: stats(sample) for name, sample in times.items()}
+    floor = summary["python -c pass"].median
+    sdk = summary["import mcp"].median
+    print_table(
+        f"wall time of a fresh interpreter (ms), {rounds} interleaved rounds",
+        ["command", "median", "p90", "IQR", "- python", "/ import mcp"],
+        [
+            [name, ms(s.median), ms(s.p90), ms(s.iqr), ms(s.median - floor), ratio(s.median, sdk)]
+            for name, s in summary.items()
+        ],
+    )
+    print_table(
+        "-X importtime of the headless commands (empty config)",
+        ["command", "all imports (ms)", "imports textual"],
+        [[verb, ms(import_totals[verb]), "yes" if textual[verb] else "no"] for verb in headless],
+    )
+    print(
+        f"\n`import agentty_tui.commands`: {ms(cumulative_commands):.0f} ms cumulative, "
+        f"imports textual: {'yes' if textual_in_commands else 'no'}"
+    )
+    print_table(
+        "heaviest packages imported by `list` (self time, ms)",
+        ["package", "ms"],
+        [[name, ms(us / 1e6)] for name, us in heaviest],
+    )
+    if not args.quick:
+        results: dict[str, Any] = {
+            "rounds": rounds,
+            "stats_seconds": {name: s.as_dict() for name, s in summary.items()},
+            "samples_seconds": times,
+            "importtime_total_seconds": import_totals,
+            "imports_textual": {**textual, "import agentty_tui.commands": textual_in_commands},
+            "commands_cumulative_seconds": cumulative_commands,
+            "heaviest_packages_ms": {name: us / 1e3 for name, us in heaviest},
+        }
+        write_results("imports", results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
