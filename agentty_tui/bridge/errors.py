@@ -23,8 +23,13 @@ def root_cause(exc: BaseException) -> BaseException:
     return exc
 
 
-def describe_failure(exc: BaseException, config: ServerConfig) -> str:
-    """Why ``config``'s server could not be reached or stopped answering, in plain words."""
+def describe_failure(
+    exc: BaseException, config: ServerConfig, *, http_status: int | None = None
+) -> str:
+    """Why ``config``'s server could not be reached or stopped answering, in plain words.
+
+    ``http_status`` is the last error status a URL server answered with, when known.
+    """
     cause = root_cause(exc)
     spec = config.spec
     if isinstance(spec, StdioSpec):
@@ -37,11 +42,11 @@ def describe_failure(exc: BaseException, config: ServerConfig) -> str:
     if isinstance(spec, HttpSpec):
         if isinstance(cause, httpx2.ConnectError):
             return f"cannot connect to {spec.url}: {cause or 'connection refused'}"
-        if isinstance(cause, httpx2.HTTPStatusError):
-            code = cause.response.status_code
-            hint = (
-                " (check the headers: is a token missing or expired?)" if code in (401, 403) else ""
-            )
+        code = cause.response.status_code if isinstance(cause, httpx2.HTTPStatusError) else None
+        code = code or http_status
+        if code is not None:
+            auth = code in (401, 403)
+            hint = " (check the headers: is a token missing or expired?)" if auth else ""
             return f"{spec.url} answered HTTP {code}{hint}"
     if isinstance(cause, TimeoutError):
         return f"no answer within {config.request_timeout:g} s (request timeout)"

@@ -29,7 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from agentty_tui import __version__
 from agentty_tui.bridge.errors import describe_failure
 from agentty_tui.bridge.expand import ExpansionError, expand_spec
-from agentty_tui.bridge.http import http_transport
+from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.bridge.listing import screen_tools
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.stdio import StdioTransport
@@ -78,6 +78,7 @@ class ServerSession:
         self._on_change = on_change
         self._client: Client | None = None
         self._transport: StdioTransport | None = None
+        self._http: HttpTransport | None = None
         self._scope: anyio.CancelScope | None = None
         self._stopping = False
         self._relist_wanted = anyio.Event()
@@ -105,7 +106,11 @@ class ServerSession:
         try:
             await self._supervise()
         except Exception as exc:  # a server's failure must never reach the bridge's task group
-            self._fail(self._describe(exc))
+            try:
+                message = self._describe(exc)
+            except Exception as describing:  # the description must not fail the bridge either
+                message = f"{type(exc).__name__} ({describing!r} while describing it)"
+            self._fail(message)
         finally:
             self._client = None
             self.closed.set()
@@ -153,7 +158,8 @@ class ServerSession:
             self._transport = StdioTransport(spec, self.log)
             transport: Any = self._transport
         else:
-            transport = http_transport(spec, self.config.request_timeout)
+            self._http = HttpTransport(spec, self.config.request_timeout)
+            transport = self._http
         client = Client(
             transport,
             mode="auto",
@@ -293,7 +299,8 @@ class ServerSession:
             code = self._transport.returncode
             if code is not None:
                 return self._with_tail(_exit_text(code))
-        return self._with_tail(describe_failure(exc, self.config))
+        status = self._http.error_status if self._http is not None else None
+        return self._with_tail(describe_failure(exc, self.config, http_status=status))
 
     async def _exit_message(self) -> str:
         assert self._transport is not None

@@ -10,12 +10,13 @@ import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
+from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError
 from agentty_tui.model import PluginModel, ServerState
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
-from tests.servers import plain_argv, python_server_argv
+from tests.servers import plain_argv, python_server_argv, scalable_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -157,3 +158,42 @@ async def test_arguments_reach_the_server_verbatim(
     info = _server(model, "plain").info
     assert info is not None and info.name == tricky
     assert not marker.exists()
+
+
+async def test_not_executable_and_silent_exit(
+    write_config: WriteConfig, log_dir: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "server.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o644)
+    path = write_config(
+        {
+            "noexec": {"command": str(script)},
+            "silent": {"command": plain_argv()[0], "args": ["-c", "import sys; sys.exit(7)"]},
+            "healthy": stdio_entry(plain_argv()),
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        assert f"command is not executable: {str(script)!r}" in (
+            _server(model, "noexec").error or ""
+        )
+        assert _server(model, "silent").error == "the server exited with status 7"
+        await _healthy(bridge)
+
+
+async def test_ten_thousand_tools(write_config: WriteConfig, log_dir: Path) -> None:
+    path = write_config(
+        {"huge": stdio_entry(scalable_argv(10_000)), "healthy": stdio_entry(plain_argv())}
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(60)
+        huge = _server(model, "huge")
+        assert huge.status == "connected"
+        assert len(huge.tools) == 10_000
+        model = await bridge.tool_set_enabled("huge", huge.tools[-1].bare, False)
+        assert _server(model, "huge").enabled_count == 9_999
+        catalog = project_catalog(model)
+        assert len(catalog.tools) == 128
+        assert catalog.over_by == 6 + 9_999 + 4 - 128
+        await _healthy(bridge)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,53 @@ async def test_refused_port_fails_with_a_reason(write_config: WriteConfig, log_d
     web = model.server("web")
     assert web is not None and web.status == "failed"
     assert f"cannot connect to {web.spec.url}" in (web.error or "")  # type: ignore[union-attr]
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    """Answers every request with the status in ``server.status`` and no MCP at all."""
+
+    def do_POST(self) -> None:
+        status: int = self.server.status  # type: ignore[attr-defined]
+        body = b"go away"
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST
+    do_DELETE = do_POST
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base names it
+        """Quiet: the test reads the bridge's words, not the server's log."""
+
+
+@pytest.fixture
+def refusing_server() -> Iterator[ThreadingHTTPServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [(500, "answered HTTP 500"), (401, "answered HTTP 401 (check the headers")],
+)
+async def test_http_error_status_is_named(
+    refusing_server: ThreadingHTTPServer,
+    write_config: WriteConfig,
+    log_dir: Path,
+    status: int,
+    words: str,
+) -> None:
+    refusing_server.status = status  # type: ignore[attr-defined]
+    url = f"http://127.0.0.1:{refusing_server.server_port}/mcp"
+    path = write_config({"web": {"url": url, "headers": {"Authorization": "Bearer planted-token-123"}}})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(20)
+    web = model.server("web")
+    assert web is not None and web.status == "failed"
+    assert f"{url} {words}" in (web.error or "")
+    assert "planted-token-123" not in (web.error or "")  # header values never appear
