@@ -7,13 +7,47 @@ the reason, so that one bad tool never costs the server its valid ones.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import mcp_types as types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentty_tui.model import AdvertisedTool, DroppedTool
 
-__all__ = ["MAX_TOOL_NAME", "screen_tools"]
+__all__ = ["MAX_TOOL_NAME", "LenientToolsPage", "screen_raw_tools", "screen_tools"]
+
+
+class LenientToolsPage(BaseModel):
+    """A ``tools/list`` page whose tools are not validated yet (for one-by-one screening)."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    tools: list[Any] = []
+    """The advertised tools, as the server sent them."""
+    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    """Where the next page starts, if any."""
+
+
+def screen_raw_tools(raw: Sequence[Any]) -> tuple[list[types.Tool], list[DroppedTool]]:
+    """Validate advertised tools one at a time, so that a malformed one costs only itself."""
+    valid: list[types.Tool] = []
+    dropped: list[DroppedTool] = []
+    for item in raw:
+        try:
+            valid.append(types.Tool.model_validate(item))
+        except ValidationError as error:
+            name = item.get("name") if isinstance(item, dict) else None
+            problem = error.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            dropped.append(
+                DroppedTool(
+                    name=str(name) if name is not None else "?",
+                    reason=f"the tool does not follow the MCP schema ({where}: {problem['msg']})",
+                )
+            )
+    return valid, dropped
+
 
 MAX_TOOL_NAME = 128
 """MCP tool names are 1 to 128 characters (spec 2025-11-25)."""
@@ -37,11 +71,11 @@ def _problem(tool: types.Tool, seen: set[str]) -> str | None:
 
 
 def screen_tools(
-    advertised: Iterable[types.Tool],
+    advertised: Iterable[types.Tool], already_dropped: Iterable[DroppedTool] = ()
 ) -> tuple[tuple[AdvertisedTool, ...], tuple[DroppedTool, ...]]:
     """Split advertised tools into the valid ones (in order) and the dropped ones (with why)."""
     kept: list[AdvertisedTool] = []
-    dropped: list[DroppedTool] = []
+    dropped: list[DroppedTool] = list(already_dropped)
     seen: set[str] = set()
     for tool in advertised:
         problem = _problem(tool, seen)

@@ -25,12 +25,13 @@ from mcp import Client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from agentty_tui import __version__
 from agentty_tui.bridge.errors import describe_failure
 from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.http import HttpTransport
-from agentty_tui.bridge.listing import screen_tools
+from agentty_tui.bridge.listing import LenientToolsPage, screen_raw_tools, screen_tools
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.errors import OperationError
@@ -226,17 +227,43 @@ class ServerSession:
     async def _list_all(self, client: Client) -> tuple[AdvertisedTool, ...]:
         """Every page of ``tools/list``, screened: invalid tools go to ``dropped_tools``."""
         pages: list[types.Tool] = []
+        malformed: list[DroppedTool] = []
         cursor: str | None = None
         for _ in range(MAX_TOOL_PAGES):
-            page = await client.list_tools(cursor=cursor)
-            pages.extend(page.tools)
-            cursor = page.next_cursor
+            try:
+                page = await client.list_tools(cursor=cursor)
+                pages.extend(page.tools)
+                cursor = page.next_cursor
+            except ValidationError:
+                # One malformed tool fails the SDK's whole page: ask again and check each tool
+                # on its own, so the valid ones are kept.
+                raw = await self._raw_tools_page(client, cursor)
+                valid, bad = screen_raw_tools(raw.tools)
+                # The SDK looks a called tool up in its own listing cache (to check results
+                # against the output schema); hand it the valid tools, or every call would
+                # re-list and fail on the malformed ones again.
+                client.session._absorb_tool_listing(
+                    types.ListToolsResult(tools=valid), complete=False
+                )
+                pages.extend(valid)
+                malformed.extend(bad)
+                cursor = raw.next_cursor
             if not cursor:
                 break
-        tools, self.dropped_tools = screen_tools(pages)
+        tools, self.dropped_tools = screen_tools(pages, malformed)
         for dropped in self.dropped_tools:
             self.log.note(f"dropped tool {dropped.name[:80]!r}: {dropped.reason}")
         return tools
+
+    async def _raw_tools_page(self, client: Client, cursor: str | None) -> LenientToolsPage:
+        """One ``tools/list`` page, unvalidated: the SDK's typed requests validate the whole
+        result, and there is no public way around that, hence the dispatcher."""
+        dispatcher = client.session._dispatcher
+        params = {"cursor": cursor} if cursor else None
+        raw = await dispatcher.send_raw_request(
+            "tools/list", params, {"timeout": self.config.request_timeout}
+        )
+        return LenientToolsPage.model_validate(raw)
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, types.ToolListChangedNotification):

@@ -197,3 +197,20 @@ async def test_ten_thousand_tools(write_config: WriteConfig, log_dir: Path) -> N
         assert len(catalog.tools) == 128
         assert catalog.over_by == 6 + 9_999 + 4 - 128
         await _healthy(bridge)
+
+
+async def test_malformed_tools_cost_only_themselves(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"raw": stdio_entry(python_server_argv("raw_server.py"))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        raw = _server(model, "raw")
+        assert raw.status == "connected", raw.error
+        assert [t.bare for t in raw.tools] == ["ok", "also_ok"]
+        reasons = {d.name: d.reason for d in raw.dropped_tools}
+        assert set(reasons) == {"string_schema", "no_schema"}
+        assert "root is not an object" in reasons["string_schema"]
+        assert "inputSchema" in reasons["no_schema"]
+        result = await bridge.call_tool("raw", "also_ok")
+        assert result.content[0].text == "called also_ok"  # type: ignore[union-attr]
