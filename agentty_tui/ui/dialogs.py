@@ -16,6 +16,7 @@ from agentty_tui.catalog import WireCatalog
 from agentty_tui.errors import UnknownToolError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
+from agentty_tui.secrets import mask_value
 
 __all__ = [
     "KEYS",
@@ -158,9 +159,15 @@ def _spec_text(server: ServerState) -> str:
     if spec is None:
         return "spec       (the config entry is invalid; see the error)"
     if spec.kind == "stdio":
-        line = shlex.join([spec.command, *spec.args])
-        return f"command    {line}" + (f"\ncwd        {spec.cwd}" if spec.cwd else "")
-    return f"url        {spec.url}"
+        lines = [f"command    {shlex.join([spec.command, *spec.args])}"]
+        if spec.cwd:
+            lines.append(f"cwd        {spec.cwd}")
+        # Names only: values of env and headers are secrets as often as not.
+        lines += [f"env        {key}={mask_value(value)}" for key, value in spec.env.items()]
+        return "\n".join(lines)
+    lines = [f"url        {spec.url}"]
+    lines += [f"header     {key}: {mask_value(value)}" for key, value in spec.headers.items()]
+    return "\n".join(lines)
 
 
 class ServerDetailsScreen(ModalScreen[None]):
