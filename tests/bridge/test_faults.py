@@ -214,3 +214,28 @@ async def test_malformed_tools_cost_only_themselves(
         assert "inputSchema" in reasons["no_schema"]
         result = await bridge.call_tool("raw", "also_ok")
         assert result.content[0].text == "called also_ok"  # type: ignore[union-attr]
+
+
+async def test_grandchild_is_gone_after_a_reload_replaced_its_server(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"forker": stdio_entry(faulty("grandchild"))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        result = await bridge.call_tool("forker", "grandchild_pid")
+        grandchild = int(result.content[0].text)  # type: ignore[union-attr]
+        write_config({"forker": stdio_entry(faulty("grandchild", "--delay", "1"))})
+        await bridge.reload()
+        await wait_until_gone(grandchild)
+
+
+async def test_tools_listed_after_20_s_still_connect_within_the_default_timeout(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"slow": stdio_entry(faulty("slow-list", "--delay", "20"))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        assert bridge.snapshot.servers[0].status == "connecting"
+        model = await bridge.settled(45)
+    slow = _server(model, "slow")
+    assert slow.status == "connected", slow.error
+    assert [t.bare for t in slow.tools] == ["ok", "pid"]

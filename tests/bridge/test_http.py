@@ -123,7 +123,9 @@ async def test_http_error_status_is_named(
 ) -> None:
     refusing_server.status = status  # type: ignore[attr-defined]
     url = f"http://127.0.0.1:{refusing_server.server_port}/mcp"
-    path = write_config({"web": {"url": url, "headers": {"Authorization": "Bearer planted-token-123"}}})
+    path = write_config(
+        {"web": {"url": url, "headers": {"Authorization": "Bearer planted-token-123"}}}
+    )
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         model = await bridge.settled(20)
     web = model.server("web")

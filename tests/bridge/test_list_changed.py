@@ -75,7 +75,7 @@ async def test_a_burst_of_notifications_coalesces(write_config: WriteConfig, log
     path = write_config({"godot": stdio_entry(gated_argv())})
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         await bridge.settled(SETTLE)
-        await bridge.call_tool("godot", "burst", {"count": 300})
+        await bridge.call_tool("godot", "burst", {"count": 1000})
         # One more change after the burst proves every earlier notice has been handled.
         await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
         await bridge.wait_for(lambda m: "scene_open" in _tools(m, "godot"), 5)
