@@ -49,6 +49,12 @@ __all__ = ["MAX_TOOL_PAGES", "ServerSession"]
 MAX_TOOL_PAGES = 1000
 """A paginator that never ends must not hang a listing."""
 
+BURST_QUIET = 0.05
+"""Seconds without a change notice that end a burst of them (then one re-list follows)."""
+
+BURST_MAX_WAIT = 0.5
+"""A burst that never pauses still gets a re-list this often."""
+
 EXIT_STATUS_WAIT = 0.5
 """After stdout ends, how long to wait for the exit status before reporting without it."""
 
@@ -291,18 +297,38 @@ class ServerSession:
                 task_status.started()
 
     async def _relister(self, client: Client) -> None:
-        """Re-list after each change notice; notices during a re-list cause one more, not many."""
+        """Re-list on change notices: the first at once, a burst only once it has passed.
+
+        A lone notice is answered immediately (a new tool shows within milliseconds). Notices
+        that keep arriving while a re-list runs mean a burst: wait until the server has been
+        quiet for ``BURST_QUIET`` seconds (at most ``BURST_MAX_WAIT``), then re-list once.
+        """
         while True:
             await self._relist_wanted.wait()
-            self._relist_wanted = anyio.Event()
-            try:
-                tools = await self._list_all(client)
-            except Exception as exc:
-                self.log.note(f"re-listing tools failed: {exc!r}")
-                continue
-            self.tools = tools
-            self.relists += 1
-            self._on_change()
+            while True:
+                self._relist_wanted = anyio.Event()
+                try:
+                    tools = await self._list_all(client)
+                except Exception as exc:
+                    self.log.note(f"re-listing tools failed: {exc!r}")
+                    break
+                self.tools = tools
+                self.relists += 1
+                self._on_change()
+                if not self._relist_wanted.is_set():
+                    break
+                await self._wait_for_quiet()
+
+    async def _wait_for_quiet(self) -> None:
+        """Return once no change notice has come for ``BURST_QUIET`` s, or ``BURST_MAX_WAIT``."""
+        deadline = anyio.current_time() + BURST_MAX_WAIT
+        while (left := deadline - anyio.current_time()) > 0:
+            notice = anyio.Event()
+            self._relist_wanted = notice
+            with anyio.move_on_after(min(BURST_QUIET, left)) as window:
+                await notice.wait()
+            if window.cancelled_caught:
+                return
 
     # --- calls ----------------------------------------------------------------------
 

@@ -82,7 +82,7 @@ async def test_a_burst_of_notifications_coalesces(write_config: WriteConfig, log
         with anyio.move_on_after(0.3):  # let any stragglers arrive
             await bridge.wait_for(lambda m: False)
         relists = bridge.session_relists("godot")
-        assert 1 <= relists < 100, relists
+        assert 1 <= relists <= 5, relists  # 1,000 notices: a handful of re-lists, not hundreds
 
 
 @pytest.mark.skipif(
