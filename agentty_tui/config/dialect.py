@@ -2,8 +2,9 @@
 
 The store does the file work (locking, atomic replace, re-reading); a dialect only turns text into
 a document plus a validated config, applies an edit to a document, and turns a document back into
-text that looks like the original. Only Claude-style ``mcpServers`` JSON exists today; Gemini's
-``settings.json``, VS Code's JSON with comments and Codex's TOML slot in behind the same protocol.
+text that looks like the original. Claude-style ``mcpServers`` JSON lives here; Gemini's
+``settings.json`` (``gemini.py``), VS Code's JSON with comments (``vscode.py``) and Codex's TOML
+(``codex.py``) implement the same protocol, and ``detect.py`` picks one for a file.
 """
 
 from __future__ import annotations

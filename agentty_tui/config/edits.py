@@ -22,6 +22,7 @@ __all__ = [
     "RemoveServer",
     "SetServerDisabled",
     "SetToolEnabled",
+    "SetToolFilter",
     "apply_edit",
     "spec_to_entry",
 ]
@@ -67,7 +68,21 @@ class SetServerDisabled:
     """The wanted state."""
 
 
-ConfigEdit: TypeAlias = AddServer | RemoveServer | SetToolEnabled | SetServerDisabled
+@dataclass(frozen=True, slots=True)
+class SetToolFilter:
+    """Replace a server's whole tool filter, e.g. to carry an imported server's lists over."""
+
+    server: str
+    """The config key of the server."""
+    include: tuple[str, ...] | None
+    """The allow-list (``None``: no allow-list, every tool not excluded is on)."""
+    exclude: tuple[str, ...] = ()
+    """The deny-list."""
+
+
+ConfigEdit: TypeAlias = (
+    AddServer | RemoveServer | SetToolEnabled | SetServerDisabled | SetToolFilter
+)
 """Every change the config layer knows how to write."""
 
 
@@ -146,6 +161,25 @@ def _set_tool_enabled(entry: dict[str, Any], edit: SetToolEnabled, path: str | N
         entry.pop("tools", None)
 
 
+def _set_tool_filter(entry: dict[str, Any], edit: SetToolFilter, path: str | None) -> None:
+    """Write both ``tools`` lists of the entry; other keys of ``tools`` stay."""
+    tools = entry.get("tools", {})
+    if not isinstance(tools, dict):
+        raise ConfigError("must be an object", path=path, server=edit.server, field="tools")
+    if edit.include is None:
+        tools.pop("include", None)
+    else:
+        tools["include"] = list(edit.include)
+    if edit.exclude:
+        tools["exclude"] = list(edit.exclude)
+    else:
+        tools.pop("exclude", None)
+    if tools:
+        entry["tools"] = tools
+    else:
+        entry.pop("tools", None)
+
+
 def apply_edit(
     document: Mapping[str, Any], edit: ConfigEdit, *, path: str | None = None
 ) -> dict[str, Any]:
@@ -169,6 +203,8 @@ def apply_edit(
         del servers[edit.name]
     elif isinstance(edit, SetToolEnabled):
         _set_tool_enabled(_entry(result, edit.server, path), edit, path)
+    elif isinstance(edit, SetToolFilter):
+        _set_tool_filter(_entry(result, edit.server, path), edit, path)
     else:
         entry = _entry(result, edit.server, path)
         if edit.disabled:

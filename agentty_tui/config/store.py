@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentty_tui.config.dialect import Dialect, McpJsonDialect
+from agentty_tui.config.detect import detect_file
+from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import PluginConfig
@@ -202,10 +203,14 @@ class ConfigStore:
         attempts: int = 5,
         lock_timeout: float = 10.0,
     ) -> None:
-        """Open the store of the file at ``path`` (which need not exist yet)."""
+        """Open the store of the file at ``path`` (which need not exist yet).
+
+        Without ``dialect`` the format is detected once, now, from the file's name and content
+        (``detect.detect_dialect``).
+        """
         self.path = Path(path)
         """The config file as the user named it (possibly a symlink)."""
-        self.dialect: Dialect = dialect if dialect is not None else McpJsonDialect()
+        self.dialect: Dialect = dialect if dialect is not None else detect_file(self.path)
         """The file format."""
         self._attempts = attempts
         self._lock_timeout = lock_timeout

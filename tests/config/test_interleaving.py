@@ -216,6 +216,7 @@ def our_edit(document: dict[str, Any], edit: ConfigEdit) -> dict[str, Any]:
         else:
             servers[edit.server].pop("disabled", None)
     else:
+        assert isinstance(edit, SetToolEnabled)
         entry = servers[edit.server]
         tools = entry.get("tools", {})
         old = tools.get("exclude", [])

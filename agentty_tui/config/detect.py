@@ -1,0 +1,112 @@
+"""Which dialect a config file is written in, from its name and content, or by name.
+
+``detect_dialect(path, text)``:
+- a ``.toml`` file is Codex;
+- JSON(C) with a top-level ``servers`` object, or a new file in a ``.vscode`` folder, is VS Code;
+- a file named ``settings.json``, or JSON(C) whose top level has Gemini's ``mcp`` settings or
+  whose entries use Gemini-only keys (``httpUrl``, ``includeTools``, ``excludeTools``,
+  ``trust``, ``timeout``), is Gemini CLI;
+- anything else is Claude-style ``mcpServers`` JSON (Claude Desktop / Code, Cursor).
+
+``dialect_by_name`` forces one (the ``--format`` of the command line).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agentty_tui.config.codex import CodexDialect
+from agentty_tui.config.dialect import Dialect, McpJsonDialect
+from agentty_tui.config.gemini import GeminiDialect
+from agentty_tui.config.jsonc import parse_jsonc
+from agentty_tui.config.raw import SERVERS_KEY
+from agentty_tui.config.vscode import VSCODE_SERVERS_KEY, VsCodeDialect
+from agentty_tui.errors import ConfigError
+
+__all__ = [
+    "DIALECT_NAMES",
+    "detect_dialect",
+    "detect_file",
+    "dialect_by_name",
+    "dialect_name",
+]
+
+DIALECT_NAMES = ("claude", "gemini", "vscode", "codex")
+"""The names ``dialect_by_name`` takes, in the order a ``--format`` help lists them."""
+
+_ALIASES = {"cursor": "claude", "mcp.json": "claude", "vs-code": "vscode", "toml": "codex"}
+_GEMINI_ENTRY_KEYS = frozenset({"httpUrl", "includeTools", "excludeTools", "trust", "timeout"})
+
+
+def dialect_by_name(name: str) -> Dialect:
+    """The dialect called ``name`` (see ``DIALECT_NAMES``; ``cursor`` is ``claude``)."""
+    key = name.strip().lower()
+    key = _ALIASES.get(key, key)
+    if key == "claude":
+        return McpJsonDialect()
+    if key == "gemini":
+        return GeminiDialect()
+    if key == "vscode":
+        return VsCodeDialect()
+    if key == "codex":
+        return CodexDialect()
+    raise ConfigError(f"unknown config format {name!r}; use one of {', '.join(DIALECT_NAMES)}")
+
+
+def dialect_name(dialect: Dialect) -> str:
+    """The name of a dialect, as ``dialect_by_name`` takes it."""
+    if isinstance(dialect, McpJsonDialect):
+        return "claude"
+    name = getattr(dialect, "name", None)
+    return name if isinstance(name, str) else type(dialect).__name__
+
+
+def _looks_gemini(value: dict[str, Any]) -> bool:
+    if isinstance(value.get("mcp"), dict):
+        return True
+    servers = value.get(SERVERS_KEY)
+    if not isinstance(servers, dict):
+        return False
+    return any(
+        isinstance(entry, dict) and not _GEMINI_ENTRY_KEYS.isdisjoint(entry)
+        for entry in servers.values()
+    )
+
+
+def detect_dialect(path: str | os.PathLike[str] | None, text: str | None) -> Dialect:
+    """The dialect of the file at ``path`` holding ``text`` (``None``: not there yet)."""
+    name = os.path.basename(os.fspath(path)) if path is not None else ""
+    folder = os.path.basename(os.path.dirname(os.fspath(path))) if path is not None else ""
+    if name.lower().endswith(".toml"):
+        return CodexDialect()
+    value: Any = None
+    if text is not None and text.strip():
+        try:
+            value = parse_jsonc(text).value
+        except ConfigError:
+            value = None  # the name decides; the dialect's parse will name the syntax error
+    if isinstance(value, dict):
+        if isinstance(value.get(VSCODE_SERVERS_KEY), dict) and SERVERS_KEY not in value:
+            return VsCodeDialect()
+        if _looks_gemini(value):
+            return GeminiDialect()
+        if SERVERS_KEY in value and name != "settings.json":
+            return McpJsonDialect()
+    if name == "settings.json":
+        return GeminiDialect()
+    if folder == ".vscode" and value is None:
+        return VsCodeDialect()
+    return McpJsonDialect()
+
+
+def detect_file(path: str | os.PathLike[str]) -> Dialect:
+    """The dialect of the file at ``path`` as it is now; a missing, unreadable or non-UTF-8 file
+    is judged by its name alone (the dialect's own parse reports what is wrong with it)."""
+    try:
+        with open(os.path.realpath(path), "rb") as file:
+            data = file.read()
+        text: str | None = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    return detect_dialect(path, text)

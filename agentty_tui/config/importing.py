@@ -1,0 +1,222 @@
+"""Import servers from another host's config: a pure plan, then additions only.
+
+``plan_import(source, target)`` sorts the source's servers into those to add (absent from the
+target), those already there and identical, those there but different (with a short diff that
+names env and header keys but never shows their values), and those the source itself cannot use
+(an entry with a problem, e.g. a VS Code ``${input:...}``). ``apply_import(plan, store)`` writes
+the additions through ``AddServer`` (then ``SetToolFilter`` and ``SetServerDisabled`` where the
+source has them), one atomic edit at a time. Nothing that exists is ever overwritten: a name
+taken meanwhile is refused by ``AddServer`` and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolFilter
+from agentty_tui.config.store import ConfigStore
+from agentty_tui.errors import AgenttyError
+from agentty_tui.model import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    HttpSpec,
+    PluginConfig,
+    ServerConfig,
+    StdioSpec,
+    ToolFilter,
+)
+
+__all__ = ["ImportDifference", "ImportPlan", "ImportResult", "apply_import", "plan_import"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportDifference:
+    """A server both configs have, but not alike."""
+
+    name: str
+    """The server's name in both."""
+    diff: tuple[str, ...]
+    """One line per field that differs, e.g. ``args: ['a'] → ['b']``; secrets never shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPlan:
+    """What importing a source config into a target would do."""
+
+    add: tuple[ServerConfig, ...] = ()
+    """Source servers the target lacks, in source order: these would be added."""
+    identical: tuple[str, ...] = ()
+    """Names the target already has with the same settings."""
+    different: tuple[ImportDifference, ...] = ()
+    """Names the target has with other settings: left as they are."""
+    unusable: tuple[ServerConfig, ...] = ()
+    """Source entries with a problem (their ``problem`` says why): never imported."""
+    notes: tuple[str, ...] = ()
+    """What an addition loses on the way (e.g. a timeout no edit carries yet)."""
+
+    @property
+    def empty(self) -> bool:
+        """True when there is nothing to add."""
+        return not self.add
+
+    def describe(self) -> str:
+        """The plan as lines a person reads before saying yes."""
+        lines: list[str] = []
+        for server in self.add:
+            lines.append(f"+ {server.name}  {_describe_spec(server)}")
+        for name in self.identical:
+            lines.append(f"= {name}  (already there, identical)")
+        for difference in self.different:
+            lines.append(f"~ {difference.name}  (already there, different; left as it is)")
+            lines.extend(f"    {line}" for line in difference.diff)
+        for server in self.unusable:
+            lines.append(f"! {server.name}  (not imported: {server.problem})")
+        lines.extend(f"note: {note}" for note in self.notes)
+        if not self.add:
+            lines.append("nothing to add")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What ``apply_import`` did."""
+
+    added: tuple[str, ...] = ()
+    """Servers written to the target."""
+    failed: tuple[tuple[str, str], ...] = ()
+    """(server, why) for additions the target refused; the target has none of them."""
+
+
+def _describe_spec(server: ServerConfig) -> str:
+    spec = server.spec
+    if isinstance(spec, StdioSpec):
+        return " ".join([spec.command, *spec.args])
+    if isinstance(spec, HttpSpec):
+        return f"{spec.url} ({spec.transport})"
+    return ""
+
+
+def _keys_diff(label: str, old: object, new: object) -> list[str]:
+    """Which keys of two string maps differ, without their values."""
+    assert isinstance(old, dict) and isinstance(new, dict)
+    changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    return [f"{label}: {', '.join(changed)} differ"] if changed else []
+
+
+def _diff(target: ServerConfig, source: ServerConfig) -> tuple[str, ...]:
+    """Lines saying how ``source`` differs from ``target`` (the one kept)."""
+    if target.problem is not None:
+        return (f"the existing entry is unusable: {target.problem}",)
+    lines: list[str] = []
+    old, new = target.spec, source.spec
+    if type(old) is not type(new):
+        lines.append(f"transport: {_describe_spec(target)} → {_describe_spec(source)}")
+    elif isinstance(old, StdioSpec) and isinstance(new, StdioSpec):
+        for field in ("command", "args", "cwd"):
+            if getattr(old, field) != getattr(new, field):
+                lines.append(f"{field}: {getattr(old, field)!r} → {getattr(new, field)!r}")
+        lines += _keys_diff("env", dict(old.env), dict(new.env))
+    elif isinstance(old, HttpSpec) and isinstance(new, HttpSpec):
+        for field in ("url", "transport"):
+            if getattr(old, field) != getattr(new, field):
+                lines.append(f"{field}: {getattr(old, field)!r} → {getattr(new, field)!r}")
+        lines += _keys_diff("headers", dict(old.headers), dict(new.headers))
+    if target.tools != source.tools:
+        lines.append(f"tools: {_filter_text(target.tools)} → {_filter_text(source.tools)}")
+    for field, label in (
+        ("disabled", "disabled"),
+        ("connect_timeout", "connect timeout"),
+        ("request_timeout", "request timeout"),
+    ):
+        if getattr(target, field) != getattr(source, field):
+            lines.append(f"{label}: {getattr(target, field)!r} → {getattr(source, field)!r}")
+    return tuple(lines)
+
+
+def _filter_text(rule: ToolFilter) -> str:
+    parts = []
+    if rule.include is not None:
+        parts.append(f"only {list(rule.include)}")
+    if rule.exclude:
+        parts.append(f"off {list(rule.exclude)}")
+    return ", ".join(parts) or "all on"
+
+
+def plan_import(source: PluginConfig, target: PluginConfig) -> ImportPlan:
+    """Sort ``source``'s servers by what importing them into ``target`` would do. Pure."""
+    add: list[ServerConfig] = []
+    identical: list[str] = []
+    different: list[ImportDifference] = []
+    unusable: list[ServerConfig] = []
+    notes: list[str] = []
+    for server in source.servers:
+        if server.problem is not None or server.spec is None:
+            unusable.append(server)
+            continue
+        existing = target.server(server.name)
+        if existing is None:
+            add.append(server)
+            for field, label, default in (
+                ("connect_timeout", "connect timeout", DEFAULT_CONNECT_TIMEOUT),
+                ("request_timeout", "request timeout", DEFAULT_REQUEST_TIMEOUT),
+            ):
+                value = getattr(server, field)
+                if value != default:
+                    notes.append(
+                        f"{server.name}: its {label} of {value:g} s is not carried over "
+                        f"(the default {default:g} s applies)"
+                    )
+        elif _diff(existing, server):
+            different.append(ImportDifference(server.name, _diff(existing, server)))
+        else:
+            identical.append(server.name)
+    return ImportPlan(
+        add=tuple(add),
+        identical=tuple(identical),
+        different=tuple(different),
+        unusable=tuple(unusable),
+        notes=tuple(notes),
+    )
+
+
+def apply_import(
+    plan: ImportPlan,
+    store: ConfigStore,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> ImportResult:
+    """Write the plan's additions into ``store``'s file, each server as its own atomic edits.
+
+    A server the target refuses (a name taken meanwhile, a transport the format cannot say) is
+    reported in ``failed``; if a server's later edit fails after it was added, it is removed
+    again, so that no server ends up with more tools on than its source had.
+    """
+    added: list[str] = []
+    failed: list[tuple[str, str]] = []
+    for server in plan.add:
+        assert server.spec is not None
+        try:
+            store.apply(AddServer(name=server.name, spec=server.spec))
+        except AgenttyError as error:
+            failed.append((server.name, str(error)))
+            continue
+        try:
+            if server.tools != ToolFilter():
+                store.apply(
+                    SetToolFilter(
+                        server=server.name,
+                        include=server.tools.include,
+                        exclude=server.tools.exclude,
+                    )
+                )
+            if server.disabled:
+                store.apply(SetServerDisabled(server=server.name, disabled=True))
+        except AgenttyError as error:
+            store.apply(RemoveServer(name=server.name))
+            failed.append((server.name, str(error)))
+            continue
+        added.append(server.name)
+        if progress is not None:
+            progress(server.name)
+    return ImportResult(added=tuple(added), failed=tuple(failed))

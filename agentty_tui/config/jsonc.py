@@ -1,0 +1,162 @@
+"""JSON with comments (JSONC): a parser that remembers where every value sits in the text.
+
+VS Code's ``mcp.json`` and Gemini CLI's ``settings.json`` allow ``//`` and ``/* */`` comments
+(VS Code also trailing commas). ``parse_jsonc`` gives the plain value and, for every value, its
+span in the text; ``jsonc_edit.splice`` uses the spans to change only what an edit changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentty_tui.errors import ConfigError
+
+__all__ = ["JsoncEntry", "JsoncNode", "parse_jsonc"]
+
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+
+
+@dataclass(slots=True)
+class JsoncEntry:
+    """An object member (with ``key``) or an array item (``key`` is ``None``)."""
+
+    key: str | None
+    start: int
+    """Where the entry's text begins: its key, or the item's value."""
+    value: JsoncNode
+    comma: int | None = None
+    """Offset of the comma after the entry, if there is one."""
+
+
+@dataclass(slots=True)
+class JsoncNode:
+    """One value and its span ``text[start:end]``; containers list their entries."""
+
+    start: int
+    end: int
+    value: Any
+    entries: list[JsoncEntry] = field(default_factory=list)
+    container: bool = False
+    duplicates: list[str] = field(default_factory=list)
+    """Keys repeated anywhere below (root only)."""
+
+
+class _Parser:
+    def __init__(self, text: str, path: str | None) -> None:
+        self.text = text
+        self.path = path
+        self.pos = 0
+        self.duplicates: list[str] = []
+
+    def error(self, message: str, pos: int | None = None) -> ConfigError:
+        at = self.pos if pos is None else pos
+        line = self.text.count("\n", 0, at) + 1
+        column = at - self.text.rfind("\n", 0, at)
+        return ConfigError(f"invalid JSON: {message}", path=self.path, line=line, column=column)
+
+    def skip(self) -> None:
+        """Skip whitespace and comments."""
+        text = self.text
+        while self.pos < len(text):
+            char = text[self.pos]
+            if char in " \t\n\r":
+                self.pos += 1
+            elif text.startswith("//", self.pos):
+                end = text.find("\n", self.pos)
+                self.pos = len(text) if end < 0 else end
+            elif text.startswith("/*", self.pos):
+                end = text.find("*/", self.pos + 2)
+                if end < 0:
+                    raise self.error("unterminated /* comment")
+                self.pos = end + 2
+            else:
+                return
+
+    def value(self) -> JsoncNode:
+        text = self.text
+        if self.pos >= len(text):
+            raise self.error("unexpected end of text, expecting a value")
+        char = text[self.pos]
+        if char == "{":
+            return self.container("}")
+        if char == "[":
+            return self.container("]")
+        start = self.pos
+        if char == '"':
+            decoded = self.string()
+            return JsoncNode(start, self.pos, decoded)
+        match = _NUMBER.match(text, start)
+        if match:
+            self.pos = match.end()
+            return JsoncNode(start, self.pos, json.loads(match.group()))
+        for word, literal in _LITERALS.items():
+            if text.startswith(word, start):
+                self.pos += len(word)
+                return JsoncNode(start, self.pos, literal)
+        raise self.error(f"unexpected character {char!r}")
+
+    def string(self) -> str:
+        match = _STRING.match(self.text, self.pos)
+        if not match:
+            raise self.error("unterminated string")
+        try:
+            decoded: str = json.loads(match.group())
+        except json.JSONDecodeError as error:
+            raise self.error(error.msg, self.pos + error.pos) from None
+        self.pos = match.end()
+        return decoded
+
+    def container(self, close: str) -> JsoncNode:
+        node = JsoncNode(self.pos, self.pos, {} if close == "}" else [], container=True)
+        self.pos += 1
+        self.skip()
+        while self.pos < len(self.text) and self.text[self.pos] != close:
+            start = self.pos
+            key: str | None = None
+            if close == "}":
+                if self.text[self.pos] != '"':
+                    raise self.error("expecting a property name in double quotes")
+                key = self.string()
+                self.skip()
+                if not self.text.startswith(":", self.pos):
+                    raise self.error("expecting ':' after the property name")
+                self.pos += 1
+                self.skip()
+            entry = JsoncEntry(key, start, self.value())
+            node.entries.append(entry)
+            if key is None:
+                node.value.append(entry.value.value)
+            else:
+                if key in node.value:
+                    self.duplicates.append(key)
+                node.value[key] = entry.value.value
+            self.skip()
+            if self.text.startswith(",", self.pos):
+                entry.comma = self.pos
+                self.pos += 1
+                self.skip()
+            elif not self.text.startswith(close, self.pos):
+                raise self.error(f"expecting ',' or '{close}'")
+        if self.pos >= len(self.text):
+            raise self.error(f"unexpected end of text, expecting '{close}'")
+        self.pos += 1
+        node.end = self.pos
+        return node
+
+
+def parse_jsonc(text: str, path: str | None = None) -> JsoncNode:
+    """Parse JSONC ``text`` into a node tree; ``ConfigError`` with line and column on a syntax
+    error. The root node's ``value`` is the plain Python value."""
+    parser = _Parser(text, path)
+    parser.skip()
+    root = parser.value()
+    parser.skip()
+    if parser.pos != len(text):
+        raise parser.error("unexpected text after the end of the document")
+    root.duplicates = parser.duplicates
+    return root

@@ -1,0 +1,181 @@
+"""VS Code's ``.vscode/mcp.json``: JSON with comments, ``servers`` instead of ``mcpServers``.
+
+Each entry has a ``type`` (``stdio``, ``http`` or ``sse``) with ``command`` / ``args`` / ``env`` /
+``envFile`` / ``cwd`` or ``url`` / ``headers``; ``inputs`` (prompted values) and every other key
+stay in the file as they are. A tool turned off is written as our ``tools.exclude`` inside the
+entry, and a disabled server as our ``disabled`` key: VS Code ignores keys it does not know.
+
+VS Code variables are resolved in the parsed spec only, never in the file:
+``${env:VAR}`` becomes our ``${VAR}`` (expanded from the environment at connect time),
+``${userHome}`` becomes ``${HOME}``, and ``${workspaceFolder}`` the folder that holds
+``.vscode``. An entry that needs ``${input:ID}`` (a value VS Code prompts for), another VS Code
+variable, or an ``envFile`` cannot be started here: it loads with a problem naming what it needs,
+and the other servers load as usual.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from agentty_tui.config.common import (
+    JsoncDialect,
+    map_strings,
+    problem,
+    server_or_problem,
+    settings_config,
+)
+from agentty_tui.config.edits import AddServer, ConfigEdit, apply_edit
+from agentty_tui.config.raw import SERVERS_KEY
+from agentty_tui.errors import ConfigError
+from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
+
+__all__ = ["VSCODE_SERVERS_KEY", "VsCodeDialect", "vscode_entry"]
+
+VSCODE_SERVERS_KEY = "servers"
+"""VS Code's top-level key for the server map."""
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z][A-Za-z0-9_]*)(?::([^}]*))?\}")
+_OURS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def vscode_entry(spec: ServerSpec) -> dict[str, Any]:
+    """The ``.vscode/mcp.json`` entry of a spec: ``type`` first, then only non-default fields."""
+    entry: dict[str, Any]
+    if isinstance(spec, StdioSpec):
+        entry = {"type": "stdio", "command": spec.command}
+        if spec.args:
+            entry["args"] = list(spec.args)
+        if spec.env:
+            entry["env"] = dict(spec.env)
+        if spec.cwd is not None:
+            entry["cwd"] = spec.cwd
+        return entry
+    assert isinstance(spec, HttpSpec)
+    entry = {"type": "sse" if spec.transport == "sse" else "http", "url": spec.url}
+    if spec.headers:
+        entry["headers"] = dict(spec.headers)
+    return entry
+
+
+def _input_description(document: dict[str, Any], input_id: str) -> str | None:
+    inputs = document.get("inputs")
+    if isinstance(inputs, list):
+        for item in inputs:
+            if isinstance(item, dict) and item.get("id") == input_id:
+                description = item.get("description")
+                return description if isinstance(description, str) else None
+    return None
+
+
+class VsCodeDialect(JsoncDialect):
+    """``.vscode/mcp.json``: ``{"servers": {...}, "inputs": [...]}``, comments kept."""
+
+    name = "vscode"
+
+    def __init__(self, workspace: str | None = None) -> None:
+        """``workspace`` is what ``${workspaceFolder}`` means; by default the folder that holds
+        the file's ``.vscode`` folder (or the file's own folder)."""
+        self.workspace = workspace
+
+    def _workspace(self, path: str | None) -> str | None:
+        if self.workspace is not None:
+            return self.workspace
+        if path is None:
+            return None
+        folder = os.path.dirname(os.path.abspath(path))
+        return os.path.dirname(folder) if os.path.basename(folder) == ".vscode" else folder
+
+    def _server(
+        self, name: str, entry: object, document: dict[str, Any], path: str | None
+    ) -> ServerConfig:
+        if not isinstance(entry, dict):
+            return server_or_problem(name, entry, path)
+        needs: list[str] = []
+
+        def collect(text: str) -> str:
+            for match in _VARIABLE.finditer(text):
+                needs.append(match.group(0))
+            return text
+
+        map_strings(entry, collect)
+        for reference in dict.fromkeys(needs):
+            match = _VARIABLE.fullmatch(reference)
+            assert match is not None
+            scheme, argument = match.group(1), match.group(2)
+            if scheme == "input" and argument is not None:
+                about = _input_description(document, argument)
+                said = f" ({about})" if about else ""
+                return problem(
+                    f"uses {reference}, a value VS Code prompts for{said}; agentty-tui cannot "
+                    "prompt for it: put the value in 'env' or use ${env:VAR} instead",
+                    name=name,
+                    path=path,
+                )
+            known = scheme == "env" or (
+                argument is None and scheme in ("workspaceFolder", "userHome")
+            )
+            # Our own ${VAR} and ${VAR:-default} pass through to the connect-time expansion.
+            ours = _OURS.fullmatch(scheme) and (argument is None or argument.startswith("-"))
+            if not known and not ours:
+                return problem(
+                    f"uses {reference}, a VS Code variable agentty-tui cannot resolve",
+                    name=name,
+                    path=path,
+                )
+        if "envFile" in entry:
+            return problem(
+                "uses 'envFile', which agentty-tui does not read yet; put the variables in 'env'",
+                name=name,
+                path=path,
+                field="envFile",
+            )
+        workspace = self._workspace(path)
+        if workspace is None and "${workspaceFolder}" in str(entry):
+            return problem(
+                "uses ${workspaceFolder}, but the file has no folder", name=name, path=path
+            )
+
+        def resolve(text: str) -> str:
+            def one(match: re.Match[str]) -> str:
+                scheme, argument = match.group(1), match.group(2)
+                if scheme == "env" and argument is not None:
+                    return "${" + argument + "}"
+                if scheme == "workspaceFolder" and argument is None:
+                    assert workspace is not None
+                    return workspace
+                if scheme == "userHome" and argument is None:
+                    return "${HOME}"
+                return match.group(0)
+
+            return _VARIABLE.sub(one, text)
+
+        return server_or_problem(name, map_strings(entry, resolve), path)
+
+    def validate(self, value: dict[str, Any], path: str | None) -> PluginConfig:
+        """Validate ``servers``; one entry's problem never stops the others from loading."""
+        servers = value.get(VSCODE_SERVERS_KEY, {})
+        if not isinstance(servers, dict):
+            raise ConfigError(
+                "must be an object mapping server names to entries",
+                path=path,
+                field=VSCODE_SERVERS_KEY,
+            )
+        configs = tuple(
+            self._server(str(name), entry, value, path) for name, entry in servers.items()
+        )
+        return settings_config(value, configs, path)
+
+    def edit(self, value: dict[str, Any], edit: ConfigEdit, path: str | None) -> dict[str, Any]:
+        """Our own edit rules, applied to the ``servers`` map; a new entry gets VS Code's shape."""
+        servers = value.get(VSCODE_SERVERS_KEY)
+        if servers is not None and not isinstance(servers, dict):
+            raise ConfigError("must be an object", path=path, field=VSCODE_SERVERS_KEY)
+        wrapped = {} if servers is None else {SERVERS_KEY: servers}
+        edited = apply_edit(wrapped, edit, path=path)
+        if SERVERS_KEY in edited:
+            value[VSCODE_SERVERS_KEY] = edited[SERVERS_KEY]
+        if isinstance(edit, AddServer):
+            value[VSCODE_SERVERS_KEY][edit.name] = vscode_entry(edit.spec)
+        return value

@@ -1,0 +1,136 @@
+"""Import from each dialect into mcp.json and into config.toml: plan, then additions only."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agentty_tui.config import ConfigStore, apply_import, plan_import
+from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, StdioSpec, ToolFilter
+
+GOLDEN = Path(__file__).parent / "golden"
+SOURCES = [
+    ("claude", "claude_desktop_config.json", "json"),
+    ("gemini", "settings.json", "json"),
+    ("vscode", ".vscode/mcp.json", "json"),
+    ("codex", "config.toml", "toml"),
+]
+TARGET_MCP_JSON = """{
+  "mcpServers": {
+    "time": {"command": "uvx", "args": ["mcp-server-time", "--local-timezone", "Europe/Paris"]},
+    "mine": {"command": "mine"}
+  }
+}
+"""
+TARGET_TOML = """# my Codex config
+model = "gpt-5-codex"
+
+[mcp_servers.time]
+command = "uvx"
+args = ["mcp-server-time", "--local-timezone", "Europe/Paris"]
+
+[mcp_servers.mine]
+command = "mine"
+"""
+
+
+def _source(tmp_path: Path, dialect: str, name: str, ext: str) -> PluginConfig:
+    path = tmp_path / "source" / name
+    path.parent.mkdir(parents=True)
+    shutil.copyfile(GOLDEN / dialect / f"input.{ext}", path)
+    return ConfigStore(path).load()
+
+
+@pytest.mark.parametrize(
+    ("target_name", "target_text"),
+    [
+        ("mcp.json", TARGET_MCP_JSON),
+        ("config.toml", TARGET_TOML),
+    ],
+)
+@pytest.mark.parametrize(("dialect", "name", "ext"), SOURCES)
+def test_import_adds_only_what_is_missing(
+    tmp_path: Path, dialect: str, name: str, ext: str, target_name: str, target_text: str
+) -> None:
+    source = _source(tmp_path, dialect, name, ext)
+    target_path = tmp_path / target_name
+    target_path.write_text(target_text)
+    store = ConfigStore(target_path)
+    plan = plan_import(source, store.load())
+
+    assert [d.name for d in plan.different] == ["time"]
+    assert any("args" in line for line in plan.different[0].diff)
+    unusable = [server.name for server in plan.unusable]
+    assert unusable == (["search"] if dialect == "vscode" else [])
+    assert [server.name for server in plan.add] == ["old"] + ([] if unusable else ["search"])
+    assert "~ time" in plan.describe() and "+ old" in plan.describe()
+
+    result = apply_import(plan, store)
+    assert result.added == tuple(server.name for server in plan.add)
+    assert result.failed == ()
+    after = store.load()
+    assert [server.name for server in after.servers] == ["time", "mine", *result.added]
+    # What was there is untouched (TOML: byte for byte; mcp.json is re-laid out on write).
+    before = ConfigStore(tmp_path / "before" / target_name)
+    before.path.parent.mkdir()
+    before.path.write_text(target_text)
+    assert after.servers[:2] == before.load().servers
+    if target_name.endswith(".toml"):
+        assert target_path.read_text().startswith(target_text)
+    # Everything added reads back as the source had it: importing again adds nothing.
+    again = plan_import(source, after)
+    assert again.add == ()
+    assert sorted(again.identical) == sorted(result.added)
+    for added in result.added:
+        server, original = after.server(added), source.server(added)
+        assert server is not None and original is not None
+        assert (server.spec, server.tools, server.disabled) == (
+            original.spec,
+            original.tools,
+            original.disabled,
+        )
+
+
+def test_a_server_the_target_cannot_express_is_reported_and_not_written(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(TARGET_TOML)
+    source = PluginConfig(
+        servers=(
+            ServerConfig(name="legacy", spec=HttpSpec(url="http://h/sse", transport="sse")),
+            ServerConfig(
+                name="filtered",
+                spec=StdioSpec(command="f"),
+                tools=ToolFilter(include=("a", "b"), exclude=("b",)),
+                disabled=True,
+                connect_timeout=5,
+            ),
+        )
+    )
+    store = ConfigStore(path)
+    plan = plan_import(source, store.load())
+    assert [server.name for server in plan.add] == ["legacy", "filtered"]
+    assert plan.notes == (
+        "filtered: its connect timeout of 5 s is not carried over (the default 30 s applies)",
+    )
+    result = apply_import(plan, store)
+    assert result.added == ("filtered",)
+    assert [name for name, _ in result.failed] == ["legacy"]
+    assert "legacy SSE" in result.failed[0][1]
+    assert path.read_text() == TARGET_TOML + (
+        '\n[mcp_servers.filtered]\ncommand = "f"\nenabled_tools = ["a", "b"]\n'
+        'disabled_tools = ["b"]\nenabled = false\n'
+    )
+
+
+def test_the_diff_names_secret_keys_but_never_their_values() -> None:
+    target = PluginConfig(
+        servers=(ServerConfig(name="s", spec=StdioSpec(command="s", env={"TOKEN": "old-secret"})),)
+    )
+    source = PluginConfig(
+        servers=(ServerConfig(name="s", spec=StdioSpec(command="s", env={"TOKEN": "new-secret"})),)
+    )
+    plan = plan_import(source, target)
+    assert plan.different[0].diff == ("env: TOKEN differ",)
+    assert "secret" not in plan.describe()
