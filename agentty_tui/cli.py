@@ -22,6 +22,9 @@ from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageE
 
 __all__ = ["default_config_path", "main"]
 
+FORMATS = ("claude", "cursor", "gemini", "vscode", "codex")
+"""Config dialects ``--format`` accepts (cursor's file is claude's format)."""
+
 
 def default_config_path() -> Path:
     """``$AGENTTY_CONFIG``, else ``$XDG_CONFIG_HOME/agentty/mcp.json`` (``~/.config`` default)."""
@@ -39,6 +42,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=argparse.SUPPRESS,
         help="config file (default: $AGENTTY_CONFIG, else ~/.config/agentty/mcp.json)",
+    )
+    common.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=argparse.SUPPRESS,
+        help="the config file's dialect (default: detected from its name and content)",
     )
     parser = argparse.ArgumentParser(
         prog="agentty-tui",
@@ -79,6 +88,15 @@ def _parser() -> argparse.ArgumentParser:
     catalog.add_argument("--json", action="store_true", help="one JSON object")
     catalog.add_argument("--budget", type=int, help="override the tool budget")
 
+    importing = commands.add_parser(
+        "import", parents=[common], help="copy servers from another host's config into this one"
+    )
+    importing.add_argument("source", type=Path, help="the other config file")
+    importing.add_argument("--yes", action="store_true", help="write without asking")
+    importing.add_argument(
+        "--from-format", choices=FORMATS, help="the other file's dialect (default: detected)"
+    )
+
     call = commands.add_parser("call", parents=[common], help="call one tool, print the result")
     call.add_argument("server")
     call.add_argument("tool")
@@ -107,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _picker(_demo_config())
         from agentty_tui import commands
 
-        handler = getattr(commands, f"cmd_{args.command}")
+        handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
         result: int = anyio.run(handler, config_path, args)
         return result
     except (ConfigError, UsageError) as exc:

@@ -13,11 +13,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
+
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.catalog import project_catalog
-from agentty_tui.config import AddServer, ConfigStore, RemoveServer, SetToolEnabled
+from agentty_tui.config import (
+    AddServer,
+    ConfigStore,
+    RemoveServer,
+    SetToolEnabled,
+    apply_import,
+    dialect_by_name,
+    plan_import,
+)
 from agentty_tui.errors import (
     ConfigError,
     OperationError,
@@ -34,6 +44,7 @@ __all__ = [
     "cmd_catalog",
     "cmd_disable",
     "cmd_enable",
+    "cmd_import",
     "cmd_list",
     "cmd_remove",
 ]
@@ -65,14 +76,19 @@ def parse_arguments(text: str) -> dict[str, Any]:
     return value
 
 
-def _store(path: Path) -> ConfigStore:
-    store = ConfigStore(path)
+def _open(path: Path, name: str | None) -> ConfigStore:
+    """A store for ``path`` in the dialect ``name`` (detected when ``None``)."""
+    return ConfigStore(path, dialect=dialect_by_name(name) if name else None)
+
+
+def _store(path: Path, args: argparse.Namespace) -> ConfigStore:
+    store = _open(path, getattr(args, "format", None))
     store.load()  # a config that does not load is exit status 2, before anything starts
     return store
 
 
-async def _settled_model(path: Path) -> PluginModel:
-    store = _store(path)
+async def _settled_model(path: Path, args: argparse.Namespace) -> PluginModel:
+    store = _store(path, args)
     config = store.load()
     timeout = max((s.connect_timeout for s in config.servers), default=0.0) + SETTLE_MARGIN
     async with Bridge(store) as bridge:
@@ -84,7 +100,7 @@ async def _settled_model(path: Path) -> PluginModel:
 
 async def cmd_list(path: Path, args: argparse.Namespace) -> int:
     """Connect every server concurrently, wait until each settled, print them, stop them."""
-    model = await _settled_model(path)
+    model = await _settled_model(path, args)
     catalog = project_catalog(model)
     if args.json:
         print(json.dumps(model_json(model, catalog), indent=2))
@@ -97,7 +113,7 @@ async def cmd_catalog(path: Path, args: argparse.Namespace) -> int:
     """Print the wire catalog the model would see."""
     if args.budget is not None and args.budget < 0:
         raise UsageError("--budget must be zero or more")
-    model = await _settled_model(path)
+    model = await _settled_model(path, args)
     catalog = project_catalog(model, budget=args.budget)
     print(json.dumps(catalog_json(catalog), indent=2) if args.json else catalog_text(catalog))
     return 0
@@ -123,20 +139,21 @@ def _spec_from(args: argparse.Namespace) -> ServerSpec:
 async def cmd_add(path: Path, args: argparse.Namespace) -> int:
     """Add a server to the config (it starts the next time the config is loaded)."""
     spec = _spec_from(args)
-    ConfigStore(path).apply(AddServer(name=args.name, spec=spec))
+    _open(path, getattr(args, "format", None)).apply(AddServer(name=args.name, spec=spec))
     print(f"added {args.name!r} to {path}")
     return 0
 
 
 async def cmd_remove(path: Path, args: argparse.Namespace) -> int:
     """Remove a server from the config."""
-    _store(path).apply(RemoveServer(name=args.name))
+    _store(path, args).apply(RemoveServer(name=args.name))
     print(f"removed {args.name!r} from {path}")
     return 0
 
 
-async def _toggle(path: Path, server: str, tool: str, enabled: bool) -> int:
-    store = _store(path)
+async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
+    server, tool = args.server, args.tool
+    store = _store(path, args)
     config = store.load().server(server)
     if config is None:
         raise UnknownServerError(server)
@@ -160,18 +177,18 @@ async def _toggle(path: Path, server: str, tool: str, enabled: bool) -> int:
 
 async def cmd_enable(path: Path, args: argparse.Namespace) -> int:
     """Turn one tool on in the config."""
-    return await _toggle(path, args.server, args.tool, True)
+    return await _toggle(path, args, True)
 
 
 async def cmd_disable(path: Path, args: argparse.Namespace) -> int:
     """Turn one tool off in the config."""
-    return await _toggle(path, args.server, args.tool, False)
+    return await _toggle(path, args, False)
 
 
 async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
     arguments = parse_arguments(args.arguments)
-    config = _store(path).load().server(args.server)
+    config = _store(path, args).load().server(args.server)
     if config is None:
         raise UnknownServerError(args.server)
     if config.problem is not None:
@@ -189,3 +206,27 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     else:
         print(result_text(result))
     return 1 if result.is_error else 0
+
+
+async def cmd_import(path: Path, args: argparse.Namespace) -> int:
+    """Copy servers from another host's config: show the plan, ask (unless --yes), add."""
+    source = _open(args.source, args.from_format).load()
+    store = _store(path, args)
+    plan = plan_import(source, store.load())
+    print(plan.describe())
+    if not plan.add:
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("not writing without --yes: standard input is not a terminal")
+        question = f"add {len(plan.add)} server(s) to {path}? [y/N] "
+        answer = await anyio.to_thread.run_sync(input, question)
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing written")
+            return 0
+    result = apply_import(plan, store)
+    for name in result.added:
+        print(f"added {name!r}")
+    for name, why in result.failed:
+        print(f"agentty-tui: not added {name!r}: {why}", file=sys.stderr)
+    return 1 if result.failed else 0

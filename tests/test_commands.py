@@ -201,3 +201,49 @@ def test_secrets_never_reach_output_or_logs(write_config: WriteConfig, tmp_path:
     for text in [*(r.stdout + r.stderr for r in outputs), *logs]:
         assert secret not in text
         assert env_secret not in text
+
+
+def test_import_shows_the_plan_asks_and_never_overwrites(tmp_path: Path) -> None:
+    source = tmp_path / "settings.json"
+    argv = plain_argv()
+    source.write_text(
+        '{\n  // a Gemini CLI settings file\n  "theme": "Default",\n'
+        f'  "mcpServers": {{"plain": {{"command": {json.dumps(argv[0])}, '
+        f'"args": {json.dumps(argv[1:])}, "excludeTools": ["sleep"]}},\n'
+        '    "same": {"command": "x"}, "clash": {"command": "from-gemini"}}\n}\n'
+    )
+    target = tmp_path / "mcp.json"
+    target.write_text(
+        json.dumps({"mcpServers": {"same": {"command": "x"}, "clash": {"command": "mine"}}})
+    )
+    before = target.read_bytes()
+
+    refused = run("import", str(source), "--config", str(target))  # no terminal, no --yes
+    assert refused.returncode == 2
+    assert "+ plain" in refused.stdout
+    assert "= same" in refused.stdout
+    assert "clash" in refused.stdout
+    assert target.read_bytes() == before
+
+    done = run("import", str(source), "--yes", "--config", str(target))
+    assert done.returncode == 0, done.stderr
+    servers = json.loads(target.read_text())["mcpServers"]
+    assert servers["plain"]["tools"] == {"exclude": ["sleep"]}
+    assert servers["clash"] == {"command": "mine"}  # never overwritten
+    listed = _json(run("list", "--json", "--config", str(target)))
+    plain = next(s for s in listed["servers"] if s["name"] == "plain")
+    assert plain["status"] == "connected"
+
+
+def test_format_forces_the_dialect(tmp_path: Path) -> None:
+    path = tmp_path / "servers.conf"
+    argv = plain_argv()
+    path.write_text(
+        "# Codex-style servers\n[mcp_servers.plain]\n"
+        f"command = {json.dumps(argv[0])}\nargs = {json.dumps(argv[1:])}\n"
+    )
+    result = run("disable", "plain", "echo", "--format", "codex", "--config", str(path))
+    assert result.returncode == 0, result.stderr
+    text = path.read_text()
+    assert text.startswith("# Codex-style servers\n")
+    assert 'disabled_tools = ["echo"]' in text
