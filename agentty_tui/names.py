@@ -28,6 +28,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -86,8 +87,12 @@ def sanitize(text: str) -> str:
     return _UNSAFE_CHAR.sub("_", text)
 
 
+@lru_cache(maxsize=1 << 16)
 def qualified_name(server: str, tool: str) -> str:
-    """The sanitized ``mcp__<server>__<tool>``, before any length cap or collision suffix."""
+    """The sanitized ``mcp__<server>__<tool>``, before any length cap or collision suffix.
+
+    Cached: every snapshot projects every tool again, and the names rarely change.
+    """
     return sanitize(f"mcp__{server}__{tool}")
 
 
