@@ -1,9 +1,10 @@
 """The picker list: an ``OptionList`` that shows ``Row`` values and updates only what changed.
 
 ``show_rows(rows)`` diffs the new rows against the ones on screen (``rows.diff_rows``), splices in
-the runs that were inserted or removed, re-renders the rows whose content changed, and puts the
-cursor back on the row of the same identity (``rows.follow_cursor``). ``OptionList`` is used
-because it scales to thousands of rows (DESIGN §8); ``ListView`` does not.
+the runs that were inserted or removed, re-renders the rows whose content changed (repainting
+only their own lines), and puts the cursor back on the row of the same identity
+(``rows.follow_cursor``). ``OptionList`` is used because it scales to thousands of rows
+(DESIGN §8); ``ListView`` does not.
 
 Row roles map to the component classes ``picker--<role>``, styled in ``picker.tcss``.
 """
@@ -15,7 +16,7 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.style import Style
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -90,7 +91,7 @@ class PickerList(OptionList):
             if diff.splices:
                 self._after_splices()
             for index in diff.changed:
-                self.replace_option_prompt_at_index(index, self._prompt(rows[index]))
+                self._replace_row(index, self._prompt(rows[index]))
         self._rows = rows
         if self.highlighted != target:
             self.highlighted = target
@@ -152,6 +153,25 @@ class PickerList(OptionList):
         if virtual_size != self.virtual_size:
             self.virtual_size = virtual_size
             self._scroll_update(virtual_size)
+
+    def _replace_row(self, index: int, prompt: Content) -> None:
+        """Re-render one row in place, repainting only its line.
+
+        ``replace_option_prompt_at_index`` drops every cached render and repaints the whole
+        list, so each of the visible rows is rendered again (most of the cost of a toggle at
+        5,000 rows). Here the row gets a fresh ``Option`` (its cached renders are keyed on the
+        option, so none is reused) and only its own line, if on screen, is marked dirty.
+        """
+        old = self._options[index]
+        option = Option(prompt)
+        self._options[index] = option
+        del self._option_to_index[old]
+        self._option_to_index[option] = index
+        if not self.is_mounted:
+            return
+        line = index - self.scroll_offset.y  # every row is one line
+        if 0 <= line < self.scrollable_content_region.height:
+            self.refresh(Region(0, line, self.size.width, 1))
 
     # --- structural edits (OptionList has no insert; these keep its indexes consistent) ---
 

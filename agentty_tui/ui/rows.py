@@ -9,14 +9,21 @@ text as ``(text, role)`` segments; the widget maps roles to styles and never loo
 ``follow_cursor`` finds where the cursor belongs after an update (same identity; if that row went
 away, the nearest row of the same server).
 
-Pure: no I/O, no Textual.
+A ``RowMemo`` passed to ``build_rows`` keeps each server's rows from the previous call and hands
+back the very same ``Row`` objects while nothing they are built from changed (the server's tool
+tuple, status, error and left-out tools, whether it is folded, the filter text, the name width
+and which of its tools are trimmed). A toggle among 5,000 tools then rebuilds one server's rows,
+not all of them, and ``diff_rows`` skips the reused rows by identity. The result is always equal
+to a build without the memo.
+
+Pure: no I/O, no Textual (the memo is a cache the caller owns, never a source of truth).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Literal
+from typing import Any, Literal
 
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.model import PluginModel, ServerState, ToolState
@@ -25,11 +32,13 @@ __all__ = [
     "Row",
     "RowDiff",
     "RowKey",
+    "RowMemo",
     "Segment",
     "Splice",
     "build_rows",
     "diff_rows",
     "follow_cursor",
+    "trimmed_by_server",
 ]
 
 RowKey = tuple[str, ...]
@@ -146,11 +155,57 @@ def _matches(needle: str, *haystacks: str | None) -> bool:
     return any(needle in hay.casefold() for hay in haystacks if hay)
 
 
+def trimmed_by_server(catalog: WireCatalog) -> dict[str, frozenset[str]]:
+    """The catalog's trimmed tools grouped by server: ``{server: {bare, ...}}`` (one pass)."""
+    grouped: dict[str, set[str]] = {}
+    for server, bare in catalog.trimmed:
+        found = grouped.get(server)
+        if found is None:
+            grouped[server] = {bare}
+        else:
+            found.add(bare)
+    return {server: frozenset(bares) for server, bares in grouped.items()}
+
+
+_NOTHING_TRIMMED: frozenset[str] = frozenset()
+
+
+class RowMemo:
+    """Each server's rows from the last ``build_rows`` call, reused while their inputs hold.
+
+    Owned by one caller (the picker app keeps one); not thread-safe, and needs no invalidation:
+    an entry is reused only when every input of that server's rows is the same as when it was
+    built, and entries of servers no longer shown are dropped on the next call. ``hits`` and
+    ``misses`` count reused and rebuilt servers (for tests and benchmarks).
+    """
+
+    __slots__ = ("_entries", "_trimmed", "hits", "misses")
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
+        self._trimmed: tuple[object, dict[str, frozenset[str]]] | None = None
+        self.hits = 0
+        self.misses = 0
+
+    def trimmed(self, catalog: WireCatalog) -> dict[str, frozenset[str]]:
+        """``trimmed_by_server(catalog)``, computed once per catalog."""
+        cached = self._trimmed
+        if cached is None or cached[0] is not catalog.trimmed:
+            cached = self._trimmed = (catalog.trimmed, trimmed_by_server(catalog))
+        return cached[1]
+
+    def clear(self) -> None:
+        """Forget every server's rows."""
+        self._entries.clear()
+        self._trimmed = None
+
+
 def build_rows(
     model: PluginModel,
     catalog: WireCatalog,
     folded: frozenset[str] = frozenset(),
     filter_text: str = "",
+    memo: RowMemo | None = None,
 ) -> tuple[Row, ...]:
     """The picker's rows for one snapshot.
 
@@ -158,24 +213,66 @@ def build_rows(
     A non-empty ``filter_text`` (case-insensitive) keeps a server whose name matches with all its
     tools, and otherwise only the tools whose bare name or label matches, under their server's
     row; servers with no match are left out.
+
+    With a ``memo`` (see ``RowMemo``) the rows of servers whose inputs did not change since the
+    previous call are the same objects as then; the result equals a build without it.
     """
     needle = filter_text.strip().casefold()
     name_width = max((len(server.name) for server in model.servers), default=0)
+    trimmed_sets = memo.trimmed(catalog) if memo is not None else trimmed_by_server(catalog)
     rows: list[Row] = []
+    if memo is None:
+        for state in model.servers:
+            trimmed = trimmed_sets.get(state.name, _NOTHING_TRIMMED)
+            rows += _server_rows(state, state.name in folded, needle, name_width, trimmed)
+        return tuple(rows)
+    previous = memo._entries
+    entries: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
     for state in model.servers:
-        tools = state.tools
-        if needle and not _matches(needle, state.name):
-            tools = tuple(t for t in tools if _matches(needle, t.bare, t.label))
-            if not tools:
-                continue
         is_folded = state.name in folded
-        rows.append(_server_row(state, is_folded, name_width))
-        if is_folded:
-            continue
-        tool_width = max((len(tool.bare) for tool in state.tools), default=0)
-        for tool in tools:
-            trimmed = tool.enabled and catalog.is_trimmed(state.name, tool.bare)
-            rows.append(_tool_row(state.name, tool, trimmed, tool_width))
+        trimmed = trimmed_sets.get(state.name, _NOTHING_TRIMMED)
+        # Everything the server's rows are built from. ``state.tools`` first: a tuple compares
+        # its items by identity before equality, so an unchanged tool list (the same ToolState
+        # objects, as the bridge keeps them) compares in a few microseconds.
+        key = (
+            state.tools,
+            state.status,
+            state.error,
+            state.dropped_tools,
+            is_folded,
+            needle,
+            name_width,
+            trimmed,
+        )
+        entry = previous.get(state.name)
+        if entry is not None and entry[0] == key:
+            memo.hits += 1
+            server_rows = entry[1]
+        else:
+            memo.misses += 1
+            server_rows = _server_rows(state, is_folded, needle, name_width, trimmed)
+        entries[state.name] = (key, server_rows)
+        rows += server_rows
+    memo._entries = entries
+    return tuple(rows)
+
+
+def _server_rows(
+    state: ServerState, is_folded: bool, needle: str, name_width: int, trimmed: frozenset[str]
+) -> tuple[Row, ...]:
+    """A server's row and its tools' rows (none if the filter leaves the server out)."""
+    tools = state.tools
+    if needle and not _matches(needle, state.name):
+        tools = tuple(t for t in tools if _matches(needle, t.bare, t.label))
+        if not tools:
+            return ()
+    rows = [_server_row(state, is_folded, name_width)]
+    if is_folded:
+        return tuple(rows)
+    tool_width = max((len(tool.bare) for tool in state.tools), default=0)
+    name = state.name
+    for tool in tools:
+        rows.append(_tool_row(name, tool, tool.enabled and tool.bare in trimmed, tool_width))
     return tuple(rows)
 
 
@@ -216,15 +313,22 @@ def diff_rows(old: tuple[Row, ...], new: tuple[Row, ...]) -> RowDiff:
     old_keys = [row.key for row in old]
     new_keys = [row.key for row in new]
     if old_keys == new_keys:  # the common case: toggles, status changes
+        # ``a is not b`` first: rows reused from a ``RowMemo`` are skipped without comparing.
         return RowDiff(
-            changed=tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
+            changed=tuple(
+                i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a is not b and a != b
+            )
         )
     splices: list[Splice] = []
     changed: list[int] = []
     matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            changed += [j1 + k for k in range(i2 - i1) if old[i1 + k] != new[j1 + k]]
+            changed += [
+                j1 + k
+                for k in range(i2 - i1)
+                if old[i1 + k] is not new[j1 + k] and old[i1 + k] != new[j1 + k]
+            ]
         else:
             splices.append(Splice(i1, i2, j1, j2))
     return RowDiff(splices=tuple(splices), changed=tuple(changed))
@@ -241,8 +345,10 @@ def follow_cursor(old: tuple[Row, ...], new: tuple[Row, ...], index: int | None)
         return None
     if index is None or not 0 <= index < len(old):
         return 0
-    where = {row.key: i for i, row in enumerate(new)}
     current = old[index]
+    if index < len(new) and new[index].key == current.key:  # the common case: in place
+        return index
+    where = {row.key: i for i, row in enumerate(new)}
     if current.key in where:
         return where[current.key]
     anywhere: int | None = None

@@ -88,3 +88,44 @@ async def test_five_thousand_rows_populate_and_update_in_place() -> None:
         assert picker.current_row is not None
         assert picker.current_row.key == ("tool", "s25", "t050")
         assert_consistent(picker)
+
+
+def line_text(picker: PickerList, y: int) -> str:
+    """The text painted on the list's line ``y`` (relative to the top of the view)."""
+    return picker.render_line(y).text
+
+
+async def test_a_changed_row_is_repainted_in_place_on_and_off_screen() -> None:
+    """Only the changed row's line is refreshed; what is painted is still the new text."""
+    servers = [server(f"s{i}", *(tool(f"t{j:02d}") for j in range(30))) for i in range(3)]
+
+    def with_off(index: int, bare: str) -> tuple[Row, ...]:
+        changed = list(servers)
+        state = servers[index]
+        tools = tuple(t.model_copy(update={"enabled": t.bare != bare}) for t in state.tools)
+        changed[index] = state.model_copy(update={"tools": tools})
+        return rows_of(model(*changed, budget=1000))
+
+    app = ListApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        picker = app.query_one(PickerList)
+        picker.show_rows(rows_of(model(*servers, budget=1000)))
+        await pilot.pause()
+        before = list(picker.options)
+        assert line_text(picker, 3).startswith("    [x] t02")
+        picker.show_rows(with_off(0, "t02"))  # row 3: on screen
+        await pilot.pause()
+        assert line_text(picker, 3).startswith("    [ ] t02")
+        changed = [
+            i for i, (a, b) in enumerate(zip(before, picker.options, strict=True)) if a is not b
+        ]
+        assert changed == [0, 3]  # the server's count and the tool
+        assert_consistent(picker)
+        picker.show_rows(with_off(2, "t20"))  # far below the view; row 3 is back on
+        await pilot.pause()
+        assert line_text(picker, 3).startswith("    [x] t02")
+        assert picker.select_key(("tool", "s2", "t20"))
+        await pilot.pause()
+        y = picker.highlighted - picker.scroll_offset.y  # type: ignore[operator]
+        assert "[ ] t20" in line_text(picker, y)
+        assert_consistent(picker)

@@ -6,13 +6,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentty_tui.catalog import project_catalog
-from agentty_tui.model import DroppedTool, PluginModel
+from agentty_tui.model import DroppedTool, PluginModel, ServerState
 from agentty_tui.ui.rows import (
     Row,
     RowDiff,
+    RowMemo,
     build_rows,
     diff_rows,
     follow_cursor,
+    trimmed_by_server,
 )
 from agentty_tui.ui.status import summarize
 from tests.ui.fakes import (
@@ -208,6 +210,127 @@ def test_cursor_goes_to_a_neighbour_when_its_server_goes() -> None:
     assert after[follow_cursor(before, after, 1) or 0].key == ("server", "h")
     assert follow_cursor(before, (), 1) is None
     assert follow_cursor((), after, None) == 0
+
+
+# --- memo ------------------------------------------------------------------------------
+
+
+def toggled(m: PluginModel, server_name: str, bare: str) -> PluginModel:
+    """``m`` with one tool switched over (other servers keep their very objects)."""
+    servers = tuple(
+        s
+        if s.name != server_name
+        else s.model_copy(
+            update={
+                "tools": tuple(
+                    t.model_copy(update={"enabled": not t.enabled}) if t.bare == bare else t
+                    for t in s.tools
+                )
+            }
+        )
+        for s in m.servers
+    )
+    return m.model_copy(update={"servers": servers})
+
+
+def memo_rows(
+    m: PluginModel, memo: RowMemo, folded: frozenset[str] = frozenset(), text: str = ""
+) -> tuple[Row, ...]:
+    return build_rows(m, project_catalog(m), folded, text, memo)
+
+
+def block(rows: tuple[Row, ...], server_name: str) -> list[Row]:
+    return [row for row in rows if row.server == server_name]
+
+
+def three_servers() -> PluginModel:
+    return model(*(server(name, *(tool(f"{name}_{i}") for i in range(4))) for name in "abc"))
+
+
+def test_memo_reuses_unchanged_servers_and_rebuilds_the_changed_one() -> None:
+    memo = RowMemo()
+    before = three_servers()
+    first = memo_rows(before, memo)
+    assert (memo.hits, memo.misses) == (0, 3)
+    after = toggled(before, "b", "b_2")
+    second = memo_rows(after, memo)
+    assert (memo.hits, memo.misses) == (2, 4)
+    assert second == rows_of(after)  # equal to a fresh build
+    for name in "ac":  # the very same row objects
+        assert all(x is y for x, y in zip(block(first, name), block(second, name), strict=True))
+    rebuilt = block(second, "b")
+    assert not any(x is y for x, y in zip(block(first, "b"), rebuilt, strict=True))
+    assert [row.key for row in rebuilt] == [row.key for row in block(first, "b")]
+    assert diff_rows(first, second) == RowDiff(changed=(5, 8))  # b's row and b_2
+
+
+def test_memo_keys_on_the_tools_not_the_tuple() -> None:
+    """The bridge builds a new ServerState (and tuple) per snapshot around the same tools."""
+    memo = RowMemo()
+    before = three_servers()
+    first = memo_rows(before, memo)
+    rebuilt = tuple(ServerState.model_validate(dict(s)) for s in before.servers)
+    assert rebuilt[0].tools is not before.servers[0].tools
+    second = memo_rows(before.model_copy(update={"servers": rebuilt}), memo)
+    assert all(x is y for x, y in zip(first, second, strict=True))
+
+
+def test_memo_rebuilds_a_server_whose_trimmed_tools_changed() -> None:
+    """Switching a tool off in one server lets a trimmed tool of the next one onto the wire."""
+    memo = RowMemo()
+    before = over_budget_model()
+    first = memo_rows(before, memo)
+    after = toggled(before, "notes", "note_0")
+    second = memo_rows(after, memo)
+    assert second == rows_of(after)
+    assert "✂ trimmed" in block(first, "cloud")[3].text
+    assert "✂ trimmed" not in block(second, "cloud")[3].text
+    assert memo.misses == 4  # notes and cloud, twice
+
+
+def test_memo_follows_view_state_and_status() -> None:
+    memo = RowMemo()
+    m = three_servers()
+    steps: list[tuple[PluginModel, frozenset[str], str]] = [
+        (m, frozenset(), ""),
+        (m, frozenset({"a"}), ""),
+        (m, frozenset({"a"}), "b_"),
+        (m, frozenset(), "B_1"),
+        (m, frozenset(), ""),
+        (toggled(m, "c", "c_0"), frozenset(), ""),
+        (model(server("a", status="failed", error="boom"), *m.servers[1:]), frozenset(), ""),
+        (model(server("a", status="connecting"), *m.servers[1:]), frozenset(), ""),
+        (model(*m.servers[1:]), frozenset(), ""),  # a gone: the name width changes
+        (model(server("long_name"), *m.servers[1:]), frozenset(), ""),
+        (model(), frozenset(), ""),
+        (m, frozenset(), ""),
+    ]
+    for step, folded, text in steps:
+        assert memo_rows(step, memo, folded, text) == rows_of(step, folded, text)
+
+
+def test_trimmed_by_server_groups_the_catalog() -> None:
+    m = over_budget_model()
+    assert trimmed_by_server(project_catalog(m)) == {
+        "cloud": frozenset({"cloud_2", "cloud_3", "cloud_4"})
+    }
+    assert trimmed_by_server(project_catalog(connected_model())) == {}
+
+
+edits = st.lists(
+    st.tuples(st.sampled_from("abc"), st.integers(0, 3), st.sampled_from(["", "a_", "2"])),
+    max_size=12,
+)
+
+
+@given(edits, st.integers(2, 12))
+def test_memo_always_equals_a_fresh_build(steps: list[tuple[str, int, str]], budget: int) -> None:
+    memo = RowMemo()
+    m = three_servers().model_copy(update={"tool_budget": budget})
+    for name, index, text in steps:
+        m = toggled(m, name, f"{name}_{index}")
+        folded = frozenset({name}) if index == 3 else frozenset()
+        assert memo_rows(m, memo, folded, text) == rows_of(m, folded, text)
 
 
 # --- status bar ------------------------------------------------------------------------
