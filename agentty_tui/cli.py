@@ -8,7 +8,6 @@ config that does not load. Headless commands never import the UI.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import shutil
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 import anyio
 
 from agentty_tui import __version__
+from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageError
 
 __all__ = ["default_config_path", "main"]
@@ -117,12 +117,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(words)
     args.argv = command_line
     config_path: Path = getattr(args, "config", None) or default_config_path()
-    _quiet_logging()
+    quiet_logging(None)
     try:
         if args.command is None:
-            return _picker(config_path)
+            return _picker(config_path, getattr(args, "format", None))
         if args.command == "demo":
-            return _picker(_demo_config())
+            return _picker(_demo_config(), None)
         from agentty_tui import commands
 
         handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
@@ -138,29 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _quiet_logging() -> None:
-    """Nothing but our own output reaches the terminal: library logs go to a file."""
-    from agentty_tui.bridge.logs import default_log_dir
-
-    root = logging.getLogger()
-    for existing in list(root.handlers):
-        root.removeHandler(existing)
-    target: logging.Handler
-    try:
-        directory = default_log_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        target = logging.FileHandler(directory / "agentty.log")
-        target.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    except OSError:
-        target = logging.NullHandler()
-    root.addHandler(target)
-    root.setLevel(logging.WARNING)
-
-
-def _picker(config_path: Path) -> int:
+def _picker(config_path: Path, format_name: str | None) -> int:
+    from agentty_tui.config import dialect_by_name
     from agentty_tui.ui import run_picker
 
-    return run_picker(config_path)
+    dialect = dialect_by_name(format_name) if format_name else None
+    return run_picker(config_path, dialect=dialect)
 
 
 def _demo_config() -> Path:

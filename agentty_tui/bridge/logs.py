@@ -6,6 +6,7 @@ tail used in error text only ever shows what the current process wrote.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
@@ -14,7 +15,7 @@ from typing import IO
 
 from agentty_tui.model import StdioSpec
 
-__all__ = ["ServerLog", "default_log_dir"]
+__all__ = ["LOG_FILE_NAME", "ServerLog", "default_log_dir", "quiet_logging"]
 
 TAIL_LINES = 8
 """How many stderr lines go into the error text of a server that failed."""
@@ -74,3 +75,33 @@ class ServerLog:
             if line.strip() and not line.startswith("[agentty]")
         ]
         return "\n".join(kept[-lines:])
+
+
+LOG_FILE_NAME = "agentty.log"
+"""The app's own log, next to the servers' logs."""
+
+
+def quiet_logging(log_dir: Path | None) -> Path | None:
+    """Send every log record to a file (or nowhere), never to the terminal under the TUI.
+
+    Removes the handlers that imports put on the root logger (mcp adds a Rich one) and turns
+    Python warnings into log records. Returns the log file's path, or ``None`` if it could not
+    be opened (then records are dropped).
+    """
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+        old.close()
+    path: Path | None = (log_dir if log_dir is not None else default_log_dir()) / LOG_FILE_NAME
+    handler: logging.Handler
+    try:
+        assert path is not None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    except OSError:
+        handler, path = logging.NullHandler(), None
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    logging.captureWarnings(True)
+    return path

@@ -1,4 +1,4 @@
-"""run.py: under the picker, log records go to a file and never to the terminal."""
+"""Logging: under the picker and the commands, records go to a file, never to the terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentty_tui.ui.run import LOG_FILE_NAME, quiet_logging
+from agentty_tui.bridge.logs import LOG_FILE_NAME, quiet_logging
 
 
 @pytest.fixture
