@@ -14,7 +14,7 @@ live state and hands the new immutable snapshot to the feed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -202,14 +202,16 @@ class Bridge:
         return await self._edit(SetToolEnabled(server=server, tool=tool, enabled=enabled))
 
     async def tools_set_enabled(self, server: str, enabled: bool) -> PluginModel:
-        """Turn every advertised tool of ``server`` on or off, as one config write each."""
+        """Turn every advertised tool of ``server`` on or off, in one config write."""
         state = self.snapshot.server(server)
         if state is None:
             raise UnknownServerError(server)
-        for tool in state.tools:
-            if tool.enabled != enabled:
-                await self._edit(SetToolEnabled(server=server, tool=tool.bare, enabled=enabled))
-        return self.snapshot
+        edits = [
+            SetToolEnabled(server=server, tool=tool.bare, enabled=enabled)
+            for tool in state.tools
+            if tool.enabled != enabled
+        ]
+        return await self._edit(edits) if edits else self.snapshot
 
     async def server_set_disabled(self, name: str, disabled: bool) -> PluginModel:
         """Park a server in the config (stopping it) or bring it back."""
@@ -261,7 +263,7 @@ class Bridge:
 
     # --- internals ------------------------------------------------------------------
 
-    async def _edit(self, edit: ConfigEdit) -> PluginModel:
+    async def _edit(self, edit: ConfigEdit | Sequence[ConfigEdit]) -> PluginModel:
         async with self._config_lock:
             try:
                 config = await anyio.to_thread.run_sync(self.store.apply, edit)

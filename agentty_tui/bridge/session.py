@@ -127,11 +127,9 @@ class ServerSession:
     def stop(self) -> None:
         """Ask the session to close its connection and stop the server process."""
         self._stopping = True
-        if self._scope is not None:
-            self._scope.cancel()
-        else:
+        if self._scope is None:  # not started yet: it starts cancelled
             self._scope = anyio.CancelScope()
-            self._scope.cancel()
+        self._scope.cancel()
 
     def retire(self) -> None:
         """Stop once no step runtime holds the session any more."""

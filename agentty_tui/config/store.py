@@ -21,7 +21,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -248,13 +248,15 @@ class ConfigStore:
         text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
         return self.dialect.parse(text, self._display)[1]
 
-    def apply(self, edit: ConfigEdit) -> PluginConfig:
-        """Write ``edit`` into the file and return the config as it is afterwards.
+    def apply(self, edit: ConfigEdit | Sequence[ConfigEdit]) -> PluginConfig:
+        """Write ``edit`` (or several, as one write) into the file; return the config afterwards.
 
         The edit is applied to the file's content as of now, not as of the last ``load``. A file
         that does not parse is left untouched (``ConfigError``); so is one whose edit is a no-op.
-        A missing file (and its directory) is created.
+        A missing file (and its directory) is created. Several edits are applied in order and
+        written together: all of them land, or none.
         """
+        edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
         target = self.target()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -266,7 +268,7 @@ class ConfigStore:
         with _locked(lock_path, self._lock_timeout, self._display):
             _remove_orphaned_temps(target)
             for _ in range(self._attempts):
-                result = self._attempt(edit, target)
+                result = self._attempt(edits, target)
                 if result is not None:
                     return result
         raise ConfigError(
@@ -275,7 +277,7 @@ class ConfigStore:
             path=self._display,
         )
 
-    def _attempt(self, edit: ConfigEdit, target: Path) -> PluginConfig | None:
+    def _attempt(self, edits: tuple[ConfigEdit, ...], target: Path) -> PluginConfig | None:
         """One read-edit-write round; ``None`` when the file changed under it."""
         before = _read(target, self._display)
         if before is None:
@@ -284,7 +286,9 @@ class ConfigStore:
             text, form = _decode(before.data, self._display)
             like = text
         document, config = self.dialect.parse(text, self._display)
-        edited = self.dialect.apply(document, edit, self._display)
+        edited = document
+        for edit in edits:
+            edited = self.dialect.apply(edited, edit, self._display)
         if edited == document:
             return config  # nothing to write; the file's mtime stays as it is
         new_text = self.dialect.dump(edited, like)

@@ -320,3 +320,19 @@ async def test_an_invalid_entry_is_a_failed_row_and_the_rest_run(
         assert len(bridge.live_pids) == 1
         await bridge.plugin_remove("broken")  # the way out: remove (or fix) the entry
         assert [s.name for s in bridge.snapshot.servers] == ["wrong", "alpha"]
+
+
+async def test_all_tools_of_a_server_off_and_on_in_one_write(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"alpha": stdio_entry(plain_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        pid = bridge.server_pid("alpha")
+        model = await bridge.tools_set_enabled("alpha", False)
+        assert model.server("alpha").enabled_count == 0  # type: ignore[union-attr]
+        assert _file(path)["mcpServers"]["alpha"]["tools"] == {"exclude": list(PLAIN_TOOLS)}  # type: ignore[index]
+        model = await bridge.tools_set_enabled("alpha", True)
+        assert model.server("alpha").enabled_count == len(PLAIN_TOOLS)  # type: ignore[union-attr]
+        assert "tools" not in _file(path)["mcpServers"]["alpha"]  # type: ignore[index]
+        assert bridge.server_pid("alpha") == pid

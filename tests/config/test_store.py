@@ -426,3 +426,19 @@ def test_duplicate_keys_load_last_wins_but_are_never_rewritten(tmp_path: Path) -
     with pytest.raises(ConfigError, match="repeats the key"):
         store.apply(AddServer("b", StdioSpec(command="x")))
     assert path.read_text() == text
+
+
+def test_several_edits_land_in_one_write_or_not_at_all(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    _write(path, ORIGINAL)
+    store = ConfigStore(path)
+    config = store.apply(
+        [SetToolEnabled("time", "get_current_time", False), SetToolEnabled("time", "x", False)]
+    )
+    time = config.server("time")
+    assert time is not None
+    assert set(time.tools.exclude) >= {"get_current_time", "x"}
+    before = path.read_bytes()
+    with pytest.raises(UnknownServerError):
+        store.apply([SetToolEnabled("time", "y", False), RemoveServer("nope")])
+    assert path.read_bytes() == before  # the first edit did not land alone
