@@ -267,3 +267,42 @@ async def test_list_changed_rows_appear_and_go_and_the_cursor_keeps_its_tool(
         assert ("tool", "gated", "scene_save") not in [r.key for r in app.picker.rows]
         # its tool went away: the cursor is on the nearest row of the same server
         assert key_of(app) == ("tool", "gated", "burst")
+
+
+async def test_stays_responsive_through_a_burst_of_list_changed(bridge: Bridge) -> None:
+    """1,000 notices from a real server while keys are pressed: every key is handled, the
+    rows end up matching the server, and the re-lists stay a handful."""
+    app = PickerApp(bridge)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: app.picker.option_count > 0)
+        await pilot.press("home")
+        start = app.picker.highlighted
+        assert start is not None
+        relists_before = bridge.session_relists("gated")
+        async with anyio.create_task_group() as group:
+            group.start_soon(bridge.call_tool, "gated", "burst", {"count": 1000})
+            for _ in range(5):
+                await pilot.press("down")
+        await bridge.call_tool("gated", "enable_toolset", {"name": "script"})
+        await until(
+            pilot, lambda: ("tool", "gated", "script_run") in {r.key for r in app.picker.rows}
+        )
+        assert app.picker.highlighted == start + 5
+        assert bridge.session_relists("gated") - relists_before <= 6
+
+
+async def test_opens_on_a_config_that_does_not_parse_and_says_where(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    text = '{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n'
+    path.write_text(text)
+    async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as running:
+        app = PickerApp(running)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            assert running.snapshot.config_error is not None
+            screen = app.export_screenshot()
+            assert "mcp.json:3:" in screen
+            await pilot.press("r")  # reloading the same broken file keeps saying so
+            await pilot.pause()
+            assert running.snapshot.config_error is not None
+    assert path.read_text() == text
