@@ -7,8 +7,7 @@ error status it saw, so that a failed server can say "answered HTTP 401" instead
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from types import TracebackType
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx2
@@ -16,12 +15,13 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import HttpSpec
 
 __all__ = ["HttpTransport"]
 
 
-class HttpTransport:
+class HttpTransport(ManagedTransport):
     """An mcp ``Transport`` for ``spec``, sending its headers with every request."""
 
     def __init__(self, spec: HttpSpec, request_timeout: float) -> None:
@@ -29,20 +29,6 @@ class HttpTransport:
         self.request_timeout = request_timeout
         self.error_status: int | None = None
         """The last HTTP status of 400 or more the server answered with, if any."""
-        self._context: AbstractAsyncContextManager[Any] | None = None
-
-    async def __aenter__(self) -> Any:
-        self._context = self._connect()
-        return await self._context.__aenter__()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> bool | None:
-        assert self._context is not None, "the transport was not entered"
-        return await self._context.__aexit__(exc_type, exc, tb)
 
     async def _record(self, response: httpx2.Response) -> None:
         if response.status_code >= 400:

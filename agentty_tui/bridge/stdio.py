@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 from collections.abc import AsyncIterator
-from types import TracebackType
 
 import anyio
 import anyio.abc
@@ -26,6 +25,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
 
 __all__ = ["StdioTransport"]
@@ -45,7 +45,7 @@ MAX_LINE = 64 * 1024 * 1024
 """A stdout line longer than this is treated as a broken server, not buffered forever."""
 
 
-class StdioTransport:
+class StdioTransport(ManagedTransport):
     """An MCP ``Transport`` that runs ``spec`` as a child process in its own process group.
 
     Enter it (the mcp ``Client`` does) to spawn; exit it to stop the process with the
@@ -62,7 +62,6 @@ class StdioTransport:
         self.gone_by_itself = False
         """True when stdout ended before we began to stop the server (it crashed or quit)."""
         self._stopping = False
-        self._context: contextlib.AbstractAsyncContextManager[Streams] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -73,19 +72,6 @@ class StdioTransport:
     def returncode(self) -> int | None:
         """The child's exit status once it has exited."""
         return self.process.returncode if self.process is not None else None
-
-    async def __aenter__(self) -> Streams:
-        self._context = self._connect()
-        return await self._context.__aenter__()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> bool | None:
-        assert self._context is not None, "the transport was not entered"
-        return await self._context.__aexit__(exc_type, exc, tb)
 
     @contextlib.asynccontextmanager
     async def _connect(self) -> AsyncIterator[Streams]:

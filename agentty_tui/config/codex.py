@@ -31,7 +31,7 @@ from agentty_tui.config.edits import (
     SetToolEnabled,
     SetToolFilter,
 )
-from agentty_tui.config.filters import toggle_tool
+from agentty_tui.config.filters import filter_entry, toggle_tool
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
@@ -149,11 +149,7 @@ def _ours(name: str, entry: dict[str, Any], path: str | None) -> dict[str, Any]:
     out["disabled"] = not enabled
     include = str_list(entry.get("enabled_tools"), name=name, field="enabled_tools", path=path)
     exclude = str_list(entry.get("disabled_tools"), name=name, field="disabled_tools", path=path)
-    tools: dict[str, Any] = {}
-    if include is not None:
-        tools["include"] = include
-    if exclude:
-        tools["exclude"] = exclude
+    tools = filter_entry(include, exclude)
     if tools:
         out["tools"] = tools
     return out

@@ -7,7 +7,19 @@ tool on or off the same way, so that what one host writes means the same to the 
 
 from __future__ import annotations
 
-__all__ = ["toggle_tool"]
+from typing import Any
+
+__all__ = ["filter_entry", "toggle_tool"]
+
+
+def filter_entry(include: list[str] | None, exclude: list[str] | None) -> dict[str, Any]:
+    """Our ``tools`` object for a dialect's allow-list / deny-list (empty when neither is set)."""
+    tools: dict[str, Any] = {}
+    if include is not None:
+        tools["include"] = include
+    if exclude:
+        tools["exclude"] = exclude
+    return tools
 
 
 def toggle_tool(

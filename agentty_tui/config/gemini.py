@@ -30,8 +30,9 @@ from agentty_tui.config.edits import (
     SetServerDisabled,
     SetToolEnabled,
     SetToolFilter,
+    spec_to_entry,
 )
-from agentty_tui.config.filters import toggle_tool
+from agentty_tui.config.filters import filter_entry, toggle_tool
 from agentty_tui.config.raw import SERVERS_KEY
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
@@ -44,18 +45,10 @@ _SPEC_KEYS = ("command", "args", "env", "cwd", "headers")
 
 def gemini_entry(spec: ServerSpec) -> dict[str, Any]:
     """The Gemini ``mcpServers`` entry of a spec, with only non-default fields."""
-    entry: dict[str, Any]
     if isinstance(spec, StdioSpec):
-        entry = {"command": spec.command}
-        if spec.args:
-            entry["args"] = list(spec.args)
-        if spec.env:
-            entry["env"] = dict(spec.env)
-        if spec.cwd is not None:
-            entry["cwd"] = spec.cwd
-        return entry
+        return spec_to_entry(spec)  # the stdio fields are spelled as in mcpServers JSON
     assert isinstance(spec, HttpSpec)
-    entry = {"url" if spec.transport == "sse" else "httpUrl": spec.url}
+    entry: dict[str, Any] = {"url" if spec.transport == "sse" else "httpUrl": spec.url}
     if spec.headers:
         entry["headers"] = dict(spec.headers)
     return entry
@@ -94,11 +87,7 @@ def _ours(name: str, entry: dict[str, Any], disabled: bool, path: str | None) ->
         out["requestTimeout"] = timeout / 1000
     include = str_list(entry.get("includeTools"), name=name, field="includeTools", path=path)
     exclude = str_list(entry.get("excludeTools"), name=name, field="excludeTools", path=path)
-    tools: dict[str, Any] = {}
-    if include is not None:
-        tools["include"] = include
-    if exclude:
-        tools["exclude"] = exclude
+    tools = filter_entry(include, exclude)
     if tools:
         out["tools"] = tools
     out["disabled"] = disabled
