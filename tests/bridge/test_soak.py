@@ -44,7 +44,7 @@ def test_200_cycles_leave_no_process_fd_or_thread_and_memory_stays_flat() -> Non
     # few kilobytes per cycle would show over the next 150.
     late = [p for cycle, p in points.items() if cycle >= 50]
     for key in ("fds", "threads"):
-        assert len({p[key] for p in late}) == 1, (key, points)
+        assert max(p[key] for p in late) <= report["before"][key], (key, points)
     memory = [p["memory"] for p in late]
     assert max(memory) - min(memory) < 512 * 1024, points
 
