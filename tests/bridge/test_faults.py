@@ -33,6 +33,15 @@ def _server(model: PluginModel, name: str) -> ServerState:
     return state
 
 
+async def _wait_for_log(path: Path, text: str) -> None:
+    """Wait until a server has written ``text`` to its log (its stderr)."""
+    log = anyio.Path(path)
+    with anyio.fail_after(10):
+        # A log file gives no event to wait on; reading it until the line shows is the way.
+        while not (await log.exists() and text in await log.read_text(errors="replace")):  # noqa: ASYNC110
+            await anyio.sleep(0.02)
+
+
 async def _healthy(bridge: Bridge, name: str = "healthy") -> None:
     """The bystander still answers calls and takes toggles without a re-spawn."""
     pid = bridge.server_pid(name)
@@ -110,7 +119,7 @@ async def test_call_killed_midway_fails_the_call_and_the_row(
         with anyio.fail_after(10):
             async with anyio.create_task_group() as group:
                 group.start_soon(call)
-                await anyio.sleep(0.3)  # the call is in flight on the server
+                await _wait_for_log(log_dir / "hang.log", "hang: call received")
                 os.kill(pid, signal.SIGKILL)
         assert failure, "the call must fail, not hang"
         model = await bridge.wait_for(lambda m: _server(m, "hang").status == "failed", 5)

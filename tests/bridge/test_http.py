@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -44,7 +45,7 @@ def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
         for _ in range(200):  # up to 10 s for the server to listen
             if _serving(port) or process.poll() is not None:
                 break
-            subprocess.run(["sleep", "0.05"], check=True)
+            time.sleep(0.05)
         assert _serving(port), "the HTTP test server did not start"
         path = "/mcp" if transport == "streamable-http" else "/sse"
         yield transport, f"http://127.0.0.1:{port}{path}"

@@ -88,6 +88,8 @@ def build_server(fault: str, delay: float, grandchild: int | None) -> Server:
         elif name == "grandchild_pid" and grandchild is not None:
             text = str(grandchild)
         elif name == "hang" and fault == "hang-call":
+            # Said on stderr (the server's log) so a test can wait for the call to be in flight.
+            print("hang: call received", file=sys.stderr, flush=True)
             await anyio.sleep_forever()
             text = "never"
         else:
