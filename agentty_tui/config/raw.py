@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -170,11 +171,12 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
             raise ConfigError(
                 f"{field!r} belongs to a command server", path=path, server=name, field=field
             )
-    return HttpSpec(
-        url=raw.url,
-        headers=raw.headers,
-        transport="sse" if kind == "sse" else "streamable-http",
+    # Without a type, a URL whose path ends in /sse is the legacy SSE transport (the SDK's and
+    # most hosts' convention); anything else is Streamable HTTP.
+    sse = kind == "sse" or (
+        kind is None and urlsplit(raw.url).path.rstrip("/").endswith("/sse")
     )
+    return HttpSpec(url=raw.url, headers=raw.headers, transport="sse" if sse else "streamable-http")
 
 
 def validate_server(name: str, entry: object, *, path: str | None = None) -> ServerConfig:

@@ -228,3 +228,19 @@ def test_dialect_parse_of_whitespace_is_empty() -> None:
     document, config = McpJsonDialect().parse(" \n", "p")
     assert document == {}
     assert config.servers == ()
+
+
+@pytest.mark.parametrize(
+    ("entry", "transport"),
+    [
+        ({"url": "http://h:1/sse"}, "sse"),
+        ({"url": "http://h:1/sse/"}, "sse"),
+        ({"url": "http://h:1/mcp"}, "streamable-http"),
+        ({"url": "http://h:1/sse", "type": "http"}, "streamable-http"),  # an explicit type wins
+        ({"url": "http://h:1/events", "type": "sse"}, "sse"),
+    ],
+)
+def test_a_url_ending_in_sse_is_the_legacy_transport(entry: object, transport: str) -> None:
+    spec = validate_server("web", entry).spec
+    assert isinstance(spec, HttpSpec)
+    assert spec.transport == transport
