@@ -173,9 +173,7 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
             )
     # Without a type, a URL whose path ends in /sse is the legacy SSE transport (the SDK's and
     # most hosts' convention); anything else is Streamable HTTP.
-    sse = kind == "sse" or (
-        kind is None and urlsplit(raw.url).path.rstrip("/").endswith("/sse")
-    )
+    sse = kind == "sse" or (kind is None and urlsplit(raw.url).path.rstrip("/").endswith("/sse"))
     return HttpSpec(url=raw.url, headers=raw.headers, transport="sse" if sse else "streamable-http")
 
 
