@@ -26,7 +26,7 @@ from agentty_tui.config.common import (
     server_or_problem,
     settings_config,
 )
-from agentty_tui.config.edits import AddServer, ConfigEdit, apply_edit
+from agentty_tui.config.edits import AddServer, ConfigEdit, apply_edit, spec_to_entry
 from agentty_tui.config.raw import SERVERS_KEY
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
@@ -42,18 +42,10 @@ _OURS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def vscode_entry(spec: ServerSpec) -> dict[str, Any]:
     """The ``.vscode/mcp.json`` entry of a spec: ``type`` first, then only non-default fields."""
-    entry: dict[str, Any]
     if isinstance(spec, StdioSpec):
-        entry = {"type": "stdio", "command": spec.command}
-        if spec.args:
-            entry["args"] = list(spec.args)
-        if spec.env:
-            entry["env"] = dict(spec.env)
-        if spec.cwd is not None:
-            entry["cwd"] = spec.cwd
-        return entry
+        return {"type": "stdio", **spec_to_entry(spec)}
     assert isinstance(spec, HttpSpec)
-    entry = {"type": "sse" if spec.transport == "sse" else "http", "url": spec.url}
+    entry: dict[str, Any] = {"type": "sse" if spec.transport == "sse" else "http", "url": spec.url}
     if spec.headers:
         entry["headers"] = dict(spec.headers)
     return entry
