@@ -19,23 +19,26 @@ or trimmed, with the native names reserved, so a tool's wire name does not chang
 does. A name can still change when the set of requested tools changes *and* that change creates
 or removes a collision involving it.
 
-Linear in the number of tools; 50,000 tools project in a small fraction of a second.
+Linear in the number of tools; 50,000 tools project in a small fraction of a second. A
+:class:`CatalogProjector` gives the same result for a stream of snapshots and redoes only the
+servers whose tools changed since its previous snapshot, which is what a toggle changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal, TypeVar, cast
 
 from pydantic import Field
 
 from agentty_tui.errors import UnknownToolError
 from agentty_tui.frozen import FrozenJson
-from agentty_tui.model import Frozen, NativeTool, PluginModel, ToolState
-from agentty_tui.names import ToolRef, WireNames, _allocate_unique
+from agentty_tui.model import Frozen, NativeTool, PluginModel, ServerState, ToolState
+from agentty_tui.names import ToolRef, WireNames, _allocate_unique, qualified_name
 from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
 
-__all__ = ["WireCatalog", "WireTool", "budget_warning", "project_catalog"]
+__all__ = ["CatalogProjector", "WireCatalog", "WireTool", "budget_warning", "project_catalog"]
 
 _T = TypeVar("_T")
 
@@ -111,6 +114,10 @@ class WireCatalog(Frozen):
     def _by_wire(self) -> dict[str, WireTool]:
         return self._index("_by_wire_cache", self.tools, lambda: {t.name: t for t in self.tools})
 
+    def trimmed_by_server(self) -> Mapping[str, frozenset[str]]:
+        """The trimmed tools grouped by server, ``{server: {bare, ...}}`` (built once)."""
+        return self._index("_by_server_cache", self.trimmed, lambda: _group(self.trimmed))
+
     def is_trimmed(self, server: str, tool: str) -> bool:
         """Whether this enabled tool was dropped for the budget (constant time)."""
         return ToolRef(server, tool) in self._trimmed_set()
@@ -153,63 +160,197 @@ def project_catalog(
     :data:`~agentty_tui.native_tools.DEFAULT_NATIVE_TOOLS`; ``budget`` defaults to
     ``model.tool_budget``.
     """
-    if native_tools is None:
-        native_tools = model.native_tools or DEFAULT_NATIVE_TOOLS
-    if budget is None:
-        budget = model.tool_budget
-    if budget < 0:
-        raise ValueError(f"tool budget must be at least 0, not {budget}")
+    return CatalogProjector().project(model, native_tools=native_tools, budget=budget)
 
-    # Every enabled tool of every connected server, in priority order. A (server, tool) pair
-    # seen twice (a server that advertises a name twice) is requested once: the first wins.
-    requested: dict[ToolRef, ToolState] = {}
-    for server in model.servers:
-        if server.status != "connected":
-            continue
-        name = server.name
-        for state in server.tools:
-            if state.enabled:
-                requested.setdefault(ToolRef(name, state.bare), state)
-    refs = list(requested)
 
-    names = _allocate_unique(refs, frozenset(native.name for native in native_tools))
-    wire_of = names.by_identity
+def _group(trimmed: Sequence[ToolRef]) -> dict[str, frozenset[str]]:
+    grouped: dict[str, list[str]] = {}
+    for server, bare in trimmed:
+        grouped.setdefault(server, []).append(bare)
+    return {server: frozenset(bares) for server, bares in grouped.items()}
 
-    room = max(0, budget - len(native_tools))
-    tools = [
-        WireTool(
-            name=native.name,
-            server=None,
-            tool=native.name,
-            description=native.description,
-            input_schema=native.input_schema,
+
+@dataclass(slots=True)
+class _ServerPart:
+    """What one connected server contributes, computed once per distinct tool list."""
+
+    tools: tuple[ToolState, ...]
+    """The server's tool states this part was computed from."""
+    refs: tuple[ToolRef, ...]
+    """Its enabled tools, in advertised order, each once (the first of a repeated name)."""
+    states: tuple[ToolState, ...]
+    """The state behind each of ``refs``."""
+    bases: tuple[str, ...]
+    """The qualified name of each of ``refs``."""
+    wire_tools: tuple[WireTool, ...] | None = None
+    """``WireTool`` values under the plain ``bases`` names, built on first need."""
+    bares: frozenset[str] | None = None
+    """The bare names of ``refs``, built on first need (when the whole server is trimmed)."""
+
+
+class CatalogProjector:
+    """``project_catalog`` for a stream of snapshots, reusing each server's unchanged share.
+
+    Owned by one consumer (the picker keeps one): a server's enabled tools, their qualified
+    names and their ``WireTool`` values are kept from the previous snapshot while its tool
+    states are the same objects, so a toggle re-projects one server instead of all of them.
+    The result always equals ``project_catalog`` of the same snapshot; only the servers of the
+    latest snapshot are kept. Not thread-safe.
+    """
+
+    __slots__ = ("_grouped", "_natives", "_parts", "_trimmed")
+
+    def __init__(self) -> None:
+        self._parts: dict[str, _ServerPart] = {}
+        self._natives: tuple[tuple[NativeTool, ...], tuple[WireTool, ...]] | None = None
+        self._trimmed: tuple[ToolRef, ...] = ()
+        self._grouped: dict[str, frozenset[str]] = {}
+
+    def project(
+        self,
+        model: PluginModel,
+        *,
+        native_tools: Sequence[NativeTool] | None = None,
+        budget: int | None = None,
+    ) -> WireCatalog:
+        """The wire catalog of ``model``; arguments as for :func:`project_catalog`."""
+        if native_tools is None:
+            native_tools = model.native_tools or DEFAULT_NATIVE_TOOLS
+        if budget is None:
+            budget = model.tool_budget
+        if budget < 0:
+            raise ValueError(f"tool budget must be at least 0, not {budget}")
+        natives = self._native_wire_tools(tuple(native_tools))
+
+        parts = self._server_parts(model)
+        refs = [ref for part in parts for ref in part.refs]
+        bases = [base for part in parts for base in part.bases]
+        names = _allocate_unique(refs, frozenset(native.name for native in natives), bases)
+
+        room = max(0, budget - len(natives))
+        tools = list(natives)
+        wire_of = names.by_identity
+        for part in parts:
+            if len(tools) - len(natives) >= room:
+                break
+            tools += _wire_tools(part, wire_of)
+        del tools[len(natives) + room :]
+        trimmed = tuple(refs[room:])
+        if trimmed == self._trimmed:
+            # The same object as last time, so consumers' caches keyed on it stay valid.
+            trimmed = self._trimmed
+        else:
+            self._trimmed = trimmed
+            self._grouped = _group_parts(parts, room, self._grouped)
+        total_requested = len(natives) + len(refs)
+        over_by = max(0, total_requested - budget)
+        catalog = WireCatalog.model_construct(
+            tools=tuple(tools),
+            budget=budget,
+            total_requested=total_requested,
+            trimmed=trimmed,
+            over_budget=over_by > 0,
+            over_by=over_by,
+            names=names,
+            warning=budget_warning(over_by, budget, len(trimmed)) if over_by else None,
         )
-        for native in native_tools
-    ]
+        # Seed the catalog's lazy grouping (see ``WireCatalog._index``) with the kept sets.
+        catalog.__dict__["_by_server_cache"] = (trimmed, self._grouped)
+        return catalog
+
+    def _native_wire_tools(self, native_tools: tuple[NativeTool, ...]) -> tuple[WireTool, ...]:
+        cached = self._natives
+        if cached is None or cached[0] != native_tools:
+            wire = tuple(
+                WireTool(
+                    name=native.name,
+                    server=None,
+                    tool=native.name,
+                    description=native.description,
+                    input_schema=native.input_schema,
+                )
+                for native in native_tools
+            )
+            cached = self._natives = (native_tools, wire)
+        return cached[1]
+
+    def _server_parts(self, model: PluginModel) -> list[_ServerPart]:
+        previous = self._parts
+        current: dict[str, _ServerPart] = {}
+        parts: list[_ServerPart] = []
+        for server in model.servers:
+            if server.status != "connected":
+                continue
+            part = previous.get(server.name)
+            # Tuple equality compares identical elements by identity first: cheap when the
+            # bridge handed over the same tool states, as it does for an unchanged server.
+            if part is None or part.tools != server.tools:
+                part = _server_part(server)
+            current[server.name] = part
+            parts.append(part)
+        self._parts = current
+        return parts
+
+
+def _group_parts(
+    parts: Sequence[_ServerPart], room: int, previous: Mapping[str, frozenset[str]]
+) -> dict[str, frozenset[str]]:
+    """``_group`` of the tools past ``room``, reusing each server's set where it is unchanged.
+
+    A server trimmed whole gets its part's set (the same object while its tools are); the one
+    server cut in two gets a new set unless it equals the previous one. Keeping the objects lets
+    the picker's row memo compare a server's trimmed set by identity.
+    """
+    grouped: dict[str, frozenset[str]] = {}
+    seen = 0
+    for part in parts:
+        count = len(part.refs)
+        if seen + count > room and count:
+            server = part.refs[0].server
+            if seen >= room:
+                if part.bares is None:
+                    part.bares = frozenset(ref.tool for ref in part.refs)
+                bares = part.bares
+            else:
+                bares = frozenset(ref.tool for ref in part.refs[room - seen :])
+            old = previous.get(server)
+            grouped[server] = old if old == bares else bares
+        seen += count
+    return grouped
+
+
+def _server_part(server: ServerState) -> _ServerPart:
+    requested: dict[ToolRef, ToolState] = {}
+    name = server.name
+    for state in server.tools:
+        if state.enabled:
+            requested.setdefault(ToolRef(name, state.bare), state)
+    refs = tuple(requested)
+    return _ServerPart(
+        tools=server.tools,
+        refs=refs,
+        states=tuple(requested.values()),
+        bases=tuple(qualified_name(name, ref.tool) for ref in refs),
+    )
+
+
+def _wire_tools(part: _ServerPart, wire_of: Mapping[ToolRef, str]) -> tuple[WireTool, ...]:
+    """The part's tools under the names of this allocation (cached while those are plain)."""
+    plain = all(wire_of[ref] is base for ref, base in zip(part.refs, part.bases, strict=True))
+    if plain and part.wire_tools is not None:
+        return part.wire_tools
     # Trusted values straight from the model: skip validation in the one loop that can be long.
     construct = WireTool.model_construct
-    for ref in refs[:room]:
-        state = requested[ref]
-        tools.append(
-            construct(
-                name=wire_of[ref],
-                server=ref.server,
-                tool=ref.tool,
-                description=state.description or "",
-                input_schema=state.input_schema,
-            )
+    built = tuple(
+        construct(
+            name=wire_of[ref],
+            server=ref.server,
+            tool=ref.tool,
+            description=state.description or "",
+            input_schema=state.input_schema,
         )
-    trimmed = tuple(refs[room:])
-
-    total_requested = len(native_tools) + len(refs)
-    over_by = max(0, total_requested - budget)
-    return WireCatalog.model_construct(
-        tools=tuple(tools),
-        budget=budget,
-        total_requested=total_requested,
-        trimmed=trimmed,
-        over_budget=over_by > 0,
-        over_by=over_by,
-        names=names,
-        warning=budget_warning(over_by, budget, len(trimmed)) if over_by else None,
+        for ref, state in zip(part.refs, part.states, strict=True)
     )
+    if plain:
+        part.wire_tools = built
+    return built

@@ -11,9 +11,10 @@ consumer recomputes it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentty_tui.frozen import FrozenJson, FrozenStrMap
 
@@ -254,7 +255,8 @@ class ServerState(Frozen):
     @property
     def enabled_count(self) -> int:
         """How many of this server's tools are on."""
-        return sum(1 for tool in self.tools if tool.enabled)
+        # A count over C-level iteration: the status bar asks for it on every snapshot.
+        return list(map(_ENABLED, self.tools)).count(True)
 
     def tool(self, bare: str) -> ToolState | None:
         """The tool advertised under ``bare``, if any."""
@@ -262,6 +264,9 @@ class ServerState(Frozen):
             if tool.bare == bare:
                 return tool
         return None
+
+
+_ENABLED = attrgetter("enabled")
 
 
 class PluginModel(Frozen):
@@ -279,6 +284,16 @@ class PluginModel(Frozen):
     """Why the config could not be (re)loaded; the servers shown are from the last good load."""
     revision: int = 0
     """Increases with every published snapshot; lets readers tell two snapshots apart cheaply."""
+
+    @field_validator("servers")
+    @classmethod
+    def _names_are_unique(cls, servers: tuple[ServerState, ...]) -> tuple[ServerState, ...]:
+        # A server is known by its config key everywhere (tool identities, wire names, edits).
+        names = [server.name for server in servers]
+        if len(set(names)) != len(names):
+            twice = sorted({name for name in names if names.count(name) > 1})
+            raise ValueError(f"server names must be unique; repeated: {', '.join(twice)}")
+        return servers
 
     def server(self, name: str) -> ServerState | None:
         """The server called ``name``, if configured."""

@@ -247,9 +247,23 @@ def allocate_wire_names(
     return _allocate_unique(refs, reserved_set)
 
 
-def _allocate_unique(refs: Sequence[ToolRef], reserved: Collection[str]) -> WireNames:
-    """:func:`allocate_wire_names` for identities known to be distinct ``ToolRef`` values."""
-    bases = [qualified_name(server, tool) for server, tool in refs]
+def _allocate_unique(
+    refs: Sequence[ToolRef],
+    reserved: Collection[str],
+    bases: Sequence[str] | None = None,
+) -> WireNames:
+    """:func:`allocate_wire_names` for identities known to be distinct ``ToolRef`` values.
+
+    ``bases``, when given, are the identities' :func:`qualified_name`, in the same order (a
+    caller that keeps them per server saves computing them again).
+    """
+    if bases is None:
+        bases = [qualified_name(server, tool) for server, tool in refs]
+    if _all_plain(bases, reserved):
+        # The common case, and the one a toggle hits: no name needs a suffix.
+        return WireNames._trusted(
+            dict(zip(refs, bases, strict=True)), dict(zip(bases, refs, strict=True))
+        )
     base_count = Counter(bases)
 
     # 0 = the plain qualified name; otherwise how many hex digits the suffix has.
@@ -259,35 +273,43 @@ def _allocate_unique(refs: Sequence[ToolRef], reserved: Collection[str]) -> Wire
         else 0
         for base in bases
     ]
-    names = bases
-    if any(digits):
-        # Plain names are now distinct from each other and from the reserved ones; suffixed
-        # names may still clash with anything, in which case everyone in the clash grows.
-        names = list(bases)
-        digests: dict[int, str] = {}
+    # Plain names are now distinct from each other and from the reserved ones; suffixed
+    # names may still clash with anything, in which case everyone in the clash grows.
+    names = list(bases)
+    digests: dict[int, str] = {}
 
-        def name_of(i: int) -> str:
-            if not digits[i]:
-                return bases[i]
-            digest = digests.get(i)
-            if digest is None:
-                digest = digests[i] = identity_digest(*refs[i])
-            return _suffixed(bases[i], digest, digits[i])
+    def name_of(i: int) -> str:
+        if not digits[i]:
+            return bases[i]
+        digest = digests.get(i)
+        if digest is None:
+            digest = digests[i] = identity_digest(*refs[i])
+        return _suffixed(bases[i], digest, digits[i])
 
-        clashing = [i for i, d in enumerate(digits) if d]
-        while clashing:
-            for i in clashing:
-                names[i] = name_of(i)
-            owners = Counter(names)
-            clashing = [i for i, name in enumerate(names) if owners[name] > 1 or name in reserved]
-            for i in clashing:
-                if digits[i] >= _MAX_HEX_DIGITS:  # a sha256 collision: not going to happen
-                    ref = refs[i]
-                    raise AgenttyError(
-                        f"cannot give tool {ref.tool!r} of server {ref.server!r} a unique wire name"
-                    )
-                digits[i] = digits[i] + 1 if digits[i] else SUFFIX_HEX_DIGITS
+    clashing = [i for i, d in enumerate(digits) if d]
+    while clashing:
+        for i in clashing:
+            names[i] = name_of(i)
+        owners = Counter(names)
+        clashing = [i for i, name in enumerate(names) if owners[name] > 1 or name in reserved]
+        for i in clashing:
+            if digits[i] >= _MAX_HEX_DIGITS:  # a sha256 collision: not going to happen
+                ref = refs[i]
+                raise AgenttyError(
+                    f"cannot give tool {ref.tool!r} of server {ref.server!r} a unique wire name"
+                )
+            digits[i] = digits[i] + 1 if digits[i] else SUFFIX_HEX_DIGITS
 
     by_ref = dict(zip(refs, names, strict=True))
     by_wire = dict(zip(names, refs, strict=True))
     return WireNames._trusted(by_ref, by_wire)
+
+
+def _all_plain(bases: Sequence[str], reserved: Collection[str]) -> bool:
+    """Whether every qualified name can be used as it is: short, distinct and not reserved."""
+    # Built-ins only: this runs over every requested tool on every snapshot.
+    return (
+        len(set(bases)) == len(bases)
+        and max(map(len, bases), default=0) <= MAX_WIRE_NAME_LENGTH
+        and not any(map(reserved.__contains__, bases))
+    )

@@ -22,7 +22,7 @@ Target: the picker's toggle (bridge source) at most 5% of a full re-population; 
 processes spawned during the toggles (``bridge.live_pids`` and a /proc scan).
 
 ``python bench/bench_picker_toggle.py`` (50 x 100 tools, 25 rounds: 50 toggles) or ``--quick``
-(5 x 20, 4 rounds). ``--profile`` prints a pyinstrument profile of the static source's toggles.
+(5 x 20, 4 rounds). ``--profile`` prints a pyinstrument profile of the toggles, for each source.
 """
 
 from __future__ import annotations
@@ -221,7 +221,12 @@ async def _drive(
 
 
 async def _with_bridge(
-    dirs: BenchDirs, servers: int, tools: int, plan: list[tuple[str, str]], token: str
+    dirs: BenchDirs,
+    servers: int,
+    tools: int,
+    plan: list[tuple[str, str]],
+    token: str,
+    profile: bool = False,
 ) -> tuple[dict[str, list[Timing]], int, int]:
     """The run over a real bridge; also the processes spawned and gone during it."""
     config = write_config(
@@ -241,7 +246,8 @@ async def _with_bridge(
             raise RuntimeError(f"servers not connected: {bad}")
         print(f"  {servers} servers connected in {time.perf_counter() - start:.1f} s", flush=True)
         bridge_before, proc_before = set(bridge.live_pids), pids_with_marker(token)
-        result = await _drive(bridge, servers * (tools + 1), plan, scalable_tool_names(tools)[0])
+        first_tool = scalable_tool_names(tools)[0]
+        result = await _drive(bridge, servers * (tools + 1), plan, first_tool, profile)
         bridge_after, proc_after = set(bridge.live_pids), pids_with_marker(token)
     spawned = len(bridge_after - bridge_before) + len(proc_after - proc_before)
     return result, spawned, len(bridge_before - bridge_after)
@@ -251,7 +257,7 @@ def _extra(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
         action="store_true",
-        help="print a pyinstrument profile of the static source's toggles",
+        help="print a pyinstrument profile of the toggles, for each source",
     )
 
 
@@ -294,7 +300,9 @@ def main() -> int:
     )
     print("  bridge over real servers", flush=True)
     with bench_dirs("picker-toggle") as dirs:
-        bridged, spawned, gone = anyio.run(_with_bridge, dirs, servers, tools, plan, token)
+        bridged, spawned, gone = anyio.run(
+            _with_bridge, dirs, servers, tools, plan, token, args.profile
+        )
     leftovers = report_leftovers(token)
 
     samples = {

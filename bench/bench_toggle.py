@@ -5,16 +5,20 @@ are connected, then times K toggles (each tool is turned off, then on again), ea
 
 - ``tool_set_enabled``: ``await bridge.tool_set_enabled(server, tool, on)``: config write
   (locked, fsynced, atomic), re-derive of that server's tools, new snapshot published;
-- ``+ project_catalog``: the same plus the wire-catalog projection of the new snapshot (what
-  every consumer does next), i.e. the whole core operation;
+- ``+ projection``: the same plus the wire-catalog projection of the new snapshot by a
+  ``CatalogProjector`` kept across toggles (what the picker does next), i.e. the whole core
+  operation;
 
 and, to break the time down, on the same snapshot / an identical copy of the config:
 
 - ``store.apply`` alone: the config write (on a copy of the file, with its own ``ConfigStore``);
 - ``store.load`` alone: read + validate of the config;
 - ``_publish`` alone: rebuild + publish of the model with nothing changed (private: diagnostics);
-- ``project_catalog`` alone on the snapshot;
-- ``build_rows`` + ``diff_rows``: the picker's pure row work for one toggle (``ui.rows``).
+- ``project_catalog`` alone on the snapshot: a projection from scratch, all servers;
+- ``projector, one server changed``: a kept ``CatalogProjector`` on a snapshot that differs from
+  its previous one by one toggle;
+- ``build_rows`` + ``diff_rows``: the picker's pure row work for one toggle (``ui.rows``, with
+  the ``RowMemo`` the picker keeps), and the three together.
 
 Counts server processes spawned during the toggles (``bridge.live_pids`` and a /proc scan,
 before and after): target 0.
@@ -49,7 +53,7 @@ from _common import (
 )
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.catalog import project_catalog
+from agentty_tui.catalog import CatalogProjector, project_catalog
 from agentty_tui.config import ConfigStore, SetToolEnabled
 from agentty_tui.model import PluginModel
 from tests.servers import scalable_argv, scalable_tool_names
@@ -108,6 +112,8 @@ async def _bench(
         toggle_times: list[float] = []
         core_times: list[float] = []
         toggle_gc: list[float] = []
+        projector = CatalogProjector()
+        projector.project(bridge.snapshot)
         clock = GcClock()
         with clock:
             for server, tool, on in plan:
@@ -115,7 +121,7 @@ async def _bench(
                 t0 = time.perf_counter()
                 snapshot = await bridge.tool_set_enabled(server, tool, on)
                 t1 = time.perf_counter()
-                project_catalog(snapshot)
+                projector.project(snapshot)
                 t2 = time.perf_counter()
                 toggle_gc.append(clock.reset())
                 state = snapshot.server(server)
@@ -140,21 +146,22 @@ async def _bench(
         load_times = _time_sync(bridge.store.load, len(plan))
         publish_times = _time_sync(bridge._publish, len(plan))
         catalog_times = _time_sync(lambda: project_catalog(snapshot), len(plan))
-        rows_times, pipeline_times, rows_gc = _picker_work(snapshot, plan)
+        projector_times, rows_times, pipeline_times, rows_gc = _picker_work(snapshot, plan)
 
     spawned_bridge = bridge_pids_after - bridge_pids_before
     spawned_proc = proc_pids_after - proc_pids_before
     return {
         "connect_seconds": connect_time,
         "tool_set_enabled": toggle_times,
-        "tool_set_enabled + project_catalog": core_times,
+        "tool_set_enabled + projection": core_times,
         "store.apply alone": apply_times,
         "store.load alone": load_times,
         "_publish alone": publish_times,
         "project_catalog alone": catalog_times,
+        "projector, one server changed": projector_times,
         "build_rows + diff_rows": rows_times,
         "catalog + rows + diff": pipeline_times,
-        "gc during tool_set_enabled + project_catalog": toggle_gc,
+        "gc during tool_set_enabled + projection": toggle_gc,
         "gc during catalog + rows + diff": rows_gc,
         "spawned_bridge": sorted(spawned_bridge),
         "spawned_proc": sorted(spawned_proc),
@@ -165,47 +172,60 @@ async def _bench(
 
 def _picker_work(
     snapshot: PluginModel, plan: list[tuple[str, str, bool]]
-) -> tuple[list[float], list[float], list[float]]:
-    """The picker's pure work for one toggle: rows of the new snapshot, diffed against the old."""
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """The picker's pure work for one toggle, with its projector and row memo kept across toggles.
+
+    Each step's snapshot differs from the previous one by exactly that toggle; returns the
+    projection times, the row times (build + diff), the three together, and GC time.
+    """
     try:
-        from agentty_tui.ui.rows import build_rows, diff_rows
+        from agentty_tui.ui.rows import RowMemo, build_rows, diff_rows
     except ImportError:
-        return [], [], []
-    catalog = project_catalog(snapshot)
-    old_rows = build_rows(snapshot, catalog)
+        return [], [], [], []
+    projector = CatalogProjector()
+    memo = RowMemo()
+    current = snapshot
+    old_rows = build_rows(current, projector.project(current), memo=memo)
+    projector_times: list[float] = []
     rows_times: list[float] = []
     pipeline_times: list[float] = []
     gc_times: list[float] = []
     with GcClock() as clock:
         for server, tool, _on in plan:
-            # A snapshot that differs from the current one by exactly this toggle (switched over).
-            servers = tuple(
-                state
-                if state.name != server
-                else state.model_copy(
-                    update={
-                        "tools": tuple(
-                            t if t.bare != tool else t.model_copy(update={"enabled": not t.enabled})
-                            for t in state.tools
-                        )
-                    }
-                )
-                for state in snapshot.servers
-            )
-            changed = snapshot.model_copy(update={"servers": servers})
+            current = _switched(current, server, tool)
             clock.reset()
             t0 = time.perf_counter()
-            new_catalog = project_catalog(changed)
+            new_catalog = projector.project(current)
             t1 = time.perf_counter()
-            new_rows = build_rows(changed, new_catalog)
+            new_rows = build_rows(current, new_catalog, memo=memo)
             diff = diff_rows(old_rows, new_rows)
             t2 = time.perf_counter()
             if diff.empty:
                 raise RuntimeError("a toggle changed no row")
+            old_rows = new_rows
             gc_times.append(clock.reset())
+            projector_times.append(t1 - t0)
             rows_times.append(t2 - t1)
             pipeline_times.append(t2 - t0)
-    return rows_times, pipeline_times, gc_times
+    return projector_times, rows_times, pipeline_times, gc_times
+
+
+def _switched(snapshot: PluginModel, server: str, tool: str) -> PluginModel:
+    """``snapshot`` with one tool switched over; every other server state is the same object."""
+    servers = tuple(
+        state
+        if state.name != server
+        else state.model_copy(
+            update={
+                "tools": tuple(
+                    t if t.bare != tool else t.model_copy(update={"enabled": not t.enabled})
+                    for t in state.tools
+                )
+            }
+        )
+        for state in snapshot.servers
+    )
+    return snapshot.model_copy(update={"servers": servers})
 
 
 def main() -> int:
@@ -222,14 +242,15 @@ def main() -> int:
 
     timed = [
         "tool_set_enabled",
-        "tool_set_enabled + project_catalog",
+        "tool_set_enabled + projection",
         "store.apply alone",
         "store.load alone",
         "_publish alone",
         "project_catalog alone",
+        "projector, one server changed",
         "build_rows + diff_rows",
         "catalog + rows + diff",
-        "gc during tool_set_enabled + project_catalog",
+        "gc during tool_set_enabled + projection",
         "gc during catalog + rows + diff",
     ]
     summary: dict[str, Stats] = {name: stats(result[name]) for name in timed if result[name]}

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from agentty_tui.catalog import WireCatalog, WireTool, project_catalog
+from agentty_tui.catalog import CatalogProjector, WireCatalog, WireTool, project_catalog
 from agentty_tui.errors import UnknownToolError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import (
@@ -18,7 +20,7 @@ from agentty_tui.model import (
     StdioSpec,
     ToolState,
 )
-from agentty_tui.names import ToolRef, is_provider_safe
+from agentty_tui.names import ToolRef, allocate_wire_names, is_provider_safe
 from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
 
 SPEC = StdioSpec(command="server")
@@ -145,6 +147,8 @@ def test_budget_trims_lowest_priority_first() -> None:
     assert not catalog.is_trimmed("a", "a1")
     assert not catalog.is_trimmed("nope", "b2")
     assert catalog.shipped_mcp_count == 4
+    assert catalog.trimmed_by_server() == {"b": frozenset({"b2", "b3"})}
+    assert project_catalog(plugin_model(server("a", ["a1"]))).trimmed_by_server() == {}
 
 
 def test_over_budget_warning_text_is_exact() -> None:
@@ -369,3 +373,112 @@ def test_fifty_thousand_tools_project_correctly() -> None:
     everything = project_catalog(model, budget=60_000)
     assert len(everything.tools) == 50_006
     assert not everything.over_budget
+
+
+# --- the projector: the same catalog, redoing only what changed -----------------------------
+
+_TOOL_NAMES = st.sampled_from(["a", "b", "a.b", "a_b", "read", "x" * 70, "x" * 71, "é"])
+_SERVER_NAMES = st.sampled_from(["s", "s_t", "mcp", "s.t", "y" * 40])
+
+
+@st.composite
+def _server_states(draw: st.DrawFn, name: str) -> ServerState:
+    bares = draw(st.lists(_TOOL_NAMES, max_size=5))
+    off = draw(st.sets(_TOOL_NAMES))
+    statuses: list[ServerStatus] = ["connected", "connected", "failed", "connecting"]
+    status = draw(st.sampled_from(statuses))
+    return server(name, bares, status=status, off=off)
+
+
+_STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["server", "drop", "budget", "natives"]),
+        _SERVER_NAMES,
+        st.integers(min_value=0, max_value=12),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+def _reference(model: PluginModel) -> tuple[list[tuple[str, str | None, str]], list[ToolRef]]:
+    """The projection written the plain way: every enabled tool of every connected server."""
+    refs = list(
+        dict.fromkeys(
+            ToolRef(s.name, t.bare)
+            for s in model.servers
+            if s.status == "connected"
+            for t in s.tools
+            if t.enabled
+        )
+    )
+    natives = model.native_tools or DEFAULT_NATIVE_TOOLS
+    names = allocate_wire_names(refs, {native.name for native in natives})
+    room = max(0, model.tool_budget - len(natives))
+    shipped: list[tuple[str, str | None, str]] = [(n.name, None, n.name) for n in natives]
+    shipped += [(names.wire(*ref), ref.server, ref.tool) for ref in refs[:room]]
+    return shipped, refs[room:]
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=_STEPS, data=st.data())
+def test_projector_equals_a_fresh_projection_through_any_sequence_of_snapshots(
+    steps: list[tuple[str, str, int]], data: st.DataObject
+) -> None:
+    """Whatever changes between snapshots, the projector's catalog is the plain projection's."""
+    projector = CatalogProjector()
+    servers: dict[str, ServerState] = {}
+    budget = 8
+    natives: tuple[NativeTool, ...] = NATIVES
+    for kind, name, number in steps:
+        if kind == "server":
+            servers[name] = data.draw(_server_states(name))
+        elif kind == "drop":
+            servers.pop(name, None)
+        elif kind == "budget":
+            budget = number
+        else:
+            natives = NATIVES[: number % 3] + (
+                (NativeTool(name="mcp__s__a"),) if number > 6 else ()
+            )
+        model = plugin_model(*servers.values(), budget=budget, natives=natives)
+        catalog = projector.project(model)
+        assert catalog == project_catalog(model)
+        shipped, trimmed = _reference(model)
+        assert [(t.name, t.server, t.tool) for t in catalog.tools] == shipped
+        assert list(catalog.trimmed) == trimmed
+        grouped: dict[str, set[str]] = {}
+        for ref in trimmed:
+            grouped.setdefault(ref.server, set()).add(ref.tool)
+        assert catalog.trimmed_by_server() == {s: frozenset(t) for s, t in grouped.items()}
+
+
+def test_projector_redoes_only_the_server_that_changed() -> None:
+    """After a toggle on one server, every other server's wire tools are the same objects."""
+    first = server("first", ["a", "b"])
+    second = server("second", ["c", "d"])
+    projector = CatalogProjector()
+    before = projector.project(plugin_model(first, second))
+    toggled = server("second", ["c", "d"], off=["d"])
+    after = projector.project(plugin_model(first, toggled))
+    assert [t.tool for t in after.tools] == ["read", "write", "a", "b", "c"]
+    old = {t.tool: t for t in before.tools}
+    new = {t.tool: t for t in after.tools}
+    assert new["a"] is old["a"] and new["b"] is old["b"]
+    assert new["c"] is not old["c"]  # the changed server's share is built again
+
+
+def test_projector_renames_an_unchanged_server_when_another_one_now_clashes() -> None:
+    """A server's cached wire tools are not reused once a newcomer's name collides with them."""
+    dotted = server("s.t", ["a"])
+    projector = CatalogProjector()
+    assert [t.name for t in projector.project(plugin_model(dotted)).tools][2:] == ["mcp__s_t__a"]
+    clashing = projector.project(plugin_model(dotted, server("s_t", ["a"])))
+    assert clashing == project_catalog(plugin_model(dotted, server("s_t", ["a"])))
+    assert all(t.name.startswith("mcp__s_t__a_") for t in clashing.tools[2:])
+
+
+def test_server_names_in_a_model_are_unique() -> None:
+    """Tool identities are (server, tool): a model with one name twice is refused."""
+    with pytest.raises(ValidationError, match="repeated: twice"):
+        plugin_model(server("twice", ["a"]), server("once", []), server("twice", ["b"]))

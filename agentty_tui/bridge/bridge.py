@@ -69,6 +69,8 @@ class Bridge:
         self._sessions: dict[str, ServerSession] = {}
         self._retired: set[ServerSession] = set()
         self._derived: dict[str, tuple[object, ToolFilter, tuple[ToolState, ...]]] = {}
+        # Each server's state in the last snapshot, with what it was built from.
+        self._states: dict[str, tuple[tuple[object, ...], ServerState]] = {}
         self._feed = SnapshotFeed(PluginModel(config_path=str(store.path)))
         self._revision = 0
         self._group: anyio.abc.TaskGroup | None = None
@@ -320,7 +322,9 @@ class Bridge:
 
     def _publish(self) -> None:
         """Rebuild the model from config + live sessions and publish it."""
-        servers = [self._server_state(server) for server in self._config.servers]
+        previous = self._states
+        self._states = {}
+        servers = [self._reused_state(server, previous) for server in self._config.servers]
         self._revision += 1
         native = self._config.native_tools
         snapshot = PluginModel(
@@ -332,6 +336,27 @@ class Bridge:
             revision=self._revision,
         )
         self._feed.publish(snapshot)
+
+    def _reused_state(
+        self, config: ServerConfig, previous: dict[str, tuple[tuple[object, ...], ServerState]]
+    ) -> ServerState:
+        """``_server_state``, but the previous snapshot's object when nothing of it changed.
+
+        Consumers key their caches on these objects (the picker's rows, the catalog projector):
+        a toggle then costs them one server, not all of them.
+        """
+        session = None if config.disabled else self._sessions.get(config.name)
+        key: tuple[object, ...] = (config, session)
+        if session is not None:
+            key += (session.status, session.error, session.info, session.tools, session.pid)
+            key += (session.dropped_tools,)
+        entry = previous.get(config.name)
+        if entry is not None and _same(entry[0], key):
+            state = entry[1]
+        else:
+            state = self._server_state(config)
+        self._states[config.name] = (key, state)
+        return state
 
     def _server_state(self, config: ServerConfig) -> ServerState:
         if config.problem is not None:
@@ -358,6 +383,11 @@ class Bridge:
         tools = derive_tools(session.tools, config.tools)
         self._derived[config.name] = (session.tools, config.tools, tools)
         return tools
+
+
+def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
+    """Whether two state keys match: sessions and tool lists by identity, the rest by value."""
+    return len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new, strict=True))
 
 
 async def _wait_closed_or_settled(sessions: Iterable[ServerSession]) -> None:

@@ -1,9 +1,10 @@
 """The picker app: a thin view of ``PluginModel`` snapshots that dispatches the operations.
 
-A worker follows ``source.updates()``; every snapshot is projected onto the wire
-(``project_catalog``), turned into rows (``build_rows``, with a ``RowMemo`` so that only the
-servers that changed get new rows) and handed to the list, which updates only the rows that
-changed. Keys dispatch operations to the source in workers, so the UI never waits on a server;
+A worker follows ``source.updates()``; every snapshot is projected onto the wire (by a
+``CatalogProjector``, which redoes only the servers that changed), turned into rows
+(``build_rows``, with a ``RowMemo`` so that only the servers that changed get new rows) and
+handed to the list, which updates only the rows that changed. Keys dispatch operations to the
+source in workers, so the UI never waits on a server;
 an operation's error becomes a notification. The app keeps no plugin state: only the view's own
 state (folded servers, the filter text).
 """
@@ -20,7 +21,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Input, OptionList, Static
 
-from agentty_tui.catalog import WireCatalog, project_catalog
+from agentty_tui.catalog import CatalogProjector, WireCatalog
 from agentty_tui.errors import AgenttyError
 from agentty_tui.model import PluginModel, ServerSpec, ServerState, ToolState
 from agentty_tui.ui.add import AddServerScreen
@@ -65,7 +66,9 @@ class PickerApp(App[None]):
         super().__init__()
         self.source = source
         self.model: PluginModel = source.snapshot
-        self.catalog: WireCatalog = project_catalog(self.model)
+        # Re-projects only the servers whose tools changed since the previous snapshot.
+        self._projector = CatalogProjector()
+        self.catalog: WireCatalog = self._projector.project(self.model)
         self.folded: set[str] = set()
         self.filter_text = ""
         self._follow_updates = follow
@@ -105,7 +108,7 @@ class PickerApp(App[None]):
     def show_snapshot(self, model: PluginModel) -> None:
         """Make ``model`` the snapshot on screen."""
         self.model = model
-        self.catalog = project_catalog(model)
+        self.catalog = self._projector.project(model)
         self.refresh_rows()
         summary = summarize(model, self.catalog)
         self._set_text("#status", summary.text)

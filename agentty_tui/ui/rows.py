@@ -38,7 +38,6 @@ __all__ = [
     "build_rows",
     "diff_rows",
     "follow_cursor",
-    "trimmed_by_server",
 ]
 
 RowKey = tuple[str, ...]
@@ -155,18 +154,6 @@ def _matches(needle: str, *haystacks: str | None) -> bool:
     return any(needle in hay.casefold() for hay in haystacks if hay)
 
 
-def trimmed_by_server(catalog: WireCatalog) -> dict[str, frozenset[str]]:
-    """The catalog's trimmed tools grouped by server: ``{server: {bare, ...}}`` (one pass)."""
-    grouped: dict[str, set[str]] = {}
-    for server, bare in catalog.trimmed:
-        found = grouped.get(server)
-        if found is None:
-            grouped[server] = {bare}
-        else:
-            found.add(bare)
-    return {server: frozenset(bares) for server, bares in grouped.items()}
-
-
 _NOTHING_TRIMMED: frozenset[str] = frozenset()
 
 
@@ -179,25 +166,16 @@ class RowMemo:
     ``misses`` count reused and rebuilt servers (for tests and benchmarks).
     """
 
-    __slots__ = ("_entries", "_trimmed", "hits", "misses")
+    __slots__ = ("_entries", "hits", "misses")
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
-        self._trimmed: tuple[object, dict[str, frozenset[str]]] | None = None
         self.hits = 0
         self.misses = 0
-
-    def trimmed(self, catalog: WireCatalog) -> dict[str, frozenset[str]]:
-        """``trimmed_by_server(catalog)``, computed once per catalog."""
-        cached = self._trimmed
-        if cached is None or cached[0] is not catalog.trimmed:
-            cached = self._trimmed = (catalog.trimmed, trimmed_by_server(catalog))
-        return cached[1]
 
     def clear(self) -> None:
         """Forget every server's rows."""
         self._entries.clear()
-        self._trimmed = None
 
 
 def build_rows(
@@ -219,7 +197,7 @@ def build_rows(
     """
     needle = filter_text.strip().casefold()
     name_width = max((len(server.name) for server in model.servers), default=0)
-    trimmed_sets = memo.trimmed(catalog) if memo is not None else trimmed_by_server(catalog)
+    trimmed_sets = catalog.trimmed_by_server()
     rows: list[Row] = []
     if memo is None:
         for state in model.servers:

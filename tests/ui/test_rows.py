@@ -14,7 +14,6 @@ from agentty_tui.ui.rows import (
     build_rows,
     diff_rows,
     follow_cursor,
-    trimmed_by_server,
 )
 from agentty_tui.ui.status import summarize
 from tests.ui.fakes import (
@@ -307,14 +306,6 @@ def test_memo_follows_view_state_and_status() -> None:
     ]
     for step, folded, text in steps:
         assert memo_rows(step, memo, folded, text) == rows_of(step, folded, text)
-
-
-def test_trimmed_by_server_groups_the_catalog() -> None:
-    m = over_budget_model()
-    assert trimmed_by_server(project_catalog(m)) == {
-        "cloud": frozenset({"cloud_2", "cloud_3", "cloud_4"})
-    }
-    assert trimmed_by_server(project_catalog(connected_model())) == {}
 
 
 edits = st.lists(
