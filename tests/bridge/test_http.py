@@ -7,17 +7,22 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from agentty_tui.bridge import Bridge
+from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore
+from agentty_tui.model import PluginModel
 from tests.conftest import WriteConfig
-from tests.servers import PLAIN_TOOLS, plain_argv
+from tests.servers import GATED_BASE_TOOLS, GATED_TOOLSETS, PLAIN_TOOLS, gated_argv, plain_argv
 
 pytestmark = pytest.mark.anyio
+
+SETTLE = 20.0
 
 
 def _free_port() -> int:
@@ -32,36 +37,56 @@ def _serving(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-@pytest.fixture(params=["streamable-http", "sse"])
-def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
-    """A plain server on a loopback port; yields (transport, url)."""
-    transport: str = request.param
+@contextmanager
+def _serve_over_http(argv: list[str], transport: str) -> Iterator[str]:
+    """Run a test server's ``argv`` on a free loopback port over ``transport``; yields its URL."""
     port = _free_port()
     process = subprocess.Popen(
-        [*plain_argv("--name", "web"), "--transport", transport, "--port", str(port)],
-        stderr=subprocess.DEVNULL,
+        [*argv, "--transport", transport, "--port", str(port)], stderr=subprocess.DEVNULL
     )
     try:
+        # No event says "listening" from another process: polling the port is the only way.
         for _ in range(200):  # up to 10 s for the server to listen
             if _serving(port) or process.poll() is not None:
                 break
             time.sleep(0.05)
         assert _serving(port), "the HTTP test server did not start"
         path = "/mcp" if transport == "streamable-http" else "/sse"
-        yield transport, f"http://127.0.0.1:{port}{path}"
+        yield f"http://127.0.0.1:{port}{path}"
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def _url_entry(transport: str, url: str, **extra: object) -> dict[str, object]:
+    """A ``mcpServers`` entry for a server at ``url``; SSE has to be named, HTTP is implied."""
+    entry: dict[str, object] = {"url": url, **extra}
+    if transport == "sse":
+        entry["type"] = "sse"
+    return entry
+
+
+@pytest.fixture(params=["streamable-http", "sse"])
+def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """A plain server on a loopback port; yields (transport, url)."""
+    transport: str = request.param
+    with _serve_over_http(plain_argv("--name", "web"), transport) as url:
+        yield transport, url
+
+
+@pytest.fixture(params=["streamable-http", "sse"])
+def gated_http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """A gated server (toolsets, list_changed) on a loopback port; yields (transport, url)."""
+    transport: str = request.param
+    with _serve_over_http(gated_argv("--name", "godot"), transport) as url:
+        yield transport, url
 
 
 async def test_url_server_connects_lists_toggles_and_calls(
     http_server: tuple[str, str], write_config: WriteConfig, log_dir: Path
 ) -> None:
     transport, url = http_server
-    entry: dict[str, object] = {"url": url, "headers": {"X-Test": "1"}}
-    if transport == "sse":
-        entry["type"] = "sse"
-    path = write_config({"web": entry})
+    path = write_config({"web": _url_entry(transport, url, headers={"X-Test": "1"})})
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         model = await bridge.settled(20)
         web = model.server("web")
@@ -72,6 +97,50 @@ async def test_url_server_connects_lists_toggles_and_calls(
         assert model.server("web").status == "connected"  # type: ignore[union-attr]
         result = await bridge.call_tool("web", "add", {"a": 1, "b": 2})
         assert result.content[0].text == "3"  # type: ignore[union-attr]
+
+
+def _tools(model: PluginModel, server: str) -> dict[str, bool]:
+    """Bare name -> enabled, for the advertised tools of ``server``."""
+    state = model.server(server)
+    assert state is not None
+    return {tool.bare: tool.enabled for tool in state.tools}
+
+
+async def test_url_server_list_changed_reveals_and_withdraws_tools(
+    gated_http_server: tuple[str, str], write_config: WriteConfig, log_dir: Path
+) -> None:
+    transport, url = gated_http_server
+    path = write_config({"godot": _url_entry(transport, url)})
+    scene = list(GATED_TOOLSETS["scene"])
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        state = model.server("godot")
+        assert state is not None and state.status == "connected", state
+        # A 2.x server over either transport agrees on the era that needs a listen stream.
+        assert state.info is not None and state.info.protocol_version == "2026-07-28"
+        assert list(_tools(model, "godot")) == list(GATED_BASE_TOOLS)
+
+        await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
+        model = await bridge.wait_for(lambda m: "scene_open" in _tools(m, "godot"), 5)
+        assert list(_tools(model, "godot")) == [*GATED_BASE_TOOLS, *scene]
+        assert _tools(model, "godot")["scene_open"] is True  # exclude-only config: new tools on
+        assert "mcp__godot__scene_open" in {t.name for t in project_catalog(model).tools}
+
+        await bridge.call_tool("godot", "disable_toolset", {"name": "scene"})
+        model = await bridge.wait_for(lambda m: "scene_open" not in _tools(m, "godot"), 5)
+        assert list(_tools(model, "godot")) == list(GATED_BASE_TOOLS)  # replaced, not merged
+        assert "mcp__godot__scene_open" not in {t.name for t in project_catalog(model).tools}
+
+        # A URL server has no PID to compare; the live session's re-list count stands in for
+        # its identity (a replacement session would start again from 0).
+        relists = bridge.session_relists("godot")
+        assert relists >= 2, relists
+        model = await bridge.tool_set_enabled("godot", "burst", False)
+        assert _tools(model, "godot")["burst"] is False
+        assert model.server("godot").status == "connected"  # type: ignore[union-attr]
+        written = ConfigStore(path).load().server("godot")  # what the file now says
+        assert written is not None and written.tools.exclude == ("burst",)
+        assert bridge.session_relists("godot") >= relists
 
 
 async def test_refused_port_fails_with_a_reason(write_config: WriteConfig, log_dir: Path) -> None:

@@ -1,4 +1,4 @@
-"""A gated MCP test server, shaped like a Godot-editor server (mcp 2.x ``MCPServer``, stdio).
+"""A gated MCP test server, shaped like a Godot-editor server (mcp 2.x ``MCPServer``).
 
 Most tools are hidden behind toolsets that the model switches on and off at run time,
 so the tool list changes while the session is live and the server sends
@@ -21,10 +21,13 @@ is published to ``subscriptions/listen`` streams (``ctx.notify_tools_changed()``
 clients that opened ``client.listen(tools_list_changed=True)`` see it); on a 2025
 handshake connection it is sent on the session (``send_tool_list_changed()``) and
 arrives at the client's ``message_handler``. A toggle that changes nothing (enabling an
-enabled toolset) sends no notification.
+enabled toolset) sends no notification. On every transport a 2025 handshake advertises
+``tools.listChanged``.
 
-Run: ``python tests/servers/gated_server.py [--name NAME] [--enable TOOLSET ...]``.
-Only protocol is written to stdout; logs go to stderr at WARNING.
+Run: ``python tests/servers/gated_server.py [--name NAME] [--enable TOOLSET ...]
+[--transport T --port N]``; ``--transport streamable-http`` (path ``/mcp``) or ``sse``
+(path ``/sse``) serves on 127.0.0.1:N instead of stdio. Only protocol is written to stdout;
+logs go to stderr at WARNING.
 """
 
 from __future__ import annotations
@@ -36,11 +39,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.stdio import stdio_server
+from mcp.server.models import InitializationOptions
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 
@@ -134,15 +136,23 @@ def build_server(name: str = "gated", enabled: tuple[str, ...] = ()) -> MCPServe
     return server
 
 
-async def serve_stdio(server: MCPServer) -> None:
-    """Like ``MCPServer.run_stdio_async``, but advertise ``tools.listChanged`` in the 2025 era.
+def advertise_tools_changed(server: MCPServer) -> None:
+    """Advertise ``tools.listChanged`` in the ``initialize`` answer of every transport.
 
     (On 2026-07-28 the SDK derives ``listChanged`` from ``subscriptions/listen`` itself.)
     """
     lowlevel = server._lowlevel_server
-    options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
-    async with stdio_server() as (read_stream, write_stream):
-        await lowlevel.run(read_stream, write_stream, options)
+    default_options = lowlevel.create_initialization_options
+
+    def with_tools_changed(
+        notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+    ) -> InitializationOptions:
+        options = notification_options or NotificationOptions(tools_changed=True)
+        return default_options(options, *args, **kwargs)
+
+    # Only stdio lets the caller pass options: the SSE app and the streamable-HTTP session
+    # manager call this without arguments, so the default itself has to change.
+    lowlevel.create_initialization_options = with_tools_changed  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -155,10 +165,19 @@ def main(argv: list[str] | None = None) -> None:
         choices=sorted(TOOLSETS),
         help="start with this toolset enabled (repeatable)",
     )
+    parser.add_argument("--transport", choices=("stdio", "streamable-http", "sse"), default="stdio")
+    parser.add_argument("--port", type=int, default=0, help="loopback port for HTTP transports")
     args = parser.parse_args(argv)
+    # Before MCPServer: its own logging setup is a no-op once the root logger has a handler.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     server = build_server(args.name, tuple(args.enable))
-    anyio.run(serve_stdio, server)
+    advertise_tools_changed(server)
+    if args.transport == "streamable-http":
+        server.run("streamable-http", host="127.0.0.1", port=args.port)
+    elif args.transport == "sse":
+        server.run("sse", host="127.0.0.1", port=args.port)
+    else:
+        server.run("stdio")
 
 
 if __name__ == "__main__":
