@@ -26,126 +26,21 @@ servers whose tools changed since its previous snapshot, which is what a toggle 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar, cast
 
-from pydantic import Field
-
-from agentty_tui.errors import UnknownToolError
-from agentty_tui.frozen import FrozenJson
-from agentty_tui.model import Frozen, NativeTool, PluginModel, ServerState, ToolState
-from agentty_tui.names import ToolRef, WireNames, _allocate_unique, qualified_name
+from agentty_tui.model import NativeTool, PluginModel, ServerState, ToolState
+from agentty_tui.names import (
+    MAX_WIRE_NAME_LENGTH,
+    ToolRef,
+    WireNames,
+    _allocate_unique,
+    qualified_name,
+)
 from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
+from agentty_tui.wire_catalog import WireCatalog, WireTool, budget_warning
 
 __all__ = ["CatalogProjector", "WireCatalog", "WireTool", "budget_warning", "project_catalog"]
-
-_T = TypeVar("_T")
-
-
-class WireTool(Frozen):
-    """One tool as it goes on the wire."""
-
-    name: str
-    """Provider-safe wire name."""
-    server: str | None
-    """Config name of the MCP server; ``None`` for a native tool."""
-    tool: str
-    """Bare name: as the server advertises it, or the native tool's name."""
-    description: str = ""
-    """What the model reads about the tool (empty when the server gave none)."""
-    input_schema: FrozenJson = Field(
-        default_factory=lambda: {"type": "object"}, validate_default=True
-    )
-    """JSON Schema of the arguments, untouched."""
-
-    @property
-    def kind(self) -> Literal["native", "mcp"]:
-        """``"native"`` for a host tool, ``"mcp"`` for a server's tool."""
-        return "native" if self.server is None else "mcp"
-
-    @property
-    def ref(self) -> ToolRef | None:
-        """``(server, tool)`` of an MCP tool; ``None`` for a native tool."""
-        return None if self.server is None else ToolRef(self.server, self.tool)
-
-
-def budget_warning(over_by: int, budget: int, trimmed: int) -> str:
-    """The status-bar text for a catalog over its budget."""
-    return (
-        f"{over_by} tools over the budget of {budget} — {trimmed} MCP tools were dropped "
-        "from this session; disable some to make room"
-    )
-
-
-class WireCatalog(Frozen):
-    """What goes on the wire for one snapshot, and what did not fit."""
-
-    tools: tuple[WireTool, ...] = ()
-    """Native tools, then the shipped MCP tools in priority order."""
-    budget: int
-    """How many tools (native + MCP) may go on the wire."""
-    total_requested: int
-    """Native tools plus every enabled tool of every connected server."""
-    trimmed: tuple[ToolRef, ...] = ()
-    """Enabled MCP tools that did not fit, in priority order (the last is the least wanted)."""
-    over_budget: bool = False
-    """``total_requested > budget``."""
-    over_by: int = 0
-    """``total_requested - budget`` when over budget, else 0."""
-    names: WireNames = Field(default_factory=WireNames)
-    """Wire names of every requested MCP tool, shipped or trimmed."""
-    warning: str | None = None
-    """Status-bar text when over budget, else ``None``."""
-
-    def _index(self, key: str, source: object, build: Callable[[], _T]) -> _T:
-        # A lazily built lookup table, cached in the instance dict (which pydantic leaves out of
-        # equality, repr and serialization) together with the field value it was built from, so
-        # that a model_copy(update=...) never sees a stale table.
-        entry = self.__dict__.get(key)
-        if entry is None or entry[0] is not source:
-            entry = (source, build())
-            self.__dict__[key] = entry
-        return cast("_T", entry[1])
-
-    def _trimmed_set(self) -> frozenset[ToolRef]:
-        return self._index("_trimmed_set_cache", self.trimmed, lambda: frozenset(self.trimmed))
-
-    def _by_wire(self) -> dict[str, WireTool]:
-        return self._index("_by_wire_cache", self.tools, lambda: {t.name: t for t in self.tools})
-
-    def trimmed_by_server(self) -> Mapping[str, frozenset[str]]:
-        """The trimmed tools grouped by server, ``{server: {bare, ...}}`` (built once)."""
-        return self._index("_by_server_cache", self.trimmed, lambda: _group(self.trimmed))
-
-    def is_trimmed(self, server: str, tool: str) -> bool:
-        """Whether this enabled tool was dropped for the budget (constant time)."""
-        return ToolRef(server, tool) in self._trimmed_set()
-
-    def resolve(self, wire_name: str) -> ToolRef:
-        """``(server, tool)`` of an MCP wire name; ``UnknownToolError`` otherwise (natives too)."""
-        return self.names.resolve(wire_name)
-
-    def wire_name(self, server: str, tool: str) -> str:
-        """The wire name of an enabled tool of a connected server; ``UnknownToolError`` if none."""
-        return self.names.wire(server, tool)
-
-    def tool(self, wire_name: str) -> WireTool:
-        """The shipped tool (native or MCP) of this wire name; ``UnknownToolError`` if none."""
-        try:
-            return self._by_wire()[wire_name]
-        except KeyError:
-            raise UnknownToolError(None, wire_name) from None
-
-    def is_native(self, wire_name: str) -> bool:
-        """Whether ``wire_name`` is a shipped native tool."""
-        found = self._by_wire().get(wire_name)
-        return found is not None and found.server is None
-
-    @property
-    def shipped_mcp_count(self) -> int:
-        """How many MCP tools are on the wire."""
-        return len(self.names) - len(self.trimmed)
 
 
 def project_catalog(
@@ -163,13 +58,6 @@ def project_catalog(
     return CatalogProjector().project(model, native_tools=native_tools, budget=budget)
 
 
-def _group(trimmed: Sequence[ToolRef]) -> dict[str, frozenset[str]]:
-    grouped: dict[str, list[str]] = {}
-    for server, bare in trimmed:
-        grouped.setdefault(server, []).append(bare)
-    return {server: frozenset(bares) for server, bares in grouped.items()}
-
-
 @dataclass(slots=True)
 class _ServerPart:
     """What one connected server contributes, computed once per distinct tool list."""
@@ -182,6 +70,12 @@ class _ServerPart:
     """The state behind each of ``refs``."""
     bases: tuple[str, ...]
     """The qualified name of each of ``refs``."""
+    by_ref: dict[ToolRef, str]
+    """``refs`` to ``bases``."""
+    by_base: dict[str, ToolRef]
+    """``bases`` to ``refs`` (shorter than ``refs`` when two of them sanitize alike)."""
+    longest: int
+    """Length of the longest of ``bases``."""
     wire_tools: tuple[WireTool, ...] | None = None
     """``WireTool`` values under the plain ``bases`` names, built on first need."""
     bares: frozenset[str] | None = None
@@ -224,8 +118,12 @@ class CatalogProjector:
 
         parts = self._server_parts(model)
         refs = [ref for part in parts for ref in part.refs]
-        bases = [base for part in parts for base in part.bases]
-        names = _allocate_unique(refs, frozenset(native.name for native in natives), bases)
+        reserved = frozenset(native.name for native in natives)
+        names = _plain_names(parts, len(refs), reserved)
+        plain = names is not None
+        if names is None:
+            bases = [base for part in parts for base in part.bases]
+            names = _allocate_unique(refs, reserved, bases)
 
         room = max(0, budget - len(natives))
         tools = list(natives)
@@ -233,7 +131,7 @@ class CatalogProjector:
         for part in parts:
             if len(tools) - len(natives) >= room:
                 break
-            tools += _wire_tools(part, wire_of)
+            tools += _wire_tools(part, wire_of, plain)
         del tools[len(natives) + room :]
         trimmed = tuple(refs[room:])
         if trimmed == self._trimmed:
@@ -319,6 +217,26 @@ def _group_parts(
     return grouped
 
 
+def _plain_names(
+    parts: Sequence[_ServerPart], count: int, reserved: frozenset[str]
+) -> WireNames | None:
+    """The wire names when every tool keeps its qualified name (the usual case), else ``None``.
+
+    Merges the parts' own maps instead of rebuilding them, and never looks at a single tool.
+    """
+    if any(part.longest > MAX_WIRE_NAME_LENGTH for part in parts):
+        return None
+    by_wire: dict[str, ToolRef] = {}
+    for part in parts:
+        by_wire.update(part.by_base)
+    if len(by_wire) != count or any(name in by_wire for name in reserved):
+        return None
+    by_ref: dict[ToolRef, str] = {}
+    for part in parts:
+        by_ref.update(part.by_ref)
+    return WireNames._trusted(by_ref, by_wire)
+
+
 def _server_part(server: ServerState) -> _ServerPart:
     requested: dict[ToolRef, ToolState] = {}
     name = server.name
@@ -326,17 +244,25 @@ def _server_part(server: ServerState) -> _ServerPart:
         if state.enabled:
             requested.setdefault(ToolRef(name, state.bare), state)
     refs = tuple(requested)
+    bases = tuple(qualified_name(name, ref.tool) for ref in refs)
     return _ServerPart(
         tools=server.tools,
         refs=refs,
         states=tuple(requested.values()),
-        bases=tuple(qualified_name(name, ref.tool) for ref in refs),
+        bases=bases,
+        by_ref=dict(zip(refs, bases, strict=True)),
+        by_base=dict(zip(bases, refs, strict=True)),
+        longest=max(map(len, bases), default=0),
     )
 
 
-def _wire_tools(part: _ServerPart, wire_of: Mapping[ToolRef, str]) -> tuple[WireTool, ...]:
+def _wire_tools(
+    part: _ServerPart, wire_of: Mapping[ToolRef, str], all_plain: bool
+) -> tuple[WireTool, ...]:
     """The part's tools under the names of this allocation (cached while those are plain)."""
-    plain = all(wire_of[ref] is base for ref, base in zip(part.refs, part.bases, strict=True))
+    plain = all_plain or all(
+        wire_of[ref] is base for ref, base in zip(part.refs, part.bases, strict=True)
+    )
     if plain and part.wire_tools is not None:
         return part.wire_tools
     # Trusted values straight from the model: skip validation in the one loop that can be long.

@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "agentty_tui.names": 3,
     "agentty_tui.native_tools": 0,
     "agentty_tui.catalog": 3,
+    "agentty_tui.wire_catalog": 3,
     "agentty_tui.report": 3,
     "agentty_tui.wire": 3,
     "agentty_tui.ui": 4,

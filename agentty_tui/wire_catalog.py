@@ -1,0 +1,134 @@
+"""The values a wire-catalog projection produces: ``WireTool`` and ``WireCatalog``.
+
+Built by :mod:`agentty_tui.catalog`, which also re-exports them; kept apart so that module
+holds the projection alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, TypeVar, cast
+
+from pydantic import Field
+
+from agentty_tui.errors import UnknownToolError
+from agentty_tui.frozen import FrozenJson
+from agentty_tui.model import Frozen
+from agentty_tui.names import ToolRef, WireNames
+
+__all__ = ["WireCatalog", "WireTool", "budget_warning", "group_trimmed"]
+
+_T = TypeVar("_T")
+
+
+class WireTool(Frozen):
+    """One tool as it goes on the wire."""
+
+    name: str
+    """Provider-safe wire name."""
+    server: str | None
+    """Config name of the MCP server; ``None`` for a native tool."""
+    tool: str
+    """Bare name: as the server advertises it, or the native tool's name."""
+    description: str = ""
+    """What the model reads about the tool (empty when the server gave none)."""
+    input_schema: FrozenJson = Field(
+        default_factory=lambda: {"type": "object"}, validate_default=True
+    )
+    """JSON Schema of the arguments, untouched."""
+
+    @property
+    def kind(self) -> Literal["native", "mcp"]:
+        """``"native"`` for a host tool, ``"mcp"`` for a server's tool."""
+        return "native" if self.server is None else "mcp"
+
+    @property
+    def ref(self) -> ToolRef | None:
+        """``(server, tool)`` of an MCP tool; ``None`` for a native tool."""
+        return None if self.server is None else ToolRef(self.server, self.tool)
+
+
+def budget_warning(over_by: int, budget: int, trimmed: int) -> str:
+    """The status-bar text for a catalog over its budget."""
+    return (
+        f"{over_by} tools over the budget of {budget} — {trimmed} MCP tools were dropped "
+        "from this session; disable some to make room"
+    )
+
+
+class WireCatalog(Frozen):
+    """What goes on the wire for one snapshot, and what did not fit."""
+
+    tools: tuple[WireTool, ...] = ()
+    """Native tools, then the shipped MCP tools in priority order."""
+    budget: int
+    """How many tools (native + MCP) may go on the wire."""
+    total_requested: int
+    """Native tools plus every enabled tool of every connected server."""
+    trimmed: tuple[ToolRef, ...] = ()
+    """Enabled MCP tools that did not fit, in priority order (the last is the least wanted)."""
+    over_budget: bool = False
+    """``total_requested > budget``."""
+    over_by: int = 0
+    """``total_requested - budget`` when over budget, else 0."""
+    names: WireNames = Field(default_factory=WireNames)
+    """Wire names of every requested MCP tool, shipped or trimmed."""
+    warning: str | None = None
+    """Status-bar text when over budget, else ``None``."""
+
+    def _index(self, key: str, source: object, build: Callable[[], _T]) -> _T:
+        # A lazily built lookup table, cached in the instance dict (which pydantic leaves out of
+        # equality, repr and serialization) together with the field value it was built from, so
+        # that a model_copy(update=...) never sees a stale table.
+        entry = self.__dict__.get(key)
+        if entry is None or entry[0] is not source:
+            entry = (source, build())
+            self.__dict__[key] = entry
+        return cast("_T", entry[1])
+
+    def _trimmed_set(self) -> frozenset[ToolRef]:
+        return self._index("_trimmed_set_cache", self.trimmed, lambda: frozenset(self.trimmed))
+
+    def _by_wire(self) -> dict[str, WireTool]:
+        return self._index("_by_wire_cache", self.tools, lambda: {t.name: t for t in self.tools})
+
+    def trimmed_by_server(self) -> Mapping[str, frozenset[str]]:
+        """The trimmed tools grouped by server, ``{server: {bare, ...}}`` (built once)."""
+        return self._index("_by_server_cache", self.trimmed, lambda: group_trimmed(self.trimmed))
+
+    def is_trimmed(self, server: str, tool: str) -> bool:
+        """Whether this enabled tool was dropped for the budget (constant time)."""
+        return ToolRef(server, tool) in self._trimmed_set()
+
+    def resolve(self, wire_name: str) -> ToolRef:
+        """``(server, tool)`` of an MCP wire name; ``UnknownToolError`` otherwise (natives too)."""
+        return self.names.resolve(wire_name)
+
+    def wire_name(self, server: str, tool: str) -> str:
+        """The wire name of an enabled tool of a connected server; ``UnknownToolError`` if none."""
+        return self.names.wire(server, tool)
+
+    def tool(self, wire_name: str) -> WireTool:
+        """The shipped tool (native or MCP) of this wire name; ``UnknownToolError`` if none."""
+        try:
+            return self._by_wire()[wire_name]
+        except KeyError:
+            raise UnknownToolError(None, wire_name) from None
+
+    def is_native(self, wire_name: str) -> bool:
+        """Whether ``wire_name`` is a shipped native tool."""
+        found = self._by_wire().get(wire_name)
+        return found is not None and found.server is None
+
+    @property
+    def shipped_mcp_count(self) -> int:
+        """How many MCP tools are on the wire."""
+        return len(self.names) - len(self.trimmed)
+
+
+def group_trimmed(trimmed: Sequence[ToolRef]) -> dict[str, frozenset[str]]:
+    """Trimmed tools grouped by server: ``{server: {bare, ...}}``, in one pass."""
+    grouped: dict[str, list[str]] = {}
+    for server, bare in trimmed:
+        grouped.setdefault(server, []).append(bare)
+    return {server: frozenset(bares) for server, bares in grouped.items()}
