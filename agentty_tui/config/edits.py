@@ -121,13 +121,18 @@ def _servers(document: dict[str, Any], path: str | None, *, create: bool) -> dic
 
 
 def _entry(document: dict[str, Any], name: str, path: str | None) -> dict[str, Any]:
-    """The entry of server ``name``; ``UnknownServerError`` when absent."""
+    """A copy of server ``name``'s entry, put in its place; ``UnknownServerError`` when absent.
+
+    ``document``'s server map must be a copy already (``apply_edit`` makes one).
+    """
     servers = _servers(document, path, create=False)
     if name not in servers:
         raise UnknownServerError(name)
     entry = servers[name]
     if not isinstance(entry, dict):
         raise ConfigError("must be an object", path=path, server=name)
+    # The entry is about to change: the document's own stays as it was.
+    entry = servers[name] = copy.deepcopy(entry)
     return entry
 
 
@@ -188,7 +193,11 @@ def apply_edit(
     Raises ``UnknownServerError`` for an edit of a server the document lacks, and ``ConfigError``
     for an ``AddServer`` whose name is taken (``path`` only goes into messages).
     """
-    result: dict[str, Any] = copy.deepcopy(dict(document))
+    # Copy on write: the top level and the server map are copied here, and the one entry an
+    # edit changes is copied by ``_entry``; everything else is shared with ``document``.
+    result: dict[str, Any] = dict(document)
+    if isinstance(result.get(SERVERS_KEY), dict):
+        result[SERVERS_KEY] = dict(result[SERVERS_KEY])
     if isinstance(edit, AddServer):
         if not edit.name:
             raise ConfigError("a server name must not be empty", path=path, field=SERVERS_KEY)

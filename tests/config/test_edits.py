@@ -12,6 +12,7 @@ from agentty_tui.config import (
     RemoveServer,
     SetServerDisabled,
     SetToolEnabled,
+    SetToolFilter,
     apply_edit,
     spec_to_entry,
     validate_document,
@@ -35,6 +36,10 @@ def test_apply_edit_does_not_mutate_its_input() -> None:
     document = _doc({"exclude": ["a"]})
     before = copy.deepcopy(document)
     apply_edit(document, SetToolEnabled("s", "a", True))
+    apply_edit(document, SetToolEnabled("s", "b", False))
+    apply_edit(document, SetToolFilter("s", include=("a",), exclude=()))
+    apply_edit(document, SetServerDisabled("s", True))
+    apply_edit(document, AddServer("t", StdioSpec(command="y")))
     apply_edit(document, RemoveServer("s"))
     assert document == before
 
