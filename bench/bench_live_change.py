@@ -124,7 +124,7 @@ async def _bench(
         bad = [s.name for s in model.servers if s.status != "connected"]
         if bad:
             raise RuntimeError(f"servers not connected: {bad}")
-        app = TimedPickerApp(bridge)
+        app = TimedPickerApp(bridge, freeze_heap=True)
         async with app.run_test(size=SIZE) as pilot:
             expected_rows = len(servers) + len(GATED_BASE_TOOLS) + background * tools
             with anyio.fail_after(TIMEOUT):

@@ -195,7 +195,7 @@ async def _drive(
     first_tool: str,
     profile: bool = False,
 ) -> dict[str, list[Timing]]:
-    app = TimedPickerApp(source)
+    app = TimedPickerApp(source, freeze_heap=True)
     toggles: list[Timing] = []
     repops: list[Timing] = []
     recorder = Recorder(profile)

@@ -11,6 +11,7 @@ state (folded servers, the filter text).
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
@@ -61,8 +62,15 @@ class PickerApp(App[None]):
         Binding("escape", "clear_filter", "clear filter"),
     ]
 
-    def __init__(self, source: PluginSource, *, follow: bool = True) -> None:
-        """``follow=False`` shows ``source.snapshot`` only (snapshot tests)."""
+    def __init__(
+        self, source: PluginSource, *, follow: bool = True, freeze_heap: bool = False
+    ) -> None:
+        """``follow=False`` shows ``source.snapshot`` only (snapshot tests).
+
+        ``freeze_heap``: at the first settled snapshot, ``gc.freeze()`` the whole process
+        (``run_picker`` does, owning the process; an app embedded in a host's process should
+        leave the host's heap alone).
+        """
         super().__init__()
         self.source = source
         self.model: PluginModel = source.snapshot
@@ -72,6 +80,7 @@ class PickerApp(App[None]):
         self.folded: set[str] = set()
         self.filter_text = ""
         self._follow_updates = follow
+        self._freeze_heap = freeze_heap
         self._row_memo = RowMemo()  # each server's rows, rebuilt only when that server changed
         self._shown_text: dict[str, str] = {}  # what each text bar shows (see _set_text)
 
@@ -108,6 +117,14 @@ class PickerApp(App[None]):
     def show_snapshot(self, model: PluginModel) -> None:
         """Make ``model`` the snapshot on screen."""
         self.model = model
+        if self._freeze_heap and model.settled:
+            self._freeze_heap = False
+            # Everything alive now (Textual, mcp, pydantic, the rows) lives as long as the app:
+            # moved out of the collector's reach, later full collections scan only what came
+            # after, which cut the slowest live updates from about 80 ms to about 20 ms. Cyclic
+            # garbage among these objects is not collected; it is bounded by this heap and was
+            # about 1,800 objects after 600 toggles, filters and help screens.
+            gc.freeze()
         self.catalog = self._projector.project(model)
         self.refresh_rows()
         summary = summarize(model, self.catalog)

@@ -31,7 +31,7 @@ def run_picker(
         nonlocal return_code
         store = ConfigStore(config_path, dialect=dialect)
         async with Bridge(store, log_dir=log_dir) as bridge:
-            app = PickerApp(bridge)
+            app = PickerApp(bridge, freeze_heap=True)
             await app.run_async()
             return_code = app.return_code or 0
 

@@ -5,6 +5,8 @@ The same keys are tested against a real bridge and real servers in ``test_app_li
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from textual.widgets import Input, Static, TextArea
 
@@ -14,7 +16,16 @@ from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
-from tests.ui.fakes import StaticSource, connected_model, failed_model, model, server, settle, tool
+from tests.ui.fakes import (
+    StaticSource,
+    connected_model,
+    connecting_model,
+    failed_model,
+    model,
+    server,
+    settle,
+    tool,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -307,3 +318,28 @@ async def test_config_error_is_shown() -> None:
         error = app.query_one("#config-error", Static)
         assert error.display
         assert "expected ','" in str(error.render())
+
+
+async def test_freeze_heap_freezes_once_the_first_settled_snapshot_is_shown() -> None:
+    """Not while a server is connecting; then once; never without ``freeze_heap``."""
+    gc.unfreeze()
+    try:
+        source = StaticSource(connecting_model())
+        plain = PickerApp(StaticSource(connected_model()))
+        async with plain.run_test() as pilot:
+            await pilot.pause()
+            assert gc.get_freeze_count() == 0
+        app = PickerApp(source, freeze_heap=True)
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            assert gc.get_freeze_count() == 0
+            source.publish(connected_model())
+            await pilot.pause()
+            frozen = gc.get_freeze_count()
+            assert frozen > 0
+            gc.unfreeze()
+            source.publish(failed_model())
+            await pilot.pause()
+            assert gc.get_freeze_count() == 0  # once only
+    finally:
+        gc.unfreeze()
