@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import compress
+from operator import is_not
 from typing import Any, Literal
 
 from agentty_tui.catalog import WireCatalog
@@ -288,15 +290,15 @@ class RowDiff:
 
 def diff_rows(old: tuple[Row, ...], new: tuple[Row, ...]) -> RowDiff:
     """The changes from ``old`` to ``new`` (keys are unique within each tuple)."""
+    if len(old) == len(new):
+        # The common case, toggles and status changes: the same keys in the same places, and
+        # most rows the very same objects (reused from a ``RowMemo``). Find the others with
+        # built-ins only, then look at those alone.
+        differing = list(compress(range(len(new)), map(is_not, old, new)))
+        if all(old[i].key == new[i].key for i in differing):
+            return RowDiff(changed=tuple(i for i in differing if old[i] != new[i]))
     old_keys = [row.key for row in old]
     new_keys = [row.key for row in new]
-    if old_keys == new_keys:  # the common case: toggles, status changes
-        # ``a is not b`` first: rows reused from a ``RowMemo`` are skipped without comparing.
-        return RowDiff(
-            changed=tuple(
-                i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a is not b and a != b
-            )
-        )
     splices: list[Splice] = []
     changed: list[int] = []
     matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
