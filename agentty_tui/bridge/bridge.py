@@ -222,16 +222,23 @@ class Bridge:
         return await self._edit(SetServerDisabled(server=name, disabled=disabled))
 
     async def restart(self, name: str) -> PluginModel:
-        """Re-spawn one server (for a server that failed, or to pick up a new binary)."""
+        """Re-spawn one server (for a server that failed, or to pick up a new binary).
+
+        Returns at once, with the server ``connecting``; an entry the config cannot start (an
+        invalid one, or one marked disabled) is an ``OperationError`` that says why.
+        """
         config = self._config.server(name)
         if config is None:
             raise UnknownServerError(name)
+        if config.problem is not None:
+            raise OperationError(f"server {name!r} cannot start: {config.problem}")
+        if config.disabled:
+            raise OperationError(f"server {name!r} is disabled in the config")
         async with self._config_lock:
             old = self._sessions.pop(name, None)
             if old is not None:
                 self._retire(old)
-            if not config.disabled:
-                self._start(config)
+            self._start(config)
             self._publish()
         return self.snapshot
 

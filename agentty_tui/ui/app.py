@@ -55,6 +55,7 @@ class PickerApp(App[None]):
         Binding("a", "add", "add"),
         Binding("d", "remove", "remove"),
         Binding("r", "reload", "reload"),
+        Binding("R", "restart", "restart", show=False),
         Binding("slash", "filter", "filter"),
         Binding("c", "call", "call"),
         Binding("question_mark", "help", "help"),
@@ -272,6 +273,14 @@ class PickerApp(App[None]):
             self.notify("Config reloaded.", timeout=2)
 
         self.run_operation("Reload", reload)
+
+    def action_restart(self) -> None:
+        """R: start the server under the cursor again (after a failure, or a new binary)."""
+        current = self._current()
+        if current is None:
+            return
+        name = current[1].name
+        self.run_operation("Restart", lambda: self.source.restart(name))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer escape (clear filter) only while there is a filter."""

@@ -41,6 +41,7 @@ ROLES = (
     "tool-name-off",
     "trimmed",
     "label",
+    "hint",
 )
 """Every role a row segment may have (see ``rows.py``)."""
 

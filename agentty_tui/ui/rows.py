@@ -110,6 +110,8 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
         segments.append(("failed", "status-failed"))
         if state.error:
             segments.append((f" — {_one_line(state.error)}", "error"))
+        if state.spec is not None:  # an invalid entry needs an edit, not a restart
+            segments.append(("  R restarts", "hint"))
     else:
         segments.append(("disabled in config", "status-disabled"))
     return Row(

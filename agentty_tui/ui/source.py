@@ -52,6 +52,10 @@ class PluginSource(Protocol):
         """Re-read the config and converge on it."""
         ...
 
+    async def restart(self, name: str) -> PluginModel:
+        """Start one server again (a failed one, say) without touching the config."""
+        ...
+
     async def call_tool(
         self, server: str, tool: str, arguments: dict[str, Any] | None = None
     ) -> types.CallToolResult:

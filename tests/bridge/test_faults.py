@@ -156,6 +156,26 @@ async def test_slow_tools_list_times_out_and_can_be_retried(
         assert _server(model, "slow").status == "failed"
 
 
+async def test_restart_says_why_an_entry_cannot_start(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    """An invalid entry or a disabled one is refused with the reason; nothing is spawned."""
+    path = write_config(
+        {
+            "invalid": {"args": ["no command"]},
+            "parked": {**stdio_entry(plain_argv()), "disabled": True},
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        with pytest.raises(OperationError, match=r"'invalid' cannot start: .*command"):
+            await bridge.restart("invalid")
+        with pytest.raises(OperationError, match="'parked' is disabled in the config"):
+            await bridge.restart("parked")
+        assert bridge.live_pids == ()
+        assert [s.status for s in bridge.snapshot.servers] == ["failed", "disabled"]
+
+
 async def test_arguments_reach_the_server_verbatim(
     write_config: WriteConfig, log_dir: Path, tmp_path: Path
 ) -> None:

@@ -211,6 +211,13 @@ class StaticSource:
         self._maybe_fail()
         return self._model
 
+    async def restart(self, name: str) -> PluginModel:
+        self.calls.append(("restart", (name,)))
+        self._maybe_fail()
+        state = self._server(name)
+        self._replace(state.model_copy(update={"status": "connecting", "error": None, "tools": ()}))
+        return self._model
+
     async def call_tool(
         self, server: str, tool: str, arguments: dict[str, Any] | None = None
     ) -> types.CallToolResult:

@@ -343,3 +343,33 @@ async def test_freeze_heap_freezes_once_the_first_settled_snapshot_is_shown() ->
             assert gc.get_freeze_count() == 0  # once only
     finally:
         gc.unfreeze()
+
+
+async def test_shift_r_restarts_the_server_under_the_cursor() -> None:
+    """The failed row says how to retry; R asks the source to start that server again."""
+    source = StaticSource(failed_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        assert app.picker.select_key(("server", "broken"))
+        assert app.picker.current_row is not None
+        assert app.picker.current_row.text.endswith("R restarts")
+        await pilot.press("R")
+        await settle(app)
+        await pilot.pause()
+        assert source.calls == [("restart", ("broken",))]
+        row = app.picker.current_row
+        assert row is not None and row.key == ("server", "broken") and "connecting" in row.text
+
+
+async def test_a_failed_restart_is_a_notification() -> None:
+    source = StaticSource(failed_model())
+    source.fail = OperationError("server 'parked' is disabled in the config")
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        assert app.picker.select_key(("server", "parked"))
+        await pilot.press("R")
+        await settle(app)
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [
+            "server 'parked' is disabled in the config"
+        ]

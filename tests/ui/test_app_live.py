@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -200,6 +201,34 @@ async def test_r_reloads_an_edited_config(bridge: Bridge, config_path: Path) -> 
         await until(pilot, lambda: app.picker.rows[0].key == ("server", "plain"))
         assert "3/4 tools on" in app.picker.rows[0].text
     assert bridge.server_pid("plain") == plain_pid
+
+
+async def test_shift_r_retries_a_failed_server_without_restarting_the_app(
+    bridge: Bridge, config_path: Path, tmp_path: Path
+) -> None:
+    """The missing command gets installed meanwhile; R starts it, nothing else is re-spawned."""
+    pids = {name: bridge.server_pid(name) for name in ("gated", "plain")}
+    app = PickerApp(bridge)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.picker.select_key(("server", "broken")))
+        assert "failed — command not found" in app.picker.rows[app.picker.highlighted or 0].text
+        command = tmp_path / "no-such-server"
+        plain_script = plain_argv()[1]
+        command.write_text(
+            f"#!{sys.executable}\n"
+            "import runpy, sys\n"
+            f"sys.argv = [{plain_script!r}, '--name', 'installed']\n"
+            f"runpy.run_path({plain_script!r}, run_name='__main__')\n"
+        )
+        command.chmod(0o755)
+        await pilot.press("R")
+        await settle(app)
+        await until(pilot, lambda: bridge.snapshot.server("broken").status == "connected")  # type: ignore[union-attr]
+        await until(pilot, lambda: len(app.picker.rows) == 3 + len(GATED_BASE_TOOLS) + 8)
+        assert key_of(app) == ("server", "broken")
+        assert "● broken" in app.picker.rows[app.picker.highlighted or 0].text
+        assert set(read_config(config_path)) == {"gated", "plain", "broken"}
+    assert {name: bridge.server_pid(name) for name in pids} == pids
 
 
 async def test_filter_narrows_live_rows(bridge: Bridge) -> None:

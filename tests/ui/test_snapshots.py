@@ -49,7 +49,8 @@ def test_connected_tools_on_and_off(snap_compare: SnapCompare) -> None:
 
 
 def test_failed_server_with_its_error(snap_compare: SnapCompare) -> None:
-    """A connected server, a failed one (✗ in red with its error text) and a disabled one (○)."""
+    """A connected server, a failed one (✗ in red, its error, the "R restarts" hint) and a
+    disabled one (○)."""
     assert snap_compare(app_for(failed_model()), terminal_size=SIZE)
 
 
