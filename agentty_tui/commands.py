@@ -212,7 +212,7 @@ async def cmd_import(path: Path, args: argparse.Namespace) -> int:
     """Copy servers from another host's config: show the plan, ask (unless --yes), add."""
     source = _open(args.source, args.from_format).load()
     store = _store(path, args)
-    plan = plan_import(source, store.load())
+    plan = plan_import(source, store.load(), carried=store.dialect.timeout_fields)
     print(plan.describe())
     if not plan.add:
         return 0

@@ -30,6 +30,7 @@ from agentty_tui.config.edits import (
     SetServerDisabled,
     SetToolEnabled,
     SetToolFilter,
+    plain_number,
 )
 from agentty_tui.config.filters import filter_entry, toggle_tool
 from agentty_tui.errors import ConfigError, UnknownServerError
@@ -200,6 +201,8 @@ class CodexDialect:
     """Codex ``config.toml``; the document is the file's text, edited with tomlkit."""
 
     name = "codex"
+    timeout_fields: tuple[str, ...] = ("connect_timeout", "request_timeout")
+    """``startup_timeout_sec`` and ``tool_timeout_sec``."""
 
     def parse(self, text: str, path: str | None) -> tuple[str, PluginConfig]:
         """Parse TOML and validate ``mcp_servers``; syntax errors carry line and column."""
@@ -278,6 +281,10 @@ class CodexDialect:
             table = codex_table(edit.spec)
         except ConfigError as error:
             raise ConfigError(error.detail, path=path, server=edit.name) from None
+        if edit.connect_timeout is not None:
+            table["startup_timeout_sec"] = plain_number(edit.connect_timeout)
+        if edit.request_timeout is not None:
+            table["tool_timeout_sec"] = plain_number(edit.request_timeout)
         if servers is None:
             servers = tomlkit.table(is_super_table=True)
             doc[CODEX_SERVERS_KEY] = servers

@@ -88,6 +88,9 @@ class JsoncDialect:
     """Base of dialects stored as JSON with comments; subclasses give ``validate`` and ``edit``."""
 
     name = "jsonc"
+    timeout_fields: tuple[str, ...] = ("connect_timeout", "request_timeout")
+    """Which of ``ServerConfig``'s timeouts the format can hold (``connectTimeout`` and
+    ``requestTimeout`` unless a subclass says otherwise)."""
 
     def validate(self, value: dict[str, Any], path: str | None) -> PluginConfig:
         """The config a parsed top-level object describes."""

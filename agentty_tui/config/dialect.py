@@ -30,6 +30,10 @@ class Dialect(Protocol):
     Texts are passed with ``\\n`` line endings; the store restores the file's own.
     """
 
+    timeout_fields: tuple[str, ...]
+    """Which of ``ServerConfig``'s timeouts (``connect_timeout``, ``request_timeout``) the
+    format can hold, so an import can say what it could not carry over."""
+
     def parse(self, text: str, path: str | None) -> tuple[Any, PluginConfig]:
         """Parse and validate ``text``; whitespace-only text is an empty config.
 
@@ -146,6 +150,9 @@ class _DuplicateKeys(dict[str, Any]):
 
 class McpJsonDialect:
     """Plain JSON with a top-level ``mcpServers`` object (Claude Desktop / Code, Cursor)."""
+
+    timeout_fields: tuple[str, ...] = ("connect_timeout", "request_timeout")
+    """``connectTimeout`` and ``requestTimeout``, in seconds (ours)."""
 
     def parse(self, text: str, path: str | None) -> tuple[Any, PluginConfig]:
         """Parse JSON text and validate it; syntax errors carry line and column."""

@@ -24,7 +24,9 @@ __all__ = [
     "SetToolEnabled",
     "SetToolFilter",
     "apply_edit",
+    "plain_number",
     "spec_to_entry",
+    "timeout_keys",
 ]
 
 
@@ -36,6 +38,10 @@ class AddServer:
     """The new config key."""
     spec: ServerSpec
     """How to reach the server; written back in the on-disk shape."""
+    connect_timeout: float | None = None
+    """Seconds to connect and list tools; ``None`` leaves the default (nothing written)."""
+    request_timeout: float | None = None
+    """Seconds any one request may take; ``None`` leaves the default (nothing written)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +112,21 @@ def spec_to_entry(spec: ServerSpec) -> dict[str, Any]:
     if spec.transport == "sse":
         entry["type"] = "sse"
     return entry
+
+
+def timeout_keys(edit: AddServer) -> dict[str, float]:
+    """The entry keys of an addition's timeouts, as ``mcpServers`` JSON spells them."""
+    keys: dict[str, float] = {}
+    if edit.connect_timeout is not None:
+        keys["connectTimeout"] = plain_number(edit.connect_timeout)
+    if edit.request_timeout is not None:
+        keys["requestTimeout"] = plain_number(edit.request_timeout)
+    return keys
+
+
+def plain_number(value: float) -> float:
+    """``value`` as an ``int`` when it is a whole number (``5``, not ``5.0``, in the file)."""
+    return int(value) if float(value).is_integer() else value
 
 
 def _servers(document: dict[str, Any], path: str | None, *, create: bool) -> dict[str, Any]:
@@ -204,7 +225,7 @@ def apply_edit(
         servers = _servers(result, path, create=True)
         if edit.name in servers:
             raise ConfigError("a server of this name already exists", path=path, server=edit.name)
-        servers[edit.name] = spec_to_entry(edit.spec)
+        servers[edit.name] = spec_to_entry(edit.spec) | timeout_keys(edit)
     elif isinstance(edit, RemoveServer):
         servers = _servers(result, path, create=False)
         if edit.name not in servers:

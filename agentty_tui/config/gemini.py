@@ -30,6 +30,7 @@ from agentty_tui.config.edits import (
     SetServerDisabled,
     SetToolEnabled,
     SetToolFilter,
+    plain_number,
     spec_to_entry,
 )
 from agentty_tui.config.filters import filter_entry, toggle_tool
@@ -102,6 +103,8 @@ class GeminiDialect(JsoncDialect):
     """Gemini CLI ``settings.json``."""
 
     name = "gemini"
+    timeout_fields: tuple[str, ...] = ("request_timeout",)
+    """Gemini's ``timeout`` is a request timeout; it has no connect timeout."""
 
     def validate(self, value: dict[str, Any], path: str | None) -> PluginConfig:
         """Validate ``mcpServers`` in Gemini's spelling; one bad entry does not stop the rest."""
@@ -140,7 +143,16 @@ class GeminiDialect(JsoncDialect):
                 raise ConfigError(
                     "a server of this name already exists", path=path, server=edit.name
                 )
+            if edit.connect_timeout is not None:
+                raise ConfigError(
+                    "Gemini CLI settings have no connect timeout",
+                    path=path,
+                    server=edit.name,
+                    field="timeout",
+                )
             servers[edit.name] = gemini_entry(edit.spec)
+            if edit.request_timeout is not None:
+                servers[edit.name]["timeout"] = plain_number(edit.request_timeout * 1000)
             # With an `mcp.allowed` list, a server left out of it would never start.
             _, allowed = _mcp_lists(value, path)
             if allowed is not None and edit.name not in allowed:

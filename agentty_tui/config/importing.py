@@ -11,7 +11,7 @@ taken meanwhile is refused by ``AddServer`` and reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolFilter
@@ -53,7 +53,7 @@ class ImportPlan:
     unusable: tuple[ServerConfig, ...] = ()
     """Source entries with a problem (their ``problem`` says why): never imported."""
     notes: tuple[str, ...] = ()
-    """What an addition loses on the way (e.g. a timeout no edit carries yet)."""
+    """What an addition loses on the way (e.g. a timeout the target's format cannot hold)."""
 
     @property
     def empty(self) -> bool:
@@ -143,8 +143,24 @@ def _filter_text(rule: ToolFilter) -> str:
     return ", ".join(parts) or "all on"
 
 
-def plan_import(source: PluginConfig, target: PluginConfig) -> ImportPlan:
-    """Sort ``source``'s servers by what importing them into ``target`` would do. Pure."""
+_TIMEOUTS = (
+    ("connect_timeout", "connect timeout", DEFAULT_CONNECT_TIMEOUT),
+    ("request_timeout", "request timeout", DEFAULT_REQUEST_TIMEOUT),
+)
+"""``ServerConfig`` timeout fields: name, words, default."""
+
+
+def plan_import(
+    source: PluginConfig,
+    target: PluginConfig,
+    *,
+    carried: Collection[str] = ("connect_timeout", "request_timeout"),
+) -> ImportPlan:
+    """Sort ``source``'s servers by what importing them into ``target`` would do. Pure.
+
+    ``carried`` names the timeouts the target's format can hold (its dialect's
+    ``timeout_fields``); a source timeout it cannot hold is named in ``notes``.
+    """
     add: list[ServerConfig] = []
     identical: list[str] = []
     different: list[ImportDifference] = []
@@ -157,15 +173,12 @@ def plan_import(source: PluginConfig, target: PluginConfig) -> ImportPlan:
         existing = target.server(server.name)
         if existing is None:
             add.append(server)
-            for field, label, default in (
-                ("connect_timeout", "connect timeout", DEFAULT_CONNECT_TIMEOUT),
-                ("request_timeout", "request timeout", DEFAULT_REQUEST_TIMEOUT),
-            ):
+            for field, label, default in _TIMEOUTS:
                 value = getattr(server, field)
-                if value != default:
+                if value != default and field not in carried:
                     notes.append(
-                        f"{server.name}: its {label} of {value:g} s is not carried over "
-                        f"(the default {default:g} s applies)"
+                        f"{server.name}: its {label} of {value:g} s is not carried over: the "
+                        f"target's format has no such setting (the default {default:g} s applies)"
                     )
         elif _diff(existing, server):
             different.append(ImportDifference(server.name, _diff(existing, server)))
@@ -177,6 +190,21 @@ def plan_import(source: PluginConfig, target: PluginConfig) -> ImportPlan:
         different=tuple(different),
         unusable=tuple(unusable),
         notes=tuple(notes),
+    )
+
+
+def _addition(server: ServerConfig, carried: Collection[str]) -> AddServer:
+    """The ``AddServer`` of an imported server, with the timeouts the target can hold."""
+    timeouts: dict[str, float | None] = {}
+    for field, _, default in _TIMEOUTS:
+        value = getattr(server, field)
+        timeouts[field] = value if value != default and field in carried else None
+    assert server.spec is not None
+    return AddServer(
+        name=server.name,
+        spec=server.spec,
+        connect_timeout=timeouts["connect_timeout"],
+        request_timeout=timeouts["request_timeout"],
     )
 
 
@@ -197,7 +225,7 @@ def apply_import(
     for server in plan.add:
         assert server.spec is not None
         try:
-            store.apply(AddServer(name=server.name, spec=server.spec))
+            store.apply(_addition(server, store.dialect.timeout_fields))
         except AgenttyError as error:
             failed.append((server.name, str(error)))
             continue

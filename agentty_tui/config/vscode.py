@@ -26,7 +26,13 @@ from agentty_tui.config.common import (
     server_or_problem,
     settings_config,
 )
-from agentty_tui.config.edits import AddServer, ConfigEdit, apply_edit, spec_to_entry
+from agentty_tui.config.edits import (
+    AddServer,
+    ConfigEdit,
+    apply_edit,
+    spec_to_entry,
+    timeout_keys,
+)
 from agentty_tui.config.raw import SERVERS_KEY
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
@@ -169,5 +175,5 @@ class VsCodeDialect(JsoncDialect):
         if SERVERS_KEY in edited:
             value[VSCODE_SERVERS_KEY] = edited[SERVERS_KEY]
         if isinstance(edit, AddServer):
-            value[VSCODE_SERVERS_KEY][edit.name] = vscode_entry(edit.spec)
+            value[VSCODE_SERVERS_KEY][edit.name] = vscode_entry(edit.spec) | timeout_keys(edit)
         return value

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.config import ConfigStore, apply_import, plan_import
-from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, StdioSpec, ToolFilter
+from agentty_tui.model import (
+    DEFAULT_CONNECT_TIMEOUT,
+    HttpSpec,
+    PluginConfig,
+    ServerConfig,
+    StdioSpec,
+    ToolFilter,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 SOURCES = [
@@ -109,19 +116,55 @@ def test_a_server_the_target_cannot_express_is_reported_and_not_written(tmp_path
         )
     )
     store = ConfigStore(path)
-    plan = plan_import(source, store.load())
+    plan = plan_import(source, store.load(), carried=store.dialect.timeout_fields)
     assert [server.name for server in plan.add] == ["legacy", "filtered"]
-    assert plan.notes == (
-        "filtered: its connect timeout of 5 s is not carried over (the default 30 s applies)",
-    )
+    assert plan.notes == ()
     result = apply_import(plan, store)
     assert result.added == ("filtered",)
     assert [name for name, _ in result.failed] == ["legacy"]
     assert "legacy SSE" in result.failed[0][1]
     assert path.read_text() == TARGET_TOML + (
-        '\n[mcp_servers.filtered]\ncommand = "f"\nenabled_tools = ["a", "b"]\n'
+        '\n[mcp_servers.filtered]\ncommand = "f"\nstartup_timeout_sec = 5\n'
+        'enabled_tools = ["a", "b"]\n'
         'disabled_tools = ["b"]\nenabled = false\n'
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "written", "notes"),
+    [
+        ("mcp.json", "{}", ['"connectTimeout": 5', '"requestTimeout": 2.5'], 0),
+        (".vscode/mcp.json", "{}", ['"connectTimeout": 5', '"requestTimeout": 2.5'], 0),
+        ("config.toml", "", ["startup_timeout_sec = 5", "tool_timeout_sec = 2.5"], 0),
+        ("settings.json", '{"mcpServers": {}}', ['"timeout": 2500'], 1),
+    ],
+)
+def test_timeouts_are_carried_over_where_the_target_format_holds_them(
+    tmp_path: Path, name: str, text: str, written: list[str], notes: int
+) -> None:
+    """Each format's own spelling; what it cannot hold (Gemini: a connect timeout) is a note."""
+    path = tmp_path / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    source = PluginConfig(
+        servers=(
+            ServerConfig(
+                name="slow", spec=StdioSpec(command="s"), connect_timeout=5, request_timeout=2.5
+            ),
+        )
+    )
+    store = ConfigStore(path)
+    plan = plan_import(source, store.load(), carried=store.dialect.timeout_fields)
+    assert len(plan.notes) == notes
+    assert all("connect timeout of 5 s is not carried over" in note for note in plan.notes)
+    assert apply_import(plan, store).added == ("slow",)
+    compact = path.read_text().replace(" ", "")
+    for line in written:
+        assert line.replace(" ", "") in compact
+    imported = store.load().server("slow")
+    assert imported is not None
+    assert imported.request_timeout == 2.5
+    assert imported.connect_timeout == (5 if not notes else DEFAULT_CONNECT_TIMEOUT)
 
 
 def test_the_diff_names_secret_keys_but_never_their_values() -> None:
