@@ -126,6 +126,10 @@ class ServerConfig(Frozen):
     """Seconds until the server must have listed its tools."""
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     """Seconds any one request may take."""
+    env_file: str | None = None
+    """The file some of the spec's ``env`` was read from (VS Code's ``envFile``), if any."""
+    env_file_keys: tuple[str, ...] = ()
+    """The ``env`` names whose values came from ``env_file`` (the entry's own ``env`` wins)."""
 
     def connection_key(self) -> tuple[object, ...]:
         """What a running session depends on: when it changes, a reload re-spawns the server."""

@@ -173,6 +173,12 @@ def plan_import(
         existing = target.server(server.name)
         if existing is None:
             add.append(server)
+            if server.env_file_keys:
+                names = ", ".join(server.env_file_keys)
+                notes.append(
+                    f"{server.name}: {names} from its envFile {server.env_file} are written as "
+                    "${VAR} references, not values: set them in the environment"
+                )
             for field, label, default in _TIMEOUTS:
                 value = getattr(server, field)
                 if value != default and field not in carried:
@@ -199,10 +205,15 @@ def _addition(server: ServerConfig, carried: Collection[str]) -> AddServer:
     for field, _, default in _TIMEOUTS:
         value = getattr(server, field)
         timeouts[field] = value if value != default and field in carried else None
-    assert server.spec is not None
+    spec = server.spec
+    assert spec is not None
+    if server.env_file_keys and isinstance(spec, StdioSpec):
+        # An env file holds secrets; the target's config file may be shared or committed.
+        env = {k: "${" + k + "}" if k in server.env_file_keys else v for k, v in spec.env.items()}
+        spec = StdioSpec(command=spec.command, args=spec.args, env=env, cwd=spec.cwd)
     return AddServer(
         name=server.name,
-        spec=server.spec,
+        spec=spec,
         connect_timeout=timeouts["connect_timeout"],
         request_timeout=timeouts["request_timeout"],
     )

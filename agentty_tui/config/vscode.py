@@ -8,15 +8,18 @@ entry, and a disabled server as our ``disabled`` key: VS Code ignores keys it do
 VS Code variables are resolved in the parsed spec only, never in the file:
 ``${env:VAR}`` becomes our ``${VAR}`` (expanded from the environment at connect time),
 ``${userHome}`` becomes ``${HOME}``, and ``${workspaceFolder}`` the folder that holds
-``.vscode``. An entry that needs ``${input:ID}`` (a value VS Code prompts for), another VS Code
-variable, or an ``envFile`` cannot be started here: it loads with a problem naming what it needs,
-and the other servers load as usual.
+``.vscode``. An ``envFile`` (relative paths from that folder) is read at load time into the
+spec's ``env``, under the entry's own ``env``; a reload reads it again. An entry that needs
+``${input:ID}`` (a value VS Code prompts for), another VS Code variable, or an env file that
+cannot be read cannot be started here: it loads with a problem naming what it needs, and the
+other servers load as usual.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from agentty_tui.config.common import (
@@ -33,6 +36,7 @@ from agentty_tui.config.edits import (
     spec_to_entry,
     timeout_keys,
 )
+from agentty_tui.config.envfile import read_env_file
 from agentty_tui.config.raw import SERVERS_KEY
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
@@ -122,13 +126,6 @@ class VsCodeDialect(JsoncDialect):
                     name=name,
                     path=path,
                 )
-        if "envFile" in entry:
-            return problem(
-                "uses 'envFile', which agentty-tui does not read yet; put the variables in 'env'",
-                name=name,
-                path=path,
-                field="envFile",
-            )
         workspace = self._workspace(path)
         if workspace is None and "${workspaceFolder}" in str(entry):
             return problem(
@@ -149,7 +146,26 @@ class VsCodeDialect(JsoncDialect):
 
             return _VARIABLE.sub(one, text)
 
-        return server_or_problem(name, map_strings(entry, resolve), path)
+        resolved = map_strings(entry, resolve)
+        if "envFile" not in resolved:
+            return server_or_problem(name, resolved, path)
+        env_file = resolved.pop("envFile")
+        if not isinstance(env_file, str):
+            return problem("must be a string", name=name, path=path, field="envFile")
+        location = Path(os.path.expandvars(env_file))
+        if not location.is_absolute() and workspace is not None:
+            location = Path(workspace) / location
+        try:
+            variables = read_env_file(location)
+        except ConfigError as error:
+            return problem(f"cannot read it: {error}", name=name, path=path, field="envFile")
+        env = resolved.get("env", {})
+        if isinstance(env, dict):
+            # As in VS Code, the entry's own env wins over the file's.
+            resolved["env"] = {**variables, **env}
+        config = server_or_problem(name, resolved, path)
+        from_file = tuple(key for key in variables if not isinstance(env, dict) or key not in env)
+        return config.model_copy(update={"env_file": str(location), "env_file_keys": from_file})
 
     def validate(self, value: dict[str, Any], path: str | None) -> PluginConfig:
         """Validate ``servers``; one entry's problem never stops the others from loading."""

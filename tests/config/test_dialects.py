@@ -19,6 +19,7 @@ from agentty_tui.config import (
     dialect_by_name,
     dialect_name,
 )
+from agentty_tui.config.envfile import read_env_file
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, StdioSpec
 
@@ -104,9 +105,54 @@ def test_vscode_inputs_and_variables(tmp_path: Path) -> None:
     cmd = config.server("cmd")
     assert cmd is not None and cmd.problem is not None and "${command:pick}" in cmd.problem
     envfile = config.server("envfile")
-    assert envfile is not None and envfile.problem is not None and "envFile" in envfile.problem
+    assert envfile is not None and envfile.problem is not None
+    assert "envFile" in envfile.problem and "no such file" in envfile.problem
+    assert str(tmp_path / "proj" / ".env") in envfile.problem
     # The file keeps VS Code's spelling: nothing was resolved in it.
     assert path.read_text() == VSCODE
+
+
+def test_vscode_env_file_is_read_under_the_entry_env(tmp_path: Path) -> None:
+    """``envFile`` variables reach the spec; the entry's ``env`` wins; the file stays as it is."""
+    project = tmp_path / "proj"
+    (project / ".vscode").mkdir(parents=True)
+    (project / ".env").write_text(
+        "# secrets\nexport TOKEN='s3cret'\nMODE=fast # the default\nBOTH=file\n"
+        'QUOTED="a \\"b\\"\\nc"\n\nEMPTY=\n'
+    )
+    text = (
+        '{"servers": {"a": {"type": "stdio", "command": "a", "envFile": ".env",'
+        ' "env": {"BOTH": "entry"}}, "b": {"type": "stdio", "command": "b",'
+        ' "envFile": "${workspaceFolder}/missing.env"}}}'
+    )
+    path = project / ".vscode" / "mcp.json"
+    path.write_text(text)
+    store = ConfigStore(path)
+    config = store.load()
+    a = config.server("a")
+    assert a is not None and a.problem is None and isinstance(a.spec, StdioSpec)
+    assert dict(a.spec.env) == {
+        "TOKEN": "s3cret",
+        "MODE": "fast",
+        "BOTH": "entry",
+        "QUOTED": 'a "b"\nc',
+        "EMPTY": "",
+    }
+    assert a.env_file == str(project / ".env")
+    b = config.server("b")
+    assert b is not None and b.problem is not None and "missing.env: no such file" in b.problem
+    store.apply(SetToolEnabled(server="a", tool="t", enabled=False))
+    assert '"envFile": ".env"' in path.read_text() and "s3cret" not in path.read_text()
+
+
+def test_env_file_syntax_errors_name_the_line(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("GOOD=1\nthis is not a variable\n")
+    with pytest.raises(ConfigError, match=r"\.env:2: expected KEY=VALUE"):
+        read_env_file(env)
+    env.write_text("OPEN='never closed\n")
+    with pytest.raises(ConfigError, match=r"\.env:1:"):
+        read_env_file(env)
 
 
 def test_vscode_writes_type_and_keeps_trailing_commas(tmp_path: Path) -> None:

@@ -167,6 +167,31 @@ def test_timeouts_are_carried_over_where_the_target_format_holds_them(
     assert imported.connect_timeout == (5 if not notes else DEFAULT_CONNECT_TIMEOUT)
 
 
+def test_env_file_values_are_imported_as_references_never_as_values(tmp_path: Path) -> None:
+    """A VS Code server's envFile secrets do not land in the target; the plan says so."""
+    project = tmp_path / "proj"
+    (project / ".vscode").mkdir(parents=True)
+    (project / ".env").write_text("TOKEN=s3cret\nMODE=fast\n")
+    source_path = project / ".vscode" / "mcp.json"
+    source_path.write_text(
+        '{"servers": {"a": {"type": "stdio", "command": "a", "envFile": ".env",'
+        ' "env": {"MODE": "slow"}}}}'
+    )
+    target = tmp_path / "mcp.json"
+    target.write_text("{}")
+    store = ConfigStore(target)
+    plan = plan_import(ConfigStore(source_path).load(), store.load())
+    assert plan.notes == (
+        f"a: TOKEN from its envFile {project / '.env'} are written as ${{VAR}} references, "
+        "not values: set them in the environment",
+    )
+    apply_import(plan, store)
+    assert "s3cret" not in target.read_text()
+    imported = store.load().server("a")
+    assert imported is not None and isinstance(imported.spec, StdioSpec)
+    assert dict(imported.spec.env) == {"TOKEN": "${TOKEN}", "MODE": "slow"}
+
+
 def test_the_diff_names_secret_keys_but_never_their_values() -> None:
     target = PluginConfig(
         servers=(ServerConfig(name="s", spec=StdioSpec(command="s", env={"TOKEN": "old-secret"})),)
