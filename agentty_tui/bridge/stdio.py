@@ -38,6 +38,10 @@ Streams = tuple[
 STDIN_CLOSE_GRACE = 2.0
 """Seconds a server gets to exit by itself once its stdin is closed (the MCP shutdown rule)."""
 
+SILENT_GRACE = 0.2
+"""The same for a server that has not written a message yet: still starting, it has nothing to
+save and may not read its stdin for seconds (quitting while it starts must not wait for it)."""
+
 TERM_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL to the process group."""
 
@@ -62,6 +66,7 @@ class StdioTransport(ManagedTransport):
         self.gone_by_itself = False
         """True when stdout ended before we began to stop the server (it crashed or quit)."""
         self._stopping = False
+        self._spoke = False
 
     @property
     def pid(self) -> int | None:
@@ -118,6 +123,7 @@ class StdioTransport(ManagedTransport):
                     for line in lines:
                         message = self._parse(line)
                         if message is not None:
+                            self._spoke = True
                             await sink.send(message)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
@@ -155,7 +161,9 @@ class StdioTransport(ManagedTransport):
         if process.stdin is not None:
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await process.stdin.aclose()
-        if not await _exited_within(process, STDIN_CLOSE_GRACE):
+        grace = STDIN_CLOSE_GRACE if self._spoke else SILENT_GRACE
+        if not await _exited_within(process, grace):
+            self.log.note(f"still running {grace:g} s after its input was closed: SIGTERM")
             _signal_group(process.pid, signal.SIGTERM)
             if not await _exited_within(process, TERM_GRACE):
                 _signal_group(process.pid, signal.SIGKILL)

@@ -16,7 +16,7 @@ from agentty_tui.errors import OperationError, UnknownServerError, UnknownToolEr
 from agentty_tui.model import PluginModel, StdioSpec
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry, time_server_command, wait_until_gone
-from tests.servers import PLAIN_TOOLS, paged_argv, plain_argv
+from tests.servers import PLAIN_TOOLS, paged_argv, plain_argv, scalable_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -244,6 +244,26 @@ async def test_shutdown_leaves_no_process(write_config: WriteConfig, log_dir: Pa
         assert len(pids) == 2
     for pid in pids:
         assert not process_alive(pid)
+
+
+async def test_shutdown_spares_a_server_still_starting_the_stdin_grace(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    """A connected server exits by itself on end of input (exit status 0); one that has not
+    said a word yet is not waited for: it gets SIGTERM after a short grace (status -15)."""
+    path = write_config(
+        {
+            "alpha": stdio_entry(plain_argv()),
+            "starting": stdio_entry(scalable_argv(3, delay=30), connectTimeout=60),
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.wait_for(lambda m: m.server("alpha").status == "connected", SETTLE)  # type: ignore[union-attr]
+        assert bridge.snapshot.server("starting").status == "connecting"  # type: ignore[union-attr]
+    assert "(exit status 0)" in (log_dir / "alpha.log").read_text()
+    starting = (log_dir / "starting.log").read_text()
+    assert "still running 0.2 s after its input was closed: SIGTERM" in starting
+    assert "(exit status -15)" in starting
 
 
 async def test_server_killed_from_outside_is_noticed_at_once(
