@@ -9,6 +9,35 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agentty_tui.bridge import Bridge
+from agentty_tui.catalog import project_catalog
+from agentty_tui.model import PluginModel
+
+
+def tool_flags(model: PluginModel, server: str) -> dict[str, bool]:
+    """Bare name -> enabled, for the advertised tools of ``server`` (which must be there)."""
+    state = model.server(server)
+    assert state is not None
+    return {tool.bare: tool.enabled for tool in state.tools}
+
+
+async def reveal_and_withdraw_scene(bridge: Bridge, server: str, base: Sequence[str]) -> None:
+    """Have a gated server reveal its ``scene`` toolset, then withdraw it, checking each step.
+
+    The new tools must arrive on (an exclude-only config), reach the wire catalog, and go
+    again: the tool list is replaced, not merged.
+    """
+    await bridge.call_tool(server, "enable_toolset", {"name": "scene"})
+    model = await bridge.wait_for(lambda m: "scene_open" in tool_flags(m, server), 5)
+    assert list(tool_flags(model, server)) == [*base, "scene_open", "scene_save"]
+    assert tool_flags(model, server)["scene_open"] is True
+    wire = f"mcp__{server}__scene_open"
+    assert wire in {t.name for t in project_catalog(model).tools}
+    await bridge.call_tool(server, "disable_toolset", {"name": "scene"})
+    model = await bridge.wait_for(lambda m: "scene_open" not in tool_flags(m, server), 5)
+    assert list(tool_flags(model, server)) == list(base)
+    assert wire not in {t.name for t in project_catalog(model).tools}
+
 
 def stdio_entry(argv: Sequence[str], **extra: Any) -> dict[str, Any]:
     """A ``mcpServers`` entry that starts ``argv``."""

@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore
-from agentty_tui.model import PluginModel
 from tests.conftest import WriteConfig
-from tests.servers import GATED_BASE_TOOLS, GATED_TOOLSETS, PLAIN_TOOLS, gated_argv, plain_argv
+from tests.helpers import reveal_and_withdraw_scene, tool_flags
+from tests.servers import GATED_BASE_TOOLS, PLAIN_TOOLS, gated_argv, plain_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -99,44 +98,27 @@ async def test_url_server_connects_lists_toggles_and_calls(
         assert result.content[0].text == "3"  # type: ignore[union-attr]
 
 
-def _tools(model: PluginModel, server: str) -> dict[str, bool]:
-    """Bare name -> enabled, for the advertised tools of ``server``."""
-    state = model.server(server)
-    assert state is not None
-    return {tool.bare: tool.enabled for tool in state.tools}
-
-
-async def test_url_server_list_changed_reveals_and_withdraws_tools(
+async def test_url_server_list_changed_reveals_and_withdrawstool_flags(
     gated_http_server: tuple[str, str], write_config: WriteConfig, log_dir: Path
 ) -> None:
     transport, url = gated_http_server
     path = write_config({"godot": _url_entry(transport, url)})
-    scene = list(GATED_TOOLSETS["scene"])
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         model = await bridge.settled(SETTLE)
         state = model.server("godot")
         assert state is not None and state.status == "connected", state
         # A 2.x server over either transport agrees on the era that needs a listen stream.
         assert state.info is not None and state.info.protocol_version == "2026-07-28"
-        assert list(_tools(model, "godot")) == list(GATED_BASE_TOOLS)
+        assert list(tool_flags(model, "godot")) == list(GATED_BASE_TOOLS)
 
-        await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
-        model = await bridge.wait_for(lambda m: "scene_open" in _tools(m, "godot"), 5)
-        assert list(_tools(model, "godot")) == [*GATED_BASE_TOOLS, *scene]
-        assert _tools(model, "godot")["scene_open"] is True  # exclude-only config: new tools on
-        assert "mcp__godot__scene_open" in {t.name for t in project_catalog(model).tools}
-
-        await bridge.call_tool("godot", "disable_toolset", {"name": "scene"})
-        model = await bridge.wait_for(lambda m: "scene_open" not in _tools(m, "godot"), 5)
-        assert list(_tools(model, "godot")) == list(GATED_BASE_TOOLS)  # replaced, not merged
-        assert "mcp__godot__scene_open" not in {t.name for t in project_catalog(model).tools}
+        await reveal_and_withdraw_scene(bridge, "godot", GATED_BASE_TOOLS)
 
         # A URL server has no PID to compare; the live session's re-list count stands in for
         # its identity (a replacement session would start again from 0).
         relists = bridge.session_relists("godot")
         assert relists >= 2, relists
         model = await bridge.tool_set_enabled("godot", "burst", False)
-        assert _tools(model, "godot")["burst"] is False
+        assert tool_flags(model, "godot")["burst"] is False
         assert model.server("godot").status == "connected"  # type: ignore[union-attr]
         written = ConfigStore(path).load().server("godot")  # what the file now says
         assert written is not None and written.tools.exclude == ("burst",)

@@ -8,11 +8,9 @@ import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore
-from agentty_tui.model import PluginModel
 from tests.conftest import WriteConfig
-from tests.helpers import stdio_entry
+from tests.helpers import reveal_and_withdraw_scene, stdio_entry, tool_flags
 from tests.servers import (
     GATED_BASE_TOOLS,
     LEGACY_TS_REVEALED_TOOL,
@@ -26,13 +24,7 @@ pytestmark = pytest.mark.anyio
 SETTLE = 20.0
 
 
-def _tools(model: PluginModel, server: str) -> dict[str, bool]:
-    state = model.server(server)
-    assert state is not None
-    return {tool.bare: tool.enabled for tool in state.tools}
-
-
-async def test_modern_server_reveals_and_withdraws_tools(
+async def test_modern_server_reveals_and_withdrawstool_flags(
     write_config: WriteConfig, log_dir: Path
 ) -> None:
     path = write_config({"godot": stdio_entry(gated_argv())})
@@ -42,16 +34,7 @@ async def test_modern_server_reveals_and_withdraws_tools(
         assert state is not None and state.info is not None
         assert state.info.protocol_version == "2026-07-28"
         pid = bridge.server_pid("godot")
-        await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
-        model = await bridge.wait_for(lambda m: "scene_open" in _tools(m, "godot"), 5)
-        assert list(_tools(model, "godot")) == [*GATED_BASE_TOOLS, "scene_open", "scene_save"]
-        assert _tools(model, "godot")["scene_open"] is True  # exclude-only config: new tools on
-        assert "mcp__godot__scene_open" in {t.name for t in project_catalog(model).tools}
-
-        await bridge.call_tool("godot", "disable_toolset", {"name": "scene"})
-        model = await bridge.wait_for(lambda m: "scene_open" not in _tools(m, "godot"), 5)
-        assert list(_tools(model, "godot")) == list(GATED_BASE_TOOLS)  # replaced, not merged
-        assert "mcp__godot__scene_open" not in {t.name for t in project_catalog(model).tools}
+        await reveal_and_withdraw_scene(bridge, "godot", GATED_BASE_TOOLS)
         assert bridge.server_pid("godot") == pid
 
 
@@ -64,8 +47,8 @@ async def test_revealed_tool_stays_off_under_an_include_list(
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         await bridge.settled(SETTLE)
         await bridge.call_tool("godot", "enable_toolset", {"name": "script"})
-        model = await bridge.wait_for(lambda m: "script_run" in _tools(m, "godot"), 5)
-        tools = _tools(model, "godot")
+        model = await bridge.wait_for(lambda m: "script_run" in tool_flags(m, "godot"), 5)
+        tools = tool_flags(model, "godot")
         assert tools["script_run"] is False
         assert tools["script_edit"] is False
         assert tools["enable_toolset"] is True
@@ -78,7 +61,7 @@ async def test_a_burst_of_notifications_coalesces(write_config: WriteConfig, log
         await bridge.call_tool("godot", "burst", {"count": 1000})
         # One more change after the burst proves every earlier notice has been handled.
         await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
-        await bridge.wait_for(lambda m: "scene_open" in _tools(m, "godot"), 5)
+        await bridge.wait_for(lambda m: "scene_open" in tool_flags(m, "godot"), 5)
         with anyio.move_on_after(0.3):  # let any stragglers arrive
             await bridge.wait_for(lambda m: False)
         relists = bridge.session_relists("godot")
@@ -97,6 +80,6 @@ async def test_legacy_era_server_list_changed(write_config: WriteConfig, log_dir
         assert state is not None and state.status == "connected", state
         assert state.info is not None and state.info.protocol_version != "2026-07-28"
         await bridge.call_tool("ts", "reveal")
-        model = await bridge.wait_for(lambda m: LEGACY_TS_REVEALED_TOOL in _tools(m, "ts"), 5)
+        model = await bridge.wait_for(lambda m: LEGACY_TS_REVEALED_TOOL in tool_flags(m, "ts"), 5)
         await bridge.call_tool("ts", "hide")
-        await bridge.wait_for(lambda m: LEGACY_TS_REVEALED_TOOL not in _tools(m, "ts"), 5)
+        await bridge.wait_for(lambda m: LEGACY_TS_REVEALED_TOOL not in tool_flags(m, "ts"), 5)

@@ -172,12 +172,10 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     server = build_server(args.name, tuple(args.enable))
     advertise_tools_changed(server)
-    if args.transport == "streamable-http":
-        server.run("streamable-http", host="127.0.0.1", port=args.port)
-    elif args.transport == "sse":
-        server.run("sse", host="127.0.0.1", port=args.port)
-    else:
+    if args.transport == "stdio":
         server.run("stdio")
+    else:
+        server.run(args.transport, host="127.0.0.1", port=args.port)
 
 
 if __name__ == "__main__":

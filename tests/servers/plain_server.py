@@ -59,12 +59,10 @@ def main(argv: list[str] | None = None) -> None:
     # Before MCPServer: its own logging setup is a no-op once the root logger has a handler.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     server = build_server(args.name)
-    if args.transport == "streamable-http":
-        server.run("streamable-http", host="127.0.0.1", port=args.port)
-    elif args.transport == "sse":
-        server.run("sse", host="127.0.0.1", port=args.port)
-    else:
+    if args.transport == "stdio":
         server.run("stdio")
+    else:
+        server.run(args.transport, host="127.0.0.1", port=args.port)
 
 
 if __name__ == "__main__":
