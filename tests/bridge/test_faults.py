@@ -62,7 +62,14 @@ async def test_garbage_on_stdout_is_skipped(write_config: WriteConfig, log_dir: 
         result = await bridge.call_tool("noisy", "ok")
         assert result.content[0].text == "ok"  # type: ignore[union-attr]
     log = (log_dir / "noisy.log").read_text()
-    assert "not JSON-RPC" in log
+    # Each garbage line really came over the protocol pipe, before and between valid messages,
+    # and was skipped (not merely written to stderr).
+    for line in (
+        "starting up... (not JSON-RPC)",
+        "this line is not JSON-RPC",
+        '{"jsonrpc": broken',
+    ):
+        assert f"ignored a stdout line that is not JSON-RPC: {line.encode()!r}" in log, line
 
 
 async def test_invalid_tools_are_dropped_with_reasons(

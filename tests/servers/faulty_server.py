@@ -4,7 +4,10 @@ Each ``--fault`` is one bad habit a real server may have; the tests check that t
 says what happened and that everything else keeps working:
 
 - ``garbage``     writes lines that are not JSON-RPC to stdout before serving, from inside a
-                  tool call (``noise``), and after its last answer;
+                  tool call (``noise``), and after its last answer; the mid-session lines go to
+                  a duplicate of the protocol descriptor, because the SDK's ``stdio_server``
+                  diverts fd 1 to stderr while it serves (a plain ``os.write(1, ...)`` there
+                  would never reach the client);
 - ``bad-tools``   advertises tools that break the MCP rules next to valid ones: a name with a
                   space, a 200-character name, a name advertised twice;
 - ``grandchild``  forks a grandchild (``sleep 600``) that keeps running on its own;
@@ -42,6 +45,8 @@ from mcp_types import (
 
 FAULTS = ("garbage", "bad-tools", "grandchild", "slow-list", "hang-call")
 EMPTY: dict[str, Any] = {"type": "object", "properties": {}}
+WIRE_FD: int | None = None
+"""A duplicate of the real stdout, taken before the SDK diverts fd 1 (``garbage`` only)."""
 BAD_TOOL_NAMES = ("bad name!", "x" * 200, "dup")
 """Tools of ``bad-tools`` that a client must drop (``dup`` only its second advertisement)."""
 
@@ -83,7 +88,8 @@ def build_server(fault: str, delay: float, grandchild: int | None) -> Server:
         elif name == "pid":
             text = str(os.getpid())
         elif name == "noise" and fault == "garbage":
-            os.write(1, b'this line is not JSON-RPC\n{"jsonrpc": broken\n')
+            assert WIRE_FD is not None
+            os.write(WIRE_FD, b'this line is not JSON-RPC\n{"jsonrpc": broken\n')
             text = "noisy"
         elif name == "grandchild_pid" and grandchild is not None:
             text = str(grandchild)
@@ -121,6 +127,8 @@ def main(argv: list[str] | None = None) -> None:
         )
         grandchild = child.pid
     if args.fault == "garbage":
+        global WIRE_FD
+        WIRE_FD = os.dup(1)
         os.write(1, b"starting up... (not JSON-RPC)\n\n")
     anyio.run(serve, build_server(args.fault, args.delay, grandchild))
     if args.fault == "garbage":
