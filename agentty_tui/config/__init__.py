@@ -13,7 +13,7 @@ This package imports only the model layer, the standard library, pydantic and to
 
 from agentty_tui.config.codex import CodexDialect
 from agentty_tui.config.detect import DIALECT_NAMES, detect_dialect, dialect_by_name, dialect_name
-from agentty_tui.config.dialect import Dialect, McpJsonDialect
+from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import (
     AddServer,
     ConfigEdit,
@@ -32,6 +32,7 @@ from agentty_tui.config.importing import (
     apply_import,
     plan_import,
 )
+from agentty_tui.config.mcpjson import McpJsonDialect
 from agentty_tui.config.raw import validate_document, validate_server
 from agentty_tui.config.store import ConfigStore, FileVersion
 from agentty_tui.config.vscode import VsCodeDialect

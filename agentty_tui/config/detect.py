@@ -17,9 +17,10 @@ import os
 from typing import Any
 
 from agentty_tui.config.codex import CodexDialect
-from agentty_tui.config.dialect import Dialect, McpJsonDialect
+from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.gemini import GeminiDialect
 from agentty_tui.config.jsonc import parse_jsonc
+from agentty_tui.config.mcpjson import McpJsonDialect
 from agentty_tui.config.raw import SERVERS_KEY
 from agentty_tui.config.vscode import VSCODE_SERVERS_KEY, VsCodeDialect
 from agentty_tui.errors import ConfigError

@@ -2,7 +2,7 @@
 
 The store does the file work (locking, atomic replace, re-reading); a dialect only turns text into
 a document plus a validated config, applies an edit to a document, and turns a document back into
-text that looks like the original. Claude-style ``mcpServers`` JSON lives here; Gemini's
+text that looks like the original. Claude-style ``mcpServers`` JSON (``mcpjson.py``), Gemini's
 ``settings.json`` (``gemini.py``), VS Code's JSON with comments (``vscode.py``) and Codex's TOML
 (``codex.py``) implement the same protocol, and ``detect.py`` picks one for a file.
 """
@@ -14,12 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agentty_tui.config.edits import ConfigEdit, apply_edit
-from agentty_tui.config.raw import validate_document
-from agentty_tui.errors import ConfigError
+from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.model import PluginConfig
 
-__all__ = ["Dialect", "JsonStyle", "McpJsonDialect", "detect_indent", "dump_json"]
+__all__ = ["Dialect", "JsonStyle", "detect_indent", "dump_json"]
 
 
 class Dialect(Protocol):
@@ -138,64 +136,3 @@ def _pretty(value: Any, style: JsonStyle, unit: str, depth: int) -> str:
         items = [inner + _pretty(item, style, unit, depth + 1) for item in value]
         return "[\n" + ",\n".join(items) + "\n" + unit * depth + "]"
     return json.dumps(value, ensure_ascii=style.ascii_only)
-
-
-class _DuplicateKeys(dict[str, Any]):
-    """A parsed JSON object whose text had repeated keys somewhere (last one wins)."""
-
-    def __init__(self, document: dict[str, Any], duplicates: list[str]) -> None:
-        super().__init__(document)
-        self.duplicates = duplicates
-
-
-class McpJsonDialect:
-    """Plain JSON with a top-level ``mcpServers`` object (Claude Desktop / Code, Cursor)."""
-
-    timeout_fields: tuple[str, ...] = ("connect_timeout", "request_timeout")
-    """``connectTimeout`` and ``requestTimeout``, in seconds (ours)."""
-
-    def parse(self, text: str, path: str | None) -> tuple[Any, PluginConfig]:
-        """Parse JSON text and validate it; syntax errors carry line and column."""
-        if not text.strip():
-            return {}, PluginConfig()
-        duplicates: list[str] = []
-
-        def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            result = dict(pairs)
-            if len(result) != len(pairs):
-                seen: set[str] = set()
-                for key, _ in pairs:
-                    if key in seen:
-                        duplicates.append(key)
-                    seen.add(key)
-            return result
-
-        try:
-            document = json.loads(text, object_pairs_hook=pairs_to_dict)
-        except json.JSONDecodeError as error:
-            raise ConfigError(
-                f"invalid JSON: {error.msg}", path=path, line=error.lineno, column=error.colno
-            ) from None
-        config = validate_document(document, path=path)
-        if duplicates:
-            # Like every JSON reader, the last of duplicate keys wins for reading; but rewriting
-            # would silently drop the others, so the document remembers them to refuse edits.
-            document = _DuplicateKeys(document, duplicates)
-        return document, config
-
-    def apply(self, document: Any, edit: ConfigEdit, path: str | None) -> Any:
-        """Apply ``edit`` to a parsed JSON object (see ``edits.apply_edit``).
-
-        A file with duplicate keys is refused: writing it back would lose all but one of them.
-        """
-        if isinstance(document, _DuplicateKeys):
-            names = ", ".join(repr(key) for key in dict.fromkeys(document.duplicates))
-            raise ConfigError(
-                f"the file repeats the key(s) {names}; remove the duplicates before editing",
-                path=path,
-            )
-        return apply_edit(document, edit, path=path)
-
-    def dump(self, document: Any, like: str | None) -> str:
-        """JSON laid out like ``like`` (see ``JsonStyle``)."""
-        return dump_json(document, JsonStyle.of(like))

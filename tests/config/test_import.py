@@ -79,13 +79,18 @@ def test_import_adds_only_what_is_missing(
     assert result.failed == ()
     after = store.load()
     assert [server.name for server in after.servers] == ["time", "mine", *result.added]
-    # What was there is untouched (TOML: byte for byte; mcp.json is re-laid out on write).
+    # What was there is untouched: TOML byte for byte; in mcp.json each existing entry keeps
+    # its own line (the last one gains the comma before the additions).
     before = ConfigStore(tmp_path / "before" / target_name)
     before.path.parent.mkdir()
     before.path.write_text(target_text)
     assert after.servers[:2] == before.load().servers
     if target_name.endswith(".toml"):
         assert target_path.read_text().startswith(target_text)
+    else:
+        lines = target_path.read_text().splitlines()
+        assert target_text.splitlines()[2] in lines
+        assert target_text.splitlines()[3] + "," in lines
     # Everything added reads back as the source had it: importing again adds nothing.
     again = plan_import(source, after)
     assert again.add == ()

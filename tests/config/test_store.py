@@ -156,6 +156,34 @@ def test_inline_arrays_stay_inline(tmp_path: Path) -> None:
     assert '"args": ["-a", "-b"]' in path.read_text()
 
 
+HAND_LAID_OUT = """{
+  "mcpServers": {
+    "time": {"command": "uvx", "args": ["mcp-server-time", "--local-timezone", "Europe/Paris"]},
+    "mine": {"command": "mine"},
+    "last": {"command": "last"}
+  },
+  "other": {"a": 1, "b": [1, 2]}
+}
+"""
+
+
+def test_a_hand_laid_out_file_keeps_every_line_an_edit_does_not_touch(tmp_path: Path) -> None:
+    """Objects on one line stay on one line: only the edited entry's text changes."""
+    path = tmp_path / "mcp.json"
+    path.write_text(HAND_LAID_OUT)
+    store = ConfigStore(path)
+    store.apply(SetToolEnabled("mine", "t", False))
+    assert path.read_text() == HAND_LAID_OUT.replace(
+        '{"command": "mine"}', '{"command": "mine", "tools": {"exclude": ["t"]}}'
+    )
+    store.apply(RemoveServer("last"))
+    store.apply(AddServer("new", StdioSpec(command="new")))
+    text = path.read_text()
+    assert HAND_LAID_OUT.splitlines()[2] in text.splitlines()  # "time", untouched
+    assert '  "other": {"a": 1, "b": [1, 2]}' in text.splitlines()
+    assert [s.name for s in store.load().servers] == ["time", "mine", "new"]
+
+
 @pytest.mark.parametrize("ending", ["\n", ""])
 def test_trailing_newline_is_kept_as_it_was(tmp_path: Path, ending: str) -> None:
     path = tmp_path / "mcp.json"
