@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -12,6 +13,7 @@ from typing import Any
 from agentty_tui.bridge import Bridge
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import PluginModel
+from tests.servers import plain_argv
 
 
 def tool_flags(model: PluginModel, server: str) -> dict[str, bool]:
@@ -78,3 +80,43 @@ async def wait_until_gone(pid: int, timeout: float = 10.0) -> None:
         # No event fires when a foreign process ends: polling is the only way to see it.
         while process_alive(pid):  # noqa: ASYNC110
             await anyio.sleep(0.05)
+
+
+def dialect_files() -> list[tuple[str, str, str, str]]:
+    """One config file per host dialect, each holding ``plain_server.py`` as ``plain``.
+
+    ``(dialect, file name, text, what the file says once echo is off)``; the texts carry
+    comments and keys of their own that every write must keep.
+    """
+    argv = plain_argv()
+    command, args = json.dumps(argv[0]), json.dumps(argv[1:])
+    toml_args = "[" + ", ".join(json.dumps(arg) for arg in argv[1:]) + "]"
+    return [
+        (
+            "claude",
+            ".mcp.json",
+            f'{{"mcpServers": {{"plain": {{"command": {command}, "args": {args}}}}}}}',
+            '"exclude": ["echo"]',
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            f'{{\n  // theme kept\n  "theme": "dark",\n  "mcpServers": {{"plain": '
+            f'{{"command": {command}, "args": {args}, "trust": true}}}}\n}}\n',
+            '"excludeTools": ["echo"]',
+        ),
+        (
+            "vscode",
+            ".vscode/mcp.json",
+            f'{{\n  "inputs": [],\n  "servers": {{\n    // the test server\n    "plain": '
+            f'{{"type": "stdio", "command": {command}, "args": {args}}},\n  }},\n}}\n',
+            '"exclude": ["echo"]',
+        ),
+        (
+            "codex",
+            ".codex/config.toml",
+            f'# my Codex config\nmodel = "gpt-5-codex"\n\n[mcp_servers.plain]\n'
+            f"command = {command}\nargs = {toml_args}\nstartup_timeout_sec = 20\n",
+            'disabled_tools = ["echo"]',
+        ),
+    ]

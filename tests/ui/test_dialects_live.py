@@ -6,7 +6,6 @@ must then say so the way its host reads it, with its comments and other keys kep
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import anyio
@@ -15,7 +14,8 @@ import pytest
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore, dialect_name
 from agentty_tui.ui.app import PickerApp
-from tests.servers import PLAIN_TOOLS, plain_argv
+from tests.helpers import dialect_files
+from tests.servers import PLAIN_TOOLS
 from tests.ui.fakes import settle
 
 pytestmark = pytest.mark.anyio
@@ -23,44 +23,10 @@ pytestmark = pytest.mark.anyio
 TIMEOUT = 20.0
 
 
-def _files() -> list[tuple[str, str, str, str]]:
-    """(dialect, file name, text, what the file says once echo is off)."""
-    argv = plain_argv()
-    command, args = json.dumps(argv[0]), json.dumps(argv[1:])
-    toml_args = "[" + ", ".join(json.dumps(arg) for arg in argv[1:]) + "]"
-    return [
-        (
-            "claude",
-            ".mcp.json",
-            f'{{"mcpServers": {{"plain": {{"command": {command}, "args": {args}}}}}}}',
-            '"exclude": ["echo"]',
-        ),
-        (
-            "gemini",
-            ".gemini/settings.json",
-            f'{{\n  // theme kept\n  "theme": "dark",\n  "mcpServers": {{"plain": '
-            f'{{"command": {command}, "args": {args}, "trust": true}}}}\n}}\n',
-            '"excludeTools": ["echo"]',
-        ),
-        (
-            "vscode",
-            ".vscode/mcp.json",
-            f'{{\n  "inputs": [],\n  "servers": {{\n    // the test server\n    "plain": '
-            f'{{"type": "stdio", "command": {command}, "args": {args}}},\n  }},\n}}\n',
-            '"exclude": ["echo"]',
-        ),
-        (
-            "codex",
-            ".codex/config.toml",
-            f'# my Codex config\nmodel = "gpt-5-codex"\n\n[mcp_servers.plain]\n'
-            f"command = {command}\nargs = {toml_args}\nstartup_timeout_sec = 20\n",
-            'disabled_tools = ["echo"]',
-        ),
-    ]
-
-
 @pytest.mark.parametrize(
-    ("dialect", "name", "text", "toggled"), _files(), ids=["claude", "gemini", "vscode", "codex"]
+    ("dialect", "name", "text", "toggled"),
+    dialect_files(),
+    ids=["claude", "gemini", "vscode", "codex"],
 )
 async def test_the_picker_toggles_in_each_hosts_own_file(
     tmp_path: Path, dialect: str, name: str, text: str, toggled: str
