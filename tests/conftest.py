@@ -1,13 +1,16 @@
-"""Fixtures shared by every test: the anyio backend, config files, process checks."""
+"""Fixtures shared by every test: the anyio backend, config files, servers on loopback URLs."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers import serve_over_http
+from tests.servers import gated_argv, plain_argv
 
 
 @pytest.fixture
@@ -43,3 +46,19 @@ def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.delenv("AGENTTY_CONFIG", raising=False)
+
+
+@pytest.fixture(params=["streamable-http", "sse"])
+def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """A plain server on a loopback port; yields (transport, url)."""
+    transport: str = request.param
+    with serve_over_http(plain_argv("--name", "web"), transport) as url:
+        yield transport, url
+
+
+@pytest.fixture(params=["streamable-http", "sse"])
+def gated_http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """A gated server (toolsets, list_changed) on a loopback port; yields (transport, url)."""
+    transport: str = request.param
+    with serve_over_http(gated_argv("--name", "godot"), transport) as url:
+        yield transport, url

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
+import subprocess
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +124,46 @@ def dialect_files() -> list[tuple[str, str, str, str]]:
             'disabled_tools = ["echo"]',
         ),
     ]
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def serving(port: int) -> bool:
+    """Whether something accepts connections on this loopback port."""
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextmanager
+def serve_over_http(argv: list[str], transport: str) -> Iterator[str]:
+    """Run a test server's ``argv`` on a free loopback port over ``transport``; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [*argv, "--transport", transport, "--port", str(port)], stderr=subprocess.DEVNULL
+    )
+    try:
+        # No event says "listening" from another process: polling the port is the only way.
+        for _ in range(200):  # up to 10 s for the server to listen
+            if serving(port) or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert serving(port), "the HTTP test server did not start"
+        path = "/mcp" if transport == "streamable-http" else "/sse"
+        yield f"http://127.0.0.1:{port}{path}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def url_entry(transport: str, url: str, **extra: object) -> dict[str, object]:
+    """A ``mcpServers`` entry for a server at ``url``; SSE has to be named, HTTP is implied."""
+    entry: dict[str, object] = {"url": url, **extra}
+    if transport == "sse":
+        entry["type"] = "sse"
+    return entry

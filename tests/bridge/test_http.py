@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -16,76 +12,19 @@ import pytest
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from tests.conftest import WriteConfig
-from tests.helpers import reveal_and_withdraw_scene, tool_flags
-from tests.servers import GATED_BASE_TOOLS, PLAIN_TOOLS, gated_argv, plain_argv
+from tests.helpers import free_port, reveal_and_withdraw_scene, tool_flags, url_entry
+from tests.servers import GATED_BASE_TOOLS, PLAIN_TOOLS
 
 pytestmark = pytest.mark.anyio
 
 SETTLE = 20.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _serving(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-@contextmanager
-def _serve_over_http(argv: list[str], transport: str) -> Iterator[str]:
-    """Run a test server's ``argv`` on a free loopback port over ``transport``; yields its URL."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [*argv, "--transport", transport, "--port", str(port)], stderr=subprocess.DEVNULL
-    )
-    try:
-        # No event says "listening" from another process: polling the port is the only way.
-        for _ in range(200):  # up to 10 s for the server to listen
-            if _serving(port) or process.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert _serving(port), "the HTTP test server did not start"
-        path = "/mcp" if transport == "streamable-http" else "/sse"
-        yield f"http://127.0.0.1:{port}{path}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def _url_entry(transport: str, url: str, **extra: object) -> dict[str, object]:
-    """A ``mcpServers`` entry for a server at ``url``; SSE has to be named, HTTP is implied."""
-    entry: dict[str, object] = {"url": url, **extra}
-    if transport == "sse":
-        entry["type"] = "sse"
-    return entry
-
-
-@pytest.fixture(params=["streamable-http", "sse"])
-def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
-    """A plain server on a loopback port; yields (transport, url)."""
-    transport: str = request.param
-    with _serve_over_http(plain_argv("--name", "web"), transport) as url:
-        yield transport, url
-
-
-@pytest.fixture(params=["streamable-http", "sse"])
-def gated_http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
-    """A gated server (toolsets, list_changed) on a loopback port; yields (transport, url)."""
-    transport: str = request.param
-    with _serve_over_http(gated_argv("--name", "godot"), transport) as url:
-        yield transport, url
-
-
 async def test_url_server_connects_lists_toggles_and_calls(
     http_server: tuple[str, str], write_config: WriteConfig, log_dir: Path
 ) -> None:
     transport, url = http_server
-    path = write_config({"web": _url_entry(transport, url, headers={"X-Test": "1"})})
+    path = write_config({"web": url_entry(transport, url, headers={"X-Test": "1"})})
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         model = await bridge.settled(20)
         web = model.server("web")
@@ -102,7 +41,7 @@ async def test_url_server_list_changed_reveals_and_withdrawstool_flags(
     gated_http_server: tuple[str, str], write_config: WriteConfig, log_dir: Path
 ) -> None:
     transport, url = gated_http_server
-    path = write_config({"godot": _url_entry(transport, url)})
+    path = write_config({"godot": url_entry(transport, url)})
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         model = await bridge.settled(SETTLE)
         state = model.server("godot")
@@ -126,7 +65,7 @@ async def test_url_server_list_changed_reveals_and_withdrawstool_flags(
 
 
 async def test_refused_port_fails_with_a_reason(write_config: WriteConfig, log_dir: Path) -> None:
-    path = write_config({"web": {"url": f"http://127.0.0.1:{_free_port()}/mcp"}})
+    path = write_config({"web": {"url": f"http://127.0.0.1:{free_port()}/mcp"}})
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         model = await bridge.settled(20)
     web = model.server("web")

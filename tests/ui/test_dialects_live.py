@@ -1,7 +1,8 @@
-"""The picker on each host's own config file: detected, shown live, toggled in that spelling.
+"""The picker on each host's own config file and on each URL transport.
 
 One real ``plain_server.py`` per file; space turns ``echo`` off through the bridge, and the file
-must then say so the way its host reads it, with its comments and other keys kept.
+must then say so the way its host reads it, with its comments and other keys kept. A gated
+server over Streamable HTTP and SSE: toggled, and its revealed tools appear live.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pytest
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore, dialect_name
 from agentty_tui.ui.app import PickerApp
-from tests.helpers import dialect_files
+from tests.conftest import WriteConfig
+from tests.helpers import dialect_files, url_entry
 from tests.servers import PLAIN_TOOLS
 from tests.ui.fakes import settle
 
@@ -57,3 +59,35 @@ async def test_the_picker_toggles_in_each_hosts_own_file(
     # Everything else of the file is as it was: only the toggle's own text was added.
     kept = [line for line in text.splitlines() if line.strip()]
     assert all(line in after or line.rstrip(",") in after for line in kept if "plain" not in line)
+
+
+async def test_the_picker_over_a_url_server_toggles_and_shows_list_changed(
+    gated_http_server: tuple[str, str], write_config: WriteConfig, tmp_path: Path
+) -> None:
+    """Streamable HTTP and SSE alike: rows live, a toggle written, revealed tools appear."""
+    transport, url = gated_http_server
+    path = write_config({"godot": url_entry(transport, url)})
+    async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
+        app = PickerApp(bridge)
+        async with app.run_test() as pilot:
+            with anyio.fail_after(TIMEOUT):
+                while not app.picker.select_key(("tool", "godot", "burst")):
+                    await pilot.pause()
+            await pilot.press("space")
+            await settle(app)
+            with anyio.fail_after(TIMEOUT):
+                while app.picker.current_row is None or app.picker.current_row.enabled:
+                    await pilot.pause()
+            godot = ConfigStore(path).load().server("godot")
+            assert godot is not None and godot.tools.exclude == ("burst",)
+            await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
+            with anyio.fail_after(TIMEOUT):
+                while ("tool", "godot", "scene_open") not in {r.key for r in app.picker.rows}:
+                    await pilot.pause()
+            assert key_of_cursor(app) == ("tool", "godot", "burst")
+
+
+def key_of_cursor(app: PickerApp) -> tuple[str, ...] | None:
+    """The key of the row under the cursor."""
+    row = app.picker.current_row
+    return None if row is None else row.key
