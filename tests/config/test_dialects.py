@@ -22,6 +22,7 @@ from agentty_tui.config import (
 from agentty_tui.config.envfile import read_env_file
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, StdioSpec
+from tests.helpers import dialect_files
 
 
 @pytest.mark.parametrize(
@@ -269,3 +270,34 @@ def test_new_files_in_each_dialect_load_back(tmp_path: Path) -> None:
         store.apply(AddServer(name="x", spec=spec))
         server = ConfigStore(path).load().server("x")
         assert server is not None and server.spec == spec, name
+
+
+@pytest.mark.parametrize(
+    ("dialect", "name", "text", "toggled"),
+    dialect_files(),
+    ids=["claude", "gemini", "vscode", "codex"],
+)
+def test_an_edit_made_meanwhile_survives_in_every_dialect(
+    tmp_path: Path, dialect: str, name: str, text: str, toggled: str
+) -> None:
+    """Someone appends to the file between our read and our rename: both edits land."""
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    store = ConfigStore(path)
+    comment = "# theirs\n" if dialect == "codex" else "// theirs\n"
+    calls: list[int] = []
+
+    def meddle(target: Path) -> None:
+        calls.append(1)
+        if len(calls) == 1 and dialect != "claude":
+            target.write_text(comment + target.read_text())
+        elif len(calls) == 1:  # plain JSON has no comments: change a value instead
+            target.write_text(target.read_text().replace('"mcpServers"', '"zz": 1, "mcpServers"'))
+
+    store._before_replace = meddle
+    store.apply(SetToolEnabled(server="plain", tool="echo", enabled=False))
+    after = path.read_text()
+    assert len(calls) == 2
+    assert toggled in after
+    assert after.startswith(comment) if dialect != "claude" else '"zz": 1' in after
