@@ -70,6 +70,7 @@ def test_status_of_each_server() -> None:
     failed = texts(rows_of(failed_model()))
     assert failed[2] == (
         "  ✗ broken  failed — command not found: 'no-such-server' (is it installed and on PATH?)"
+        "  R restarts"
     )
     assert failed[3] == "  ○ parked  disabled in config"
 
@@ -83,7 +84,13 @@ def test_invalid_tools_left_out_are_counted() -> None:
 
 def test_error_text_is_one_line() -> None:
     m = model(server("x", status="failed", error="\n  exited with status 1\nTraceback ..."))
-    assert texts(rows_of(m)) == ["  ✗ x  failed — exited with status 1"]
+    assert texts(rows_of(m)) == ["  ✗ x  failed — exited with status 1  R restarts"]
+
+
+def test_an_invalid_entry_has_no_restart_hint() -> None:
+    """A config entry that cannot start needs an edit, not a restart."""
+    invalid = ServerState(name="bad", status="failed", error="server 'bad': no command")
+    assert texts(rows_of(model(invalid))) == ["  ✗ bad  failed — server 'bad': no command"]
 
 
 def test_trimmed_tools_are_marked_and_off_tools_are_not() -> None:
