@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agentty_tui.bridge import Bridge
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import PluginModel
@@ -84,6 +86,13 @@ async def wait_until_gone(pid: int, timeout: float = 10.0) -> None:
         # No event fires when a foreign process ends: polling is the only way to see it.
         while process_alive(pid):  # noqa: ASYNC110
             await anyio.sleep(0.05)
+
+
+def write_file(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path``, making its folder (``.vscode``, ``.codex``) first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
 
 
 def dialect_files() -> list[tuple[str, str, str, str]]:
@@ -167,3 +176,11 @@ def url_entry(transport: str, url: str, **extra: object) -> dict[str, object]:
     if transport == "sse":
         entry["type"] = "sse"
     return entry
+
+
+each_dialect_file = pytest.mark.parametrize(
+    ("dialect", "name", "text", "toggled"),
+    dialect_files(),
+    ids=["claude", "gemini", "vscode", "codex"],
+)
+"""Run a test once per host dialect with ``dialect_files()``'s four values."""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import WriteConfig
-from tests.helpers import dialect_files, stdio_entry
+from tests.helpers import each_dialect_file, stdio_entry, write_file
 from tests.servers import PLAIN_TOOLS, gated_argv, plain_argv
 
 
@@ -235,18 +235,12 @@ def test_import_shows_the_plan_asks_and_never_overwrites(tmp_path: Path) -> None
     assert plain["status"] == "connected"
 
 
-@pytest.mark.parametrize(
-    ("dialect", "name", "text", "toggled"),
-    dialect_files(),
-    ids=["claude", "gemini", "vscode", "codex"],
-)
+@each_dialect_file
 def test_list_disable_enable_on_each_hosts_own_file(
     tmp_path: Path, dialect: str, name: str, text: str, toggled: str
 ) -> None:
     """The CLI detects each host's file, lists its server live, and toggles in its spelling."""
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    path = write_file(tmp_path / name, text)
     data = _json(run("list", "--json", "--config", str(path)))
     assert [(s["name"], s["status"]) for s in data["servers"]] == [("plain", "connected")]
     assert [t["name"] for t in data["servers"][0]["tools"]] == list(PLAIN_TOOLS)

@@ -22,7 +22,7 @@ from agentty_tui.config import (
 from agentty_tui.config.envfile import read_env_file
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, StdioSpec
-from tests.helpers import dialect_files
+from tests.helpers import each_dialect_file, write_file
 
 
 @pytest.mark.parametrize(
@@ -272,18 +272,12 @@ def test_new_files_in_each_dialect_load_back(tmp_path: Path) -> None:
         assert server is not None and server.spec == spec, name
 
 
-@pytest.mark.parametrize(
-    ("dialect", "name", "text", "toggled"),
-    dialect_files(),
-    ids=["claude", "gemini", "vscode", "codex"],
-)
+@each_dialect_file
 def test_an_edit_made_meanwhile_survives_in_every_dialect(
     tmp_path: Path, dialect: str, name: str, text: str, toggled: str
 ) -> None:
     """Someone appends to the file between our read and our rename: both edits land."""
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    path = write_file(tmp_path / name, text)
     store = ConfigStore(path)
     comment = "# theirs\n" if dialect == "codex" else "// theirs\n"
     calls: list[int] = []

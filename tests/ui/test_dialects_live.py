@@ -11,12 +11,13 @@ from pathlib import Path
 
 import anyio
 import pytest
+from textual.pilot import Pilot
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore, dialect_name
 from agentty_tui.ui.app import PickerApp
 from tests.conftest import WriteConfig
-from tests.helpers import dialect_files, url_entry
+from tests.helpers import each_dialect_file, url_entry, write_file
 from tests.servers import PLAIN_TOOLS
 from tests.ui.fakes import settle
 
@@ -25,17 +26,23 @@ pytestmark = pytest.mark.anyio
 TIMEOUT = 20.0
 
 
-@pytest.mark.parametrize(
-    ("dialect", "name", "text", "toggled"),
-    dialect_files(),
-    ids=["claude", "gemini", "vscode", "codex"],
-)
+async def switch_off(app: PickerApp, pilot: Pilot[None], key: tuple[str, ...]) -> None:
+    """Once the row is there, put the cursor on it, press space and wait until it shows off."""
+    with anyio.fail_after(TIMEOUT):
+        while not app.picker.select_key(key):
+            await pilot.pause()
+    await pilot.press("space")
+    await settle(app)
+    with anyio.fail_after(TIMEOUT):
+        while app.picker.current_row is None or app.picker.current_row.enabled:
+            await pilot.pause()
+
+
+@each_dialect_file
 async def test_the_picker_toggles_in_each_hosts_own_file(
     tmp_path: Path, dialect: str, name: str, text: str, toggled: str
 ) -> None:
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    path = write_file(tmp_path / name, text)
     store = ConfigStore(path)
     assert dialect_name(store.dialect) == dialect
     async with Bridge(store, log_dir=tmp_path / "logs") as bridge:
@@ -46,14 +53,7 @@ async def test_the_picker_toggles_in_each_hosts_own_file(
         assert [tool.bare for tool in plain.tools] == list(PLAIN_TOOLS)
         app = PickerApp(bridge)
         async with app.run_test() as pilot:
-            with anyio.fail_after(TIMEOUT):
-                while not app.picker.select_key(("tool", "plain", "echo")):
-                    await pilot.pause()
-            await pilot.press("space")
-            await settle(app)
-            with anyio.fail_after(TIMEOUT):
-                while app.picker.current_row is None or app.picker.current_row.enabled:
-                    await pilot.pause()
+            await switch_off(app, pilot, ("tool", "plain", "echo"))
     after = path.read_text()
     assert toggled in after
     # Everything else of the file is as it was: only the toggle's own text was added.
@@ -70,14 +70,7 @@ async def test_the_picker_over_a_url_server_toggles_and_shows_list_changed(
     async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
         app = PickerApp(bridge)
         async with app.run_test() as pilot:
-            with anyio.fail_after(TIMEOUT):
-                while not app.picker.select_key(("tool", "godot", "burst")):
-                    await pilot.pause()
-            await pilot.press("space")
-            await settle(app)
-            with anyio.fail_after(TIMEOUT):
-                while app.picker.current_row is None or app.picker.current_row.enabled:
-                    await pilot.pause()
+            await switch_off(app, pilot, ("tool", "godot", "burst"))
             godot = ConfigStore(path).load().server("godot")
             assert godot is not None and godot.tools.exclude == ("burst",)
             await bridge.call_tool("godot", "enable_toolset", {"name": "scene"})
