@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from agentty_tui.config.filters import toggle_tool
 from agentty_tui.config.raw import SERVERS_KEY
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
@@ -157,27 +158,25 @@ def _entry(document: dict[str, Any], name: str, path: str | None) -> dict[str, A
     return entry
 
 
-def _set_tool_enabled(entry: dict[str, Any], edit: SetToolEnabled, path: str | None) -> None:
-    """Rewrite the entry's ``tools`` lists so that exactly ``edit.enabled`` holds for the tool."""
+def _tools_of(entry: dict[str, Any], server: str, path: str | None) -> dict[str, Any]:
+    """The entry's ``tools`` object (a new one when absent)."""
     tools = entry.get("tools", {})
     if not isinstance(tools, dict):
-        raise ConfigError("must be an object", path=path, server=edit.server, field="tools")
-    for key in ("include", "exclude"):
-        if key in tools and not isinstance(tools[key], list):
-            raise ConfigError(
-                f"'{key}' must be an array", path=path, server=edit.server, field="tools"
-            )
-    exclude: list[Any] = tools.get("exclude", [])
-    if edit.enabled:
-        exclude = [name for name in exclude if name != edit.tool]
-        include = tools.get("include")
-        # With an allow-list, "on" also needs the tool listed there.
-        if include is not None and edit.tool not in include:
-            include.append(edit.tool)
-    elif edit.tool not in exclude:
-        exclude = [*exclude, edit.tool]
+        raise ConfigError("must be an object", path=path, server=server, field="tools")
+    return tools
+
+
+def _write_lists(
+    entry: dict[str, Any], tools: dict[str, Any], include: list[str] | None, exclude: list[str]
+) -> None:
+    """Put the lists back into ``tools`` and ``tools`` into the entry; other keys stay."""
+    # Assignment keeps an existing key's position.
+    if include is None:
+        tools.pop("include", None)
+    else:
+        tools["include"] = include
     if exclude:
-        tools["exclude"] = exclude  # assignment keeps an existing key's position
+        tools["exclude"] = exclude
     else:
         tools.pop("exclude", None)
     if tools:
@@ -187,23 +186,25 @@ def _set_tool_enabled(entry: dict[str, Any], edit: SetToolEnabled, path: str | N
         entry.pop("tools", None)
 
 
+def _set_tool_enabled(entry: dict[str, Any], edit: SetToolEnabled, path: str | None) -> None:
+    """Rewrite the entry's ``tools`` lists so that exactly ``edit.enabled`` holds for the tool."""
+    tools = _tools_of(entry, edit.server, path)
+    for key in ("include", "exclude"):
+        if key in tools and not isinstance(tools[key], list):
+            raise ConfigError(
+                f"'{key}' must be an array", path=path, server=edit.server, field="tools"
+            )
+    include, exclude = toggle_tool(
+        tools.get("include"), tools.get("exclude", []), edit.tool, edit.enabled
+    )
+    _write_lists(entry, tools, include, exclude)
+
+
 def _set_tool_filter(entry: dict[str, Any], edit: SetToolFilter, path: str | None) -> None:
     """Write both ``tools`` lists of the entry; other keys of ``tools`` stay."""
-    tools = entry.get("tools", {})
-    if not isinstance(tools, dict):
-        raise ConfigError("must be an object", path=path, server=edit.server, field="tools")
-    if edit.include is None:
-        tools.pop("include", None)
-    else:
-        tools["include"] = list(edit.include)
-    if edit.exclude:
-        tools["exclude"] = list(edit.exclude)
-    else:
-        tools.pop("exclude", None)
-    if tools:
-        entry["tools"] = tools
-    else:
-        entry.pop("tools", None)
+    tools = _tools_of(entry, edit.server, path)
+    include = None if edit.include is None else list(edit.include)
+    _write_lists(entry, tools, include, list(edit.exclude))
 
 
 def apply_edit(
