@@ -68,16 +68,14 @@ class _ServerPart:
     """Its enabled tools, in advertised order, each once (the first of a repeated name)."""
     states: tuple[ToolState, ...]
     """The state behind each of ``refs``."""
-    bases: tuple[str, ...]
-    """The qualified name of each of ``refs``."""
     by_ref: dict[ToolRef, str]
-    """``refs`` to ``bases``."""
+    """Each of ``refs`` to its qualified name, in the same order."""
     by_base: dict[str, ToolRef]
-    """``bases`` to ``refs`` (shorter than ``refs`` when two of them sanitize alike)."""
+    """Qualified names back to ``refs`` (shorter than ``refs`` when two sanitize alike)."""
     longest: int
-    """Length of the longest of ``bases``."""
+    """Length of the longest qualified name."""
     wire_tools: tuple[WireTool, ...] | None = None
-    """``WireTool`` values under the plain ``bases`` names, built on first need."""
+    """``WireTool`` values under the plain qualified names, built on first need."""
     bares: frozenset[str] | None = None
     """The bare names of ``refs``, built on first need (when the whole server is trimmed)."""
 
@@ -122,7 +120,7 @@ class CatalogProjector:
         names = _plain_names(parts, len(refs), reserved)
         plain = names is not None
         if names is None:
-            bases = [base for part in parts for base in part.bases]
+            bases = [base for part in parts for base in part.by_ref.values()]
             names = _allocate_unique(refs, reserved, bases)
 
         room = max(0, budget - len(natives))
@@ -249,7 +247,6 @@ def _server_part(server: ServerState) -> _ServerPart:
         tools=server.tools,
         refs=refs,
         states=tuple(requested.values()),
-        bases=bases,
         by_ref=dict(zip(refs, bases, strict=True)),
         by_base=dict(zip(bases, refs, strict=True)),
         longest=max(map(len, bases), default=0),
@@ -260,9 +257,7 @@ def _wire_tools(
     part: _ServerPart, wire_of: Mapping[ToolRef, str], all_plain: bool
 ) -> tuple[WireTool, ...]:
     """The part's tools under the names of this allocation (cached while those are plain)."""
-    plain = all_plain or all(
-        wire_of[ref] is base for ref, base in zip(part.refs, part.bases, strict=True)
-    )
+    plain = all_plain or all(wire_of[ref] is base for ref, base in part.by_ref.items())
     if plain and part.wire_tools is not None:
         return part.wire_tools
     # Trusted values straight from the model: skip validation in the one loop that can be long.
