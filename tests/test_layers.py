@@ -1,4 +1,4 @@
-"""The layering of DESIGN.md §7, checked: lower layers never import higher ones.
+"""The layering of docs/ARCHITECTURE.md §2, checked: lower layers never import higher ones.
 
 model → config → bridge → catalog → ui, with cli on top. Each module is imported in a fresh
 interpreter and the set of loaded modules is inspected, so an indirect import is caught too.

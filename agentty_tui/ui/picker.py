@@ -4,7 +4,7 @@
 the runs that were inserted or removed, re-renders the rows whose content changed (repainting
 only their own lines), and puts the cursor back on the row of the same identity
 (``rows.follow_cursor``). ``OptionList`` is used because it scales to thousands of rows
-(DESIGN §8); ``ListView`` does not.
+(ARCHITECTURE §9); ``ListView`` does not.
 
 Row roles map to the component classes ``picker--<role>``, styled in ``picker.tcss``.
 """
