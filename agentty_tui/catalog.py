@@ -148,7 +148,9 @@ class CatalogProjector:
             over_budget=over_by > 0,
             over_by=over_by,
             names=names,
-            warning=budget_warning(over_by, budget, len(trimmed)) if over_by else None,
+            warning=(
+                budget_warning(over_by, budget, len(trimmed), len(natives)) if over_by else None
+            ),
         )
         # Seed the catalog's lazy grouping (see ``WireCatalog._index``) with the kept sets.
         catalog.__dict__["_by_server_cache"] = (trimmed, self._grouped)

@@ -48,12 +48,25 @@ class WireTool(Frozen):
         return None if self.server is None else ToolRef(self.server, self.tool)
 
 
-def budget_warning(over_by: int, budget: int, trimmed: int) -> str:
-    """The status-bar text for a catalog over its budget."""
-    return (
-        f"{over_by} tools over the budget of {budget} — {trimmed} MCP tools were dropped "
-        "from this session; disable some to make room"
-    )
+def budget_warning(over_by: int, budget: int, trimmed: int, native: int = 0) -> str:
+    """The status-bar text for a catalog over its budget.
+
+    ``native`` is how many native tools ship; they always do, so when they alone exceed the
+    budget, dropping MCP tools cannot make room and the text says to raise the budget instead.
+    """
+    over = f"{over_by} {_tools(over_by)} over the budget of {budget}"
+    dropped = f"{trimmed} MCP {_tools(trimmed)} {'was' if trimmed == 1 else 'were'} dropped"
+    dropped += " from this session"
+    if native > budget:
+        return (
+            f"{over} — {dropped}, and the {native} native {_tools(native)}, which always ship, "
+            "exceed it on their own; raise the budget"
+        )
+    return f"{over} — {dropped}; disable some to make room"
+
+
+def _tools(count: int) -> str:
+    return "tool" if count == 1 else "tools"
 
 
 class WireCatalog(Frozen):

@@ -192,7 +192,22 @@ def test_zero_budget_with_no_natives() -> None:
     assert catalog.tools == ()
     assert catalog.trimmed == (ToolRef("a", "a1"),)
     assert catalog.warning is not None
-    assert catalog.warning.startswith("1 tools over the budget of 0")
+    assert catalog.warning == (
+        "1 tool over the budget of 0 — 1 MCP tool was dropped from this session; "
+        "disable some to make room"
+    )
+
+
+def test_a_budget_below_the_native_tools_says_so_and_the_numbers_agree() -> None:
+    """Natives always ship: with a budget below them, the warning's figures add up."""
+    model = plugin_model(server("a", ["a1", "a2", "a3"]), budget=1)
+    catalog = project_catalog(model)
+    assert len(catalog.tools) == 2  # the two natives, over the budget of 1
+    assert catalog.total_requested == 5
+    assert catalog.warning == (
+        "4 tools over the budget of 1 — 3 MCP tools were dropped from this session, and the 2 "
+        "native tools, which always ship, exceed it on their own; raise the budget"
+    )
 
 
 # --- what is requested at all ----------------------------------------------------------
