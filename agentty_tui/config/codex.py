@@ -172,7 +172,23 @@ def _set_list(table: Any, key: str, items: list[str] | None) -> None:
             if item not in current:
                 current.append(item)
         return
-    table[key] = items
+    _add_after_last_key(table, key, items)
+
+
+def _add_after_last_key(table: Any, key: str, value: Any) -> None:
+    """Add ``key`` right after the table's last key: the blank lines and comments that end a
+    table's body in tomlkit belong to the next table, so appending would land under them."""
+    if not isinstance(table, Table):
+        table[key] = value
+        return
+    body = table.value.body
+    end = len(body)
+    while end and body[end - 1][0] is None:
+        end -= 1
+    trailing = body[end:]
+    del body[end:]
+    table[key] = value
+    body.extend(trailing)
 
 
 def _drop_comments_above(servers: Any, name: str) -> None:
@@ -253,7 +269,10 @@ class CodexDialect:
             raise ConfigError("must be a table", path=path, server=name)
         if isinstance(edit, SetServerDisabled):
             if edit.disabled:
-                entry["enabled"] = False
+                if "enabled" in entry:
+                    entry["enabled"] = False
+                else:
+                    _add_after_last_key(entry, "enabled", False)
             elif "enabled" in entry:
                 del entry["enabled"]
             return doc.as_string()

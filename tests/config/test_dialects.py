@@ -13,6 +13,7 @@ from agentty_tui.config import (
     ConfigStore,
     GeminiDialect,
     McpJsonDialect,
+    SetServerDisabled,
     SetToolEnabled,
     VsCodeDialect,
     detect_dialect,
@@ -295,3 +296,20 @@ def test_an_edit_made_meanwhile_survives_in_every_dialect(
     assert len(calls) == 2
     assert toggled in after
     assert after.startswith(comment) if dialect != "claude" else '"zz": 1' in after
+
+
+def test_a_key_added_to_a_codex_table_stays_above_the_next_tables_comment(
+    tmp_path: Path,
+) -> None:
+    """A new ``disabled_tools`` or ``enabled = false`` goes right after the table's last key,
+    not under the blank line and comment that introduce the next table."""
+    path = tmp_path / "config.toml"
+    nxt = '\n# the git server, for the repository\n[mcp_servers.git]\ncommand = "git-mcp"\n'
+    path.write_text('[mcp_servers.time]\ncommand = "mcp-server-time"\n' + nxt)
+    store = ConfigStore(path)
+    store.apply(SetToolEnabled(server="time", tool="convert_time", enabled=False))
+    with_tools = '[mcp_servers.time]\ncommand = "mcp-server-time"\n'
+    with_tools += 'disabled_tools = ["convert_time"]\n'
+    assert path.read_text() == with_tools + nxt
+    store.apply(SetServerDisabled(server="time", disabled=True))
+    assert path.read_text() == with_tools + "enabled = false\n" + nxt
