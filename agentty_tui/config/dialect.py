@@ -116,23 +116,32 @@ def dump_json(value: Any, style: JsonStyle) -> str:
     return text + "\n" if style.trailing_newline else text
 
 
-def _pretty(value: Any, style: JsonStyle, unit: str, depth: int) -> str:
-    """Indented JSON like ``json.dumps(indent=...)``, except for inline scalar arrays."""
+LINE_WIDTH = 100
+"""An array of scalars longer than this, with its key and indentation, gets one item a line."""
+
+
+def _pretty(value: Any, style: JsonStyle, unit: str, depth: int, column: int = 0) -> str:
+    """Indented JSON like ``json.dumps(indent=...)``, except for inline scalar arrays.
+
+    ``column`` is where the value starts on its line, so an inline array that would run past
+    ``LINE_WIDTH`` is laid out one item a line instead (a 150-tool exclude list stays readable).
+    """
     inner = unit * (depth + 1)
     if isinstance(value, dict) and value:
-        members = [
-            f"{inner}{json.dumps(str(key), ensure_ascii=style.ascii_only)}: "
-            f"{_pretty(item, style, unit, depth + 1)}"
-            for key, item in value.items()
-        ]
+        members = []
+        for key, item in value.items():
+            prefix = f"{inner}{json.dumps(str(key), ensure_ascii=style.ascii_only)}: "
+            members.append(prefix + _pretty(item, style, unit, depth + 1, len(prefix)))
         return "{\n" + ",\n".join(members) + "\n" + unit * depth + "}"
     if isinstance(value, list) and value:
         if style.inline_arrays and not any(isinstance(item, dict | list) for item in value):
-            return (
+            inline = (
                 "["
                 + ", ".join(json.dumps(item, ensure_ascii=style.ascii_only) for item in value)
                 + "]"
             )
-        items = [inner + _pretty(item, style, unit, depth + 1) for item in value]
+            if column + len(inline) <= LINE_WIDTH:
+                return inline
+        items = [inner + _pretty(item, style, unit, depth + 1, len(inner)) for item in value]
         return "[\n" + ",\n".join(items) + "\n" + unit * depth + "]"
     return json.dumps(value, ensure_ascii=style.ascii_only)

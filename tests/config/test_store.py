@@ -470,3 +470,22 @@ def test_several_edits_land_in_one_write_or_not_at_all(tmp_path: Path) -> None:
     with pytest.raises(UnknownServerError):
         store.apply([SetToolEnabled("time", "y", False), RemoveServer("nope")])
     assert path.read_bytes() == before  # the first edit did not land alone
+
+
+def test_turning_off_150_tools_writes_a_list_one_item_a_line(tmp_path: Path) -> None:
+    """A long exclude list does not become one 3,000-character line: arrays that would run
+    past the line width get one item a line, short ones stay inline."""
+    path = tmp_path / "mcp.json"
+    path.write_text(
+        '{\n  "mcpServers": {\n    "big": {\n      "command": "big",\n      "args": ["-v"]\n'
+        "    }\n  }\n}\n"
+    )
+    store = ConfigStore(path)
+    tools = [f"tool_number_{index:03}" for index in range(150)]
+    store.apply([SetToolEnabled(server="big", tool=tool, enabled=False) for tool in tools])
+    text = path.read_text()
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert '"args": ["-v"]' in text
+    assert '\n          "tool_number_149"\n' in text
+    server = store.load().server("big")
+    assert server is not None and server.tools.exclude == tuple(tools)
