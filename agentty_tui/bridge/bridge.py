@@ -15,6 +15,7 @@ live state and hands the new immutable snapshot to the feed.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -26,6 +27,7 @@ import mcp_types as types
 
 from agentty_tui.bridge.feed import SnapshotFeed
 from agentty_tui.bridge.logs import ServerLog, default_log_dir
+from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.step import StepRuntime
 from agentty_tui.config import ConfigStore
@@ -78,6 +80,7 @@ class Bridge:
         self._reload_lock = anyio.Lock()
         self._reload_requested = 0
         self._reload_done = 0
+        self._last_reload: ReloadReport | None = None
 
     # --- life cycle -----------------------------------------------------------------
 
@@ -242,17 +245,18 @@ class Bridge:
             self._publish()
         return self.snapshot
 
-    async def reload(self) -> PluginModel:
+    async def reload(self) -> ReloadReport:
         """Re-read the config and converge on it; returns once the servers it started settle.
 
         Serialized and coalesced: a request that arrives while a reload runs is served by
-        the one next reload, however many such requests there are.
+        the one next reload, however many such requests there are; each gets that reload's
+        report. A config that does not load changes nothing: the report says why.
         """
         self._reload_requested += 1
         ticket = self._reload_requested
         async with self._reload_lock:
-            if self._reload_done >= ticket:
-                return self.snapshot
+            if self._reload_done >= ticket and self._last_reload is not None:
+                return self._last_reload
             target = self._reload_requested
             try:
                 self.reload_runs += 1
@@ -262,13 +266,16 @@ class Bridge:
                     except ConfigError as exc:
                         self._config_error = str(exc)
                         self._publish()
-                        return self.snapshot
+                        self._last_reload = ReloadReport(self.snapshot, error=str(exc))
+                        return self._last_reload
                     self._config_error = None
-                    started = self._reconcile(config, retry_failed=True)
-                await _wait_closed_or_settled(started)
+                    before = self._config
+                    changes = self._reconcile(config, retry_failed=True)
+                await _wait_closed_or_settled(changes.sessions)
+                self._last_reload = changes.report(before, config, self.snapshot)
             finally:
                 self._reload_done = target
-        return self.snapshot
+        return self._last_reload
 
     # --- internals ------------------------------------------------------------------
 
@@ -282,14 +289,15 @@ class Bridge:
             self._reconcile(config, retry_failed=False)
         return self.snapshot
 
-    def _reconcile(self, config: PluginConfig, *, retry_failed: bool) -> list[ServerSession]:
-        """Converge the sessions on ``config``; returns the sessions it started."""
+    def _reconcile(self, config: PluginConfig, *, retry_failed: bool) -> _Reconciled:
+        """Converge the sessions on ``config``; returns what it started and stopped."""
         self._config = config
         wanted = {
             server.name: server
             for server in config.servers
             if not server.disabled and server.problem is None
         }
+        stopped: list[str] = []
         for name in list(self._sessions):
             session = self._sessions[name]
             target = wanted.get(name)
@@ -304,11 +312,12 @@ class Bridge:
             else:
                 del self._sessions[name]
                 self._retire(session)
+                stopped.append(name)
         started = [
             self._start(server) for name, server in wanted.items() if name not in self._sessions
         ]
         self._publish()
-        return started
+        return _Reconciled(tuple(started), tuple(stopped))
 
     def _start(self, config: ServerConfig) -> ServerSession:
         assert self._group is not None, "the bridge is not running"
@@ -395,6 +404,31 @@ class Bridge:
 def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
     """Whether two state keys match: sessions and tool lists by identity, the rest by value."""
     return len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class _Reconciled:
+    """The sessions one reconciliation started, and the names of those it stopped."""
+
+    sessions: tuple[ServerSession, ...]
+    stopped: tuple[str, ...]
+
+    def report(
+        self, before: PluginConfig, after: PluginConfig, snapshot: PluginModel
+    ) -> ReloadReport:
+        """Name each change from the user's side: added to or removed from the file,
+        restarted, or started / stopped while staying in it."""
+        old = {server.name for server in before.servers}
+        new = {server.name for server in after.servers}
+        started = [session.name for session in self.sessions]
+        return ReloadReport(
+            snapshot,
+            added=tuple(name for name in started if name not in old),
+            removed=tuple(name for name in self.stopped if name not in new),
+            restarted=tuple(name for name in started if name in self.stopped),
+            started=tuple(name for name in started if name in old and name not in self.stopped),
+            stopped=tuple(name for name in self.stopped if name in new and name not in started),
+        )
 
 
 async def _wait_closed_or_settled(sessions: Iterable[ServerSession]) -> None:

@@ -269,8 +269,11 @@ class PickerApp(App[None]):
         """r: re-read the config (only what changed is restarted)."""
 
         async def reload() -> None:
-            await self.source.reload()
-            self.notify("Config reloaded.", timeout=2)
+            report = await self.source.reload()
+            if report.reloaded:
+                self.notify(report.summary, timeout=3, markup=False)
+            else:
+                self.notify(report.summary, severity="error", timeout=8, markup=False)
 
         self.run_operation("Reload", reload)
 

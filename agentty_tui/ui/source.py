@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 import mcp_types as types
 
+from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.model import PluginModel, ServerSpec
 
 __all__ = ["PluginSource"]
@@ -48,8 +49,8 @@ class PluginSource(Protocol):
         """Turn every tool of a server on or off."""
         ...
 
-    async def reload(self) -> PluginModel:
-        """Re-read the config and converge on it."""
+    async def reload(self) -> ReloadReport:
+        """Re-read the config and converge on it; the report says what changed, or why not."""
         ...
 
     async def restart(self, name: str) -> PluginModel:

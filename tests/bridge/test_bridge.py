@@ -9,11 +9,11 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from agentty_tui.bridge import Bridge
+from agentty_tui.bridge import Bridge, ReloadReport
 from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError, UnknownServerError, UnknownToolError
-from agentty_tui.model import PluginModel, StdioSpec
+from agentty_tui.model import StdioSpec
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry, time_server_command, wait_until_gone
 from tests.servers import PLAIN_TOOLS, paged_argv, plain_argv, scalable_argv
@@ -164,7 +164,14 @@ async def test_reload_respawns_only_changed_servers(
                 "new": stdio_entry(plain_argv("--name", "new")),
             }
         )
-        model = await bridge.reload()
+        report = await bridge.reload()
+        model = report.snapshot
+        assert (report.added, report.restarted, report.removed) == (
+            ("new",),
+            ("change",),
+            ("drop",),
+        )
+        assert report.summary == "Config reloaded: 1 added, 1 removed, 1 restarted."
         assert [s.name for s in model.servers] == ["keep", "change", "new"]
         assert all(s.status == "connected" for s in model.servers)
         assert bridge.server_pid("keep") == pids["keep"]
@@ -183,7 +190,7 @@ async def test_reload_requests_during_a_reload_coalesce(
         await bridge.settled(SETTLE)
         # a changed server makes the reload take a real spawn's time
         write_config({"alpha": stdio_entry(plain_argv("--name", "v2"))})
-        results: list[PluginModel] = []
+        results: list[ReloadReport] = []
 
         async def request() -> None:
             results.append(await bridge.reload())
@@ -195,7 +202,7 @@ async def test_reload_requests_during_a_reload_coalesce(
                 group.start_soon(request)
         assert len(results) == 101
         assert bridge.reload_runs <= 2
-        assert results[-1].server("alpha").info.name == "v2"  # type: ignore[union-attr]
+        assert results[-1].snapshot.server("alpha").info.name == "v2"  # type: ignore[union-attr]
 
 
 async def test_reload_retries_a_failed_server_and_reports_config_errors(
@@ -214,12 +221,17 @@ async def test_reload_retries_a_failed_server_and_reports_config_errors(
         assert model.servers[0].status == "failed"
         assert "exited with status 3" in (model.servers[0].error or "")
         flag.touch()
-        model = await bridge.reload()
+        report = await bridge.reload()
+        model = report.snapshot
         assert model.servers[0].status == "connected"
+        assert report.summary == "Config reloaded: 1 restarted."
 
         path.write_text('{"mcpServers": {')
-        model = await bridge.reload()
+        report = await bridge.reload()
+        model = report.snapshot
         assert model.config_error is not None and "mcp.json:1" in model.config_error
+        assert not report.reloaded and report.summary.startswith("Config not reloaded: ")
+        assert "mcp.json:1" in report.summary
         assert model.servers[0].status == "connected"  # the running servers are kept
 
 

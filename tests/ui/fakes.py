@@ -14,6 +14,7 @@ import anyio
 import mcp_types as types
 from textual.app import App
 
+from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.errors import OperationError, UnknownServerError
 from agentty_tui.model import (
     NativeTool,
@@ -136,6 +137,8 @@ class StaticSource:
         """Every operation asked for, with its arguments."""
         self.fail: Exception | None = None
         """When set, every operation raises it (after recording the call)."""
+        self.reload_report: ReloadReport | None = None
+        """What ``reload`` answers; by default a reload that changed nothing."""
 
     @property
     def snapshot(self) -> PluginModel:
@@ -206,10 +209,10 @@ class StaticSource:
         self._replace(state.model_copy(update={"tools": tools}))
         return self._model
 
-    async def reload(self) -> PluginModel:
+    async def reload(self) -> ReloadReport:
         self.calls.append(("reload", ()))
         self._maybe_fail()
-        return self._model
+        return self.reload_report or ReloadReport(self._model)
 
     async def restart(self, name: str) -> PluginModel:
         self.calls.append(("restart", (name,)))

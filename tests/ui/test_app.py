@@ -10,6 +10,7 @@ import gc
 import pytest
 from textual.widgets import Input, Static, TextArea
 
+from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.errors import OperationError
 from agentty_tui.model import HttpSpec, StdioSpec
 from agentty_tui.ui.add import AddServerScreen
@@ -158,7 +159,22 @@ async def test_reload_calls_the_source_and_says_so() -> None:
         await pilot.press("r")
         await settle(app)
         assert source.calls == [("reload", ())]
-        assert [n.message for n in app._notifications] == ["Config reloaded."]
+        assert [n.message for n in app._notifications] == ["Config reloaded: nothing changed."]
+
+
+async def test_a_reload_that_failed_says_why_not_that_it_reloaded() -> None:
+    """A config that no longer parses: the toast is an error naming the place, never
+    "Config reloaded"."""
+    source = StaticSource(connected_model())
+    error = "mcp.json:3:5: invalid JSON: Expecting ',' delimiter"
+    source.reload_report = ReloadReport(source.snapshot, error=error)
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("r")
+        await settle(app)
+        (note,) = app._notifications
+        assert note.message == f"Config not reloaded: {error}"
+        assert note.severity == "error"
 
 
 async def test_filter_and_escape() -> None:
