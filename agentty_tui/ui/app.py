@@ -24,7 +24,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 
 from agentty_tui.catalog import CatalogProjector, WireCatalog
 from agentty_tui.errors import AgenttyError
-from agentty_tui.model import PluginModel, ServerSpec, ServerState, ToolState
+from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, ToolState
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
@@ -257,12 +257,15 @@ class PickerApp(App[None]):
         if current is None:
             return
         name = current[1].name
+        remote = isinstance(current[1].spec, HttpSpec)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self.run_operation("Remove", lambda: self.source.plugin_remove(name))
 
-        question = f"Remove server {name!r} from the config?\nIts process is stopped."
+        # A URL server has no process of ours: it is only disconnected.
+        effect = "It is disconnected." if remote else "Its process is stopped."
+        question = f"Remove server {name!r} from the config?\n{effect}"
         self.push_screen(ConfirmScreen(question, yes="Remove"), confirmed)
 
     def action_reload(self) -> None:

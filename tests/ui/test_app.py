@@ -133,6 +133,21 @@ async def test_add_form_escape_adds_nothing() -> None:
         assert source.calls == []
 
 
+async def test_removing_a_url_server_says_it_is_disconnected_not_stopped() -> None:
+    """A URL server has no process of ours: the question must not promise to stop one."""
+    remote = server("remote").model_copy(update={"spec": HttpSpec(url="http://h/mcp")})
+    app = PickerApp(StaticSource(model(server("local"), remote)))
+    async with app.run_test() as pilot:
+        await pilot.press("d")
+        await pilot.pause()
+        local_question = str(app.screen.query_one(".dialog-text", Static).render())
+        await pilot.press("n", "down", "d")
+        await pilot.pause()
+        remote_question = str(app.screen.query_one(".dialog-text", Static).render())
+    assert local_question == "Remove server 'local' from the config?\nIts process is stopped."
+    assert remote_question == "Remove server 'remote' from the config?\nIt is disconnected."
+
+
 async def test_remove_asks_first() -> None:
     source = StaticSource(connected_model())
     app = PickerApp(source)
