@@ -51,7 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser = argparse.ArgumentParser(
         prog="agentty-tui",
-        description="Manage the MCP servers of an agent host: a picker, or headless commands.",
+        description=(
+            "Manage the MCP servers of an agent host. With no COMMAND, opens the picker on the "
+            "config; a COMMAND runs headless, for scripts."
+        ),
+        epilog="'agentty-tui COMMAND --help' says more about one command.",
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"agentty-tui {__version__}")

@@ -264,3 +264,10 @@ def test_format_forces_the_dialect(tmp_path: Path) -> None:
     text = path.read_text()
     assert text.startswith("# Codex-style servers\n")
     assert 'disabled_tools = ["echo"]' in text
+
+
+def test_help_says_that_no_command_opens_the_picker() -> None:
+    result = run("--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "With no COMMAND, opens the picker on the config" in text
