@@ -12,7 +12,7 @@ from typing import Any
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.frozen import thaw
 from agentty_tui.model import HttpSpec, PluginModel, ServerState
-from agentty_tui.secrets import mask_value
+from agentty_tui.secrets import mask_url, mask_value
 
 __all__ = ["catalog_json", "catalog_text", "model_json", "model_text", "result_text"]
 
@@ -23,7 +23,7 @@ def _spec_json(server: ServerState) -> dict[str, Any] | None:
         return None
     if isinstance(spec, HttpSpec):
         return {
-            "url": spec.url,
+            "url": mask_url(spec.url),
             "transport": spec.transport,
             "headers": {key: mask_value(value) for key, value in spec.headers.items()},
         }

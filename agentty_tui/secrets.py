@@ -1,8 +1,53 @@
-"""Masking of secret values (env values, HTTP headers) wherever they are shown."""
+"""Masking of secret values (env values, HTTP headers, URL credentials) wherever they are shown.
+
+``mask_value`` hides a value that is secret as a whole, ``mask_url`` the parts of a URL that are
+credentials, and a ``Redactor`` removes known secret values from free text (exception messages,
+a server's stderr) before that text is shown or logged.
+"""
 
 from __future__ import annotations
 
-__all__ = ["mask_value"]
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+__all__ = [
+    "MIN_REDACTED_LENGTH",
+    "Redactor",
+    "is_credential_name",
+    "mask_url",
+    "mask_value",
+    "url_credentials",
+]
+
+_CREDENTIAL_NAMES = frozenset(
+    {
+        "token",
+        "key",
+        "api_key",
+        "apikey",
+        "access_token",
+        "secret",
+        "password",
+        "passwd",
+        "sig",
+        "signature",
+        "auth",
+    }
+)
+_CREDENTIAL_SUFFIXES = ("_token", "_key", "_secret", "-token", "-key", "-secret")
+
+# Scheme, then the authority's userinfo: everything before the last "@" ahead of the path.
+_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#]*)@")
+# One name=value pair of a query or fragment; the separators are kept as they were.
+_PAIR = re.compile(r"(?P<sep>[?&;#])(?P<name>[^=&;#]*)=(?P<value>[^&;#]*)")
+# A value that only refers to variables (``${TOKEN}``) holds no secret yet; a default might.
+_ONLY_REFERENCES = re.compile(r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*\})+")
+
+MIN_REDACTED_LENGTH = 3
+"""Shorter values are not redacted from text: replacing every ``1`` in a message would garble
+it, and a value that short hides nothing."""
 
 
 def mask_value(value: str) -> str:
@@ -10,3 +55,73 @@ def mask_value(value: str) -> str:
     if not value:
         return ""
     return "•" * min(len(value), 8)
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether a query parameter called ``name`` looks like it carries a credential."""
+    lowered = unquote(name).strip().lower()
+    return lowered in _CREDENTIAL_NAMES or lowered.endswith(_CREDENTIAL_SUFFIXES)
+
+
+def _mask_part(value: str) -> str:
+    return value if _ONLY_REFERENCES.fullmatch(value) else mask_value(value)
+
+
+def mask_url(url: str) -> str:
+    """``url`` as it may be shown: userinfo and credential-like query values masked.
+
+    Works on text rather than a parsed URL, so that a template (``http://${HOST}/mcp``) or a URL
+    no parser accepts is masked just the same, and everything else is shown as written.
+    """
+
+    def userinfo(match: re.Match[str]) -> str:
+        user, colon, password = match.group("userinfo").partition(":")
+        masked = _mask_part(user) + (colon + _mask_part(password) if colon else "")
+        return f"{match.group('scheme')}{masked}@"
+
+    def pair(match: re.Match[str]) -> str:
+        name, value = match.group("name"), match.group("value")
+        if not is_credential_name(name):
+            return match.group(0)
+        return f"{match.group('sep')}{name}={_mask_part(value)}"
+
+    return _PAIR.sub(pair, _USERINFO.sub(userinfo, url, count=1))
+
+
+def url_credentials(url: str) -> tuple[str, ...]:
+    """The credential parts of ``url`` (userinfo, credential-like query values), as written
+    and percent-decoded: what a ``Redactor`` must remove from text that might quote the URL."""
+    found: list[str] = []
+    match = _USERINFO.match(url)
+    if match:
+        user, _, password = match.group("userinfo").partition(":")
+        found += [user, password]
+    found += [m.group("value") for m in _PAIR.finditer(url) if is_credential_name(m.group("name"))]
+    return tuple(dict.fromkeys(form for part in found for form in (part, unquote(part)) if form))
+
+
+@dataclass(frozen=True, slots=True)
+class Redactor:
+    """Replaces known secret values in free text with what may be shown in their place."""
+
+    replacements: tuple[tuple[str, str], ...] = ()
+    """(secret, shown instead) pairs, longest secret first, so a value that contains another
+    one is replaced as a whole."""
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[str, str]]) -> Redactor:
+        """A redactor for ``pairs``; values shorter than ``MIN_REDACTED_LENGTH`` are left out."""
+        table: dict[str, str] = {}
+        for secret, shown in pairs:
+            if len(secret) >= MIN_REDACTED_LENGTH and secret != shown:
+                table.setdefault(secret, shown)
+        ordered = sorted(table.items(), key=lambda item: len(item[0]), reverse=True)
+        return cls(tuple(ordered))
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every occurrence of every secret replaced."""
+        if not self.replacements or not text:
+            return text
+        pattern = re.compile("|".join(re.escape(secret) for secret, _ in self.replacements))
+        table = dict(self.replacements)
+        return pattern.sub(lambda match: table[match.group(0)], text)

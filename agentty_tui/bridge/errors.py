@@ -2,6 +2,10 @@
 
 The mcp SDK raises through nested task groups, so the interesting error arrives wrapped in
 ``ExceptionGroup`` layers; ``root_cause`` digs it out.
+
+The description is made from the config as written (``config.spec`` is the template, before any
+``${VAR}`` expansion), with URLs masked; exception text that may quote the expanded values is
+scrubbed by the session's ``Redactor`` before the message is shown or logged.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import httpx2
 from mcp.shared.exceptions import MCPError
 
 from agentty_tui.model import HttpSpec, ServerConfig, StdioSpec
+from agentty_tui.secrets import mask_url
 
 __all__ = ["describe_failure", "root_cause"]
 
@@ -40,14 +45,15 @@ def describe_failure(
         ):
             return f"command is not executable: {spec.command!r}"
     if isinstance(spec, HttpSpec):
+        url = mask_url(spec.url)
         if isinstance(cause, httpx2.ConnectError):
-            return f"cannot connect to {spec.url}: {cause or 'connection refused'}"
+            return f"cannot connect to {url}: {cause or 'connection refused'}"
         code = cause.response.status_code if isinstance(cause, httpx2.HTTPStatusError) else None
         code = code or http_status
         if code is not None:
             auth = code in (401, 403)
             hint = " (check the headers: is a token missing or expired?)" if auth else ""
-            return f"{spec.url} answered HTTP {code}{hint}"
+            return f"{url} answered HTTP {code}{hint}"
     if isinstance(cause, TimeoutError):
         return f"no answer within {config.request_timeout:g} s (request timeout)"
     if isinstance(cause, MCPError):

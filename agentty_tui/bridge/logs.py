@@ -39,7 +39,11 @@ class ServerLog:
         self._spawn_offset = 0
 
     def open_for_child(self, spec: StdioSpec) -> IO[bytes]:
-        """Open the log for appending, mark a new spawn, and return it for the child's stderr."""
+        """Open the log for appending, mark a new spawn, and return it for the child's stderr.
+
+        ``spec`` is the spec as the config writes it (the template): the spawn line shows its
+        ``${VAR}`` references, never what they expanded to (a secret passed as an argument).
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(self.path, "ab")  # noqa: SIM115 - handed to the child, closed by the caller
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from agentty_tui import __version__
 from agentty_tui.bridge.errors import describe_failure
-from agentty_tui.bridge.expand import ExpansionError, expand_spec
+from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.bridge.listing import LenientToolsPage, screen_raw_tools, screen_tools
 from agentty_tui.bridge.logs import ServerLog
@@ -43,6 +43,7 @@ from agentty_tui.model import (
     ServerStatus,
     StdioSpec,
 )
+from agentty_tui.secrets import Redactor
 
 __all__ = ["MAX_TOOL_PAGES", "ServerSession"]
 
@@ -91,6 +92,8 @@ class ServerSession:
         self._relist_wanted = anyio.Event()
         self._leases = 0
         self._retired = False
+        self._redactor = Redactor()
+        """Removes what ``${VAR}`` expansion put in (and URL credentials) from shown text."""
 
     # --- identity -------------------------------------------------------------------
 
@@ -116,7 +119,9 @@ class ServerSession:
             try:
                 message = self._describe(exc)
             except Exception as describing:  # the description must not fail the bridge either
-                message = f"{type(exc).__name__} ({describing!r} while describing it)"
+                message = self._redactor.scrub(
+                    f"{type(exc).__name__} ({describing!r} while describing it)"
+                )
             self._fail(message)
         finally:
             self._client = None
@@ -156,11 +161,13 @@ class ServerSession:
         except ExpansionError as exc:
             self._fail(str(exc))
             return
+        self._redactor = redactor_for(self.config.spec, spec, os.environ)
         if isinstance(spec, StdioSpec):
             if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
                 self._fail(f"working directory {spec.cwd!r} does not exist")
                 return
-            self._transport = StdioTransport(spec, self.log)
+            assert isinstance(self.config.spec, StdioSpec)
+            self._transport = StdioTransport(spec, self.log, shown=self.config.spec)
             transport: Any = self._transport
         else:
             self._http = HttpTransport(spec, self.config.request_timeout)
@@ -273,7 +280,7 @@ class ServerSession:
         if isinstance(message, types.ToolListChangedNotification):
             self._relist_wanted.set()
         elif isinstance(message, Exception):
-            self.log.note(f"transport error: {message!r}")
+            self.log.note(self._redactor.scrub(f"transport error: {message!r}"))
 
     async def _listen(
         self, client: Client, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
@@ -289,7 +296,7 @@ class ServerSession:
                 async for _event in subscription:
                     self._relist_wanted.set()
         except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError) as exc:
-            self.log.note(f"tools/list_changed subscription ended: {exc}")
+            self.log.note(self._redactor.scrub(f"tools/list_changed subscription ended: {exc}"))
         finally:
             if not started:
                 task_status.started()
@@ -308,7 +315,7 @@ class ServerSession:
                 try:
                     tools = await self._list_all(client)
                 except Exception as exc:
-                    self.log.note(f"re-listing tools failed: {exc!r}")
+                    self.log.note(self._redactor.scrub(f"re-listing tools failed: {exc!r}"))
                     break
                 self.tools = tools
                 self.relists += 1
@@ -364,8 +371,11 @@ class ServerSession:
         return self._with_tail(text)
 
     def _with_tail(self, message: str) -> str:
+        """``message`` plus the stderr tail, as shown and logged: every error text of the
+        session passes here, so this is where what the expansion put in is scrubbed (an
+        exception may quote the expanded URL, a server may echo its arguments to stderr)."""
         tail = self.log.tail() if self._transport is not None else ""
-        return f"{message}\n{tail}" if tail else message
+        return self._redactor.scrub(f"{message}\n{tail}" if tail else message)
 
 
 def _exit_text(code: int) -> str:

@@ -57,8 +57,10 @@ class StdioTransport(ManagedTransport):
     left in the group.
     """
 
-    def __init__(self, spec: StdioSpec, log: ServerLog) -> None:
+    def __init__(self, spec: StdioSpec, log: ServerLog, *, shown: StdioSpec | None = None) -> None:
         self.spec = spec
+        self.shown = shown or spec
+        """The spec as the config writes it, before ``${VAR}`` expansion: what the log shows."""
         self.log = log
         self.process: anyio.abc.Process | None = None
         self.ended = anyio.Event()
@@ -80,7 +82,7 @@ class StdioTransport(ManagedTransport):
 
     @contextlib.asynccontextmanager
     async def _connect(self) -> AsyncIterator[Streams]:
-        stderr = self.log.open_for_child(self.spec)
+        stderr = self.log.open_for_child(self.shown)
         try:
             self.process = await anyio.open_process(
                 [self.spec.command, *self.spec.args],

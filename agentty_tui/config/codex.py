@@ -33,6 +33,7 @@ from agentty_tui.config.edits import (
     plain_number,
 )
 from agentty_tui.config.filters import filter_entry, toggle_tool
+from agentty_tui.config.headers import header_problem
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
@@ -121,7 +122,14 @@ def _ours(name: str, entry: dict[str, Any], path: str | None) -> dict[str, Any]:
     if "url" in entry:
         out["url"] = entry["url"]
         headers = _str_map(entry, "http_headers", name, path)
-        for header, variable in _str_map(entry, "env_http_headers", name, path).items():
+        by_variable = _str_map(entry, "env_http_headers", name, path)
+        # Named in Codex's own spelling here; the shared validation would say ``headers.X``.
+        checks = [("http_headers", h, v) for h, v in headers.items()]
+        checks += [("env_http_headers", h, "") for h in by_variable]
+        for key, header, value in checks:
+            if (why := header_problem(header, value)) is not None:
+                raise ConfigError(why, path=path, server=name, field=f"{key}.{header}")
+        for header, variable in by_variable.items():
             headers[header] = "${" + variable + "}"
         token = entry.get("bearer_token_env_var")
         if token is not None:

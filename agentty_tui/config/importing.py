@@ -2,11 +2,11 @@
 
 ``plan_import(source, target)`` sorts the source's servers into those to add (absent from the
 target), those already there and identical, those there but different (with a short diff that
-names env and header keys but never shows their values), and those the source itself cannot use
-(an entry with a problem, e.g. a VS Code ``${input:...}``). ``apply_import(plan, store)`` writes
-the additions through ``AddServer`` (then ``SetToolFilter`` and ``SetServerDisabled`` where the
-source has them), one atomic edit at a time. Nothing that exists is ever overwritten: a name
-taken meanwhile is refused by ``AddServer`` and reported.
+names env and header keys but never shows their values, and masks URL credentials), and those
+the source itself cannot use (an entry with a problem, e.g. a VS Code ``${input:...}``).
+``apply_import(plan, store)`` writes the additions through ``AddServer`` (then ``SetToolFilter``
+and ``SetServerDisabled`` where the source has them), one atomic edit at a time. Nothing that
+exists is ever overwritten: a name taken meanwhile is refused by ``AddServer`` and reported.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from agentty_tui.model import (
     StdioSpec,
     ToolFilter,
 )
+from agentty_tui.secrets import mask_url
 
 __all__ = ["ImportDifference", "ImportPlan", "ImportResult", "apply_import", "plan_import"]
 
@@ -93,7 +94,7 @@ def _describe_spec(server: ServerConfig) -> str:
     if isinstance(spec, StdioSpec):
         return " ".join([spec.command, *spec.args])
     if isinstance(spec, HttpSpec):
-        return f"{spec.url} ({spec.transport})"
+        return f"{mask_url(spec.url)} ({spec.transport})"
     return ""
 
 
@@ -118,9 +119,13 @@ def _diff(target: ServerConfig, source: ServerConfig) -> tuple[str, ...]:
                 lines.append(f"{field}: {getattr(old, field)!r} → {getattr(new, field)!r}")
         lines += _keys_diff("env", dict(old.env), dict(new.env))
     elif isinstance(old, HttpSpec) and isinstance(new, HttpSpec):
-        for field in ("url", "transport"):
-            if getattr(old, field) != getattr(new, field):
-                lines.append(f"{field}: {getattr(old, field)!r} → {getattr(new, field)!r}")
+        if old.url != new.url:
+            shown_old, shown_new = mask_url(old.url), mask_url(new.url)
+            # Masks can hide the only difference; say so rather than show two equal URLs.
+            same = " (their credentials differ)" if shown_old == shown_new else ""
+            lines.append(f"url: {shown_old!r} → {shown_new!r}{same}")
+        if old.transport != new.transport:
+            lines.append(f"transport: {old.transport!r} → {new.transport!r}")
         lines += _keys_diff("headers", dict(old.headers), dict(new.headers))
     if target.tools != source.tools:
         lines.append(f"tools: {_filter_text(target.tools)} → {_filter_text(source.tools)}")

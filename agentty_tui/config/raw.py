@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agentty_tui.config.headers import header_problem
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -171,6 +172,9 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
             raise ConfigError(
                 f"{field!r} belongs to a command server", path=path, server=name, field=field
             )
+    for header, value in raw.headers.items():
+        if (why := header_problem(header, value)) is not None:
+            raise ConfigError(why, path=path, server=name, field=f"headers.{header}")
     # Without a type, a URL whose path ends in /sse is the legacy SSE transport (the SDK's and
     # most hosts' convention); anything else is Streamable HTTP.
     sse = kind == "sse" or (kind is None and urlsplit(raw.url).path.rstrip("/").endswith("/sse"))

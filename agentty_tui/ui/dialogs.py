@@ -16,7 +16,7 @@ from agentty_tui.catalog import WireCatalog
 from agentty_tui.errors import UnknownToolError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
-from agentty_tui.secrets import mask_value
+from agentty_tui.secrets import mask_url, mask_value
 
 __all__ = [
     "KEYS",
@@ -166,7 +166,7 @@ def _spec_text(server: ServerState) -> str:
         # Names only: values of env and headers are secrets as often as not.
         lines += [f"env        {key}={mask_value(value)}" for key, value in spec.env.items()]
         return "\n".join(lines)
-    lines = [f"url        {spec.url}"]
+    lines = [f"url        {mask_url(spec.url)}"]
     lines += [f"header     {key}: {mask_value(value)}" for key, value in spec.headers.items()]
     return "\n".join(lines)
 
