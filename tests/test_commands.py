@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from agentty_tui.bridge.logs import LOG_FILE_NAME
 from tests.conftest import WriteConfig
-from tests.helpers import each_dialect_file, stdio_entry, write_file
+from tests.helpers import each_dialect_file, free_port, stdio_entry, write_file
 from tests.servers import PLAIN_TOOLS, gated_argv, plain_argv
 
 
@@ -201,6 +202,43 @@ def test_secrets_never_reach_output_or_logs(write_config: WriteConfig, tmp_path:
     for text in [*(r.stdout + r.stderr for r in outputs), *logs]:
         assert secret not in text
         assert env_secret not in text
+
+
+def test_bad_headers_and_url_credentials_never_reach_output_or_logs(
+    write_config: WriteConfig, tmp_path: Path
+) -> None:
+    port = free_port()  # nobody listens: the connection is refused
+    config = write_config(
+        {
+            "pasted": {
+                "url": f"http://127.0.0.1:{port}/mcp",
+                "headers": {"Authorization": "Bearer sekrit\n"},
+            },
+            "creds": {"url": f"http://user:pw123@127.0.0.1:{port}/mcp?token=tok456&x=1"},
+            "plain": stdio_entry(plain_argv()),
+        }
+    )
+    text, as_json = (run(*args, "--config", str(config)) for args in (["list"], ["list", "--json"]))
+    assert text.returncode == as_json.returncode == 0, (text.stderr, as_json.stderr)
+    servers = {server["name"]: server for server in json.loads(as_json.stdout)["servers"]}
+    assert servers["plain"]["status"] == "connected"
+    pasted, creds = servers["pasted"], servers["creds"]
+    assert pasted["status"] == creds["status"] == "failed"
+    assert pasted["error"] == (
+        f"{config}: server 'pasted', field 'headers.Authorization': its value ends with a line "
+        "break: was it pasted with a newline? (the value is not shown)"
+    )
+    masked = f"http://••••:•••••@127.0.0.1:{port}/mcp?token=••••••&x=1"
+    assert creds["spec"]["url"] == masked
+    assert creds["error"].startswith(f"cannot connect to {masked}: ")
+    assert f"! cannot connect to {masked}: " in text.stdout
+    files = [p for p in (tmp_path / "state").rglob("*") if p.is_file()]
+    assert LOG_FILE_NAME in {p.name for p in files}  # the app's own log is read too
+    logs = [p.read_text(errors="replace") for p in files]
+    assert any("failed: cannot connect to" in log for log in logs)  # and the server's
+    for output in [text.stdout, text.stderr, as_json.stdout, as_json.stderr, *logs]:
+        for secret in ("sekrit", "pw123", "tok456"):
+            assert secret not in output
 
 
 def test_import_shows_the_plan_asks_and_never_overwrites(tmp_path: Path) -> None:

@@ -207,3 +207,28 @@ def test_the_diff_names_secret_keys_but_never_their_values() -> None:
     plan = plan_import(source, target)
     assert plan.different[0].diff == ("env: TOKEN differ",)
     assert "secret" not in plan.describe()
+
+
+def test_the_plan_masks_url_credentials() -> None:
+    def web(name: str, url: str) -> ServerConfig:
+        return ServerConfig(name=name, spec=HttpSpec(url=url))
+
+    target = PluginConfig(
+        servers=(web("s", "http://h/mcp?token=old-secret"), web("t", "http://h/mcp"))
+    )
+    source = PluginConfig(
+        servers=(
+            web("s", "http://h/mcp?token=new-secret"),  # differs in its token alone
+            web("t", "https://h/mcp?api_key=key-secret"),
+            web("u", "http://user:pw-secret@h/mcp"),  # new
+        )
+    )
+    plan = plan_import(source, target)
+    diffs = {difference.name: difference.diff for difference in plan.different}
+    assert diffs["s"] == (
+        "url: 'http://h/mcp?token=••••••••' → 'http://h/mcp?token=••••••••' "
+        "(their credentials differ)",
+    )
+    assert diffs["t"] == ("url: 'http://h/mcp' → 'https://h/mcp?api_key=••••••••'",)
+    assert "+ u  http://••••:••••••••@h/mcp (streamable-http)" in plan.describe()
+    assert "secret" not in plan.describe()
