@@ -48,7 +48,8 @@ def _header(name: str, template: str, environ: Mapping[str, str]) -> str:
     why = header_problem(name, value)
     if why is not None:
         variables = ", ".join(f"${{{m.group(1)}}}" for m in _REFERENCE.finditer(template))
-        raise ExpansionError(f"header {name!r} after expanding {variables}: {why}")
+        after = f" after expanding {variables}" if variables else ""
+        raise ExpansionError(f"header {name!r}{after}: {why}")
     return value
 
 
