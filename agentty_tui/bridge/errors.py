@@ -47,7 +47,7 @@ def describe_failure(
     if isinstance(spec, HttpSpec):
         url = mask_url(spec.url)
         if isinstance(cause, httpx2.ConnectError):
-            return f"cannot connect to {url}: {cause or 'connection refused'}"
+            return f"cannot connect to {url}: {str(cause) or 'connection refused'}"
         code = cause.response.status_code if isinstance(cause, httpx2.HTTPStatusError) else None
         code = code or http_status
         if code is not None:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
@@ -123,3 +124,31 @@ async def test_http_error_status_is_named(
     assert web is not None and web.status == "failed"
     assert f"{url} {words}" in (web.error or "")
     assert "planted-token-123" not in (web.error or "")  # header values never appear
+
+
+async def test_url_credentials_never_reach_the_error_or_the_log(
+    refusing_server: ThreadingHTTPServer, write_config: WriteConfig, log_dir: Path
+) -> None:
+    refusing_server.status = 401  # type: ignore[attr-defined]
+    port = refusing_server.server_port
+    path = write_config(
+        {
+            "web": {"url": f"http://user:pw123@127.0.0.1:{port}/mcp?token=tok456&x=1"},
+            "legacy": {"url": f"http://127.0.0.1:{port}/sse?api_key=key789", "type": "sse"},
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(20)
+    web, legacy = model.servers
+    assert web.error == (
+        f"http://••••:•••••@127.0.0.1:{port}/mcp?token=••••••&x=1 answered HTTP 401 "
+        "(check the headers: is a token missing or expired?)"
+    )
+    assert (legacy.error or "").startswith(
+        f"http://127.0.0.1:{port}/sse?api_key=•••••• answered HTTP 401"
+    )
+    logs = [await log.read_text() async for log in anyio.Path(log_dir).rglob("*.log")]
+    assert any("answered HTTP 401" in log for log in logs)
+    for text in [web.error, legacy.error, *logs]:
+        for secret in ("pw123", "tok456", "key789"):
+            assert secret not in (text or "")
