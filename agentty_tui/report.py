@@ -29,7 +29,7 @@ def _spec_json(server: ServerState) -> dict[str, Any] | None:
         }
     return {
         "command": spec.command,
-        "args": list(spec.args),
+        "args": [mask_url(arg) for arg in spec.args],  # a URL argument (mcp-remote) too
         "env": {key: mask_value(value) for key, value in spec.env.items()},
         "cwd": spec.cwd,
     }

@@ -216,6 +216,8 @@ def test_bad_headers_and_url_credentials_never_reach_output_or_logs(
             },
             "creds": {"url": f"http://user:pw123@127.0.0.1:{port}/mcp?token=tok456&x=1"},
             "plain": stdio_entry(plain_argv()),
+            # A URL as an argument (the mcp-remote pattern) is a URL shown as well.
+            "remote": stdio_entry(["agentty-no-such-remote", "https://h/mcp?api_key=tok456"]),
         }
     )
     text, as_json = (run(*args, "--config", str(config)) for args in (["list"], ["list", "--json"]))
@@ -232,6 +234,7 @@ def test_bad_headers_and_url_credentials_never_reach_output_or_logs(
     assert creds["spec"]["url"] == masked
     assert creds["error"].startswith(f"cannot connect to {masked}: ")
     assert f"! cannot connect to {masked}: " in text.stdout
+    assert servers["remote"]["spec"]["args"] == ["https://h/mcp?api_key=••••••"]
     files = [p for p in (tmp_path / "state").rglob("*") if p.is_file()]
     assert LOG_FILE_NAME in {p.name for p in files}  # the app's own log is read too
     logs = [p.read_text(errors="replace") for p in files]

@@ -92,10 +92,22 @@ class ImportResult:
 def _describe_spec(server: ServerConfig) -> str:
     spec = server.spec
     if isinstance(spec, StdioSpec):
-        return " ".join([spec.command, *spec.args])
+        return " ".join([spec.command, *_masked_args(spec)])
     if isinstance(spec, HttpSpec):
         return f"{mask_url(spec.url)} ({spec.transport})"
     return ""
+
+
+def _masked_args(spec: StdioSpec) -> list[str]:
+    """The arguments as shown: a URL among them (``mcp-remote https://…``) is masked."""
+    return [mask_url(arg) for arg in spec.args]
+
+
+def _masked_change(label: str, old: object, new: object) -> str:
+    """One changed field, masked values on both sides; masks can hide the only difference,
+    which is then said rather than showing two equal values."""
+    same = " (their credentials differ)" if old == new else ""
+    return f"{label}: {old!r} → {new!r}{same}"
 
 
 def _keys_diff(label: str, old: object, new: object) -> list[str]:
@@ -114,16 +126,15 @@ def _diff(target: ServerConfig, source: ServerConfig) -> tuple[str, ...]:
     if type(old) is not type(new):
         lines.append(f"transport: {_describe_spec(target)} → {_describe_spec(source)}")
     elif isinstance(old, StdioSpec) and isinstance(new, StdioSpec):
-        for field in ("command", "args", "cwd"):
+        for field in ("command", "cwd"):
             if getattr(old, field) != getattr(new, field):
                 lines.append(f"{field}: {getattr(old, field)!r} → {getattr(new, field)!r}")
+        if old.args != new.args:
+            lines.append(_masked_change("args", _masked_args(old), _masked_args(new)))
         lines += _keys_diff("env", dict(old.env), dict(new.env))
     elif isinstance(old, HttpSpec) and isinstance(new, HttpSpec):
         if old.url != new.url:
-            shown_old, shown_new = mask_url(old.url), mask_url(new.url)
-            # Masks can hide the only difference; say so rather than show two equal URLs.
-            same = " (their credentials differ)" if shown_old == shown_new else ""
-            lines.append(f"url: {shown_old!r} → {shown_new!r}{same}")
+            lines.append(_masked_change("url", mask_url(old.url), mask_url(new.url)))
         if old.transport != new.transport:
             lines.append(f"transport: {old.transport!r} → {new.transport!r}")
         lines += _keys_diff("headers", dict(old.headers), dict(new.headers))

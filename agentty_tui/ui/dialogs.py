@@ -160,7 +160,8 @@ def _spec_text(server: ServerState) -> str:
     if spec is None:
         return "spec       (the config entry is invalid; see the error)"
     if spec.kind == "stdio":
-        lines = [f"command    {shlex.join([spec.command, *spec.args])}"]
+        # A URL among the arguments (``mcp-remote https://…``) is masked as any other URL.
+        lines = [f"command    {shlex.join([spec.command, *map(mask_url, spec.args)])}"]
         if spec.cwd:
             lines.append(f"cwd        {spec.cwd}")
         # Names only: values of env and headers are secrets as often as not.

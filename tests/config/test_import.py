@@ -213,14 +213,23 @@ def test_the_plan_masks_url_credentials() -> None:
     def web(name: str, url: str) -> ServerConfig:
         return ServerConfig(name=name, spec=HttpSpec(url=url))
 
+    def remote(name: str, url: str) -> ServerConfig:
+        return ServerConfig(name=name, spec=StdioSpec(command="mcp-remote", args=(url,)))
+
     target = PluginConfig(
-        servers=(web("s", "http://h/mcp?token=old-secret"), web("t", "http://h/mcp"))
+        servers=(
+            web("s", "http://h/mcp?token=old-secret"),
+            web("t", "http://h/mcp"),
+            remote("r", "https://h/?sig=old-secret"),
+        )
     )
     source = PluginConfig(
         servers=(
             web("s", "http://h/mcp?token=new-secret"),  # differs in its token alone
             web("t", "https://h/mcp?api_key=key-secret"),
             web("u", "http://user:pw-secret@h/mcp"),  # new
+            remote("r", "https://h/?sig=new-secret"),
+            remote("v", "https://h/?sig=v-secret"),  # new
         )
     )
     plan = plan_import(source, target)
@@ -230,5 +239,10 @@ def test_the_plan_masks_url_credentials() -> None:
         "(their credentials differ)",
     )
     assert diffs["t"] == ("url: 'http://h/mcp' → 'https://h/mcp?api_key=••••••••'",)
+    assert diffs["r"] == (
+        "args: ['https://h/?sig=••••••••'] → ['https://h/?sig=••••••••'] "
+        "(their credentials differ)",
+    )
     assert "+ u  http://••••:••••••••@h/mcp (streamable-http)" in plan.describe()
+    assert "+ v  mcp-remote https://h/?sig=••••••••" in plan.describe()
     assert "secret" not in plan.describe()

@@ -68,6 +68,7 @@ async def test_live_details_never_show_url_credentials_or_a_pasted_token(
         },
         "creds": {"url": f"http://user:pw123@127.0.0.1:{port}/mcp?token=tok456&x=1"},
         "expanded": {"url": "http://127.0.0.1:${AGENTTY_SECRET_PORT}/mcp"},
+        "remote": {"command": "agentty-no-such-remote", "args": ["https://h/?token=tok456"]},
     }
     path.write_text(json.dumps({"mcpServers": servers}))
     async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
@@ -91,6 +92,7 @@ async def test_live_details_never_show_url_credentials_or_a_pasted_token(
     assert f"url        http://••••:•••••@127.0.0.1:{port}/mcp?token=••••••&x=1" in details["creds"]
     assert "cannot connect to http://••••:•••••@127.0.0.1" in details["creds"]
     assert "Invalid port: '${AGENTTY_SECRET_PORT}'" in details["expanded"]
+    assert "command    agentty-no-such-remote 'https://h/?token=••••••'" in details["remote"]
     for text in [*screens, *details.values()]:
         for secret in ("sekrit", "pw123", "tok456", "planted-SECRET"):
             assert secret not in text
