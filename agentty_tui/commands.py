@@ -28,6 +28,7 @@ from agentty_tui.config import (
     dialect_by_name,
     plan_import,
 )
+from agentty_tui.config.headers import header_problem
 from agentty_tui.errors import (
     ConfigError,
     OperationError,
@@ -125,6 +126,9 @@ def _spec_from(args: argparse.Namespace) -> ServerSpec:
         if argv or args.env or args.cwd:
             raise UsageError("give either --url or -- COMMAND [ARG]..., not both")
         headers = parse_pairs(args.header, ":", "header")
+        for key, value in headers.items():  # refused now rather than failing the entry at load
+            if (why := header_problem(key, value)) is not None:
+                raise UsageError(f"--header {key!r}: {why}")
         return HttpSpec(
             url=args.url, headers=headers, transport="sse" if args.sse else "streamable-http"
         )

@@ -139,6 +139,11 @@ def test_add_usage_errors_exit_2(config: Path) -> None:
     both = run("add", "x", "--url", "http://h/mcp", "--config", str(config), "--", "cmd")
     assert both.returncode == 2 and "not both" in both.stderr
     assert run("add", "x", "--env", "NOEQUALS", "--config", str(config), "--", "c").returncode == 2
+    header = ["--url", "http://h/mcp", "--header", "X-Key: sekrit\x1b[2Jmore"]
+    bad_header = run("add", "x", *header, "--config", str(config))
+    assert bad_header.returncode == 2
+    assert bad_header.stderr.startswith("agentty-tui: --header 'X-Key': its value holds the")
+    assert "sekrit" not in bad_header.stderr
     assert config.read_bytes() == before
 
 
