@@ -1,34 +1,41 @@
 """The picker benchmarks' probe: when a frame showing a given change was painted.
 
-``TimedPickerApp`` is the real ``PickerApp`` with ``App._display`` (where Textual hands each
-composed frame to the terminal driver) wrapped: every frame is encoded to terminal text exactly
-as it would be written (``CompositorUpdate.render_segments``: the last step before the write,
-which a headless app skips) and offered to a ``PaintProbe``. A benchmark arms the probe with a
-predicate on the frame's plain text (and/or the app's state), triggers a change, and waits for
-the probe's event; ``painted_at`` is the ``perf_counter()`` time of the first frame that matched.
+``TimedPickerApp`` is the real ``PickerApp`` run under pilot with a ``FrameDriver``: a Textual
+``Driver`` (the documented seam between an app and its terminal) that is not headless, so the
+app encodes every composed frame to terminal text exactly as it would for a real terminal and
+hands it to the driver's ``write``; the driver offers each frame, at its ``flush``, to a
+``PaintProbe`` instead of a terminal. A benchmark arms the probe with a predicate on the
+frame's plain text, triggers a change, and waits for the probe's event; ``painted_at`` is the
+``perf_counter()`` time of the first frame that matched.
 
 So "on screen" means: composed, rendered to terminal text and handed to the driver; only the
-write to a real terminal is left out.
+write to a real terminal is left out. Only public Textual API is used (``Driver``,
+``App.get_driver_class``, ``App.run_test(headless=False)``, which ``TimedPickerApp.run_test``
+makes its default).
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-from rich.console import RenderableType
-from textual._compositor import CompositorUpdate
-from textual.screen import Screen
+from textual import events
+from textual.app import App
+from textual.driver import Driver
+from textual.geometry import Size
+from textual.message import Message
+from textual.pilot import Pilot
 
 from agentty_tui.model import PluginModel
 from agentty_tui.ui import app as app_module
 from agentty_tui.ui.app import PickerApp
 
-__all__ = ["PaintProbe", "TimedPickerApp", "plain"]
+__all__ = ["FrameDriver", "PaintProbe", "TimedPickerApp", "plain"]
 
 _ESCAPES = re.compile(r"\x1b\[[0-9;?<>=$ ]*[A-Za-z~]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
 
@@ -73,8 +80,58 @@ class PaintProbe:
             event.set()
 
 
+class FrameDriver(Driver):
+    """A terminal-less driver: every frame the app writes goes to its ``PaintProbe``.
+
+    Input comes from pilot (which posts events to the app itself), so there is none to read;
+    the size is the one ``run_test(size=...)`` asked for.
+    """
+
+    def __init__(
+        self,
+        app: App[Any],
+        *,
+        debug: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
+        if not isinstance(app, TimedPickerApp):
+            raise TypeError("FrameDriver drives a TimedPickerApp")
+        self.probe = app.probe
+        """Where the frames go."""
+        self.terminal_size = Size(*(size or (80, 24)))
+        """The size the app is told the terminal has."""
+        self._pending: list[str] = []
+
+    def write(self, data: str) -> None:
+        """Keep what the app writes until it flushes (once per frame)."""
+        self._pending.append(data)
+
+    def flush(self) -> None:
+        """A frame was written whole: offer it to the probe."""
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self.probe.on_frame(time.perf_counter(), text)
+
+    def start_application_mode(self) -> None:
+        """Tell the app the terminal's size, as a terminal driver does when it starts."""
+        self.send_message(events.Resize(self.terminal_size, self.terminal_size))
+
+    def disable_input(self) -> None:
+        """There is no input to stop reading."""
+
+    def stop_application_mode(self) -> None:
+        """There is no terminal to restore."""
+
+
 class TimedPickerApp(PickerApp):
-    """``PickerApp`` whose frames are rendered to terminal text and offered to ``probe``."""
+    """``PickerApp`` whose frames are rendered to terminal text and offered to ``probe``.
+
+    ``run_test`` is Textual's, with ``headless=False`` as its default: a headless app renders
+    no frames (the ``FrameDriver`` has no terminal either way).
+    """
 
     CSS_PATH = str(Path(app_module.__file__).with_name("picker.tcss"))  # not relative to bench/
 
@@ -83,6 +140,30 @@ class TimedPickerApp(PickerApp):
         self.probe = PaintProbe()
         self.snapshot_spans: list[tuple[float, float]] = []
         """``(start, end)`` ``perf_counter()`` times of every ``show_snapshot`` call."""
+
+    def get_driver_class(self) -> type[Driver]:
+        """Frames go to the probe, not to a terminal."""
+        return FrameDriver
+
+    @asynccontextmanager
+    async def run_test(
+        self,
+        *,
+        headless: bool = False,
+        size: tuple[int, int] | None = (80, 24),
+        tooltips: bool = False,
+        notifications: bool = False,
+        message_hook: Callable[[Message], None] | None = None,
+    ) -> AsyncGenerator[Pilot[None], None]:
+        """``App.run_test``, rendering frames (to the ``FrameDriver``) unless told otherwise."""
+        async with super().run_test(
+            headless=headless,
+            size=size,
+            tooltips=tooltips,
+            notifications=notifications,
+            message_hook=message_hook,
+        ) as pilot:
+            yield pilot
 
     def show_snapshot(self, model: PluginModel) -> None:
         start = time.perf_counter()
@@ -95,13 +176,3 @@ class TimedPickerApp(PickerApp):
             if span[0] >= start and span[1] <= end:
                 return span
         return None
-
-    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
-        super()._display(screen, renderable)  # headless: returns without writing
-        if renderable is None or self._batch_count:
-            return
-        if isinstance(renderable, CompositorUpdate):
-            text = renderable.render_segments(self.console)
-        else:  # not used by full-screen apps; rendered the way App._display would
-            text = self.console._render_buffer(self.console.render(renderable))
-        self.probe.on_frame(time.perf_counter(), text)

@@ -20,7 +20,7 @@ from rich.cells import cell_len
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Footer, Input, Static
 
 from agentty_tui.catalog import CatalogProjector, WireCatalog
 from agentty_tui.errors import AgenttyError
@@ -323,7 +323,7 @@ class PickerApp(App[None]):
     def _filter_submitted(self) -> None:
         self.picker.focus()
 
-    @on(OptionList.OptionSelected, "#picker")
+    @on(PickerList.RowChosen, "#picker")
     def _selected(self) -> None:
         """enter: the details of the tool (or server) under the cursor."""
         current = self._current()

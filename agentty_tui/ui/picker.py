@@ -1,25 +1,35 @@
-"""The picker list: an ``OptionList`` that shows ``Row`` values and updates only what changed.
+"""The picker list: a line-API ``ScrollView`` that shows ``Row`` values and paints what changed.
 
-``show_rows(rows)`` diffs the new rows against the ones on screen (``rows.diff_rows``), splices in
-the runs that were inserted or removed, re-renders the rows whose content changed (repainting
-only their own lines), and puts the cursor back on the row of the same identity
-(``rows.follow_cursor``). ``OptionList`` is used because it scales to thousands of rows
-(ARCHITECTURE §9); ``ListView`` does not.
+Every row is exactly one line, so line n is row n: the list's virtual height is the row count
+and ``render_line`` paints only the lines in view. Each painted line is a ``Strip`` kept in a
+cache keyed on the row (a frozen, hashable value) with the style it was painted with; an
+unchanged row is the very same object from one snapshot to the next (``rows.RowMemo``), so after
+an update only the rows that differ are rendered again, and only their lines are refreshed.
 
-Row roles map to the component classes ``picker--<role>``, styled in ``picker.tcss``.
+``show_rows(rows)`` diffs the new rows against the ones on screen (``rows.diff_rows``) and puts
+the cursor back on the row of the same identity (``rows.follow_cursor``). Everything here is
+Textual's public API (``tests/ui/test_textual_public_api.py`` checks), so that a minor Textual
+release cannot break the list; ``OptionList`` was not used because keeping it fast at 5,000
+rows meant splicing its private state (ARCHITECTURE §9).
+
+Row roles map to the component classes ``picker--<role>``, the cursor's line to
+``picker--cursor``, all styled in ``picker.tcss``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.geometry import Region, Size
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import var
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.style import Style
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
+from textual.visual import Visual
 
 from agentty_tui.ui.rows import Row, diff_rows, follow_cursor
 
@@ -45,27 +55,91 @@ ROLES = (
 )
 """Every role a row segment may have (see ``rows.py``)."""
 
+CURSOR = "picker--cursor"
+"""The component class of the line under the cursor."""
 
-class PickerList(OptionList):
+_CACHE_LIMIT = 2048
+"""Painted lines kept; far more than a screen holds, so scrolling back and forth stays cheap."""
+
+
+class PickerList(ScrollView, can_focus=True):
     """The list of server and tool rows; the cursor follows row identity across updates."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
         Binding("enter", "select", "details", show=False),
     ]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {f"picker--{role}" for role in ROLES}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {CURSOR} | {f"picker--{role}" for role in ROLES}
+
+    # The look OptionList gave the list (and the SVG snapshots keep): the surface, tinted when
+    # focused, and the block cursor, muted when the list is not focused.
+    DEFAULT_CSS = """
+    PickerList {
+        color: $foreground;
+        background: $surface;
+        overflow-x: hidden;
+        & > .picker--cursor {
+            color: $foreground;
+            background: $block-cursor-blurred-background;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .picker--cursor {
+                color: $block-cursor-foreground;
+                background: $block-cursor-background;
+                text-style: $block-cursor-text-style;
+            }
+        }
+    }
+    """
+
+    highlighted: var[int | None] = var[int | None](None)
+    """The index of the row under the cursor, or ``None`` when the list is empty."""
+
+    class RowChosen(Message):
+        """Enter was pressed (or a row clicked) on ``row``."""
+
+        def __init__(self, picker: PickerList, row: Row, index: int) -> None:
+            super().__init__()
+            self.picker = picker
+            """The list the row is in."""
+            self.row = row
+            """The row under the cursor."""
+            self.index = index
+            """Its index in ``picker.rows``."""
+
+        @property
+        def control(self) -> PickerList:
+            """The list (so that ``@on(PickerList.RowChosen, "#id")`` can match it)."""
+            return self.picker
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
-        super().__init__(id=id, markup=False)
+        super().__init__(id=id)
         self._rows: tuple[Row, ...] = ()
         self._styles: dict[str, Style] = {}
+        # row -> (the style it was painted with, width, strip). Keyed on the row's value: a row
+        # rebuilt equal to the one before (a toggle rebuilds its server's rows) is not painted
+        # again; an unchanged row is the same object, found by identity before any comparison.
+        self._strips: dict[Row, tuple[Style, int, Strip]] = {}
+        self.rows_rendered = 0
+        """How many row lines were rendered (not taken from the cache): for tests and benches."""
 
     @property
     def rows(self) -> tuple[Row, ...]:
         """The rows on screen, in order."""
         return self._rows
+
+    @property
+    def option_count(self) -> int:
+        """How many rows the list holds (the name ``OptionList`` gave it)."""
+        return len(self._rows)
 
     @property
     def current_row(self) -> Row | None:
@@ -76,28 +150,29 @@ class PickerList(OptionList):
         return self._rows[index]
 
     def show_rows(self, rows: tuple[Row, ...]) -> None:
-        """Make ``rows`` the rows on screen, touching only those that changed."""
+        """Make ``rows`` the rows on screen, repainting only the lines that changed."""
         old = self._rows
         diff = diff_rows(old, rows)
         if diff.empty:
             self._rows = rows
             return
         target = follow_cursor(old, rows, self.highlighted)
-        if not old:
-            self.set_options(Option(self._prompt(row)) for row in rows)
-        else:
-            for splice in reversed(diff.splices):
-                prompts = [self._prompt(row) for row in rows[splice.new_start : splice.new_end]]
-                self._splice(splice.old_start, splice.old_end, prompts)
-            if diff.splices:
-                self._after_splices()
-            for index in diff.changed:
-                self._replace_row(index, self._prompt(rows[index]))
         self._rows = rows
+        if len(self._strips) > _CACHE_LIMIT:
+            self._strips.clear()
+        if diff.splices or len(old) != len(rows):
+            # Rows moved: every line below the first splice may show another row now.
+            self.virtual_size = Size(0, len(rows))
+            self.refresh()
+        else:
+            top = self.scroll_offset.y
+            for index in diff.changed:
+                if top <= index < top + self.size.height:
+                    self.refresh_line(index)
         if self.highlighted != target:
             self.highlighted = target
         else:
-            self.scroll_to_highlight()
+            self.scroll_to_cursor()
 
     def select_key(self, key: tuple[str, ...]) -> bool:
         """Move the cursor to the row with this key; False if there is none."""
@@ -107,10 +182,115 @@ class PickerList(OptionList):
                 return True
         return False
 
-    # --- rendering ------------------------------------------------------------------
+    # --- the cursor ---------------------------------------------------------------------
 
-    def _prompt(self, row: Row) -> Content:
-        return Content.assemble(*((text, self._role_style(role)) for text, role in row.segments))
+    def validate_highlighted(self, highlighted: int | None) -> int | None:
+        """Keep the cursor on a row: ``None`` only when there is none."""
+        if highlighted is None or not self._rows:
+            return None
+        return min(max(highlighted, 0), len(self._rows) - 1)
+
+    def watch_highlighted(self, old: int | None, new: int | None) -> None:
+        """Repaint the lines the cursor left and reached, and keep it in view."""
+        for index in (old, new):
+            if index is not None:
+                self.refresh_line(index)
+        self.scroll_to_cursor()
+
+    def scroll_to_cursor(self) -> None:
+        """Scroll just enough to bring the cursor's line into view."""
+        index = self.highlighted
+        height = self.scrollable_content_region.height
+        if index is None or not self.is_mounted or height <= 0:
+            return
+        top = self.scroll_offset.y
+        if index < top:
+            self.scroll_to(y=index, animate=False, force=True)
+        elif index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False, force=True)
+
+    def on_show(self) -> None:
+        """A list shown again may have been resized meanwhile."""
+        self.scroll_to_cursor()
+
+    def on_resize(self) -> None:
+        """Lines painted for another width are no use."""
+        self._strips.clear()
+        self.scroll_to_cursor()
+
+    def _step(self, delta: int) -> None:
+        if not self._rows:
+            return
+        if self.highlighted is None:
+            self.highlighted = 0 if delta > 0 else len(self._rows) - 1
+        else:
+            self.highlighted = (self.highlighted + delta) % len(self._rows)
+
+    def action_cursor_up(self) -> None:
+        """Up one row (from the first, to the last)."""
+        self._step(-1)
+
+    def action_cursor_down(self) -> None:
+        """Down one row (from the last, to the first)."""
+        self._step(1)
+
+    def action_first(self) -> None:
+        """To the first row."""
+        self.highlighted = 0
+
+    def action_last(self) -> None:
+        """To the last row."""
+        self.highlighted = len(self._rows) - 1
+
+    def action_page_up(self) -> None:
+        """Up by the height of the view, stopping at the first row."""
+        self.highlighted = (self.highlighted or 0) - self.scrollable_content_region.height
+
+    def action_page_down(self) -> None:
+        """Down by the height of the view, stopping at the last row."""
+        self.highlighted = (self.highlighted or 0) + self.scrollable_content_region.height
+
+    def action_select(self) -> None:
+        """Enter: tell the app which row was chosen."""
+        row, index = self.current_row, self.highlighted
+        if row is not None and index is not None:
+            self.post_message(self.RowChosen(self, row, index))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on the row under the pointer and chooses it."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = self.scroll_offset.y + offset.y
+        if 0 <= index < len(self._rows):
+            self.highlighted = index
+            self.action_select()
+
+    # --- painting -----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the view: the row there, from the cache unless it changed."""
+        width = self.scrollable_content_region.width
+        index = self.scroll_offset.y + y
+        if not 0 <= index < len(self._rows):
+            return Strip.blank(width, self.get_visual_style().rich_style)
+        row = self._rows[index]
+        style = (
+            self.get_visual_style(CURSOR) if index == self.highlighted else self.get_visual_style()
+        )
+        cached = self._strips.get(row)
+        if cached is not None and cached[0] is style and cached[1] == width:
+            return cached[2]
+        strip = self._render_row(row, style, width)
+        self._strips[row] = (style, width, strip)
+        return strip
+
+    def _render_row(self, row: Row, style: Style, width: int) -> Strip:
+        self.rows_rendered += 1
+        content = Content.assemble(*((text, self._role_style(role)) for text, role in row.segments))
+        strips = Visual.to_strips(self, content, width, 1, style)
+        strip = strips[0] if strips else Strip.blank(0)
+        return strip.extend_cell_length(width, style.rich_style)
 
     def _role_style(self, role: str) -> Style:
         style = self._styles.get(role)
@@ -119,7 +299,7 @@ class PickerList(OptionList):
         return style
 
     def notify_style_update(self) -> None:
-        """Re-render every row when the theme or the CSS changes a role's style."""
+        """Repaint every line when the theme or the CSS changes a role's style."""
         super().notify_style_update()
         if not self._styles:
             return
@@ -129,62 +309,5 @@ class PickerList(OptionList):
         if fresh == self._styles:
             return
         self._styles = fresh
-        for index, row in enumerate(self._rows):
-            self.get_option_at_index(index)._set_prompt(self._prompt(row))
-        self._clear_caches()
-
-    def _update_lines(self) -> None:
-        """Every row is exactly one line (``text-wrap: nowrap``), so line n is option n.
-
-        OptionList measures each option's height after any change, which costs tens of
-        milliseconds at 5,000 rows; here the line map is rebuilt without measuring.
-        """
-        if not self.scrollable_content_region:
-            return
-        cache = self._line_cache
-        count = len(self._options)
-        if len(cache.lines) != count:
-            cache.lines[:] = [(index, 0) for index in range(count)]
-            cache.heights.clear()
-            cache.heights.update(dict.fromkeys(range(count), 1))
-            cache.index_to_line.clear()
-            cache.index_to_line.update(zip(range(count), range(count), strict=True))
-        width = self.scrollable_content_region.width - self._get_left_gutter_width()
-        virtual_size = Size(width, count)
-        if virtual_size != self.virtual_size:
-            self.virtual_size = virtual_size
-            self._scroll_update(virtual_size)
-
-    def _replace_row(self, index: int, prompt: Content) -> None:
-        """Re-render one row in place, repainting only its line.
-
-        ``replace_option_prompt_at_index`` drops every cached render and repaints the whole
-        list, so each of the visible rows is rendered again (most of the cost of a toggle at
-        5,000 rows). Here the row gets a fresh ``Option`` (its cached renders are keyed on the
-        option, so none is reused) and only its own line, if on screen, is marked dirty.
-        """
-        old = self._options[index]
-        option = Option(prompt)
-        self._options[index] = option
-        del self._option_to_index[old]
-        self._option_to_index[option] = index
-        if not self.is_mounted:
-            return
-        line = index - self.scroll_offset.y  # every row is one line
-        if 0 <= line < self.scrollable_content_region.height:
-            self.refresh(Region(0, line, self.size.width, 1))
-
-    # --- structural edits (OptionList has no insert; these keep its indexes consistent) ---
-
-    def _splice(self, start: int, end: int, prompts: Sequence[Content]) -> None:
-        """Replace the options ``[start:end]`` with new options for ``prompts``."""
-        self._options[start:end] = [Option(prompt) for prompt in prompts]
-
-    def _after_splices(self) -> None:
-        self._option_to_index.clear()
-        self._option_to_index.update((option, i) for i, option in enumerate(self._options))
-        self._mouse_hovering_over = None
-        self._clear_caches()
-        if self.is_mounted:
-            self.refresh(layout=self.styles.auto_dimensions)
-            self._update_lines()
+        self._strips.clear()
+        self.refresh()

@@ -1,4 +1,4 @@
-"""PickerList: in-place updates keep OptionList's indexes consistent, and it scales."""
+"""PickerList: in-place updates keep the painted lines consistent with the rows, and it scales."""
 
 from __future__ import annotations
 
@@ -26,11 +26,14 @@ def rows_of(m: PluginModel) -> tuple[Row, ...]:
 
 
 def assert_consistent(picker: PickerList) -> None:
-    """The options are the rows, in order, and OptionList's index map agrees."""
+    """The list holds the rows, in order, one line each, and every line in view paints its row."""
     assert picker.option_count == len(picker.rows)
-    for index, (option, row) in enumerate(zip(picker.options, picker.rows, strict=True)):
-        assert picker._option_to_index[option] == index
-        assert str(option.prompt) == row.text
+    assert picker.virtual_size.height == len(picker.rows)
+    top, height = picker.scroll_offset.y, picker.scrollable_content_region.height
+    for y in range(height):
+        index = top + y
+        expected = picker.rows[index].text if index < len(picker.rows) else ""
+        assert line_text(picker, y).rstrip() == expected.rstrip()
 
 
 async def test_splices_and_replacements_keep_the_list_consistent() -> None:
@@ -96,7 +99,11 @@ def line_text(picker: PickerList, y: int) -> str:
 
 
 async def test_a_changed_row_is_repainted_in_place_on_and_off_screen() -> None:
-    """Only the changed row's line is refreshed; what is painted is still the new text."""
+    """Only the changed rows are painted again; what is painted is still the new text.
+
+    The rows are built without a memo, so every row is a new object: equal rows must still
+    come from the cache.
+    """
     servers = [server(f"s{i}", *(tool(f"t{j:02d}") for j in range(30))) for i in range(3)]
 
     def with_off(index: int, bare: str) -> tuple[Row, ...]:
@@ -111,15 +118,17 @@ async def test_a_changed_row_is_repainted_in_place_on_and_off_screen() -> None:
         picker = app.query_one(PickerList)
         picker.show_rows(rows_of(model(*servers, budget=1000)))
         await pilot.pause()
-        before = list(picker.options)
+        height = picker.scrollable_content_region.height
+        before = [picker.render_line(y) for y in range(height)]
+        rendered = picker.rows_rendered
         assert line_text(picker, 3).startswith("    [x] t02")
         picker.show_rows(with_off(0, "t02"))  # row 3: on screen
         await pilot.pause()
         assert line_text(picker, 3).startswith("    [ ] t02")
-        changed = [
-            i for i, (a, b) in enumerate(zip(before, picker.options, strict=True)) if a is not b
-        ]
+        after = [picker.render_line(y) for y in range(height)]
+        changed = [y for y, (a, b) in enumerate(zip(before, after, strict=True)) if a is not b]
         assert changed == [0, 3]  # the server's count and the tool
+        assert picker.rows_rendered - rendered == 2
         assert_consistent(picker)
         picker.show_rows(with_off(2, "t20"))  # far below the view; row 3 is back on
         await pilot.pause()
@@ -129,3 +138,88 @@ async def test_a_changed_row_is_repainted_in_place_on_and_off_screen() -> None:
         y = picker.highlighted - picker.scroll_offset.y  # type: ignore[operator]
         assert "[ ] t20" in line_text(picker, y)
         assert_consistent(picker)
+
+
+class ChoosingApp(ListApp):
+    """Records every row chosen in its list."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chosen: list[tuple[str, ...]] = []
+
+    def on_picker_list_row_chosen(self, event: PickerList.RowChosen) -> None:
+        assert event.control is self.query_one(PickerList)
+        assert event.row is event.picker.rows[event.index]
+        self.chosen.append(event.row.key)
+
+
+def in_view(picker: PickerList) -> bool:
+    """The cursor's row is one of the lines in view."""
+    assert picker.highlighted is not None
+    top = picker.scroll_offset.y
+    return top <= picker.highlighted < top + picker.scrollable_content_region.height
+
+
+async def test_the_cursor_moves_through_thousands_of_rows_and_stays_in_view() -> None:
+    servers = [server(f"s{i:02d}", *(tool(f"t{j:03d}") for j in range(100))) for i in range(30)]
+    app = ChoosingApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        picker = app.query_one(PickerList)
+        picker.show_rows(rows_of(model(*servers, budget=10_000)))
+        picker.focus()
+        await pilot.pause()
+        height = picker.scrollable_content_region.height
+        assert picker.highlighted == 0 and picker.scroll_offset.y == 0
+        await pilot.press("end")
+        assert picker.highlighted == 3029 and in_view(picker)
+        assert line_text(picker, height - 1).startswith("    [x] t099")
+        await pilot.press("down")  # wraps to the first row
+        assert picker.highlighted == 0 and picker.scroll_offset.y == 0
+        await pilot.press("up")  # and back to the last
+        assert picker.highlighted == 3029 and in_view(picker)
+        await pilot.press("home", "pagedown")
+        assert picker.highlighted == height and in_view(picker)
+        await pilot.press("pagedown", "pageup", "pageup", "pageup")
+        assert picker.highlighted == 0 and picker.scroll_offset.y == 0
+        assert picker.select_key(("tool", "s15", "t050"))
+        await pilot.pause()
+        assert in_view(picker)
+        y = 15 * 101 + 51 - picker.scroll_offset.y
+        assert line_text(picker, y).startswith("    [x] t050")
+        await pilot.press("j", "k", "k", "enter")
+        assert app.chosen == [("tool", "s15", "t049")]
+        assert_consistent(picker)
+
+
+async def test_a_click_moves_the_cursor_and_chooses_the_row() -> None:
+    app = ChoosingApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        picker = app.query_one(PickerList)
+        picker.show_rows(rows_of(model(server("a", tool("x"), tool("y")), server("b"))))
+        await pilot.pause()
+        assert picker.highlighted == 0
+        assert await pilot.click(PickerList, offset=(5, 2))
+        assert picker.highlighted == 2
+        assert app.chosen == [("tool", "a", "y")]
+        assert await pilot.click(PickerList, offset=(5, 10))  # below the last row: nothing
+        assert picker.highlighted == 2 and len(app.chosen) == 1
+
+
+async def test_the_cursor_line_is_painted_in_the_cursor_style() -> None:
+    app = ListApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        picker = app.query_one(PickerList)
+        picker.show_rows(rows_of(model(server("a", tool("x"), tool("y")))))
+        picker.focus()
+        await pilot.pause()
+        cursor = picker.get_visual_style("picker--cursor").rich_style.bgcolor
+        plain = picker.get_visual_style().rich_style.bgcolor
+        assert cursor != plain
+
+        def backgrounds(y: int) -> set[object]:
+            return {segment.style.bgcolor for segment in picker.render_line(y) if segment.style}
+
+        assert backgrounds(0) == {cursor}
+        assert backgrounds(1) == {plain}
+        await pilot.press("down")
+        assert backgrounds(0) == {plain} and backgrounds(1) == {cursor}
