@@ -158,16 +158,16 @@ class PickerList(ScrollView, can_focus=True):
             return
         target = follow_cursor(old, rows, self.highlighted)
         self._rows = rows
-        if len(self._strips) > _CACHE_LIMIT:
-            self._strips.clear()
-        if diff.splices or len(old) != len(rows):
-            # Rows moved: every line below the first splice may show another row now.
+        if len(rows) != len(old):
             self.virtual_size = Size(0, len(rows))
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        # Rows before the first splice keep their places (in both tuples, it starts at the
+        # same index); from there on, every line may show another row now.
+        if diff.splices and diff.splices[0].new_start < top + height:
             self.refresh()
         else:
-            top = self.scroll_offset.y
             for index in diff.changed:
-                if top <= index < top + self.size.height:
+                if top <= index < top + height:
                     self.refresh_line(index)
         if self.highlighted != target:
             self.highlighted = target
@@ -282,6 +282,8 @@ class PickerList(ScrollView, can_focus=True):
         if cached is not None and cached[0] is style and cached[1] == width:
             return cached[2]
         strip = self._render_row(row, style, width)
+        if len(self._strips) >= _CACHE_LIMIT:
+            self._strips.clear()
         self._strips[row] = (style, width, strip)
         return strip
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any, Self
+
 import pytest
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import PluginModel
@@ -138,6 +141,62 @@ async def test_a_changed_row_is_repainted_in_place_on_and_off_screen() -> None:
         y = picker.highlighted - picker.scroll_offset.y  # type: ignore[operator]
         assert "[ ] t20" in line_text(picker, y)
         assert_consistent(picker)
+
+
+class RecordingPicker(PickerList):
+    """Records the lines each ``refresh`` asks to repaint (``None``: the whole list)."""
+
+    def __init__(self) -> None:
+        super().__init__(id="picker")
+        self.refreshed: list[int | None] = []
+
+    def refresh(self, *regions: Region, **kwargs: Any) -> Self:
+        if regions:
+            top = self.scroll_offset.y
+            self.refreshed += [top + y for r in regions for y in range(r.y, r.bottom)]
+        else:
+            self.refreshed.append(None)
+        return super().refresh(*regions, **kwargs)
+
+
+class RecordingApp(App[None]):
+    CSS_PATH = "../../agentty_tui/ui/picker.tcss"
+
+    def compose(self) -> ComposeResult:
+        yield RecordingPicker()
+
+
+async def test_an_update_asks_to_repaint_only_the_changed_lines_in_view() -> None:
+    """A toggle refreshes the toggled row's line and its server's; a splice in view, the view."""
+    servers = [server(f"s{i}", *(tool(f"t{j:02d}") for j in range(30))) for i in range(3)]
+    toggled = list(servers)
+    toggled[0] = servers[0].model_copy(
+        update={
+            "tools": tuple(
+                t.model_copy(update={"enabled": t.bare != "t02"}) for t in servers[0].tools
+            )
+        }
+    )
+    far = list(servers)
+    far[2] = servers[2].model_copy(update={"tools": servers[2].tools[:-1]})
+    app = RecordingApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        picker = app.query_one(RecordingPicker)
+        picker.show_rows(rows_of(model(*servers, budget=1000)))
+        picker.select_key(("tool", "s0", "t05"))
+        await pilot.pause()
+        picker.refreshed.clear()
+        picker.show_rows(rows_of(model(*toggled, budget=1000)))
+        assert None not in picker.refreshed  # not the whole list
+        assert sorted(line for line in picker.refreshed if line is not None) == [0, 3]
+        picker.refreshed.clear()
+        picker.show_rows(rows_of(model(*toggled[:2], far[2], budget=1000)))
+        assert picker.virtual_size.height == len(picker.rows)  # a row went away below the view
+        picker.refreshed.clear()
+        picker.show_rows(rows_of(model(server("new"), *toggled[:2], far[2], budget=1000)))
+        assert None in picker.refreshed  # a row came in above: every line in view moved
+        assert picker.highlighted == 7 and picker.current_row is not None
+        assert picker.current_row.key == ("tool", "s0", "t05")
 
 
 class ChoosingApp(ListApp):
