@@ -12,8 +12,8 @@ Textual's public API (``tests/ui/test_textual_public_api.py`` checks), so that a
 release cannot break the list; ``OptionList`` was not used because keeping it fast at 5,000
 rows meant splicing its private state (ARCHITECTURE §9).
 
-Row roles map to the component classes ``picker--<role>``, the cursor's line to
-``picker--cursor``, all styled in ``picker.tcss``.
+Row roles map to the component classes ``picker--<role>`` (styled in ``picker.tcss``), the
+cursor's line to ``picker--cursor`` and the line under the pointer to ``picker--hover``.
 """
 
 from __future__ import annotations
@@ -57,6 +57,8 @@ ROLES = (
 
 CURSOR = "picker--cursor"
 """The component class of the line under the cursor."""
+HOVER = "picker--hover"
+"""The component class of the line under the mouse pointer (unless the cursor is on it)."""
 
 _CACHE_LIMIT = 2048
 """Painted lines kept; far more than a screen holds, so scrolling back and forth stays cheap."""
@@ -75,15 +77,18 @@ class PickerList(ScrollView, can_focus=True):
         Binding("enter", "select", "details", show=False),
     ]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {CURSOR} | {f"picker--{role}" for role in ROLES}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {CURSOR, HOVER} | {f"picker--{role}" for role in ROLES}
 
     # The look OptionList gave the list (and the SVG snapshots keep): the surface, tinted when
-    # focused, and the block cursor, muted when the list is not focused.
+    # focused, the block cursor, muted when the list is not focused, and the hover highlight.
     DEFAULT_CSS = """
     PickerList {
         color: $foreground;
         background: $surface;
         overflow-x: hidden;
+        & > .picker--hover {
+            background: $block-hover-background;
+        }
         & > .picker--cursor {
             color: $foreground;
             background: $block-cursor-blurred-background;
@@ -102,6 +107,9 @@ class PickerList(ScrollView, can_focus=True):
 
     highlighted: var[int | None] = var[int | None](None)
     """The index of the row under the cursor, or ``None`` when the list is empty."""
+
+    hovered: var[int | None] = var[int | None](None)
+    """The index of the row under the mouse pointer, if any."""
 
     class RowChosen(Message):
         """Enter was pressed (or a row clicked) on ``row``."""
@@ -266,6 +274,22 @@ class PickerList(ScrollView, can_focus=True):
             self.highlighted = index
             self.action_select()
 
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Follow the pointer for the hover highlight."""
+        offset = event.get_content_offset(self)
+        index = None if offset is None else self.scroll_offset.y + offset.y
+        self.hovered = index if index is not None and 0 <= index < len(self._rows) else None
+
+    def on_leave(self) -> None:
+        """The pointer left the list."""
+        self.hovered = None
+
+    def watch_hovered(self, old: int | None, new: int | None) -> None:
+        """Repaint the lines the pointer left and reached."""
+        for index in (old, new):
+            if index is not None:
+                self.refresh_line(index)
+
     # --- painting -----------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
@@ -275,9 +299,12 @@ class PickerList(ScrollView, can_focus=True):
         if not 0 <= index < len(self._rows):
             return Strip.blank(width, self.get_visual_style().rich_style)
         row = self._rows[index]
-        style = (
-            self.get_visual_style(CURSOR) if index == self.highlighted else self.get_visual_style()
-        )
+        if index == self.highlighted:
+            style = self.get_visual_style(CURSOR)
+        elif index == self.hovered:
+            style = self.get_visual_style(HOVER)
+        else:
+            style = self.get_visual_style()
         cached = self._strips.get(row)
         if cached is not None and cached[0] is style and cached[1] == width:
             return cached[2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Self
 
 import pytest
+from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
@@ -282,3 +283,28 @@ async def test_the_cursor_line_is_painted_in_the_cursor_style() -> None:
         assert backgrounds(1) == {plain}
         await pilot.press("down")
         assert backgrounds(0) == {plain} and backgrounds(1) == {cursor}
+
+
+async def test_the_line_under_the_pointer_is_highlighted_until_it_leaves() -> None:
+    app = ListApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        picker = app.query_one(PickerList)
+        picker.show_rows(rows_of(model(server("a", tool("x"), tool("y")))))
+        await pilot.pause()
+        hover = picker.get_visual_style("picker--hover").rich_style.bgcolor
+        plain = picker.get_visual_style().rich_style.bgcolor
+        assert hover != plain
+
+        def background(y: int) -> object:
+            styles = {segment.style.bgcolor for segment in picker.render_line(y) if segment.style}
+            assert len(styles) == 1
+            return styles.pop()
+
+        assert await pilot.hover(PickerList, offset=(5, 2))
+        assert picker.hovered == 2 and background(2) == hover and background(1) == plain
+        assert await pilot.hover(PickerList, offset=(5, 0))  # the cursor's line keeps its look
+        assert picker.hovered == 0 and background(0) not in (hover, plain)
+        assert background(2) == plain
+        picker.post_message(events.Leave(picker))
+        await pilot.pause()
+        assert picker.hovered is None
