@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import h11
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.headers import header_problem
@@ -103,3 +106,35 @@ def test_a_malformed_header_fails_its_entry_in_every_dialect(
     assert SECRET not in bad.problem
     assert good is not None and good.problem is None
     assert good.spec == HttpSpec(url="http://h/mcp", headers={"X-Ok": "1"})
+
+
+def _http_accepts(name: str, value: str) -> bool:
+    """Whether the HTTP client would send this header: ASCII (as httpx encodes it) and legal
+    by h11, the HTTP/1.1 library under it."""
+    try:
+        raw = (name.encode("ascii"), value.encode("ascii"))
+        h11.Request(method="GET", target="/", headers=[(b"Host", b"h"), raw])
+    except (UnicodeEncodeError, h11.LocalProtocolError):
+        return False
+    return True
+
+
+# Short texts over the characters the rule is about, or Latin-1 at large.
+_HEADER_TEXT = st.one_of(
+    st.text(st.sampled_from(" \taZ0-:\x1b\x7f\r\n\x00é\x85"), max_size=6),
+    st.text(st.characters(max_codepoint=0xFF), max_size=12),
+)
+_HEADER_NAME = st.one_of(st.sampled_from(["Authorization", "X-Key"]), _HEADER_TEXT)
+
+
+@settings(max_examples=300)
+@given(name=_HEADER_NAME, value=_HEADER_TEXT)
+def test_the_rule_agrees_with_the_http_client(name: str, value: str) -> None:
+    # What the client refuses is refused at load; what it accepts is too, except the control
+    # characters h11 lets through (ESC, DEL, ...), which no header should carry to a server.
+    problem = header_problem(name, value)
+    if not _http_accepts(name, value):
+        assert problem is not None
+    elif problem is not None:
+        controls = [char for char in value if char != "\t" and (char < " " or char == "\x7f")]
+        assert controls, problem
