@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import anyio.to_thread
 import pytest
 
 from agentty_tui.bridge import Bridge, reaper
@@ -99,18 +100,33 @@ async def test_a_descendant_re_parented_to_us_is_reaped(
                 await anyio.sleep(0.02)
 
 
-def _sleeper() -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+def _echo() -> subprocess.Popen[bytes]:
+    code = "import sys\nfor line in sys.stdin: print(line, end='', flush=True)"
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+
+
+def _answers(process: subprocess.Popen[bytes]) -> bool:
+    """A round trip through the process: True only if it runs, neither stopped nor killed."""
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(b"ping\n")
+        process.stdin.flush()
+    except BrokenPipeError:
+        return False
+    return process.stdout.readline() == b"ping\n"
 
 
 async def test_a_pid_that_names_another_process_now_is_never_signalled() -> None:
-    process = _sleeper()
+    process = _echo()
     try:
         start = reaper.start_time(process.pid)
         assert start is not None
         # As recorded for a process that has exited since, its pid given to this one.
         await reaper.kill_tree({process.pid: start - 1}, timeout=0.5)
-        assert process.poll() is None and process_alive(process.pid)
+        with anyio.fail_after(10):
+            assert await anyio.to_thread.run_sync(_answers, process)
         await reaper.kill_tree({process.pid: start}, timeout=5)
         assert not process_alive(process.pid)
     finally:
