@@ -14,10 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import anyio
-
 from agentty_tui import __version__
 from agentty_tui.bridge.logs import quiet_logging
+from agentty_tui.bridge.shutdown import run_command
 from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageError
 
 __all__ = ["default_config_path", "main"]
@@ -130,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agentty_tui import commands
 
         handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
-        result: int = anyio.run(handler, config_path, args)
+        result: int = run_command(handler, config_path, args)
         return result
     except (ConfigError, UsageError) as exc:
         print(f"agentty-tui: {exc}", file=sys.stderr)

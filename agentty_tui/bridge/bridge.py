@@ -27,6 +27,7 @@ import mcp_types as types
 
 from agentty_tui.bridge.feed import SnapshotFeed
 from agentty_tui.bridge.logs import ServerLog, default_log_dir
+from agentty_tui.bridge.reaper import reap_orphans
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.step import StepRuntime
@@ -122,6 +123,9 @@ class Bridge:
             await group.__aexit__(None, None, None)
         finally:
             self._feed.close()
+            with anyio.CancelScope(shield=True):
+                # A server's descendant that was slow to die is ended here, and reaped.
+                await reap_orphans()
 
     # --- reading --------------------------------------------------------------------
 

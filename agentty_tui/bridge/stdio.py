@@ -25,6 +25,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.reaper import ProcessTree
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
 
@@ -160,18 +161,26 @@ class StdioTransport(ManagedTransport):
         process = self.process
         if process is None:
             return
+        # Read the tree while the server still runs: once it exits, its children are
+        # re-parented and only the record says they were its (a setsid one left the group).
+        tree = ProcessTree(process.pid)
+        await tree.record()
         if process.stdin is not None:
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await process.stdin.aclose()
         grace = STDIN_CLOSE_GRACE if self._spoke else SILENT_GRACE
         if not await _exited_within(process, grace):
             self.log.note(f"still running {grace:g} s after its input was closed: SIGTERM")
+            await tree.record()
             _signal_group(process.pid, signal.SIGTERM)
+            tree.send(signal.SIGTERM)
             if not await _exited_within(process, TERM_GRACE):
                 _signal_group(process.pid, signal.SIGKILL)
                 await _exited_within(process, TERM_GRACE)
         # Grandchildren outlive their parent in the group; nothing of the server may stay.
         _signal_group(process.pid, signal.SIGKILL)
+        await tree.record()  # those re-parented meanwhile are still found by their session
+        await tree.kill()
         self.log.note(f"stopped pid {process.pid} (exit status {process.returncode})")
         with contextlib.suppress(Exception):
             await process.aclose()

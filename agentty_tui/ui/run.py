@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
-
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import quiet_logging
+from agentty_tui.bridge.shutdown import StopRequest, run_app
 from agentty_tui.config import ConfigStore, Dialect
 from agentty_tui.ui.app import PickerApp
 
@@ -22,18 +21,18 @@ def run_picker(
     ``dialect`` forces the config file's format (detected from the file when ``None``).
 
     The bridge's exit is shielded, so the servers stop even when the app ends by an error; the
-    terminal is restored by the app before that.
+    terminal is restored by the app before that. SIGTERM and SIGHUP end the app as ``q`` does
+    (the exit code is then 128 + the signal's number).
     """
     quiet_logging(log_dir)
-    return_code = 0
 
-    async def main() -> None:
-        nonlocal return_code
+    async def main(request: StopRequest) -> int:
         store = ConfigStore(config_path, dialect=dialect)
         async with Bridge(store, log_dir=log_dir) as bridge:
             app = PickerApp(bridge, freeze_heap=True)
+            # The app's own way out, so that it restores the terminal before the servers stop.
+            request.handler = app.exit
             await app.run_async()
-            return_code = app.return_code or 0
+            return app.return_code or 0
 
-    anyio.run(main, backend="asyncio")
-    return return_code
+    return run_app(main)

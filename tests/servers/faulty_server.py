@@ -13,10 +13,19 @@ says what happened and that everything else keeps working:
 - ``grandchild``  forks a grandchild (``sleep 600``) that keeps running on its own;
                   ``grandchild_pid`` returns its PID;
 - ``slow-list``   answers ``tools/list`` only after ``--delay`` seconds;
-- ``hang-call``   has a tool ``hang`` that never returns.
+- ``hang-call``   has a tool ``hang`` that never returns;
+- ``setsid-grandchild`` forks a grandchild that calls ``setsid()`` (leaving the server's
+                  process group and session) and ignores SIGTERM; ``grandchild_pid`` returns its
+                  PID and ``hang`` never returns;
+- ``daemon``      double-forks: a child starts such a grandchild and exits at once, so the
+                  grandchild is re-parented away from the server before it ever stops;
+                  ``grandchild_pid`` returns its PID.
 
+The grandchild modes serve only once their grandchild has left the session, and write
+``grandchild pid N`` to stderr (the server's log). ``--stubborn`` makes any mode ignore SIGTERM
+and keep running after its stdin ends (only SIGKILL stops it).
 Every mode also has ``ok`` (returns "ok") and ``pid`` (the server's own PID).
-Run: ``python tests/servers/faulty_server.py --fault MODE [--delay S]``.
+Run: ``python tests/servers/faulty_server.py --fault MODE [--delay S] [--stubborn]``.
 """
 
 from __future__ import annotations
@@ -24,8 +33,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import subprocess
 import sys
+import time
 from typing import Any
 
 import anyio
@@ -43,7 +54,31 @@ from mcp_types import (
     Tool,
 )
 
-FAULTS = ("garbage", "bad-tools", "grandchild", "slow-list", "hang-call")
+FAULTS = (
+    "garbage",
+    "bad-tools",
+    "grandchild",
+    "slow-list",
+    "hang-call",
+    "setsid-grandchild",
+    "daemon",
+)
+ESCAPED = (
+    "import os, signal, sys, time\n"
+    "os.setsid()\n"
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    "print('escaped', flush=True)\n"
+    "time.sleep(600)\n"
+)
+"""A grandchild that leaves the server's session and ignores SIGTERM; says so on stdout."""
+DOUBLE_FORK = (
+    "import subprocess, sys\n"
+    "child = subprocess.Popen([sys.executable, '-c', sys.argv[1]], stdin=subprocess.DEVNULL,\n"
+    "    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)\n"
+    "child.stdout.readline()\n"
+    "print(child.pid, flush=True)\n"
+)
+"""The middle process of ``daemon``: starts ``ESCAPED`` (argv[1]), prints its PID, exits."""
 EMPTY: dict[str, Any] = {"type": "object", "properties": {}}
 WIRE_FD: int | None = None
 """A duplicate of the real stdout, taken before the SDK diverts fd 1 (``garbage`` only)."""
@@ -63,8 +98,11 @@ def _tools(fault: str) -> list[Tool]:
             Tool(name="dup", description="second", input_schema=EMPTY),
             Tool(name="fine.dotted-name_2", input_schema=EMPTY),
         ]
-    elif fault == "grandchild":
+    elif fault in ("grandchild", "daemon"):
         tools.append(Tool(name="grandchild_pid", input_schema=EMPTY))
+    elif fault == "setsid-grandchild":
+        tools.append(Tool(name="grandchild_pid", input_schema=EMPTY))
+        tools.append(Tool(name="hang", input_schema=EMPTY))
     elif fault == "hang-call":
         tools.append(Tool(name="hang", input_schema=EMPTY))
     return tools
@@ -93,7 +131,7 @@ def build_server(fault: str, delay: float, grandchild: int | None) -> Server:
             text = "noisy"
         elif name == "grandchild_pid" and grandchild is not None:
             text = str(grandchild)
-        elif name == "hang" and fault == "hang-call":
+        elif name == "hang" and fault in ("hang-call", "setsid-grandchild"):
             # Said on stderr (the server's log) so a test can wait for the call to be in flight.
             print("hang: call received", file=sys.stderr, flush=True)
             await anyio.sleep_forever()
@@ -114,7 +152,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="An MCP test server that misbehaves.")
     parser.add_argument("--fault", choices=FAULTS, required=True)
     parser.add_argument("--delay", type=float, default=20.0, help="seconds, for slow-list")
+    parser.add_argument("--stubborn", action="store_true", help="ignore SIGTERM and stdin's end")
     args = parser.parse_args(argv)
+    if args.stubborn:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     grandchild: int | None = None
     if args.fault == "grandchild":
@@ -126,6 +167,9 @@ def main(argv: list[str] | None = None) -> None:
             stderr=subprocess.DEVNULL,
         )
         grandchild = child.pid
+    elif args.fault in ("setsid-grandchild", "daemon"):
+        grandchild = _escaped_grandchild(double_fork=args.fault == "daemon")
+        print(f"grandchild pid {grandchild}", file=sys.stderr, flush=True)
     if args.fault == "garbage":
         global WIRE_FD
         WIRE_FD = os.dup(1)
@@ -133,6 +177,34 @@ def main(argv: list[str] | None = None) -> None:
     anyio.run(serve, build_server(args.fault, args.delay, grandchild))
     if args.fault == "garbage":
         os.write(1, b"goodbye (not JSON-RPC)\n")
+    if args.stubborn:
+        time.sleep(600)
+
+
+def _escaped_grandchild(*, double_fork: bool) -> int:
+    """Start ``ESCAPED`` (through a middle process that exits, for a daemon); its PID.
+
+    Returns once it has left the session, so a test never races its ``setsid()``.
+    """
+    argv = (
+        [sys.executable, "-c", DOUBLE_FORK, ESCAPED]
+        if double_fork
+        else [
+            sys.executable,
+            "-c",
+            ESCAPED,
+        ]
+    )
+    child = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert child.stdout is not None
+    line = child.stdout.readline().decode()
+    if double_fork:
+        child.wait()  # the middle process is gone: the grandchild is an orphan now
+        return int(line)
+    child.stdout.close()
+    return child.pid
 
 
 if __name__ == "__main__":

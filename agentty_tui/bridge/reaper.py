@@ -1,0 +1,296 @@
+"""No process a server started outlives it: a child subreaper, process trees, orphan reaping.
+
+A stdio server runs in a process group of its own and stopping it signals that group, but a
+descendant that called ``setsid()`` has left the group, and one whose parent exited has left
+the server's tree. So:
+
+- the app makes itself a child subreaper (Linux ``prctl``): orphans of its servers'
+  descendants are re-parented to the app instead of init, and stay within its reach;
+- before a server is signalled, its tree is read from ``/proc``: every process whose parent
+  chain leads to the server, or that is in the server's session or process group (which a
+  re-parented descendant keeps unless it called ``setsid()``). Each member is recorded with
+  its start time, and a pid whose start time changed (the kernel gave it to a new process) is
+  never signalled;
+- the members are stopped (``SIGSTOP``, so none forks while the tree is read again), killed,
+  and those re-parented to the app are reaped. Only recorded members are ever waited for:
+  the app's own children belong to anyio, whose ``Process.wait`` a stolen exit status breaks.
+
+Where ``/proc`` or ``prctl`` is missing (not Linux) all of this is a no-op and only the process
+group is signalled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import signal
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import anyio
+
+__all__ = ["ProcessTree", "descendants", "enable_subreaper", "kill_tree", "reap_orphans"]
+
+log = logging.getLogger(__name__)
+
+PR_SET_CHILD_SUBREAPER = 36
+"""The ``prctl`` option (linux/prctl.h)."""
+
+KILL_WAIT = 2.0
+"""Seconds to wait for killed processes to be gone before leaving them to ``reap_orphans``."""
+
+FREEZE_ROUNDS = 20
+"""How many times a tree is re-read while stopping its members, at most (a fork bomb's bound)."""
+
+Members = dict[int, int]
+"""pid -> start time (clock ticks after boot, ``/proc/<pid>/stat`` field 22)."""
+
+_pending: Members = {}
+"""Recorded descendants not yet seen gone: what ``reap_orphans`` still has to end."""
+
+_subreaper: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Stat:
+    """The fields of ``/proc/<pid>/stat`` that tell who a process is and where it hangs."""
+
+    ppid: int
+    """Parent pid."""
+    pgid: int
+    """Process group."""
+    sid: int
+    """Session."""
+    start: int
+    """Start time in clock ticks after boot: with the pid, it names one process for good."""
+    zombie: bool
+    """Exited, waiting for its parent to reap it."""
+
+
+def _stat(pid: int) -> _Stat | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    # The command name is in parentheses and may hold anything: split after the last ")".
+    fields = data[data.rfind(b")") + 2 :].split()
+    try:
+        return _Stat(
+            ppid=int(fields[1]),
+            pgid=int(fields[2]),
+            sid=int(fields[3]),
+            start=int(fields[19]),
+            zombie=fields[0] in (b"Z", b"X"),
+        )
+    except (IndexError, ValueError):
+        return None
+
+
+def _table() -> dict[int, _Stat]:
+    """Every process on the system, read from ``/proc`` (empty where there is none)."""
+    table: dict[int, _Stat] = {}
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return table
+    with entries:
+        for entry in entries:
+            if entry.name.isdigit():
+                stat = _stat(int(entry.name))
+                if stat is not None:
+                    table[int(entry.name)] = stat
+    return table
+
+
+def enable_subreaper() -> bool:
+    """Make this process a child subreaper (once); False, with a log note, where it cannot be."""
+    global _subreaper
+    if _subreaper is not None:
+        return _subreaper
+    _subreaper = False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        log.warning("no prctl here: descendants of a server that leave it may outlive the app")
+        return False
+    if prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        error = os.strerror(ctypes.get_errno())
+        log.warning("could not become a child subreaper (%s): orphans go to init", error)
+        return False
+    _subreaper = True
+    return True
+
+
+def _closure(roots: Iterable[int], table: Mapping[int, _Stat]) -> set[int]:
+    """``roots`` and every process whose parent chain leads to one of them."""
+    children: dict[int, list[int]] = {}
+    for pid, stat in table.items():
+        children.setdefault(stat.ppid, []).append(pid)
+    found: set[int] = set()
+    stack = list(roots)
+    while stack:
+        pid = stack.pop()
+        if pid in found:
+            continue
+        found.add(pid)
+        stack.extend(children.get(pid, ()))
+    return found
+
+
+def descendants(root: int, root_start: int | None = None) -> Members:
+    """The processes ``root`` (a session leader) started, directly or not, with start times.
+
+    Found by parent links and, for those re-parented already, by session and process group: a
+    pid that is some process's session or group id is never handed to a new process, so those
+    are the root's for sure. ``root_start`` is the root's own start time: when the pid names
+    another process by now, its children are not followed.
+    """
+    table = _table()
+    own = table.get(root)
+    roots = [pid for pid, stat in table.items() if root in (stat.sid, stat.pgid)]
+    if own is not None and (root_start is None or own.start == root_start):
+        roots.append(root)
+    since = root_start if root_start is not None else 0
+    return {
+        pid: table[pid].start
+        for pid in _closure(roots, table)
+        if pid != root and table[pid].start >= since
+    }
+
+
+def start_time(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks after boot), or None if there is no such process."""
+    stat = _stat(pid)
+    return stat.start if stat is not None else None
+
+
+def _send(pid: int, start: int, sig: int) -> bool:
+    """Signal ``pid`` only if it is still the process that started at ``start``."""
+    pidfd = -1
+    opener = getattr(os, "pidfd_open", None)
+    if opener is not None:
+        # A pidfd pins the process: once its start time checks out, the signal cannot go to a
+        # process that took over the pid in between.
+        try:
+            pidfd = opener(pid)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            pidfd = -1
+    try:
+        stat = _stat(pid)
+        if stat is None or stat.start != start:
+            return False
+        if pidfd >= 0:
+            signal.pidfd_send_signal(pidfd, sig)
+        else:
+            os.kill(pid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
+
+
+def _reap(pid: int, start: int) -> bool:
+    """True once ``pid`` is gone; reaps it if it is a zombie re-parented to us."""
+    stat = _stat(pid)
+    if stat is None or stat.start != start:
+        return True
+    if not stat.zombie:
+        return False
+    if stat.ppid == os.getpid():
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+    return True  # a zombie is dead; one that is not ours its own parent will reap
+
+
+def signal_members(members: Mapping[int, int], sig: int) -> None:
+    """Send ``sig`` to every member still alive (start times checked)."""
+    for pid, start in members.items():
+        _send(pid, start, sig)
+
+
+async def kill_tree(members: Mapping[int, int], timeout: float = KILL_WAIT) -> None:
+    """Kill ``members`` and whatever they started since they were recorded; reap ours.
+
+    Members are stopped first and the tree re-read until it holds no new process, so that
+    nothing forks between the last read and the kill. Members still there after ``timeout``
+    seconds are left to ``reap_orphans``.
+    """
+    for pid in members:
+        _pending.pop(pid, None)
+    targets: Members = {}
+    for pid, start in members.items():
+        if _send(pid, start, signal.SIGSTOP):
+            targets[pid] = start
+    for _ in range(FREEZE_ROUNDS):
+        table = _table()
+        new = {
+            pid: table[pid].start
+            for pid in _closure(targets, table)
+            if pid not in targets and pid in table
+        }
+        if not new:
+            break
+        for pid, start in new.items():
+            if _send(pid, start, signal.SIGSTOP):
+                targets[pid] = start
+    _pending.update(targets)
+    for pid, start in targets.items():
+        _send(pid, start, signal.SIGKILL)  # a stopped process dies of it too
+    left = dict(targets)
+    with anyio.move_on_after(timeout):
+        while left:
+            for pid, start in list(left.items()):
+                if _reap(pid, start):
+                    del left[pid]
+                    _pending.pop(pid, None)
+            if left:
+                await anyio.sleep(0.01)
+
+
+async def reap_orphans(*, sweep: bool = False, timeout: float = KILL_WAIT) -> None:
+    """End every recorded descendant still around, and reap the ones re-parented to us.
+
+    ``sweep``: also every child of ours outside our own session, i.e. an orphan the kernel
+    re-parented to the subreaper (the servers themselves are session leaders too, so sweep
+    only once every server has been stopped: the app does, on its way out).
+    """
+    candidates = {pid: start for pid, start in _pending.items() if start_time(pid) == start}
+    _pending.clear()
+    if sweep:
+        me, session = os.getpid(), os.getsid(0)
+        for pid, stat in _table().items():
+            if stat.ppid == me and stat.sid != session:
+                candidates[pid] = stat.start
+    await kill_tree(candidates, timeout)
+
+
+class ProcessTree:
+    """The descendants of one server process, recorded while it runs and ended with it."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.root_start = start_time(root)
+        self.members: Members = {}
+        """Every descendant recorded so far (pid -> start time)."""
+
+    async def record(self) -> None:
+        """Add the processes the server has now (read in a worker thread: ``/proc`` is big)."""
+        found = await anyio.to_thread.run_sync(descendants, self.root, self.root_start)
+        self.members.update(found)
+        _pending.update(found)
+
+    def send(self, sig: int) -> None:
+        """Send ``sig`` to every recorded descendant still alive."""
+        signal_members(self.members, sig)
+
+    async def kill(self) -> None:
+        """Kill every recorded descendant and what it started; reap those re-parented to us."""
+        await kill_tree(self.members)

@@ -1,0 +1,178 @@
+"""Descendants that left the server's process group still end with it (real processes)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+import pytest
+
+from agentty_tui.bridge import Bridge, reaper
+from agentty_tui.config import ConfigStore
+from tests.conftest import WriteConfig
+from tests.helpers import process_alive, stdio_entry, wait_until_gone
+from tests.processes import GRANDCHILD, exists, faulty
+
+pytestmark = pytest.mark.anyio
+
+SETTLE = 20.0
+
+
+async def _grandchild(bridge: Bridge, server: str) -> int:
+    result = await bridge.call_tool(server, "grandchild_pid")
+    pid = int(result.content[0].text)  # type: ignore[union-attr]
+    assert process_alive(pid)
+    return pid
+
+
+async def test_setsid_grandchild_is_gone_after_remove_and_the_other_stays(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {
+            "forker": stdio_entry(faulty("setsid-grandchild")),
+            "other": stdio_entry(faulty("setsid-grandchild")),
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        first, second = await _grandchild(bridge, "forker"), await _grandchild(bridge, "other")
+        await bridge.plugin_remove("forker")
+        await wait_until_gone(first)
+        assert process_alive(second), "only the removed server's descendants are ended"
+    await wait_until_gone(second)
+
+
+async def test_setsid_grandchild_is_gone_after_a_reload_replaced_its_server(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"forker": stdio_entry(faulty("setsid-grandchild"))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        grandchild = await _grandchild(bridge, "forker")
+        write_config({"forker": stdio_entry(faulty("setsid-grandchild", "--delay", "1"))})
+        await bridge.reload()
+        await wait_until_gone(grandchild)
+        assert await _grandchild(bridge, "forker") != grandchild
+
+
+async def test_setsid_grandchild_of_a_stubborn_server_is_gone_when_the_bridge_closes(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"forker": stdio_entry(faulty("setsid-grandchild", "--stubborn"))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        grandchild = await _grandchild(bridge, "forker")
+        server = bridge.server_pid("forker")
+        assert server is not None
+    # The close returns once everything is ended: no waiting here.
+    assert not process_alive(server)
+    assert not process_alive(grandchild)
+
+
+@pytest.fixture
+def subreaper() -> Iterator[None]:
+    """This test process as a child subreaper, as the app is; undone afterwards."""
+    assert reaper.enable_subreaper()
+    yield
+    ctypes.CDLL(None).prctl(reaper.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+    reaper._subreaper = None
+
+
+@pytest.mark.usefixtures("subreaper")
+async def test_a_descendant_re_parented_to_us_is_reaped(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({"forker": stdio_entry(faulty("setsid-grandchild"))})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        grandchild = await _grandchild(bridge, "forker")
+        await bridge.plugin_remove("forker")
+        # Its server exited first, so the grandchild was ours to wait for: not even a zombie.
+        with anyio.fail_after(10):
+            while exists(grandchild):  # noqa: ASYNC110 - no event fires when a process ends
+                await anyio.sleep(0.02)
+
+
+def _echo() -> subprocess.Popen[bytes]:
+    code = "import sys\nfor line in sys.stdin: print(line, end='', flush=True)"
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+
+
+def _answers(process: subprocess.Popen[bytes]) -> bool:
+    """A round trip through the process: True only if it runs, neither stopped nor killed."""
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(b"ping\n")
+        process.stdin.flush()
+    except BrokenPipeError:
+        return False
+    return process.stdout.readline() == b"ping\n"
+
+
+async def test_a_pid_that_names_another_process_now_is_never_signalled() -> None:
+    process = _echo()
+    try:
+        start = reaper.start_time(process.pid)
+        assert start is not None
+        # As recorded for a process that has exited since, its pid given to this one.
+        await reaper.kill_tree({process.pid: start - 1}, timeout=0.5)
+        with anyio.fail_after(10):
+            assert await anyio.to_thread.run_sync(_answers, process)
+        await reaper.kill_tree({process.pid: start}, timeout=5)
+        assert not process_alive(process.pid)
+    finally:
+        process.kill()
+        process.wait()
+
+
+async def test_descendants_are_found_by_parent_links() -> None:
+    # In a session of its own, as the transport starts a server.
+    found: dict[int, int] = {}
+    async with await anyio.open_process(
+        faulty("setsid-grandchild"), stdout=subprocess.DEVNULL, start_new_session=True
+    ) as server:
+        try:
+            assert server.stderr is not None
+            with anyio.fail_after(20):
+                line = (await server.stderr.receive()).decode()
+            match = GRANDCHILD.search(line)
+            assert match is not None, line
+            grandchild = int(match.group(1))
+            found = reaper.descendants(server.pid)
+            assert grandchild in found, "it left the session: found by its parent link"
+            assert server.pid not in found
+            assert reaper.descendants(grandchild) == {}
+        finally:
+            server.kill()
+            await server.wait()
+            await reaper.kill_tree(found)
+
+
+async def test_descendants_re_parented_already_are_found_by_session() -> None:
+    found: dict[int, int] = {}
+    async with await anyio.open_process(
+        faulty("grandchild"), stdout=subprocess.DEVNULL, start_new_session=True
+    ) as server:
+        try:
+            with anyio.fail_after(20):
+                while not found:  # the fork gives no event to wait on
+                    found = reaper.descendants(server.pid)
+                    await anyio.sleep(0.02)
+            server.kill()  # the server alone: its grandchild is re-parented, still running
+            await server.wait()
+            (grandchild,) = found
+            assert process_alive(grandchild)
+            assert reaper.descendants(server.pid) == found
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                server.kill()
+            await reaper.kill_tree(found)
