@@ -6,6 +6,7 @@ __all__ = [
     "AgenttyError",
     "ConfigError",
     "OperationError",
+    "ReadOnlyFileError",
     "UnknownServerError",
     "UnknownToolError",
     "UsageError",
@@ -52,6 +53,15 @@ class ConfigError(AgenttyError):
 
 class OperationError(AgenttyError):
     """An operation of the bridge that could not be carried out (the model is unchanged)."""
+
+
+class ReadOnlyFileError(OperationError):
+    """A config file its owner made read-only: an edit is refused rather than renamed over it."""
+
+    def __init__(self, path: str, mode: int) -> None:
+        self.path = path
+        self.mode = mode
+        super().__init__(f"{path} is read-only (mode {mode:04o}): not written")
 
 
 class UnknownServerError(OperationError):

@@ -14,10 +14,12 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from agentty_tui.config.codex import CodexDialect
 from agentty_tui.config.dialect import Dialect
+from agentty_tui.config.files import read_text
 from agentty_tui.config.gemini import GeminiDialect
 from agentty_tui.config.jsonc import parse_jsonc
 from agentty_tui.config.mcpjson import McpJsonDialect
@@ -105,9 +107,7 @@ def detect_file(path: str | os.PathLike[str]) -> Dialect:
     """The dialect of the file at ``path`` as it is now; a missing, unreadable or non-UTF-8 file
     is judged by its name alone (the dialect's own parse reports what is wrong with it)."""
     try:
-        with open(os.path.realpath(path), "rb") as file:
-            data = file.read()
-        text: str | None = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(Path(path))
+    except ConfigError:
         text = None
     return detect_dialect(path, text)

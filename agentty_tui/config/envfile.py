@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agentty_tui.config.files import read_text
 from agentty_tui.errors import ConfigError
 
 __all__ = ["parse_env_file", "read_env_file"]
@@ -72,12 +73,7 @@ def parse_env_file(text: str, path: str) -> dict[str, str]:
 
 def read_env_file(path: Path) -> dict[str, str]:
     """The variables of the env file at ``path``; ``ConfigError`` when it cannot be read."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("no such file", path=str(path)) from None
-    except UnicodeDecodeError:
-        raise ConfigError("not UTF-8 text", path=str(path)) from None
-    except OSError as error:
-        raise ConfigError(f"cannot read it: {error.strerror}", path=str(path)) from None
+    text = read_text(path)
+    if text is None:
+        raise ConfigError("no such file", path=str(path))
     return parse_env_file(text, str(path))

@@ -14,11 +14,18 @@ from typing import Any
 
 from agentty_tui.errors import ConfigError
 
-__all__ = ["JsoncEntry", "JsoncNode", "parse_jsonc"]
+__all__ = ["MAX_DEPTH", "JsoncEntry", "JsoncNode", "check_nesting", "parse_jsonc"]
+
+MAX_DEPTH = 100
+"""How deeply arrays and objects may nest in a config file. Real configs nest a few levels (an
+``inputSchema`` of a native tool a dozen); the limit keeps every recursive walk of a document
+(validation, copies, edits) far from Python's recursion limit."""
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+# What matters for nesting: strings (skipped whole, brackets in them do not count) and brackets.
+_NESTING_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
 
 
 @dataclass(slots=True)
@@ -51,6 +58,7 @@ class _Parser:
         self.text = text
         self.path = path
         self.pos = 0
+        self.depth = 0
         self.duplicates: list[str] = []
 
     def error(self, message: str, pos: int | None = None) -> ConfigError:
@@ -112,6 +120,9 @@ class _Parser:
         return decoded
 
     def container(self, close: str) -> JsoncNode:
+        if self.depth >= MAX_DEPTH:
+            raise self.error(f"nested deeper than {MAX_DEPTH} levels")
+        self.depth += 1
         node = JsoncNode(self.pos, self.pos, {} if close == "}" else [], container=True)
         self.pos += 1
         self.skip()
@@ -146,7 +157,26 @@ class _Parser:
             raise self.error(f"unexpected end of text, expecting '{close}'")
         self.pos += 1
         node.end = self.pos
+        self.depth -= 1
         return node
+
+
+def check_nesting(text: str, path: str | None = None) -> None:
+    """Raise ``ConfigError`` (with line and column) if JSON ``text`` nests deeper than
+    ``MAX_DEPTH``: a linear scan, for readers that would otherwise recurse without a bound."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return  # cannot be that deep: the common case costs two counts
+    depth = 0
+    for match in _NESTING_TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _Parser(text, path).error(
+                    f"nested deeper than {MAX_DEPTH} levels", match.start()
+                )
+        elif token in "]}":
+            depth -= 1
 
 
 def parse_jsonc(text: str, path: str | None = None) -> JsoncNode:

@@ -11,6 +11,7 @@ from typing import Any
 
 from agentty_tui.config.dialect import JsonStyle, dump_json
 from agentty_tui.config.edits import ConfigEdit, apply_edit
+from agentty_tui.config.jsonc import check_nesting
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.raw import validate_document
 from agentty_tui.errors import ConfigError
@@ -53,6 +54,7 @@ class McpJsonDialect:
                     seen.add(key)
             return result
 
+        check_nesting(text, path)
         try:
             document = json.loads(text, object_pairs_hook=pairs_to_dict)
         except json.JSONDecodeError as error:

@@ -8,7 +8,9 @@ through ``apply``, which
 - writes a temp file next to the target, fsyncs it, re-checks that the target still holds the
   bytes, mode and owner the edit was based on, renames over it and fsyncs the directory; if the
   target changed, it starts over from the new content (a bounded number of times);
-- keeps the file's mode, its line endings and BOM, and writes through a symlink to its target.
+- keeps the file's mode, its line endings and BOM, and writes through a symlink to its target;
+- refuses to edit a file that is read-only (no write bit the user has): a rename needs only
+  the folder's permission, and would silently replace a file its owner chose to protect.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import fcntl
 import os
 import re
 import secrets
-import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,8 @@ from pathlib import Path
 from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.errors import ConfigError
+from agentty_tui.config.files import read_file
+from agentty_tui.errors import ConfigError, ReadOnlyFileError
 from agentty_tui.model import PluginConfig
 
 __all__ = ["ConfigStore", "FileVersion"]
@@ -89,16 +91,24 @@ def _decode(data: bytes, path: str) -> tuple[str, _TextForm]:
 
 
 def _read(target: Path, path: str) -> _Snapshot | None:
-    """The target's bytes and metadata, or ``None`` when there is no file."""
-    try:
-        with open(target, "rb") as file:
-            info = os.fstat(file.fileno())
-            data = file.read()
-    except FileNotFoundError:
+    """The target's bytes and metadata, or ``None`` when there is no file (``files.read_file``:
+    a regular file of at most ``MAX_CONFIG_BYTES``)."""
+    read = read_file(target, path)
+    if read is None:
         return None
-    except OSError as error:
-        raise ConfigError(f"cannot read the file: {error.strerror or error}", path=path) from None
-    return _Snapshot(data=data, mode=stat.S_IMODE(info.st_mode), uid=info.st_uid, gid=info.st_gid)
+    return _Snapshot(data=read.data, mode=read.mode, uid=read.uid, gid=read.gid)
+
+
+def _read_only(target: Path, snapshot: _Snapshot) -> bool:
+    """Whether the user may not write ``target``, as its mode says.
+
+    ``os.access`` answers for an ordinary user (owner, group or other bits, ACLs, a read-only
+    mount). Root passes every access check, so for root a file without any write bit counts as
+    read-only: that is what a ``chmod a-w`` means to every editor.
+    """
+    if snapshot.mode & 0o222 == 0:
+        return True
+    return not os.access(target, os.W_OK)
 
 
 @contextlib.contextmanager
@@ -252,7 +262,8 @@ class ConfigStore:
         """Write ``edit`` (or several, as one write) into the file; return the config afterwards.
 
         The edit is applied to the file's content as of now, not as of the last ``load``. A file
-        that does not parse is left untouched (``ConfigError``); so is one whose edit is a no-op.
+        that does not parse is left untouched (``ConfigError``); so is one whose edit is a no-op,
+        and a read-only one (``ReadOnlyFileError``).
         A missing file (and its directory) is created. Several edits are applied in order and
         written together: all of them land, or none.
         """
@@ -294,6 +305,8 @@ class ConfigStore:
         new_text = self.dialect.dump(edited, like)
         # Validate what is about to be written: an edit must never produce a file we cannot read.
         new_config = self.dialect.parse(new_text, self._display)[1]
+        if before is not None and _read_only(target, before):
+            raise ReadOnlyFileError(self._display, before.mode)
         temp = _write_temp(target, form.encode(new_text), before)
         try:
             self._before_replace(target)
