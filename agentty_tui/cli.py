@@ -48,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="the config file's dialect (default: detected from its name and content)",
     )
+    common.add_argument(
+        "--trust",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="run the servers of a config file other users can change (for this run only)",
+    )
     parser = argparse.ArgumentParser(
         prog="agentty-tui",
         description=(
@@ -123,7 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     quiet_logging(None)
     try:
         if args.command is None:
-            return _picker(config_path, getattr(args, "format", None))
+            return _picker(
+                config_path, getattr(args, "format", None), getattr(args, "trust", False)
+            )
         if args.command == "demo":
             return _picker(_demo_config(), None)
         from agentty_tui import commands
@@ -141,12 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _picker(config_path: Path, format_name: str | None) -> int:
+def _picker(config_path: Path, format_name: str | None, trust: bool = False) -> int:
     from agentty_tui.config import dialect_by_name
     from agentty_tui.ui import run_picker
 
     dialect = dialect_by_name(format_name) if format_name else None
-    return run_picker(config_path, dialect=dialect)
+    return run_picker(config_path, dialect=dialect, trust=trust)
 
 
 def _demo_config() -> Path:

@@ -29,6 +29,7 @@ from agentty_tui.config import (
     plan_import,
 )
 from agentty_tui.config.headers import header_problem
+from agentty_tui.config.trust import needs_trust
 from agentty_tui.errors import (
     ConfigError,
     OperationError,
@@ -82,17 +83,29 @@ def _open(path: Path, name: str | None) -> ConfigStore:
     return ConfigStore(path, dialect=dialect_by_name(name) if name else None)
 
 
-def _store(path: Path, args: argparse.Namespace) -> ConfigStore:
+def _trusted(args: argparse.Namespace) -> bool:
+    """Whether ``--trust`` was given."""
+    return bool(getattr(args, "trust", False))
+
+
+def _store(path: Path, args: argparse.Namespace, *, runs_servers: bool = False) -> ConfigStore:
+    """The config's store, once it has loaded; its warnings go to stderr, one line each (and,
+    for a command that runs servers, why an untrusted file's servers are held back)."""
     store = _open(path, getattr(args, "format", None))
-    store.load()  # a config that does not load is exit status 2, before anything starts
+    config = store.load()  # a config that does not load is exit status 2, before anything starts
+    notes = list(config.warnings)
+    if runs_servers and config.insecure is not None and not _trusted(args):
+        notes.insert(0, config.insecure)
+    for note in notes:
+        print(f"agentty-tui: warning: {note}", file=sys.stderr)
     return store
 
 
 async def _settled_model(path: Path, args: argparse.Namespace) -> PluginModel:
-    store = _store(path, args)
+    store = _store(path, args, runs_servers=True)
     config = store.load()
     timeout = max((s.connect_timeout for s in config.servers), default=0.0) + SETTLE_MARGIN
-    async with Bridge(store) as bridge:
+    async with Bridge(store, trust=_trusted(args)) as bridge:
         model = await bridge.settled(timeout)
     if model.config_error:
         raise ConfigError(model.config_error)
@@ -157,12 +170,14 @@ async def cmd_remove(path: Path, args: argparse.Namespace) -> int:
 
 async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
     server, tool = args.server, args.tool
-    store = _store(path, args)
-    config = store.load().server(server)
+    store = _store(path, args, runs_servers=True)
+    loaded = store.load()
+    config = loaded.server(server)
     if config is None:
         raise UnknownServerError(server)
     known = tool in config.tools.exclude or tool in (config.tools.include or ())
-    if not known and not config.disabled and config.problem is None:
+    held_back = needs_trust(loaded, config) and not _trusted(args)  # the warning said why
+    if not known and not config.disabled and config.problem is None and not held_back:
         # The tool is new to the config: check the live server really advertises it.
         async with open_server(config, default_log_dir()) as session:
             if session.status == "connected":
@@ -192,11 +207,17 @@ async def cmd_disable(path: Path, args: argparse.Namespace) -> int:
 async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
     arguments = parse_arguments(args.arguments)
-    config = _store(path, args).load().server(args.server)
+    loaded = _store(path, args, runs_servers=True).load()
+    config = loaded.server(args.server)
     if config is None:
         raise UnknownServerError(args.server)
     if config.problem is not None:
         raise ConfigError(config.problem)
+    if needs_trust(loaded, config) and not _trusted(args):
+        raise OperationError(
+            f"server {args.server!r} was not started: the config file is not trusted "
+            "(--trust runs it)"
+        )
     async with open_server(config, default_log_dir()) as session:
         if session.status != "connected":
             raise OperationError(f"server {args.server!r} did not connect: {session.error}")

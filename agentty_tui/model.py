@@ -158,6 +158,13 @@ class PluginConfig(Frozen):
     """How many tools (native + MCP) may go on the wire."""
     native_tools: tuple[NativeTool, ...] | None = None
     """The host's own tools; ``None`` means the built-in default list."""
+    warnings: tuple[str, ...] = ()
+    """What is wrong with the file but did not stop it loading (a key given twice), one line
+    each, naming the file and the line."""
+    insecure: str | None = None
+    """Why the file is not trusted to say which commands run as the user (others can write it,
+    or it belongs to another user), as a line that names the file and the fix; ``None`` for a
+    file only the user (or root) controls. Its stdio servers wait until the user trusts it."""
 
     def server(self, name: str) -> ServerConfig | None:
         """The entry called ``name``, if any."""
@@ -208,8 +215,9 @@ class ServerInfo(Frozen):
 # --- the model -----------------------------------------------------------------------
 
 
-ServerStatus = Literal["connecting", "connected", "failed", "disabled"]
-"""Life cycle of one server as the user sees it."""
+ServerStatus = Literal["connecting", "connected", "failed", "disabled", "untrusted"]
+"""Life cycle of one server as the user sees it; ``untrusted`` is a stdio server not started
+because its config file is not trusted yet (``PluginConfig.insecure``)."""
 
 
 class ToolState(Frozen):
@@ -244,7 +252,7 @@ class ServerState(Frozen):
     spec: SpecField | None = None
     """How the server is reached (from config); ``None`` for an invalid config entry."""
     status: ServerStatus
-    """``connecting``, ``connected``, ``failed`` or ``disabled``."""
+    """``connecting``, ``connected``, ``failed``, ``disabled`` or ``untrusted``."""
     error: str | None = None
     """Why the server is not connected, in words a user can act on."""
     info: ServerInfo | None = None
@@ -286,6 +294,11 @@ class PluginModel(Frozen):
     """The file this model was built from."""
     config_error: str | None = None
     """Why the config could not be (re)loaded; the servers shown are from the last good load."""
+    config_warnings: tuple[str, ...] = ()
+    """The config's ``PluginConfig.warnings`` (e.g. duplicate keys), one line each."""
+    config_untrusted: str | None = None
+    """The config's ``PluginConfig.insecure`` while the user has not trusted the file: its
+    stdio servers are ``untrusted`` (not started) until then."""
     revision: int = 0
     """Increases with every published snapshot; lets readers tell two snapshots apart cheaply."""
 

@@ -10,6 +10,8 @@ live state and hands the new immutable snapshot to the feed.
 - ``reload`` re-reads the config and reconciles: added servers start, removed ones stop,
   servers whose connection settings changed are re-spawned, the rest keep their process.
   Reloads run one at a time; requests that arrive during one are served by a single next one.
+- A config file others can change (``PluginConfig.insecure``) does not start its stdio servers
+  (they are ``untrusted``) until ``trust_config`` is called, for this bridge's life only.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from agentty_tui.config.edits import (
     SetServerDisabled,
     SetToolEnabled,
 )
+from agentty_tui.config.trust import needs_trust
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError, UnknownToolError
 from agentty_tui.model import (
     PluginConfig,
@@ -52,7 +55,13 @@ from agentty_tui.model import (
 )
 from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
 
-__all__ = ["Bridge"]
+__all__ = ["UNTRUSTED_ERROR", "Bridge"]
+
+UNTRUSTED_ERROR = (
+    "not started: the config file is not trusted (T in the picker, --trust on the command line)"
+)
+"""The error of a stdio server held back by an untrusted config (the file's own problem is
+the model's ``config_untrusted``)."""
 
 
 class Bridge:
@@ -62,13 +71,18 @@ class Bridge:
     server concurrently (it does not wait for them); leaving stops every server.
     """
 
-    def __init__(self, store: ConfigStore, *, log_dir: Path | str | None = None) -> None:
+    def __init__(
+        self, store: ConfigStore, *, log_dir: Path | str | None = None, trust: bool = False
+    ) -> None:
+        """``trust``: start the stdio servers of the config even if it is not trusted (as
+        ``trust_config`` does later)."""
         self.store = store
         self.log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
         self.reload_runs = 0
         """How many reloads actually ran (coalesced requests do not count)."""
         self._config = PluginConfig()
         self._config_error: str | None = None
+        self._trusted = trust
         self._sessions: dict[str, ServerSession] = {}
         self._retired: set[ServerSession] = set()
         self._derived: dict[str, tuple[object, ToolFilter, tuple[ToolState, ...]]] = {}
@@ -241,12 +255,22 @@ class Bridge:
             raise OperationError(f"server {name!r} cannot start: {config.problem}")
         if config.disabled:
             raise OperationError(f"server {name!r} is disabled in the config")
+        if self._gated(config):
+            raise OperationError(f"server {name!r} is not started: {self._config.insecure}")
         async with self._config_lock:
             old = self._sessions.pop(name, None)
             if old is not None:
                 self._retire(old)
             self._start(config)
             self._publish()
+        return self.snapshot
+
+    async def trust_config(self) -> PluginModel:
+        """Trust the config file for the rest of this bridge's life (not on disk): the stdio
+        servers it held back start now, and those of later reloads start as usual."""
+        async with self._config_lock:
+            self._trusted = True
+            self._reconcile(self._config, retry_failed=False)
         return self.snapshot
 
     async def reload(self) -> ReloadReport:
@@ -299,7 +323,7 @@ class Bridge:
         wanted = {
             server.name: server
             for server in config.servers
-            if not server.disabled and server.problem is None
+            if not server.disabled and server.problem is None and not self._gated(server)
         }
         stopped: list[str] = []
         for name in list(self._sessions):
@@ -322,6 +346,10 @@ class Bridge:
         ]
         self._publish()
         return _Reconciled(tuple(started), tuple(stopped))
+
+    def _gated(self, server: ServerConfig) -> bool:
+        """Whether ``server`` waits for the user to trust the config file."""
+        return not self._trusted and needs_trust(self._config, server)
 
     def _start(self, config: ServerConfig) -> ServerSession:
         assert self._group is not None, "the bridge is not running"
@@ -353,6 +381,8 @@ class Bridge:
             native_tools=native if native is not None else DEFAULT_NATIVE_TOOLS,
             config_path=str(self.store.path),
             config_error=self._config_error,
+            config_warnings=self._config.warnings,
+            config_untrusted=None if self._trusted else self._config.insecure,
             revision=self._revision,
         )
         self._feed.publish(snapshot)
@@ -366,7 +396,7 @@ class Bridge:
         a toggle then costs them one server, not all of them.
         """
         session = None if config.disabled else self._sessions.get(config.name)
-        key: tuple[object, ...] = (config, session)
+        key: tuple[object, ...] = (config, session, self._gated(config))
         if session is not None:
             key += (session.status, session.error, session.info, session.tools, session.pid)
             key += (session.dropped_tools,)
@@ -382,6 +412,10 @@ class Bridge:
         if config.problem is not None:
             return ServerState(name=config.name, status="failed", error=config.problem)
         session = None if config.disabled else self._sessions.get(config.name)
+        if session is None and not config.disabled and self._gated(config):
+            return ServerState(
+                name=config.name, spec=config.spec, status="untrusted", error=UNTRUSTED_ERROR
+            )
         if session is None:
             return ServerState(name=config.name, spec=config.spec, status="disabled")
         return ServerState(

@@ -30,6 +30,7 @@ from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.files import read_file
+from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
 from agentty_tui.model import PluginConfig
 
@@ -97,6 +98,14 @@ def _read(target: Path, path: str) -> _Snapshot | None:
     if read is None:
         return None
     return _Snapshot(data=read.data, mode=read.mode, uid=read.uid, gid=read.gid)
+
+
+def _with_trust(config: PluginConfig, snapshot: _Snapshot | None, path: str) -> PluginConfig:
+    """``config`` with ``insecure`` set when the file it was read from is not trusted."""
+    if snapshot is None:
+        return config
+    problem = file_trust_problem(path, snapshot.mode, snapshot.uid)
+    return config if problem is None else config.model_copy(update={"insecure": problem})
 
 
 def _read_only(target: Path, snapshot: _Snapshot) -> bool:
@@ -253,10 +262,13 @@ class ConfigStore:
         return FileVersion(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
 
     def load(self) -> PluginConfig:
-        """Read and validate the file. A missing or blank file is an empty config."""
+        """Read and validate the file. A missing or blank file is an empty config.
+
+        A file others may change comes with ``insecure`` set (``trust.file_trust_problem``).
+        """
         snapshot = _read(self.target(), self._display)
         text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
-        return self.dialect.parse(text, self._display)[1]
+        return _with_trust(self.dialect.parse(text, self._display)[1], snapshot, self._display)
 
     def apply(self, edit: ConfigEdit | Sequence[ConfigEdit]) -> PluginConfig:
         """Write ``edit`` (or several, as one write) into the file; return the config afterwards.
@@ -301,7 +313,8 @@ class ConfigStore:
         for edit in edits:
             edited = self.dialect.apply(edited, edit, self._display)
         if edited == document:
-            return config  # nothing to write; the file's mtime stays as it is
+            # Nothing to write; the file's mtime stays as it is.
+            return _with_trust(config, before, self._display)
         new_text = self.dialect.dump(edited, like)
         # Validate what is about to be written: an edit must never produce a file we cannot read.
         new_config = self.dialect.parse(new_text, self._display)[1]
@@ -318,4 +331,4 @@ class ConfigStore:
         finally:
             temp.unlink(missing_ok=True)
         _fsync_directory(target.parent)
-        return new_config
+        return _with_trust(new_config, before, self._display)  # the file kept its mode and owner

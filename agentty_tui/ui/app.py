@@ -41,6 +41,17 @@ _ONE_LINE_BARS = frozenset({"#title", "#status"})
 """Text bars of a fixed height of one line (``picker.tcss``): a new text never changes layout."""
 
 
+def config_notes(model: PluginModel) -> str:
+    """The config-error bar: why the file did not (re)load, why its servers wait for trust,
+    and its warnings, one line each (empty when all is well)."""
+    lines = list(model.config_warnings)
+    if model.config_untrusted:
+        lines.insert(0, model.config_untrusted)
+    if model.config_error:
+        lines.insert(0, f"config not (re)loaded, showing the last good one: {model.config_error}")
+    return "\n".join(lines)
+
+
 class PickerApp(App[None]):
     """Shows every configured server and its tools, live, and changes them from the keyboard."""
 
@@ -56,6 +67,7 @@ class PickerApp(App[None]):
         Binding("d", "remove", "remove"),
         Binding("r", "reload", "reload"),
         Binding("R", "restart", "restart", show=False),
+        Binding("T", "trust", "trust", show=False),
         Binding("slash", "filter", "filter"),
         Binding("c", "call", "call"),
         Binding("question_mark", "help", "help"),
@@ -133,13 +145,7 @@ class PickerApp(App[None]):
         self._set_text("#warning", summary.warning or "", shown=summary.warning is not None)
         title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
         self._set_text("#title", title)
-        self._set_text(
-            "#config-error",
-            f"config not (re)loaded, showing the last good one: {model.config_error}"
-            if model.config_error
-            else "",
-            shown=model.config_error is not None,
-        )
+        self._set_text("#config-error", config_notes(model), shown=bool(config_notes(model)))
 
     def _set_text(self, selector: str, text: str, *, shown: bool | None = None) -> None:
         """Update a one-text ``Static`` only if its text or visibility changed.
@@ -287,6 +293,20 @@ class PickerApp(App[None]):
             return
         name = current[1].name
         self.run_operation("Restart", lambda: self.source.restart(name))
+
+    def action_trust(self) -> None:
+        """T: trust the config file for this run (its stdio servers start), after a confirmation."""
+        problem = self.model.config_untrusted
+        if problem is None:
+            self.notify("The config file is trusted: nothing to do.", timeout=2)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Trust", self.source.trust_config)
+
+        question = f"{problem}\n\nTrust it for this run and start its servers as you?"
+        self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer escape (clear filter) only while there is a filter."""

@@ -36,6 +36,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("d", "remove the server (asks first)"),
     ("r", "reload the config (restarts what changed, retries what failed)"),
     ("R", "restart the server under the cursor"),
+    ("T", "trust a config file others can change, for this run (asks first)"),
     ("/", "filter rows by name or title; escape clears"),
     ("enter", "show the tool's details"),
     ("c", "call the tool"),

@@ -42,6 +42,7 @@ ROLES = (
     "status-connected",
     "status-failed",
     "status-disabled",
+    "status-untrusted",
     "server-name",
     "count",
     "error",

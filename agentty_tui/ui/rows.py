@@ -48,7 +48,13 @@ RowKey = tuple[str, ...]
 Segment = tuple[str, str]
 """A piece of a row's text and its role (a style name the widget maps to a colour)."""
 
-STATUS_MARKS = {"connecting": "◌", "connected": "●", "failed": "✗", "disabled": "○"}
+STATUS_MARKS = {
+    "connecting": "◌",
+    "connected": "●",
+    "failed": "✗",
+    "disabled": "○",
+    "untrusted": "⊘",
+}
 """The status mark in front of a server's name."""
 
 FOLD_OPEN, FOLD_CLOSED = "▾", "▸"
@@ -112,6 +118,9 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
             segments.append((f" — {_one_line(state.error)}", "error"))
         if state.spec is not None:  # an invalid entry needs an edit, not a restart
             segments.append(("  R restarts", "hint"))
+    elif state.status == "untrusted":
+        segments.append(("not started: config not trusted", "status-untrusted"))
+        segments.append(("  T trusts it", "hint"))
     else:
         segments.append(("disabled in config", "status-disabled"))
     return Row(

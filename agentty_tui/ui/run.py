@@ -14,11 +14,16 @@ __all__ = ["run_picker"]
 
 
 def run_picker(
-    config_path: Path, *, log_dir: Path | None = None, dialect: Dialect | None = None
+    config_path: Path,
+    *,
+    log_dir: Path | None = None,
+    dialect: Dialect | None = None,
+    trust: bool = False,
 ) -> int:
     """Open the picker on ``config_path``; returns the exit code once every server is stopped.
 
-    ``dialect`` forces the config file's format (detected from the file when ``None``).
+    ``dialect`` forces the config file's format (detected from the file when ``None``);
+    ``trust`` starts the servers of a config file others can change without asking.
 
     The bridge's exit is shielded, so the servers stop even when the app ends by an error; the
     terminal is restored by the app before that. SIGTERM and SIGHUP end the app as ``q`` does
@@ -28,7 +33,7 @@ def run_picker(
 
     async def main(request: StopRequest) -> int:
         store = ConfigStore(config_path, dialect=dialect)
-        async with Bridge(store, log_dir=log_dir) as bridge:
+        async with Bridge(store, log_dir=log_dir, trust=trust) as bridge:
             app = PickerApp(bridge, freeze_heap=True)
             # The app's own way out, so that it restores the terminal before the servers stop.
             request.handler = app.exit

@@ -57,6 +57,10 @@ class PluginSource(Protocol):
         """Start one server again (a failed one, say) without touching the config."""
         ...
 
+    async def trust_config(self) -> PluginModel:
+        """Trust the config file for this run: start the stdio servers it held back."""
+        ...
+
     async def call_tool(
         self, server: str, tool: str, arguments: dict[str, Any] | None = None
     ) -> types.CallToolResult:

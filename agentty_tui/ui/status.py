@@ -15,10 +15,12 @@ class Summary:
     """The counts the status bar shows."""
 
     connected: int
-    """Servers by status: connected, connecting, failed, disabled."""
+    """Servers by status: connected, connecting, failed, disabled, untrusted (not started:
+    the config is not trusted)."""
     connecting: int
     failed: int
     disabled: int
+    untrusted: int
     tools_enabled: int
     """Tools switched on, over every server."""
     tools_total: int
@@ -40,6 +42,8 @@ class Summary:
             parts.append(f"{self.failed} failed")
         if self.disabled:
             parts.append(f"{self.disabled} disabled")
+        if self.untrusted:
+            parts.append(f"{self.untrusted} untrusted")
         parts.append(f"{self.tools_enabled}/{self.tools_total} tools on")
         parts.append(f"{self.on_wire}/{self.budget} on the wire")
         return " · ".join(parts)
@@ -53,6 +57,7 @@ def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
         connecting=statuses.count("connecting"),
         failed=statuses.count("failed"),
         disabled=statuses.count("disabled"),
+        untrusted=statuses.count("untrusted"),
         tools_enabled=sum(server.enabled_count for server in model.servers),
         tools_total=sum(len(server.tools) for server in model.servers),
         on_wire=len(catalog.tools),

@@ -221,6 +221,11 @@ class StaticSource:
         self._replace(state.model_copy(update={"status": "connecting", "error": None, "tools": ()}))
         return self._model
 
+    async def trust_config(self) -> PluginModel:
+        self.calls.append(("trust_config", ()))
+        self._maybe_fail()
+        return self._model
+
     async def call_tool(
         self, server: str, tool: str, arguments: dict[str, Any] | None = None
     ) -> types.CallToolResult:

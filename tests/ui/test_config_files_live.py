@@ -7,10 +7,12 @@ from pathlib import Path
 
 import anyio
 import pytest
+from textual.widgets import Static
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.dialogs import ConfirmScreen
 from tests.servers import plain_argv
 from tests.ui.test_app_live import TIMEOUT, until
 
@@ -44,3 +46,38 @@ async def test_a_toggle_on_a_read_only_config_is_an_error_notification(tmp_path:
         assert state is not None and state.tool("echo") is not None
         assert state.tool("echo").enabled  # type: ignore[union-attr]
     assert path.read_bytes() == before
+
+
+async def test_an_untrusted_config_warns_and_t_trusts_it_after_a_confirmation(
+    tmp_path: Path,
+) -> None:
+    path = _write(tmp_path / "mcp.json", 0o666)
+    warning = (
+        f"{path} is writable by other users (mode 0666): its commands are not run until you "
+        f"trust it (chmod o-w {path}, or T in the picker / --trust)"
+    )
+    async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
+        with anyio.fail_after(TIMEOUT):
+            await bridge.settled()
+        app = PickerApp(bridge)
+        async with app.run_test(size=(200, 30)) as pilot:
+            await until(pilot, lambda: bool(app.picker.rows))
+            bar = app.query_one("#config-error", Static)
+            assert bar.display and str(bar.render()) == warning
+            row = app.picker.rows[0].text
+            assert row.startswith("  ⊘ plain") and "not started: config not trusted" in row
+            assert "1 untrusted" in str(app.query_one("#status", Static).render())
+            await pilot.press("T")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            question = str(app.screen.query_one(".dialog-text", Static).render())
+            assert question == f"{warning}\n\nTrust it for this run and start its servers as you?"
+            await pilot.press("n")  # cancelled: nothing starts
+            await pilot.pause()
+            assert bridge.snapshot.config_untrusted is not None
+            assert bridge.server_pid("plain") is None
+            await pilot.press("T")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await until(pilot, lambda: app.picker.rows[0].text.startswith("▾ ● plain"))
+            assert not app.query_one("#config-error", Static).display
+        assert bridge.server_pid("plain") is not None

@@ -1,0 +1,41 @@
+"""Whether a config file may decide which commands run as the user.
+
+A config's ``command`` entries run with the user's rights, so a file someone else can change is
+a way for them to run code as the user. As ssh does with its own files, a file that other users
+can write, or that belongs to another user (root excepted), is not trusted: it loads, but its
+stdio servers are not started until the user says so (or fixes the file).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from agentty_tui.model import PluginConfig, ServerConfig, StdioSpec
+
+__all__ = ["TRUST_HINT", "file_trust_problem", "needs_trust"]
+
+TRUST_HINT = "T in the picker / --trust"
+"""How the user trusts a file for one run, as the messages say it."""
+
+
+def file_trust_problem(path: str, mode: int, uid: int) -> str | None:
+    """Why the file at ``path`` (of permission bits ``mode`` and owner ``uid``) is not trusted
+    to name commands, as one line naming the file and the fix; ``None`` when it is."""
+    if mode & stat.S_IWOTH:
+        return (
+            f"{path} is writable by other users (mode {mode:04o}): its commands are not run "
+            f"until you trust it (chmod o-w {path}, or {TRUST_HINT})"
+        )
+    if uid not in (0, os.geteuid()):
+        return (
+            f"{path} belongs to another user (uid {uid}): its commands are not run until you "
+            f"trust it (chown it to yourself, or {TRUST_HINT})"
+        )
+    return None
+
+
+def needs_trust(config: PluginConfig, server: ServerConfig) -> bool:
+    """Whether ``server`` of ``config`` may only start once the user trusts the file: a stdio
+    server (it runs a command) of an untrusted file. A URL server runs nothing here."""
+    return config.insecure is not None and isinstance(server.spec, StdioSpec)
