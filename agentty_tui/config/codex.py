@@ -21,6 +21,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import ParseError, TOMLKitError
 from tomlkit.items import Array, Comment, InlineTable, Table
+from tomlkit.parser import Parser
 
 from agentty_tui.config.common import server_or_problem, settings_config, str_list
 from agentty_tui.config.edits import (
@@ -221,6 +222,14 @@ def _drop_comments_above(servers: Any, name: str) -> None:
         return
 
 
+def _line_read_last(parser: Parser, text: str) -> int | None:
+    """The line of the last text ``parser`` read (``None`` if its position is unknown)."""
+    position = getattr(getattr(parser, "_src", None), "_idx", None)
+    if not isinstance(position, int):
+        return None
+    return text.count("\n", 0, len(text[:position].rstrip())) + 1
+
+
 class CodexDialect:
     """Codex ``config.toml``; the document is the file's text, edited with tomlkit."""
 
@@ -230,15 +239,20 @@ class CodexDialect:
 
     def parse(self, text: str, path: str | None) -> tuple[str, PluginConfig]:
         """Parse TOML and validate ``mcp_servers``; syntax errors carry line and column."""
+        parser = Parser(text)
         try:
-            value = tomlkit.parse(text).unwrap()
+            value = parser.parse().unwrap()
         except ParseError as error:
             message = _AT.sub("", str(error))
             raise ConfigError(
                 f"invalid TOML: {message}", path=path, line=error.line, column=error.col
             ) from None
         except TOMLKitError as error:
-            raise ConfigError(f"invalid TOML: {error}", path=path) from None
+            # A key repeated within a table is found only once its line is read; tomlkit then
+            # says no line, but its reader stands just past it.
+            raise ConfigError(
+                f"invalid TOML: {error}", path=path, line=_line_read_last(parser, text)
+            ) from None
         servers = value.get(CODEX_SERVERS_KEY, {})
         if not isinstance(servers, dict):
             raise ConfigError("must be a table of servers", path=path, field=CODEX_SERVERS_KEY)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.config.jsonc import parse_jsonc
+from agentty_tui.config.jsonc import duplicate_key_warnings, parse_jsonc
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.raw import validate_document, validate_server
 from agentty_tui.errors import ConfigError
@@ -108,7 +108,11 @@ class JsoncDialect:
         if not isinstance(root.value, dict):
             raise ConfigError("the top level must be an object", path=path)
         document = JsoncDocument(text, root.value, tuple(root.duplicates))
-        return document, self.validate(root.value, path)
+        config = self.validate(root.value, path)
+        if root.repeated_at:
+            warnings = duplicate_key_warnings(text, root.repeated_at, path)
+            config = config.model_copy(update={"warnings": warnings})
+        return document, config
 
     def apply(self, document: JsoncDocument, edit: ConfigEdit, path: str | None) -> JsoncDocument:
         """Apply ``edit`` to the value and splice the change into the text."""

@@ -14,7 +14,14 @@ from typing import Any
 
 from agentty_tui.errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "JsoncEntry", "JsoncNode", "check_nesting", "parse_jsonc"]
+__all__ = [
+    "MAX_DEPTH",
+    "JsoncEntry",
+    "JsoncNode",
+    "check_nesting",
+    "duplicate_key_warnings",
+    "parse_jsonc",
+]
 
 MAX_DEPTH = 100
 """How deeply arrays and objects may nest in a config file. Real configs nest a few levels (an
@@ -51,6 +58,8 @@ class JsoncNode:
     container: bool = False
     duplicates: list[str] = field(default_factory=list)
     """Keys repeated anywhere below (root only)."""
+    repeated_at: list[tuple[str, int]] = field(default_factory=list)
+    """Each repeated key with the offset of its later (used) occurrence (root only)."""
 
 
 class _Parser:
@@ -60,6 +69,7 @@ class _Parser:
         self.pos = 0
         self.depth = 0
         self.duplicates: list[str] = []
+        self.repeated_at: list[tuple[str, int]] = []
 
     def error(self, message: str, pos: int | None = None) -> ConfigError:
         at = self.pos if pos is None else pos
@@ -145,6 +155,7 @@ class _Parser:
             else:
                 if key in node.value:
                     self.duplicates.append(key)
+                    self.repeated_at.append((key, start))
                 node.value[key] = entry.value.value
             self.skip()
             if self.text.startswith(",", self.pos):
@@ -189,4 +200,29 @@ def parse_jsonc(text: str, path: str | None = None) -> JsoncNode:
     if parser.pos != len(text):
         raise parser.error("unexpected text after the end of the document")
     root.duplicates = parser.duplicates
+    root.repeated_at = parser.repeated_at
     return root
+
+
+_MAX_DUPLICATE_WARNINGS = 10
+"""Warnings about repeated keys beyond this many are summed up in one more line."""
+
+
+def duplicate_key_warnings(
+    text: str, repeated_at: list[tuple[str, int]], path: str | None
+) -> tuple[str, ...]:
+    """One line per repeated key (``parse_jsonc``'s ``repeated_at``), naming the file and the
+    line of the occurrence that counts, in text order; at most ten, then how many more."""
+    shown = sorted(repeated_at, key=lambda item: item[1])[:_MAX_DUPLICATE_WARNINGS]
+    warnings: list[str] = []
+    line, counted = 1, 0
+    for key, offset in shown:  # sorted: newlines are counted once over the text
+        line += text.count("\n", counted, offset)
+        counted = offset
+        where = f"{path}:{line}" if path else f"line {line}"
+        warnings.append(f"{where}: duplicate key {key!r} (the last one is used)")
+    more = len(repeated_at) - len(shown)
+    if more:
+        where = f"{path}: " if path else ""
+        warnings.append(f"{where}and {more} more duplicate key{'s' * (more > 1)}")
+    return tuple(warnings)

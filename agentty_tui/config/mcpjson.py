@@ -11,7 +11,7 @@ from typing import Any
 
 from agentty_tui.config.dialect import JsonStyle, dump_json
 from agentty_tui.config.edits import ConfigEdit, apply_edit
-from agentty_tui.config.jsonc import check_nesting
+from agentty_tui.config.jsonc import check_nesting, duplicate_key_warnings, parse_jsonc
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.raw import validate_document
 from agentty_tui.errors import ConfigError
@@ -63,6 +63,10 @@ class McpJsonDialect:
             ) from None
         config = validate_document(document, path=path)
         if duplicates:
+            # The standard parser does not say where; the JSONC one (plain JSON is JSONC) does.
+            repeated_at = parse_jsonc(text, path).repeated_at
+            warnings = duplicate_key_warnings(text, repeated_at, path)
+            config = config.model_copy(update={"warnings": warnings})
             # Like every JSON reader, the last of duplicate keys wins for reading; but rewriting
             # would silently drop the others, so the document remembers them to refuse edits.
             document = _DuplicateKeys(document, duplicates)

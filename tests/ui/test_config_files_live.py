@@ -81,3 +81,23 @@ async def test_an_untrusted_config_warns_and_t_trusts_it_after_a_confirmation(
             await until(pilot, lambda: app.picker.rows[0].text.startswith("▾ ● plain"))
             assert not app.query_one("#config-error", Static).display
         assert bridge.server_pid("plain") is not None
+
+
+async def test_duplicate_keys_show_in_the_warning_bar_and_the_server_runs(tmp_path: Path) -> None:
+    argv = plain_argv()
+    entry = json.dumps({"command": argv[0], "args": argv[1:]})
+    path = tmp_path / "mcp.json"
+    path.write_text(f'{{\n  "mcpServers": {{\n    "plain": {{}},\n    "plain": {entry}\n  }}\n}}\n')
+    async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
+        with anyio.fail_after(TIMEOUT):
+            await bridge.settled()
+        assert bridge.snapshot.config_warnings == (
+            f"{path}:4: duplicate key 'plain' (the last one is used)",
+        )
+        app = PickerApp(bridge)
+        async with app.run_test(size=(160, 30)) as pilot:
+            await until(pilot, lambda: bool(app.picker.rows))
+            bar = app.query_one("#config-error", Static)
+            assert bar.display
+            assert str(bar.render()) == f"{path}:4: duplicate key 'plain' (the last one is used)"
+            assert app.picker.rows[0].text.startswith("▾ ● plain")

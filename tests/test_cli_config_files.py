@@ -1,6 +1,8 @@
-"""The command line on a config file others can change: one warning line, ``--trust`` runs it.
+"""The command line on config files that need a word: one warning line each.
 
-A real ``agentty-tui`` process, a real config file (mode 0666) and a real stdio server.
+A config file others can change (mode 0666) holds its stdio servers back unless ``--trust`` is
+given; a key given twice is named with its line. A real ``agentty-tui`` process, real files and
+a real stdio server.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ import json
 from pathlib import Path
 
 from tests.bridge.test_trust import untrusted_message, write_config
+from tests.helpers import stdio_entry
+from tests.servers import plain_argv
 from tests.test_commands import run
 
 
@@ -64,3 +68,22 @@ def test_disable_warns_and_does_not_start_the_server_to_check(tmp_path: Path) ->
     assert trusted.returncode == 0 and trusted.stderr == ""
     tools = json.loads(path.read_text())["mcpServers"]["plain"]["tools"]
     assert tools == {"exclude": ["echo", "add"]}
+
+
+def test_duplicate_keys_are_one_warning_line_each(tmp_path: Path) -> None:
+    plain = json.dumps(stdio_entry(plain_argv()))
+    path = tmp_path / "mcp.json"
+    path.write_text(
+        '{\n  "mcpServers": {\n    "plain": {"command": "x"},\n'
+        f'    "plain": {plain}\n'
+        '  },\n  "toolBudget": 5,\n  "toolBudget": 6\n}\n'
+    )
+    result = run("list", "--json", "--config", str(path))
+    assert result.returncode == 0
+    assert result.stderr == (
+        f"agentty-tui: warning: {path}:4: duplicate key 'plain' (the last one is used)\n"
+        f"agentty-tui: warning: {path}:7: duplicate key 'toolBudget' (the last one is used)\n"
+    )
+    data = json.loads(result.stdout)
+    assert data["servers"][0]["status"] == "connected"
+    assert data["budget"]["limit"] == 6
