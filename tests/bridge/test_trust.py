@@ -123,7 +123,8 @@ async def test_fixing_the_mode_and_reloading_starts_the_server(tmp_path: Path) -
         assert status(bridge.snapshot, "plain") == "untrusted"
         path.chmod(0o644)
         with anyio.fail_after(TIMEOUT):
-            model = await bridge.reload()
+            await bridge.reload()
+        model = bridge.snapshot
         assert status(model, "plain") == "connected"
         assert model.config_untrusted is None
 
@@ -139,7 +140,8 @@ async def test_a_config_made_world_writable_stops_its_stdio_servers_on_reload(
         assert pid is not None
         path.chmod(0o646)
         with anyio.fail_after(TIMEOUT):
-            model = await bridge.reload()
+            await bridge.reload()
+        model = bridge.snapshot
         assert status(model, "plain") == "untrusted"
         assert model.config_untrusted == untrusted_message(path, 0o646)
         await wait_until_gone(pid)
