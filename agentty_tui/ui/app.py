@@ -145,7 +145,8 @@ class PickerApp(App[None]):
         self._set_text("#warning", summary.warning or "", shown=summary.warning is not None)
         title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
         self._set_text("#title", title)
-        self._set_text("#config-error", config_notes(model), shown=bool(config_notes(model)))
+        notes = config_notes(model)
+        self._set_text("#config-error", notes, shown=bool(notes))
 
     def _set_text(self, selector: str, text: str, *, shown: bool | None = None) -> None:
         """Update a one-text ``Static`` only if its text or visibility changed.

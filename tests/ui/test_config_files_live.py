@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import anyio
@@ -101,3 +102,20 @@ async def test_duplicate_keys_show_in_the_warning_bar_and_the_server_runs(tmp_pa
             assert bar.display
             assert str(bar.render()) == f"{path}:4: duplicate key 'plain' (the last one is used)"
             assert app.picker.rows[0].text.startswith("▾ ● plain")
+
+
+async def test_the_picker_opens_on_a_fifo_config_says_so_and_quits(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    os.mkfifo(path)
+    with anyio.fail_after(TIMEOUT):  # before the fix, the open() below never returned
+        async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
+            app = PickerApp(bridge)
+            async with app.run_test(size=(120, 20)) as pilot:
+                await pilot.pause()
+                bar = str(app.query_one("#config-error", Static).render())
+                assert bar == (
+                    "config not (re)loaded, showing the last good one: "
+                    f"{path}: not a regular file (a FIFO)"
+                )
+                await pilot.press("q")
+            assert app.return_code == 0
