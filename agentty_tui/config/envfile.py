@@ -10,12 +10,14 @@ typo never silently drops a variable.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from agentty_tui.config.files import read_text
+from agentty_tui.config.files import decode_text, read_file
+from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError
 
-__all__ = ["parse_env_file", "read_env_file"]
+__all__ = ["EnvFile", "parse_env_file", "read_env_file"]
 
 _LINE = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*")
 _DOUBLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
@@ -71,9 +73,21 @@ def parse_env_file(text: str, path: str) -> dict[str, str]:
     return variables
 
 
-def read_env_file(path: Path) -> dict[str, str]:
-    """The variables of the env file at ``path``; ``ConfigError`` when it cannot be read."""
-    text = read_text(path)
-    if text is None:
+@dataclass(frozen=True, slots=True)
+class EnvFile:
+    """The variables of an env file, and whether the file may be trusted with them."""
+
+    variables: dict[str, str]
+    """Name to value; a later line wins over an earlier one."""
+    insecure: str | None = None
+    """Why the file is not trusted (others can change it): the variables decide what the
+    commands using them do (``PATH``, ``LD_PRELOAD``), as the config's own ``env`` does."""
+
+
+def read_env_file(path: Path) -> EnvFile:
+    """The env file at ``path``; ``ConfigError`` when it cannot be read."""
+    read = read_file(path)
+    if read is None:
         raise ConfigError("no such file", path=str(path))
-    return parse_env_file(text, str(path))
+    variables = parse_env_file(decode_text(read.data, str(path)), str(path))
+    return EnvFile(variables, file_trust_problem(str(path), read.mode, read.uid))

@@ -16,7 +16,14 @@ from pathlib import Path
 
 from agentty_tui.errors import ConfigError
 
-__all__ = ["MAX_CONFIG_BYTES", "FileRead", "format_size", "read_file", "read_text"]
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "FileRead",
+    "decode_text",
+    "format_size",
+    "read_file",
+    "read_text",
+]
 
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
 """The largest config file read (16 MiB): real ones are a few kilobytes."""
@@ -115,15 +122,19 @@ def read_file(
     )
 
 
+def decode_text(data: bytes, path: str) -> str:
+    """A file's bytes as UTF-8 text (a BOM dropped); ``ConfigError`` naming ``path`` if not."""
+    try:
+        return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"not UTF-8 text ({error.reason} at byte {error.start})", path=path
+        ) from None
+
+
 def read_text(target: Path, path: str | None = None) -> str | None:
     """``read_file`` decoded as UTF-8 (a BOM dropped); ``None`` when the file does not exist."""
     read = read_file(target, path)
     if read is None:
         return None
-    try:
-        return read.data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ConfigError(
-            f"not UTF-8 text ({error.reason} at byte {error.start})",
-            path=os.fspath(target) if path is None else path,
-        ) from None
+    return decode_text(read.data, os.fspath(target) if path is None else path)

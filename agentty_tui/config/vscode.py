@@ -90,8 +90,14 @@ class VsCodeDialect(JsoncDialect):
         return os.path.dirname(folder) if os.path.basename(folder) == ".vscode" else folder
 
     def _server(
-        self, name: str, entry: object, document: dict[str, Any], path: str | None
+        self,
+        name: str,
+        entry: object,
+        document: dict[str, Any],
+        path: str | None,
+        insecure: list[str],
     ) -> ServerConfig:
+        """One entry; why an env file it reads is not trusted is added to ``insecure``."""
         if not isinstance(entry, dict):
             return server_or_problem(name, entry, path)
         needs: list[str] = []
@@ -156,9 +162,12 @@ class VsCodeDialect(JsoncDialect):
         if not location.is_absolute() and workspace is not None:
             location = Path(workspace) / location
         try:
-            variables = read_env_file(location)
+            env_file_read = read_env_file(location)
         except ConfigError as error:
             return problem(f"cannot read it: {error}", name=name, path=path, field="envFile")
+        variables = env_file_read.variables
+        if env_file_read.insecure is not None:
+            insecure.append(env_file_read.insecure)
         env = resolved.get("env", {})
         if isinstance(env, dict):
             # As in VS Code, the entry's own env wins over the file's.
@@ -176,10 +185,15 @@ class VsCodeDialect(JsoncDialect):
                 path=path,
                 field=VSCODE_SERVERS_KEY,
             )
+        insecure: list[str] = []
         configs = tuple(
-            self._server(str(name), entry, value, path) for name, entry in servers.items()
+            self._server(str(name), entry, value, path, insecure) for name, entry in servers.items()
         )
-        return settings_config(value, configs, path)
+        config = settings_config(value, configs, path)
+        if insecure:
+            # The store replaces this with the config file's own problem, if it has one.
+            config = config.model_copy(update={"insecure": insecure[0]})
+        return config
 
     def edit(self, value: dict[str, Any], edit: ConfigEdit, path: str | None) -> dict[str, Any]:
         """Our own edit rules, applied to the ``servers`` map; a new entry gets VS Code's shape."""

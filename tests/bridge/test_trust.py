@@ -169,3 +169,28 @@ async def test_trust_given_up_front_starts_everything(tmp_path: Path) -> None:
             model = await bridge.settled()
         assert status(model, "plain") == "connected"
         assert model.config_untrusted is None
+
+
+async def test_an_env_file_others_can_write_holds_back_the_servers_too(tmp_path: Path) -> None:
+    # The variables decide what a command does (PATH, LD_PRELOAD): the env file is trusted
+    # like the config that names it.
+    folder = tmp_path / ".vscode"
+    folder.mkdir()
+    env_file = tmp_path / "plain.env"
+    env_file.write_text("GREETING=hi\n")
+    env_file.chmod(0o666)
+    argv = plain_argv()
+    entry = {"type": "stdio", "command": argv[0], "args": argv[1:], "envFile": str(env_file)}
+    path = folder / "mcp.json"
+    path.write_text(json.dumps({"servers": {"plain": entry}}))
+    path.chmod(0o644)
+    async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
+        with anyio.fail_after(TIMEOUT):
+            model = await bridge.settled()
+        assert status(model, "plain") == "untrusted"
+        assert model.config_untrusted == untrusted_message(env_file)
+        assert plain_children() == []
+        env_file.chmod(0o600)
+        with anyio.fail_after(TIMEOUT):
+            await bridge.reload()
+        assert status(bridge.snapshot, "plain") == "connected"
