@@ -11,16 +11,19 @@ What is shown instead: a C0 control as its Unicode control picture (``ESC`` as `
 ``␛]52;…`` reads as what it is), DEL as ``␡``, a C1 control as ``\\x9b``, and Unicode format
 characters (bidi controls, zero-width characters, the BOM, tag characters), line and paragraph
 separators and lone surrogates as ``<U+202E>``. ``safe_line`` shows a newline as ``⏎``;
-``safe_block`` keeps newlines and tabs (and turns CR LF into a newline).
+``safe_block`` keeps newlines and tabs (and turns CR LF into a newline). ``safe_json`` writes
+JSON whose strings spell such characters as ``\\uXXXX`` escapes (it parses back the same).
 
 Pure and cheap: text with nothing to replace is returned as it is, after one regex scan.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
-__all__ = ["NEWLINE_MARK", "safe_block", "safe_line", "visible"]
+__all__ = ["NEWLINE_MARK", "safe_block", "safe_json", "safe_line", "visible"]
 
 NEWLINE_MARK = "⏎"
 """What ``safe_line`` shows for a newline (or CR LF)."""
@@ -76,3 +79,22 @@ def safe_block(text: str) -> str:
     if _BLOCK_UNSAFE.search(text) is None:
         return text
     return _BLOCK_UNSAFE.sub(_block_replacement, text)
+
+
+_JSON_UNSAFE = re.compile(f"[{_CONTROLS_BUT_LAYOUT}{_INVISIBLE}]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # JSON spells a code point beyond the BMP as a surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def safe_json(value: Any, *, indent: int | None = 2) -> str:
+    """``value`` as JSON for a person to read (and edit): letters of any script as they are,
+    every control and invisible character as a ``\\uXXXX`` escape, so the text is safe on a
+    terminal and still parses back to ``value``."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(_json_escape, text)
