@@ -18,7 +18,7 @@ from agentty_tui import __version__
 from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.bridge.shutdown import run_command
 from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageError
-from agentty_tui.terminal_text import safe_block
+from agentty_tui.terminal_text import safe_message
 
 __all__ = ["default_config_path", "main"]
 
@@ -154,9 +154,7 @@ def _complain(message: str) -> None:
     Lines after the first (a server's last stderr lines, which error texts carry) follow it
     indented; every control in them is shown, not sent.
     """
-    first, *rest = safe_block(message).split("\n")
-    lines = [f"agentty-tui: {first}", *(f"    {line}" for line in rest if line.strip())]
-    print("\n".join(lines), file=sys.stderr)
+    print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
 
 
 def _os_error_text(error: OSError, config_path: Path) -> str:

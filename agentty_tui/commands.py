@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import anyio.to_thread
 
@@ -38,7 +38,7 @@ from agentty_tui.errors import (
 )
 from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, StdioSpec
 from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
-from agentty_tui.terminal_text import safe_block
+from agentty_tui.terminal_text import safe_block, safe_message
 
 __all__ = [
     "cmd_add",
@@ -56,13 +56,19 @@ SETTLE_MARGIN = 5.0
 """Seconds ``list`` and ``catalog`` wait beyond the longest connect timeout."""
 
 
-def say(text: str, stream: TextIO | None = None) -> None:
-    """Print ``text`` for a person (stdout by default).
+def say(text: str) -> None:
+    """Print ``text`` for a person on stdout.
 
-    The one way these commands write text: whatever a server, a file or an argument put into
-    it, its controls are shown as visible escapes, never sent to the terminal.
+    With ``warn`` and ``say_json``, the only ways these commands write: whatever a server, a
+    file or an argument put into the text, its controls are shown as visible escapes.
     """
-    print(safe_block(text), file=stream if stream is not None else sys.stdout)
+    print(safe_block(text))
+
+
+def warn(message: str) -> None:
+    """``agentty-tui: message`` on stderr, as ``cli.main`` prints errors (a server's stderr
+    lines indented under it, every control visible)."""
+    print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
 
 
 def say_json(value: Any) -> None:
@@ -188,10 +194,9 @@ async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
                 if tool not in {t.name for t in session.tools}:
                     raise UnknownToolError(server, tool)
             else:
-                say(
-                    f"agentty-tui: warning: could not check the tool name, {server!r} "
-                    f"did not connect: {session.error}",
-                    sys.stderr,
+                warn(
+                    f"warning: could not check the tool name, {server!r} "
+                    f"did not connect: {session.error}"
                 )
     store.apply(SetToolEnabled(server=server, tool=tool, enabled=enabled))
     say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}")
@@ -249,5 +254,5 @@ async def cmd_import(path: Path, args: argparse.Namespace) -> int:
     for name in result.added:
         say(f"added {name!r}")
     for name, why in result.failed:
-        say(f"agentty-tui: not added {name!r}: {why}", sys.stderr)
+        warn(f"not added {name!r}: {why}")
     return 1 if result.failed else 0

@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["NEWLINE_MARK", "safe_block", "safe_json", "safe_line", "visible"]
+__all__ = ["NEWLINE_MARK", "safe_block", "safe_json", "safe_line", "safe_message", "visible"]
 
 NEWLINE_MARK = "⏎"
 """What ``safe_line`` shows for a newline (or CR LF)."""
@@ -79,6 +79,16 @@ def safe_block(text: str) -> str:
     if _BLOCK_UNSAFE.search(text) is None:
         return text
     return _BLOCK_UNSAFE.sub(_block_replacement, text)
+
+
+def safe_message(text: str, indent: str = "    ") -> str:
+    """An error or a warning for a terminal: its first line, then its other lines indented.
+
+    Error texts carry a server's last stderr lines after the sentence that says what failed;
+    indented, they cannot pass for another message of ours. Blank lines are left out.
+    """
+    first, *rest = safe_block(text).split("\n")
+    return "\n".join([first, *(f"{indent}{line}" for line in rest if line.strip())])
 
 
 _JSON_UNSAFE = re.compile(f"[{_CONTROLS_BUT_LAYOUT}{_INVISIBLE}]")

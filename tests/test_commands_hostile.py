@@ -158,3 +158,13 @@ def test_a_config_write_that_runs_out_of_space_is_one_line(write_config: WriteCo
     assert result.stderr == f"agentty-tui: {config}: File too large\n"
     assert config.read_bytes() == before
     assert [p.name for p in config.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_warning_carries_the_servers_stderr_safely_indented(config: Path) -> None:
+    result = run("disable", "dead", "clip", "--config", str(config))
+    assert (result.returncode, result.stdout) == (0, "disabled dead/clip\n")
+    assert result.stderr == (
+        "agentty-tui: warning: could not check the tool name, 'dead' did not connect: "
+        "the server exited with status 4\n"
+        "    dying ␛]0;pwned␇␛[2J␛[H\\x9b31m\n"
+    )
