@@ -75,7 +75,7 @@ DROPPED = st.lists(st.tuples(hostile_text(), hostile_text()), max_size=2)
 
 @st.composite
 def servers(draw: st.DrawFn) -> ServerState:
-    listed = draw(st.lists(tools(), max_size=3, unique_by=lambda t: t.bare))
+    listed = draw(st.lists(tools(), max_size=2, unique_by=lambda t: t.bare))
     status = draw(st.sampled_from(("connected", "failed", "connecting", "disabled")))
     return server(
         draw(hostile_text(12) | st.just("a[/]")),
@@ -92,7 +92,7 @@ def servers(draw: st.DrawFn) -> ServerState:
     )
 
 
-models = st.lists(servers(), min_size=1, max_size=3, unique_by=lambda s: s.name).map(
+models = st.lists(servers(), min_size=1, max_size=2, unique_by=lambda s: s.name).map(
     lambda states: PluginModel(
         servers=tuple(states), tool_budget=4, native_tools=NATIVE, config_path="m\x1b[2J.json"
     )
