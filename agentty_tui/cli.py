@@ -18,6 +18,7 @@ from agentty_tui import __version__
 from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.bridge.shutdown import run_command
 from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageError
+from agentty_tui.terminal_text import safe_message
 
 __all__ = ["default_config_path", "main"]
 
@@ -140,13 +141,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = run_command(handler, config_path, args)
         return result
     except (ConfigError, UsageError) as exc:
-        print(f"agentty-tui: {exc}", file=sys.stderr)
+        _complain(str(exc))
         return 2
     except (OperationError, AgenttyError) as exc:
-        print(f"agentty-tui: {exc}", file=sys.stderr)
+        _complain(str(exc))
+        return 1
+    except OSError as exc:  # e.g. a full disk under a config write
+        _complain(_os_error_text(exc, config_path))
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug or a library's surprise: still one line, not a traceback
+        _complain(f"unexpected {type(exc).__name__}: {exc}")
+        return 1
+
+
+def _complain(message: str) -> None:
+    """Print an error on stderr: one line ``agentty-tui: …``.
+
+    Lines after the first (a server's last stderr lines, which error texts carry) follow it
+    indented; every control in them is shown, not sent.
+    """
+    print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
+
+
+def _os_error_text(error: OSError, config_path: Path) -> str:
+    """``path: reason`` for an error of the operating system.
+
+    The path is the one the error names; a write that fails half-way (a full disk) names
+    none, and then it is the config file, the only file a command writes itself.
+    """
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"{error.filename or config_path}: {reason}"
 
 
 def _picker(config_path: Path, format_name: str | None, trust: bool = False) -> int:

@@ -39,6 +39,7 @@ from agentty_tui.errors import (
 )
 from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, StdioSpec
 from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
+from agentty_tui.terminal_text import safe_block, safe_message
 
 __all__ = [
     "cmd_add",
@@ -54,6 +55,27 @@ __all__ = [
 
 SETTLE_MARGIN = 5.0
 """Seconds ``list`` and ``catalog`` wait beyond the longest connect timeout."""
+
+
+def say(text: str) -> None:
+    """Print ``text`` for a person on stdout.
+
+    With ``warn`` and ``say_json``, the only ways these commands write: whatever a server, a
+    file or an argument put into the text, its controls are shown as visible escapes.
+    """
+    print(safe_block(text))
+
+
+def warn(message: str) -> None:
+    """``agentty-tui: message`` on stderr, as ``cli.main`` prints errors (a server's stderr
+    lines indented under it, every control visible)."""
+    print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
+
+
+def say_json(value: Any) -> None:
+    """Print ``value`` as indented JSON, lossless: the encoder escapes every control (and
+    every non-ASCII character, bidi controls included), so the text is safe on a terminal."""
+    print(json.dumps(value, indent=2, ensure_ascii=True))
 
 
 def parse_pairs(items: Sequence[str], sep: str, what: str) -> dict[str, str]:
@@ -117,9 +139,9 @@ async def cmd_list(path: Path, args: argparse.Namespace) -> int:
     model = await _settled_model(path, args)
     catalog = project_catalog(model)
     if args.json:
-        print(json.dumps(model_json(model, catalog), indent=2))
+        say_json(model_json(model, catalog))
     else:
-        print(model_text(model, catalog))
+        say(model_text(model, catalog))
     return 0
 
 
@@ -129,7 +151,10 @@ async def cmd_catalog(path: Path, args: argparse.Namespace) -> int:
         raise UsageError("--budget must be zero or more")
     model = await _settled_model(path, args)
     catalog = project_catalog(model, budget=args.budget)
-    print(json.dumps(catalog_json(catalog), indent=2) if args.json else catalog_text(catalog))
+    if args.json:
+        say_json(catalog_json(catalog))
+    else:
+        say(catalog_text(catalog))
     return 0
 
 
@@ -157,14 +182,14 @@ async def cmd_add(path: Path, args: argparse.Namespace) -> int:
     """Add a server to the config (it starts the next time the config is loaded)."""
     spec = _spec_from(args)
     _open(path, getattr(args, "format", None)).apply(AddServer(name=args.name, spec=spec))
-    print(f"added {args.name!r} to {path}")
+    say(f"added {args.name!r} to {path}")
     return 0
 
 
 async def cmd_remove(path: Path, args: argparse.Namespace) -> int:
     """Remove a server from the config."""
     _store(path, args).apply(RemoveServer(name=args.name))
-    print(f"removed {args.name!r} from {path}")
+    say(f"removed {args.name!r} from {path}")
     return 0
 
 
@@ -184,13 +209,12 @@ async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
                 if tool not in {t.name for t in session.tools}:
                     raise UnknownToolError(server, tool)
             else:
-                print(
-                    f"agentty-tui: warning: could not check the tool name, {server!r} "
-                    f"did not connect: {session.error}",
-                    file=sys.stderr,
+                warn(
+                    f"warning: could not check the tool name, {server!r} "
+                    f"did not connect: {session.error}"
                 )
     store.apply(SetToolEnabled(server=server, tool=tool, enabled=enabled))
-    print(f"{'enabled' if enabled else 'disabled'} {server}/{tool}")
+    say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}")
     return 0
 
 
@@ -225,11 +249,9 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
             raise UnknownToolError(args.server, args.tool)
         result = await session.call_tool(args.tool, arguments)
     if args.json:
-        print(
-            json.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True), indent=2)
-        )
+        say_json(result.model_dump(mode="json", by_alias=True, exclude_none=True))
     else:
-        print(result_text(result))
+        say(result_text(result))
     return 1 if result.is_error else 0
 
 
@@ -238,7 +260,7 @@ async def cmd_import(path: Path, args: argparse.Namespace) -> int:
     source = _open(args.source, args.from_format).load()
     store = _store(path, args)
     plan = plan_import(source, store.load(), carried=store.dialect.timeout_fields)
-    print(plan.describe())
+    say(plan.describe())
     if not plan.add:
         return 0
     if not args.yes:
@@ -247,11 +269,11 @@ async def cmd_import(path: Path, args: argparse.Namespace) -> int:
         question = f"add {len(plan.add)} server(s) to {path}? [y/N] "
         answer = await anyio.to_thread.run_sync(input, question)
         if answer.strip().lower() not in ("y", "yes"):
-            print("nothing written")
+            say("nothing written")
             return 0
     result = apply_import(plan, store)
     for name in result.added:
-        print(f"added {name!r}")
+        say(f"added {name!r}")
     for name, why in result.failed:
-        print(f"agentty-tui: not added {name!r}: {why}", file=sys.stderr)
+        warn(f"not added {name!r}: {why}")
     return 1 if result.failed else 0

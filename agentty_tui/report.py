@@ -1,7 +1,10 @@
 """What the headless commands print: model snapshots and wire catalogs as text or JSON.
 
 Pure functions, so the output contract (which scripts rely on) is tested without a terminal.
-The JSON shapes are a stable contract: keys are only ever added.
+The JSON shapes are a stable contract: keys are only ever added, and every string is the
+server's or the file's as it was (the encoder escapes controls). The text forms are for a
+terminal: each field a server or a file supplied passes through ``safe_line`` (a field on one
+line: a newline in it shows as ``⏎``) or ``safe_block`` (an error over several lines).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from agentty_tui.catalog import WireCatalog
 from agentty_tui.frozen import thaw
 from agentty_tui.model import HttpSpec, PluginModel, ServerState
 from agentty_tui.secrets import mask_url, mask_value
+from agentty_tui.terminal_text import safe_block, safe_line
 
 __all__ = ["catalog_json", "catalog_text", "model_json", "model_text", "result_text"]
 
@@ -92,22 +96,23 @@ def catalog_json(catalog: WireCatalog) -> dict[str, Any]:
 def model_text(model: PluginModel, catalog: WireCatalog) -> str:
     """``list``: a human-readable table of servers and their tools."""
     lines: list[str] = []
-    width = max((len(server.name) for server in model.servers), default=0)
+    names = {server.name: safe_line(server.name) for server in model.servers}
+    width = max(map(len, names.values()), default=0)
     for server in model.servers:
         count = f"{server.enabled_count}/{len(server.tools)} tools on" if server.tools else ""
-        lines.append(f"{server.name:<{width}}  {server.status:<10}  {count}".rstrip())
+        lines.append(f"{names[server.name]:<{width}}  {server.status:<10}  {count}".rstrip())
         if server.error:
-            for line in server.error.splitlines():
+            for line in safe_block(server.error).split("\n"):
                 lines.append(f"    ! {line}")
         for tool in server.tools:
             mark = "on " if tool.enabled else "off"
             trimmed = (
                 "  (trimmed: over budget)" if catalog.is_trimmed(server.name, tool.bare) else ""
             )
-            label = f"  {tool.label}" if tool.label else ""
-            lines.append(f"    [{mark}] {tool.bare}{label}{trimmed}")
+            label = f"  {safe_line(tool.label)}" if tool.label else ""
+            lines.append(f"    [{mark}] {safe_line(tool.bare)}{label}{trimmed}")
     if not model.servers:
-        lines.append(f"no servers configured in {model.config_path}")
+        lines.append(f"no servers configured in {safe_line(str(model.config_path))}")
     lines.append("")
     lines.append(
         f"wire: {len(catalog.tools)} of {catalog.total_requested} tools (budget {catalog.budget})"
@@ -122,7 +127,7 @@ def catalog_text(catalog: WireCatalog) -> str:
     width = max((len(tool.name) for tool in catalog.tools), default=0)
     lines = [
         f"{tool.name:<{width}}  "
-        + ("native" if tool.server is None else f"{tool.server} / {tool.tool}")
+        + ("native" if tool.server is None else safe_line(f"{tool.server} / {tool.tool}"))
         for tool in catalog.tools
     ]
     lines.append("")
@@ -130,12 +135,16 @@ def catalog_text(catalog: WireCatalog) -> str:
     if catalog.warning:
         lines.append(f"warning: {catalog.warning}")
         for ref in catalog.trimmed:
-            lines.append(f"  trimmed: {ref.server} / {ref.tool}")
+            lines.append(f"  trimmed: {safe_line(ref.server)} / {safe_line(ref.tool)}")
     return "\n".join(lines)
 
 
 def result_text(result: Any) -> str:
-    """A tool call result for a terminal: text content as is, anything else as JSON."""
+    """A tool call result for a terminal: text content over its lines, anything else as JSON.
+
+    The text is the server's, so every control in it is made visible (``safe_block``); JSON
+    parts are escaped by the encoder.
+    """
     parts: list[str] = []
     for block in result.content:
         if getattr(block, "type", None) == "text":
@@ -144,4 +153,4 @@ def result_text(result: Any) -> str:
             parts.append(json.dumps(block.model_dump(mode="json", exclude_none=True)))
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, indent=2))
-    return "\n".join(parts)
+    return safe_block("\n".join(parts))

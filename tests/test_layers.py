@@ -17,6 +17,7 @@ LAYERS: dict[str, int] = {
     "agentty_tui.errors": 0,
     "agentty_tui.model": 0,
     "agentty_tui.secrets": 0,
+    "agentty_tui.terminal_text": 0,
     "agentty_tui.config": 1,
     "agentty_tui.bridge": 2,
     "agentty_tui.names": 3,

@@ -2,7 +2,8 @@
 
 The headless command line does not need a whole bridge to call one tool of one server; it
 runs a single supervised session, uses it, and stops it, with the same error text and process
-hygiene as the bridge.
+hygiene as the bridge. What the caller's block raises comes out as it was raised, not wrapped
+in the exception group of the task group that runs the session.
 """
 
 from __future__ import annotations
@@ -22,12 +23,33 @@ __all__ = ["open_server"]
 
 @asynccontextmanager
 async def open_server(config: ServerConfig, log_dir: Path) -> AsyncIterator[ServerSession]:
-    """A session of ``config``'s server, yielded once it is connected or has failed."""
+    """A session of ``config``'s server, yielded once it is connected or has failed.
+
+    An exception raised in the ``async with`` block (an unknown tool, a failed call) leaves it
+    as itself: the session's task never raises, so the task group's exception group can only
+    hold the block's error, and it is unwrapped here where the group is made.
+    """
     session = ServerSession(config, ServerLog(log_dir, config.name), lambda: None)
-    async with anyio.create_task_group() as group:
-        group.start_soon(session.run)
-        try:
-            await session.settled.wait()
-            yield session
-        finally:
-            session.stop()
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(session.run)
+            try:
+                await session.settled.wait()
+                yield session
+            finally:
+                session.stop()
+    except BaseExceptionGroup as group_error:
+        sole = _sole_exception(group_error)
+        if sole is None:
+            raise
+        raise sole from sole.__cause__
+
+
+def _sole_exception(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    """The one exception inside (nested) groups, or ``None`` when there are several."""
+    found: BaseException = group
+    while isinstance(found, BaseExceptionGroup):
+        if len(found.exceptions) != 1:
+            return None
+        found = found.exceptions[0]
+    return found

@@ -346,9 +346,25 @@ class ServerSession:
         try:
             return await client.call_tool(bare, arguments)
         except Exception as exc:
+            if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
+                await self._see_exit()
             raise OperationError(
                 f"calling {bare!r} on {self.name!r} failed: {self._describe(exc)}"
             ) from exc
+
+    async def _see_exit(self) -> None:
+        """Give a stdio server whose connection closed under a call a moment to be reaped.
+
+        Its exit status says why far better than "Connection closed", and it is known only
+        once the end of its output has been read and the process waited for.
+        """
+        transport = self._transport
+        if transport is None:
+            return
+        with anyio.move_on_after(EXIT_STATUS_WAIT):
+            await transport.ended.wait()
+            while transport.returncode is None:  # noqa: ASYNC110 - no event fires on exit
+                await anyio.sleep(0.01)
 
     # --- error text -----------------------------------------------------------------
 

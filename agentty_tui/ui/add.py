@@ -2,7 +2,8 @@
 
 ``validate_add`` is the whole validation, pure: it turns the three fields into a name and a
 ``ServerSpec`` or raises ``FormError`` naming the field to fix. The screen shows that error in
-the form and returns a value only once the input is valid, so nothing is written before.
+the form and returns a value only once the input is valid, so nothing is written before. The
+error quotes what the user typed, so it is shown as plain text (``[/]`` is text, not markup).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
+from agentty_tui.ui.text import PlainText
 
 __all__ = ["AddServerScreen", "FormError", "validate_add"]
 
@@ -109,7 +111,7 @@ class AddServerScreen(ModalScreen[tuple[str, ServerSpec] | None]):
             with Horizontal(classes="form-row"):
                 yield Label("or URL")
                 yield Input(placeholder="e.g. http://127.0.0.1:8000/mcp", id="add-url")
-            yield Static("", id="add-error", classes="form-error")
+            yield PlainText("", id="add-error", classes="form-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add", variant="primary", id="add-ok", compact=True)
                 yield Button("Cancel", id="add-cancel", compact=True)
@@ -132,7 +134,7 @@ class AddServerScreen(ModalScreen[tuple[str, ServerSpec] | None]):
         fields = {f: self.query_one(f"#add-{f}", Input) for f in ("name", "command", "url")}
         for field in fields.values():
             field.remove_class("-invalid")
-        error = self.query_one("#add-error", Static)
+        error = self.query_one("#add-error", PlainText)
         try:
             result = validate_add(
                 fields["name"].value, fields["command"].value, fields["url"].value, self._existing

@@ -7,6 +7,10 @@ handed to the list, which updates only the rows that changed. Keys dispatch oper
 source in workers, so the UI never waits on a server;
 an operation's error becomes a notification. The app keeps no plugin state: only the view's own
 state (folded servers, the filter text).
+
+Text the app did not write itself (server names, errors, the config path) is never markup and
+never reaches the terminal with its controls: the bars are ``PlainText`` and every
+notification, whoever raises it, goes through ``notify`` here.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ from rich.cells import cell_len
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.widgets import Footer, Input, Static
 
 from agentty_tui.catalog import CatalogProjector, WireCatalog
 from agentty_tui.errors import AgenttyError
 from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, ToolState
+from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
@@ -32,6 +38,7 @@ from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.rows import Row, RowMemo, build_rows
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.status import summarize
+from agentty_tui.ui.text import PlainText
 
 __all__ = ["PickerApp"]
 
@@ -98,13 +105,13 @@ class PickerApp(App[None]):
         self._shown_text: dict[str, str] = {}  # what each text bar shows (see _set_text)
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="title", markup=False)
-        yield Static("", id="config-error", markup=False)
+        yield PlainText("", one_line=True, id="title")
+        yield PlainText("", id="config-error")
         yield PickerList(id="picker")
-        yield Static("", id="empty", markup=False)
+        yield PlainText("", id="empty")
         yield Input(placeholder="filter: server or tool name, title", id="filter")
-        yield Static("", id="status", markup=False)
-        yield Static("", id="warning", markup=False)
+        yield PlainText("", one_line=True, id="status")
+        yield PlainText("", id="warning")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -183,6 +190,28 @@ class PickerApp(App[None]):
                 if self.model.servers
                 else "No servers in this config yet: press a to add one."
             )
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Show a notification as plain text, whatever ``markup`` says.
+
+        Messages quote server names, errors and paths: parsed as markup, a server named
+        ``a[/]`` would crash the app, and a control in them would reach the terminal.
+        """
+        super().notify(
+            safe_block(message),
+            title=safe_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     # --- what the cursor is on -------------------------------------------------------
 

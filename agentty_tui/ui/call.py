@@ -3,6 +3,10 @@
 ``prefill_arguments`` writes a JSON object with the schema's required fields (placeholder values
 by type), ``parse_arguments`` checks what the user typed, and ``format_result`` turns a
 ``CallToolResult`` into text. The call itself goes through the source (the bridge's step runtime).
+
+A schema is whatever the server sent: ``prefill_arguments`` takes any JSON value anywhere in it
+(a ``"required": 5`` is no required field). The result and every error are shown through
+``PlainText``: the server's text with its controls made visible, never markup.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from textual.widgets import Button, Static, TextArea
 from agentty_tui.errors import AgenttyError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ToolState
+from agentty_tui.terminal_text import safe_json
 from agentty_tui.ui.source import PluginSource
+from agentty_tui.ui.text import PlainText
 
 __all__ = ["CallToolScreen", "format_result", "parse_arguments", "prefill_arguments"]
 
@@ -37,26 +43,44 @@ _PLACEHOLDERS: dict[str, Any] = {
 }
 
 
-def _placeholder(schema: Mapping[str, Any]) -> Any:
+def _placeholder(schema: object) -> Any:
+    """A value for a property whose schema is ``schema`` (any JSON value; ``None`` if unsure)."""
+    if not isinstance(schema, Mapping):
+        return None
     for key in ("default", "const"):
         if key in schema:
             return thaw(schema[key])
-    if schema.get("enum"):
-        return thaw(schema["enum"][0])
+    enum = schema.get("enum")
+    if isinstance(enum, list | tuple) and enum:
+        return thaw(enum[0])
     kind = schema.get("type")
     if isinstance(kind, list | tuple):
-        kind = next((k for k in kind if k != "null"), "null")
+        kind = next((k for k in kind if isinstance(k, str) and k != "null"), "null")
     return _PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
 
 
-def prefill_arguments(schema: Mapping[str, Any]) -> str:
-    """A JSON object holding every required property of ``schema`` with a placeholder value."""
-    properties = schema.get("properties") or {}
-    required = schema.get("required") or ()
-    values = {
-        name: _placeholder(properties.get(name) or {}) for name in required if isinstance(name, str)
-    }
-    return json.dumps(values, indent=2, ensure_ascii=False)
+def prefill_arguments(schema: object) -> str:
+    """A JSON object holding every required property of ``schema`` with a placeholder value.
+
+    Anything the schema holds where an object, a list or a name belongs is ignored, so no
+    schema a server sends makes this raise.
+    """
+    if not isinstance(schema, Mapping):
+        return "{}"
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        properties = {}
+    required = schema.get("required")
+    names = (
+        [name for name in required if isinstance(name, str)]
+        if isinstance(required, list | tuple)
+        else []
+    )
+    values = {name: _placeholder(properties.get(name)) for name in names}
+    try:
+        return safe_json(values)
+    except (ValueError, RecursionError):  # a default too deep (or too odd) to write back
+        return safe_json(dict.fromkeys(values))
 
 
 def parse_arguments(text: str) -> dict[str, Any]:
@@ -90,7 +114,7 @@ def format_result(result: types.CallToolResult) -> str:
             parts.append(f"[{getattr(item, 'type', type(item).__name__)}]")
     has_text = any(isinstance(item, types.TextContent) for item in result.content)
     if result.structured_content is not None and not has_text:
-        parts.append(json.dumps(result.structured_content, indent=2, ensure_ascii=False))
+        parts.append(safe_json(result.structured_content))
     return "\n".join(parts) if parts else "(no content)"
 
 
@@ -111,8 +135,8 @@ class CallToolScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         prefill = prefill_arguments(self._tool.input_schema)
         with Vertical(classes="dialog", id="call"):
-            yield Static(
-                f"Call {self._server} / {self._tool.bare}", classes="dialog-title", markup=False
+            yield PlainText(
+                f"Call {self._server} / {self._tool.bare}", one_line=True, classes="dialog-title"
             )
             yield Static("Arguments (JSON):", classes="dialog-heading")
             yield TextArea(prefill, id="call-args", soft_wrap=True, show_line_numbers=False)
@@ -120,7 +144,7 @@ class CallToolScreen(ModalScreen[None]):
                 yield Button("Call", variant="primary", id="call-run", compact=True)
                 yield Button("Close", id="call-close", compact=True)
             with VerticalScroll(id="call-output"):
-                yield Static("ctrl+s calls · escape closes", id="call-result", markup=False)
+                yield PlainText("ctrl+s calls · escape closes", id="call-result")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Call or Close."""
@@ -132,7 +156,7 @@ class CallToolScreen(ModalScreen[None]):
 
     def action_call(self) -> None:
         """Parse the arguments and call the tool in a worker."""
-        result = self.query_one("#call-result", Static)
+        result = self.query_one("#call-result", PlainText)
         result.remove_class("-error")
         try:
             arguments = parse_arguments(self.query_one("#call-args", TextArea).text)
@@ -158,7 +182,7 @@ class CallToolScreen(ModalScreen[None]):
             self._show(format_result(outcome), error=False)
 
     def _show(self, text: str, *, error: bool) -> None:
-        result = self.query_one("#call-result", Static)
+        result = self.query_one("#call-result", PlainText)
         result.set_class(error, "-error")
         result.update(text)
 

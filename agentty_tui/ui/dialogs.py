@@ -1,8 +1,11 @@
-"""Small modal screens: confirm, help, and a tool's details."""
+"""Small modal screens: confirm, help, and a tool's details.
+
+Text a server or the config supplied is shown only through ``PlainText`` (never markup, every
+control visible); a schema is written by ``safe_json``.
+"""
 
 from __future__ import annotations
 
-import json
 import shlex
 from typing import ClassVar
 
@@ -17,6 +20,8 @@ from agentty_tui.errors import UnknownToolError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
 from agentty_tui.secrets import mask_url, mask_value
+from agentty_tui.terminal_text import safe_json, safe_line
+from agentty_tui.ui.text import PlainText
 
 __all__ = [
     "KEYS",
@@ -61,7 +66,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self._question, classes="dialog-text", markup=False)
+            yield PlainText(self._question, classes="dialog-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self._yes, variant="error", id="confirm-yes", compact=True)
                 yield Button("Cancel", id="confirm-no", compact=True)
@@ -134,21 +139,21 @@ class ToolDetailsScreen(ModalScreen[None]):
         server, tool, catalog = self._server, self._tool, self._catalog
         facts = "\n".join(
             (
-                f"server     {server.name}",
+                f"server     {safe_line(server.name)}",
                 f"state      {'on' if tool.enabled else 'off'}",
                 f"wire name  {_wire_name(server, tool, catalog)}",
                 f"wire       {wire_status(server, tool, catalog)}",
             )
         )
-        schema = json.dumps(thaw(tool.input_schema), indent=2, ensure_ascii=False)
+        schema = safe_json(thaw(tool.input_schema))
         with Vertical(classes="dialog", id="details"):
-            yield Static(tool.title or tool.bare, classes="dialog-title", markup=False)
+            yield PlainText(tool.title or tool.bare, one_line=True, classes="dialog-title")
             with VerticalScroll(id="details-body"):
-                yield Static(facts, markup=False, id="details-facts")
+                yield PlainText(facts, id="details-facts")
                 yield Static("Description", classes="dialog-heading")
-                yield Static(tool.description or "(none)", markup=False, id="details-description")
+                yield PlainText(tool.description or "(none)", id="details-description")
                 yield Static("Input schema", classes="dialog-heading")
-                yield Static(schema, markup=False, id="details-schema")
+                yield PlainText(schema, id="details-schema")
             yield Static("escape closes", classes="dialog-hint")
 
     def action_close(self) -> None:
@@ -160,16 +165,21 @@ def _spec_text(server: ServerState) -> str:
     spec = server.spec
     if spec is None:
         return "spec       (the config entry is invalid; see the error)"
+    # Each value on its own line: a newline in an argument must not forge another fact.
     if spec.kind == "stdio":
         # A URL among the arguments (``mcp-remote https://…``) is masked as any other URL.
-        lines = [f"command    {shlex.join([spec.command, *map(mask_url, spec.args)])}"]
+        lines = [f"command    {safe_line(shlex.join([spec.command, *map(mask_url, spec.args)]))}"]
         if spec.cwd:
-            lines.append(f"cwd        {spec.cwd}")
+            lines.append(f"cwd        {safe_line(spec.cwd)}")
         # Names only: values of env and headers are secrets as often as not.
-        lines += [f"env        {key}={mask_value(value)}" for key, value in spec.env.items()]
+        lines += [
+            f"env        {safe_line(key)}={mask_value(value)}" for key, value in spec.env.items()
+        ]
         return "\n".join(lines)
-    lines = [f"url        {mask_url(spec.url)}"]
-    lines += [f"header     {key}: {mask_value(value)}" for key, value in spec.headers.items()]
+    lines = [f"url        {safe_line(mask_url(spec.url))}"]
+    lines += [
+        f"header     {safe_line(key)}: {mask_value(value)}" for key, value in spec.headers.items()
+    ]
     return "\n".join(lines)
 
 
@@ -189,22 +199,24 @@ class ServerDetailsScreen(ModalScreen[None]):
             lines.append(f"tools      {server.enabled_count}/{len(server.tools)} on")
         info = server.info
         if info is not None and info.name:
-            lines.append(f"server     {info.name} {info.version or ''}".rstrip())
+            lines.append(safe_line(f"server     {info.name} {info.version or ''}".rstrip()))
         if info is not None and info.protocol_version:
-            lines.append(f"protocol   {info.protocol_version}")
+            lines.append(f"protocol   {safe_line(info.protocol_version)}")
         with Vertical(classes="dialog", id="server-details"):
-            yield Static(server.name, classes="dialog-title", markup=False)
+            yield PlainText(server.name, one_line=True, classes="dialog-title")
             with VerticalScroll(id="details-body"):
-                yield Static("\n".join(lines), markup=False)
+                yield PlainText("\n".join(lines), id="server-facts")
                 if server.error:
                     yield Static("Error", classes="dialog-heading")
-                    yield Static(server.error, markup=False, classes="form-error")
+                    yield PlainText(server.error, classes="form-error", id="server-error")
                 if server.dropped_tools:
-                    dropped = "\n".join(f"{t.name}: {t.reason}" for t in server.dropped_tools)
+                    dropped = "\n".join(
+                        safe_line(f"{t.name}: {t.reason}") for t in server.dropped_tools
+                    )
                     yield Static(
                         "Tools left out (they break the MCP rules)", classes="dialog-heading"
                     )
-                    yield Static(dropped, markup=False, classes="form-error")
+                    yield PlainText(dropped, classes="form-error", id="server-dropped")
             yield Static("escape closes", classes="dialog-hint")
 
     def action_close(self) -> None:

@@ -16,6 +16,10 @@ and which of its tools are trimmed). A toggle among 5,000 tools then rebuilds on
 not all of them, and ``diff_rows`` skips the reused rows by identity. The result is always equal
 to a build without the memo.
 
+Every piece of a row that a server or the config supplied (server name, error, tool name,
+title or description) passes through ``safe_line`` here, the one place rows get their text:
+its controls are shown as visible escapes, never sent to the terminal.
+
 Pure: no I/O, no Textual (the memo is a cache the caller owns, never a source of truth).
 """
 
@@ -29,6 +33,7 @@ from typing import Any, Literal
 
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.model import PluginModel, ServerState, ToolState
+from agentty_tui.terminal_text import safe_line
 
 __all__ = [
     "Row",
@@ -102,7 +107,7 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
         (f"{(FOLD_CLOSED if folded else FOLD_OPEN) if state.tools else ' '} ", "fold"),
         (STATUS_MARKS[state.status], f"status-{state.status}"),
         (" ", "plain"),
-        (state.name.ljust(name_width), "server-name"),
+        (safe_line(state.name).ljust(name_width), "server-name"),
         ("  ", "plain"),
     ]
     if state.status == "connected":
@@ -138,11 +143,12 @@ def _tool_row(server: str, tool: ToolState, trimmed: bool, name_width: int) -> R
         ("    ", "plain"),
         (CHECK_ON if tool.enabled else CHECK_OFF, "on" if tool.enabled else "off"),
         (" ", "plain"),
-        (tool.bare.ljust(name_width), "tool-name" if tool.enabled else "tool-name-off"),
+        (safe_line(tool.bare).ljust(name_width), "tool-name" if tool.enabled else "tool-name-off"),
     ]
     if trimmed:
         segments += [("  ", "plain"), (TRIMMED_MARK, "trimmed")]
-    label = _one_line(tool.label)
+    # A title is one line as sent (a newline in it shows as ⏎); a description's first line.
+    label = safe_line(tool.label.strip())
     if label:
         segments += [("  ", "plain"), (label, "label")]
     return Row(
@@ -156,10 +162,10 @@ def _tool_row(server: str, tool: ToolState, trimmed: bool, name_width: int) -> R
 
 
 def _one_line(text: str) -> str:
-    """The first non-empty line of ``text``, stripped."""
-    for line in text.splitlines():
+    """The first non-empty line of ``text`` (an error), stripped, its controls made visible."""
+    for line in text.split("\n"):
         if line.strip():
-            return line.strip()
+            return safe_line(line.strip())
     return ""
 
 
@@ -209,7 +215,7 @@ def build_rows(
     previous call are the same objects as then; the result equals a build without it.
     """
     needle = filter_text.strip().casefold()
-    name_width = max((len(server.name) for server in model.servers), default=0)
+    name_width = max((len(safe_line(server.name)) for server in model.servers), default=0)
     trimmed_sets = catalog.trimmed_by_server()
     rows: list[Row] = []
     if memo is None:

@@ -10,6 +10,8 @@ running the tests, so the venv's mcp 2.x is importable).
                          both protocol eras; ``burst(count)`` for coalescing tests.
 - ``paged_server.py``    paginated tools/list (25 tools, 10 per page by default).
 - ``scalable_server.py`` N tools, optional start-up delay (benchmarks, scale tests).
+- ``hostile_server.py``  raw JSON-RPC: every string carries terminal controls; tools that
+                         fail, hang, die mid-call; odd input schemas.
 - ``legacy_ts/``         a TypeScript-SDK server that speaks only the 2025 handshake era
                          (answers ``server/discover`` with -32601); needs node and
                          ``npm ci`` in that folder (see ``legacy_ts_available``).
@@ -60,6 +62,11 @@ def plain_argv(*extra: str) -> list[str]:
 def gated_argv(*extra: str) -> list[str]:
     """argv for ``gated_server.py``; e.g. ``gated_argv("--enable", "scene")``."""
     return python_server_argv("gated_server.py", *extra)
+
+
+def hostile_argv(*extra: str) -> list[str]:
+    """argv for ``hostile_server.py``; e.g. ``hostile_argv("--exit-at-start")``."""
+    return python_server_argv("hostile_server.py", *extra)
 
 
 def paged_argv(*extra: str) -> list[str]:
@@ -123,6 +130,7 @@ __all__ = [
     "SERVERS_DIR",
     "demo_argv",
     "gated_argv",
+    "hostile_argv",
     "legacy_ts_argv",
     "legacy_ts_available",
     "paged_argv",

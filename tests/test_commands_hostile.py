@@ -1,0 +1,172 @@
+"""The headless commands against a hostile server, end to end: a real ``agentty-tui`` process.
+
+Nothing a server sends reaches the terminal as a control (its text is shown with visible
+escapes, ``--json`` keeps it exactly, escaped by the encoder), and every failure of a command
+is one ``agentty-tui: …`` line on stderr with the documented exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import WriteConfig
+from tests.helpers import stdio_entry
+from tests.hostile_text import unsafe_chars
+from tests.servers import hostile_argv
+from tests.servers.hostile_server import CLIP_TITLE, FORGE_TEXT, SERVER_NAME
+
+EVIL_NAME = "evil\x1b]0;owned\x07\u202e"
+"""A server name from the config file that would set the window title and flip the text."""
+
+
+def run(*args: str, file_size_limit: int | None = None) -> subprocess.CompletedProcess[str]:
+    """``agentty-tui ARGS`` in a child process (optionally with a cap on the size of files)."""
+
+    def limit() -> None:
+        if file_size_limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
+
+    return subprocess.run(
+        [sys.executable, "-m", "agentty_tui", *args],
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",
+        timeout=60,
+        env=dict(os.environ),
+        check=False,
+        preexec_fn=limit,
+    )
+
+
+@pytest.fixture
+def config(write_config: WriteConfig) -> Path:
+    return write_config(
+        {
+            "hostile": stdio_entry(hostile_argv(), requestTimeout=1),
+            EVIL_NAME: stdio_entry(hostile_argv()),
+            "dead": stdio_entry(hostile_argv("--exit-at-start")),
+        }
+    )
+
+
+def assert_terminal_safe(result: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in result.stderr
+    for stream in (result.stdout, result.stderr):
+        assert unsafe_chars(stream, allowed="\n") == [], stream
+
+
+def test_list_and_catalog_show_every_control_as_a_visible_escape(config: Path) -> None:
+    listed = run("list", "--config", str(config))
+    assert listed.returncode == 0, listed.stderr
+    assert_terminal_safe(listed)
+    assert "    [on ] clip  ␛]52;c;aGk=␇clip" in listed.stdout
+    assert "    [on ] forge  forges ␛]8;;http://evil.example/␛\\click" in listed.stdout
+    assert "evil␛]0;owned␇<U+202E>  connected" in listed.stdout
+    assert "    [on ] fail  fails⏎    [on ] forged  a tool that is not there" in listed.stdout
+    assert not [line for line in listed.stdout.split("\n") if line.startswith("    [on ] forged")]
+    assert "    ! dying ␛]0;pwned␇␛[2J␛[H\\x9b31m" in listed.stdout  # the dead server's stderr
+    catalog = run("catalog", "--config", str(config))
+    assert catalog.returncode == 0, catalog.stderr
+    assert_terminal_safe(catalog)
+    assert "evil␛]0;owned␇<U+202E> / clip" in catalog.stdout
+
+
+def test_a_call_result_cannot_forge_lines_or_links(config: Path) -> None:
+    result = run("call", "hostile", "forge", "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    assert_terminal_safe(result)
+    assert result.stdout == (
+        "result ␛]8;;http://evil.example/␛\\click␛]8;;␛\\␍forged line\nnext␛[31m red␀\\x9b2J\n"
+    )
+    failed = run("call", "hostile", "fail", "--config", str(config))
+    assert failed.returncode == 1
+    assert_terminal_safe(failed)
+    assert failed.stdout == "failure ␛[2J␛[H␛]0;pwned␇\n"
+
+
+def test_json_output_keeps_the_servers_text_exactly(config: Path) -> None:
+    listed = run("list", "--json", "--config", str(config))
+    assert listed.returncode == 0, listed.stderr
+    assert_terminal_safe(listed)
+    assert listed.stdout.isascii()  # bidi controls and C1 are escaped by the encoder too
+    servers = {s["name"]: s for s in json.loads(listed.stdout)["servers"]}
+    assert list(servers) == ["hostile", EVIL_NAME, "dead"]
+    tools = {t["name"]: t for t in servers["hostile"]["tools"]}
+    assert tools["clip"]["title"] == CLIP_TITLE
+    assert servers["hostile"]["server_info"]["name"] == SERVER_NAME
+    called = run("call", "hostile", "forge", "--json", "--config", str(config))
+    assert called.returncode == 0, called.stderr
+    assert_terminal_safe(called)
+    assert json.loads(called.stdout)["content"][0]["text"] == FORGE_TEXT
+
+
+FAILURES = {
+    "unknown tool": (
+        ["call", "hostile", "nope"],
+        "agentty-tui: no tool named 'nope' on server 'hostile'\n",
+    ),
+    "unknown tool, enable": (
+        ["enable", "hostile", "nope"],
+        "agentty-tui: no tool named 'nope' on server 'hostile'\n",
+    ),
+    "unknown tool, disable": (
+        ["disable", "hostile", "nope"],
+        "agentty-tui: no tool named 'nope' on server 'hostile'\n",
+    ),
+    "JSON-RPC error": (
+        ["call", "hostile", "rpc_error"],
+        "agentty-tui: calling 'rpc_error' on 'hostile' failed: protocol error: "
+        "refused ␛]0;pwned␇␛[2J␛[H\n",
+    ),
+    "request timeout": (
+        ["call", "hostile", "hang"],
+        "agentty-tui: calling 'hang' on 'hostile' failed: no answer within 1 s (request timeout)\n",
+    ),
+    "server dies mid-call": (
+        ["call", "hostile", "die"],
+        "agentty-tui: calling 'die' on 'hostile' failed: the server exited with status 3\n"
+        "    dying ␛]0;pwned␇␛[2J␛[H\\x9b31m\n",
+    ),
+    "server did not connect": (
+        ["call", "dead", "clip"],
+        "agentty-tui: server 'dead' did not connect: the server exited with status 4\n"
+        "    dying ␛]0;pwned␇␛[2J␛[H\\x9b31m\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FAILURES))
+def test_every_failure_is_one_line_with_its_status(config: Path, case: str) -> None:
+    args, stderr = FAILURES[case]
+    before = config.read_bytes()
+    result = run(*args, "--config", str(config))
+    assert (result.returncode, result.stderr, result.stdout) == (1, stderr, "")
+    assert config.read_bytes() == before
+
+
+def test_a_config_write_that_runs_out_of_space_is_one_line(write_config: WriteConfig) -> None:
+    """A cap on file sizes makes the write fail as a full disk would (EFBIG for ENOSPC)."""
+    config = write_config({"plain": {"command": "x", "tools": {"exclude": ["echo"]}}})
+    before = config.read_bytes()
+    result = run("enable", "plain", "echo", "--config", str(config), file_size_limit=16)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"agentty-tui: {config}: File too large\n"
+    assert config.read_bytes() == before
+    assert [p.name for p in config.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_warning_carries_the_servers_stderr_safely_indented(config: Path) -> None:
+    result = run("disable", "dead", "clip", "--config", str(config))
+    assert (result.returncode, result.stdout) == (0, "disabled dead/clip\n")
+    assert result.stderr == (
+        "agentty-tui: warning: could not check the tool name, 'dead' did not connect: "
+        "the server exited with status 4\n"
+        "    dying ␛]0;pwned␇␛[2J␛[H\\x9b31m\n"
+    )
