@@ -81,10 +81,13 @@ def say_json(value: Any) -> None:
 def parse_pairs(items: Sequence[str], sep: str, what: str) -> dict[str, str]:
     """``KEY=VALUE`` (or ``Key: Value``) items as a dict; a malformed one is a usage error."""
     pairs: dict[str, str] = {}
-    for item in items:
+    for number, item in enumerate(items, 1):
         key, found, value = item.partition(sep)
         if not found or not key.strip():
-            raise UsageError(f"{what} {item!r} is not of the form KEY{sep}VALUE")
+            # Not echoed: a malformed header is often a pasted token ("Bearer xyz").
+            raise UsageError(
+                f"{what} #{number} is not of the form KEY{sep}VALUE (its text is not shown)"
+            )
         pairs[key.strip()] = value.strip() if sep == ":" else value
     return pairs
 

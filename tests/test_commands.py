@@ -144,6 +144,14 @@ def test_add_usage_errors_exit_2(config: Path) -> None:
     assert bad_header.returncode == 2
     assert bad_header.stderr.startswith("agentty-tui: --header 'X-Key': its value holds the")
     assert "sekrit" not in bad_header.stderr
+    # A header without its colon is most often a pasted token: it is not echoed either.
+    no_colon = run(
+        "add", "x", "--url", "http://h/mcp", "--header", "Bearer sekrit2", "--config", str(config)
+    )
+    assert no_colon.returncode == 2
+    assert no_colon.stderr == (
+        "agentty-tui: header #1 is not of the form KEY:VALUE (its text is not shown)\n"
+    )
     assert config.read_bytes() == before
 
 

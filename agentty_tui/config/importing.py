@@ -27,6 +27,7 @@ from agentty_tui.model import (
     ToolFilter,
 )
 from agentty_tui.secrets import mask_url
+from agentty_tui.terminal_text import safe_line
 
 __all__ = ["ImportDifference", "ImportPlan", "ImportResult", "apply_import", "plan_import"]
 
@@ -63,16 +64,19 @@ class ImportPlan:
 
     def describe(self) -> str:
         """The plan as lines a person reads before saying yes."""
+        # Names and commands come from another host's file: one line each, whatever they hold.
         lines: list[str] = []
         for server in self.add:
-            lines.append(f"+ {server.name}  {_describe_spec(server)}")
+            lines.append(f"+ {safe_line(server.name)}  {safe_line(_describe_spec(server))}")
         for name in self.identical:
-            lines.append(f"= {name}  (already there, identical)")
+            lines.append(f"= {safe_line(name)}  (already there, identical)")
         for difference in self.different:
-            lines.append(f"~ {difference.name}  (already there, different; left as it is)")
-            lines.extend(f"    {line}" for line in difference.diff)
+            name = safe_line(difference.name)
+            lines.append(f"~ {name}  (already there, different; left as it is)")
+            lines.extend(f"    {safe_line(line)}" for line in difference.diff)
         for server in self.unusable:
-            lines.append(f"! {server.name}  (not imported: {server.problem})")
+            problem = safe_line(server.problem or "")
+            lines.append(f"! {safe_line(server.name)}  (not imported: {problem})")
         lines.extend(f"note: {note}" for note in self.notes)
         if not self.add:
             lines.append("nothing to add")

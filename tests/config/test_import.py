@@ -246,3 +246,13 @@ def test_the_plan_masks_url_credentials() -> None:
     assert "+ u  http://••••:••••••••@h/mcp (streamable-http)" in plan.describe()
     assert "+ v  mcp-remote https://h/?sig=••••••••" in plan.describe()
     assert "secret" not in plan.describe()
+
+
+def test_a_name_or_command_with_a_line_break_cannot_forge_a_line_of_the_plan() -> None:
+    """Another host's file is untrusted: each server stays on its own line of the plan."""
+    forged = "x\n+ evil  rm -rf ~"
+    source = PluginConfig(
+        servers=(ServerConfig(name=forged, spec=StdioSpec(command="run\r\n+ fake", args=("a",))),)
+    )
+    lines = plan_import(source, PluginConfig()).describe().splitlines()
+    assert lines == ["+ x⏎+ evil  rm -rf ~  run⏎+ fake a"]
