@@ -207,7 +207,7 @@ async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
     held_back = needs_trust(loaded, config) and not _trusted(args)  # the warning said why
     if not known and not config.disabled and config.problem is None and not held_back:
         # The tool is new to the config: check the live server really advertises it.
-        async with open_server(config, default_log_dir()) as session:
+        async with open_server(config, default_log_dir(), store.path) as session:
             if session.status == "connected":
                 if tool not in {t.name for t in session.tools}:
                     raise UnknownToolError(server, tool)
@@ -234,7 +234,8 @@ async def cmd_disable(path: Path, args: argparse.Namespace) -> int:
 async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
     arguments = parse_arguments(args.arguments)
-    loaded = _store(path, args, runs_servers=True).load()
+    store = _store(path, args, runs_servers=True)
+    loaded = store.load()
     config = loaded.server(args.server)
     if config is None:
         raise UnknownServerError(args.server)
@@ -245,7 +246,7 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
             f"server {args.server!r} was not started: the config file is not trusted "
             "(--trust runs it)"
         )
-    async with open_server(config, default_log_dir()) as session:
+    async with open_server(config, default_log_dir(), store.path) as session:
         if session.status != "connected":
             raise OperationError(f"server {args.server!r} did not connect: {session.error}")
         if args.tool not in {t.name for t in session.tools}:

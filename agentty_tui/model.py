@@ -263,6 +263,9 @@ class ServerState(Frozen):
     """Advertised tools that break the MCP rules and were left out, each with the reason."""
     pid: int | None = None
     """Process id of a stdio server while it runs (diagnostics; never shown in snapshots)."""
+    warnings: tuple[str, ...] = ()
+    """What the user should know about a server that otherwise works (its log cannot be
+    written, it announces changes without pause, its tool list never ended), a line each."""
 
     @property
     def enabled_count(self) -> int:

@@ -50,6 +50,7 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                 "error": server.error,
                 "spec": _spec_json(server),
                 "server_info": server.info.model_dump() if server.info else None,
+                "warnings": list(server.warnings),
                 "tools": [
                     {
                         "name": tool.bare,
@@ -104,6 +105,8 @@ def model_text(model: PluginModel, catalog: WireCatalog) -> str:
         if server.error:
             for line in safe_block(server.error).split("\n"):
                 lines.append(f"    ! {line}")
+        for warning in server.warnings:
+            lines.append(f"    warning: {warning}")
         for tool in server.tools:
             mark = "on " if tool.enabled else "off"
             trimmed = (

@@ -353,7 +353,8 @@ class Bridge:
 
     def _start(self, config: ServerConfig) -> ServerSession:
         assert self._group is not None, "the bridge is not running"
-        session = ServerSession(config, ServerLog(self.log_dir, config.name), self._publish)
+        log = ServerLog(self.log_dir, config.name, self.store.path)
+        session = ServerSession(config, log, self._publish)
         self._sessions[config.name] = session
         self._group.start_soon(self._run_session, session)
         return session
@@ -399,7 +400,7 @@ class Bridge:
         key: tuple[object, ...] = (config, session, self._gated(config))
         if session is not None:
             key += (session.status, session.error, session.info, session.tools, session.pid)
-            key += (session.dropped_tools,)
+            key += (session.dropped_tools, session.warnings)
         entry = previous.get(config.name)
         if entry is not None and _same(entry[0], key):
             state = entry[1]
@@ -427,6 +428,7 @@ class Bridge:
             tools=self._derive(config, session),
             dropped_tools=session.dropped_tools,
             pid=session.pid,
+            warnings=session.warnings,
         )
 
     def _derive(self, config: ServerConfig, session: ServerSession) -> tuple[ToolState, ...]:

@@ -70,15 +70,38 @@ def _problem(tool: types.Tool, seen: set[str]) -> str | None:
     return None
 
 
+def _holds(value: Any, marker: str) -> bool:
+    """Whether ``marker`` is a string anywhere inside the JSON value (no recursion)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item == marker:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
 def screen_tools(
-    advertised: Iterable[types.Tool], already_dropped: Iterable[DroppedTool] = ()
+    advertised: Iterable[types.Tool],
+    already_dropped: Iterable[DroppedTool] = (),
+    *,
+    cut_marker: str | None = None,
 ) -> tuple[tuple[AdvertisedTool, ...], tuple[DroppedTool, ...]]:
-    """Split advertised tools into the valid ones (in order) and the dropped ones (with why)."""
+    """Split advertised tools into the valid ones (in order) and the dropped ones (with why).
+
+    ``cut_marker`` is what replaced the parts of the listing that were nested too deep to
+    read; a tool whose schema holds it is dropped.
+    """
     kept: list[AdvertisedTool] = []
     dropped: list[DroppedTool] = list(already_dropped)
     seen: set[str] = set()
     for tool in advertised:
         problem = _problem(tool, seen)
+        if problem is None and cut_marker is not None and _holds(tool.input_schema, cut_marker):
+            problem = "the input schema is nested too deep to read"
         if problem is not None:
             dropped.append(DroppedTool(name=tool.name, reason=problem))
             continue

@@ -1,11 +1,22 @@
 """Per-server log files: where a server's stderr goes instead of the terminal.
 
-Each server appends to ``<log dir>/<server>.log``. A header line marks every spawn, so the
-tail used in error text only ever shows what the current process wrote.
+Each server appends to ``<log dir>/<name>-<hash>.log``: a readable prefix of the server's name
+plus a short hash of the full name and the config file's path, so two servers never share a
+log (``a/b`` and ``a_b``, or servers of one name in two configs) and a long name still fits a
+file name. A header line marks every spawn.
+
+The child's stderr is a pipe that we drain into the log, so the log can be capped: once it
+holds ``LOG_MAX_BYTES`` it is renamed to ``<name>.log.1`` (replacing the previous one) and a
+fresh file is begun, so a server's logs take at most about twice the cap. The last stderr bytes
+of the current spawn are also kept in memory for error text, so the tail works even when the
+log cannot be written. Logging is best effort: a folder that cannot be written costs the
+server its log, never its start (``problem`` says why).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import logging
 import os
 import re
@@ -15,13 +26,22 @@ from typing import IO
 
 from agentty_tui.model import StdioSpec
 
-__all__ = ["LOG_FILE_NAME", "ServerLog", "default_log_dir", "quiet_logging"]
+__all__ = ["LOG_FILE_NAME", "ServerLog", "default_log_dir", "log_file_name", "quiet_logging"]
 
 TAIL_LINES = 8
 """How many stderr lines go into the error text of a server that failed."""
 
 TAIL_BYTES = 16 * 1024
-"""How much of the end of the log is read to find those lines."""
+"""How much of the end of the current spawn's stderr is kept to find those lines."""
+
+LOG_MAX_BYTES = 5 * 1024 * 1024
+"""A log file that reaches this size is rotated once (to ``.log.1``) and begun afresh."""
+
+NAME_PREFIX = 40
+"""How many characters of the (sanitized) server name a log file name keeps."""
+
+NOTES_PER_SECOND = 5
+"""Notes of one kind (e.g. skipped stdout lines) logged per second; the rest are counted."""
 
 
 def default_log_dir() -> Path:
@@ -30,54 +50,152 @@ def default_log_dir() -> Path:
     return Path(base) / "agentty" / "logs"
 
 
+def log_file_name(server: str, config_path: str | os.PathLike[str] | None = None) -> str:
+    """The log file name of ``server`` of the config at ``config_path``: unique per pair."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", server)[:NAME_PREFIX].lstrip(".") or "_"
+    where = os.path.abspath(config_path) if config_path is not None else ""
+    digest = hashlib.sha256(f"{where}\0{server}".encode(errors="surrogatepass")).hexdigest()
+    return f"{safe}-{digest[:10]}.log"
+
+
 class ServerLog:
     """The log file of one server: the child's stderr plus our own notes about its life."""
 
-    def __init__(self, directory: Path, server: str) -> None:
-        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", server) or "_"
-        self.path = directory / f"{safe}.log"
-        self._spawn_offset = 0
+    def __init__(
+        self,
+        directory: Path,
+        server: str,
+        config_path: str | os.PathLike[str] | None = None,
+        *,
+        max_bytes: int | None = None,
+    ) -> None:
+        self.path = directory / log_file_name(server, config_path)
+        self.max_bytes = max_bytes if max_bytes is not None else LOG_MAX_BYTES
+        """The size at which the log is rotated."""
+        self.problem: str | None = None
+        """Why the log could not be written, when it could not (the server runs without it)."""
+        self._handle: IO[bytes] | None = None
+        self._live = False  # a child runs: keep the file open between writes
+        self._size = 0
+        self._recent = bytearray()
+        self._windows: dict[str, tuple[float, int, int]] = {}
 
-    def open_for_child(self, spec: StdioSpec) -> IO[bytes]:
-        """Open the log for appending, mark a new spawn, and return it for the child's stderr.
+    @property
+    def rotated_path(self) -> Path:
+        """Where the previous part of a rotated log is kept."""
+        return self.path.with_name(self.path.name + ".1")
+
+    # --- writing --------------------------------------------------------------------
+
+    def open_for_child(self, spec: StdioSpec) -> None:
+        """Open the log for a new spawn of ``spec`` and mark it with a header line.
 
         ``spec`` is the spec as the config writes it (the template): the spawn line shows its
         ``${VAR}`` references, never what they expanded to (a secret passed as an argument).
+        The tail starts afresh here: error text only ever shows what the current process wrote.
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "ab")  # noqa: SIM115 - handed to the child, closed by the caller
+        self.close()
+        self._recent.clear()
+        self.problem = None
+        self._live = True
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-        handle.write(f"--- {stamp} spawn {spec.command} ({len(spec.args)} args)\n".encode())
-        handle.flush()
-        self._spawn_offset = handle.tell()
-        return handle
+        self._write(f"--- {stamp} spawn {spec.command} ({len(spec.args)} args)\n".encode())
+
+    def write_stderr(self, data: bytes) -> None:
+        """Append a chunk of the child's stderr (kept in memory too, for the tail)."""
+        self._recent += data
+        if len(self._recent) > TAIL_BYTES:
+            del self._recent[: len(self._recent) - TAIL_BYTES]
+        self._write(data)
 
     def note(self, text: str) -> None:
         """Append one line of our own (prefixed, so it is told apart from the server's stderr)."""
+        stamp = time.strftime("%H:%M:%S")
+        self._write(f"[agentty] {stamp} {text}\n".encode(errors="replace"))
+
+    def note_limited(self, kind: str, text: str) -> None:
+        """``note``, but at most ``NOTES_PER_SECOND`` of one ``kind`` a second.
+
+        The notes over the limit are counted and summed up in one line when the next second
+        begins (or on ``close``), so a flood costs a line a second, not a line per item.
+        """
+        now = time.monotonic()
+        start, logged, skipped = self._windows.get(kind, (now, 0, 0))
+        if now - start >= 1.0:
+            self._flush_skipped(kind, skipped)
+            start, logged, skipped = now, 0, 0
+        if logged < NOTES_PER_SECOND:
+            self.note(text)
+            logged += 1
+        else:
+            skipped += 1
+        self._windows[kind] = (start, logged, skipped)
+
+    def close(self) -> None:
+        """Sum up skipped notes and close the file (a later note reopens it)."""
+        windows, self._windows = self._windows, {}
+        for kind, (_start, _logged, skipped) in windows.items():
+            self._flush_skipped(kind, skipped)
+        self._live = False
+        self._close_file()
+
+    def _close_file(self) -> None:
+        if self._handle is not None:
+            handle, self._handle = self._handle, None
+            with contextlib.suppress(OSError):
+                handle.close()
+
+    def _flush_skipped(self, kind: str, skipped: int) -> None:
+        if skipped:
+            self.note(f"… {skipped} more {kind} not logged")
+
+    def _write(self, data: bytes) -> None:
+        if self.problem is not None:
+            return  # given up for this spawn: retrying on every chunk would cost a flood dearly
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "ab") as handle:
-                handle.write(f"[agentty] {text}\n".encode(errors="replace"))
-        except OSError:
-            pass  # a log that cannot be written must never take the server down with it
+            if self._handle is None:
+                self._open()
+            assert self._handle is not None
+            if self._size >= self.max_bytes:
+                self._rotate()
+            self._handle.write(data)
+            self._handle.flush()
+            self._size += len(data)
+            if not self._live:
+                self._close_file()
+        except OSError as error:
+            # A log that cannot be written must never take the server down with it.
+            self._give_up(error)
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = open(self.path, "ab")  # noqa: SIM115 - kept open while the child runs
+        self._size = self._handle.tell()
+
+    def _rotate(self) -> None:
+        assert self._handle is not None
+        self._handle.close()
+        self._handle = None
+        os.replace(self.path, self.rotated_path)
+        self._open()
+        assert self._handle is not None
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        cap = f"{self.max_bytes / 2**20:g} MiB"
+        header = f"--- {stamp} continued (the log reached {cap}; the part before: .log.1)\n"
+        self._handle.write(header.encode())
+        self._size = len(header)
+
+    def _give_up(self, error: OSError) -> None:
+        if self.problem is None:
+            self.problem = f"the log {self.path} could not be written ({error.strerror or error})"
+        self._close_file()
+
+    # --- reading --------------------------------------------------------------------
 
     def tail(self, lines: int = TAIL_LINES) -> str:
-        """The last lines the current process wrote to stderr (our own notes left out)."""
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                size = handle.tell()
-                start = max(self._spawn_offset, size - TAIL_BYTES)
-                handle.seek(start)
-                data = handle.read()
-        except OSError:
-            return ""
-        text = data.decode(errors="replace")
-        kept = [
-            line.rstrip()
-            for line in text.splitlines()
-            if line.strip() and not line.startswith("[agentty]")
-        ]
+        """The last lines the current process wrote to stderr."""
+        text = self._recent.decode(errors="replace")
+        kept = [line.rstrip() for line in text.splitlines() if line.strip()]
         return "\n".join(kept[-lines:])
 
 

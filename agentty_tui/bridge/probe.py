@@ -8,6 +8,7 @@ in the exception group of the task group that runs the session.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,14 +23,19 @@ __all__ = ["open_server"]
 
 
 @asynccontextmanager
-async def open_server(config: ServerConfig, log_dir: Path) -> AsyncIterator[ServerSession]:
+async def open_server(
+    config: ServerConfig, log_dir: Path, config_path: str | os.PathLike[str] | None = None
+) -> AsyncIterator[ServerSession]:
     """A session of ``config``'s server, yielded once it is connected or has failed.
+
+    ``config_path`` is the file the entry is from: with it, the server writes the same log
+    file as under a bridge of that file.
 
     An exception raised in the ``async with`` block (an unknown tool, a failed call) leaves it
     as itself: the session's task never raises, so the task group's exception group can only
     hold the block's error, and it is unwrapped here where the group is made.
     """
-    session = ServerSession(config, ServerLog(log_dir, config.name), lambda: None)
+    session = ServerSession(config, ServerLog(log_dir, config.name, config_path), lambda: None)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(session.run)

@@ -28,12 +28,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from agentty_tui import __version__
+from agentty_tui.bridge import stdio
 from agentty_tui.bridge.errors import describe_failure
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.bridge.listing import LenientToolsPage, screen_raw_tools, screen_tools
 from agentty_tui.bridge.logs import ServerLog
-from agentty_tui.bridge.stdio import StdioTransport
+from agentty_tui.bridge.stdio import TOO_DEEP, StdioTransport
 from agentty_tui.errors import OperationError
 from agentty_tui.model import (
     AdvertisedTool,
@@ -54,7 +55,19 @@ BURST_QUIET = 0.05
 """Seconds without a change notice that end a burst of them (then one re-list follows)."""
 
 BURST_MAX_WAIT = 0.5
-"""A burst that never pauses still gets a re-list this often."""
+"""A burst that never pauses still gets a re-list this often (for its first few re-lists)."""
+
+FREE_RELISTS = 3
+"""Re-lists in a row (no quiet second between them) before the interval starts to grow."""
+
+MAX_RELIST_INTERVAL = 1.0
+"""The longest wait between re-lists of a server whose notices never stop."""
+
+NOISY_RELISTS = 8
+"""Re-lists in a row that make a server noisy (a warning in its row)."""
+
+RELIST_QUIET_RESET = 2.0
+"""Seconds without a change notice after which a server counts as quiet again."""
 
 EXIT_STATUS_WAIT = 0.5
 """After stdout ends, how long to wait for the exit status before reporting without it."""
@@ -79,6 +92,10 @@ class ServerSession:
         """Tools of that listing that break the MCP rules, with the reason."""
         self.relists = 0
         """How many re-lists list_changed caused (diagnostics and tests)."""
+        self.noisy = False
+        """True while the server sends change notices without pause (re-lists are slowed)."""
+        self.pages_cut = False
+        """True when the latest listing stopped at ``MAX_TOOL_PAGES`` with pages still to come."""
         self.closed = anyio.Event()
         """Set once ``run`` has returned and the server process is gone."""
         self.settled = anyio.Event()
@@ -101,6 +118,24 @@ class ServerSession:
     def name(self) -> str:
         """The server's config key."""
         return self.config.name
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the user should know about a server that otherwise works, one line each."""
+        found: list[str] = []
+        if self.log.problem is not None:
+            found.append(f"{self.log.problem}; the server runs without its log")
+        if self.pages_cut:
+            found.append(
+                f"its tool list did not end after {MAX_TOOL_PAGES:,} pages; "
+                "only those pages are shown"
+            )
+        if self.noisy:
+            found.append(
+                "noisy: it announces tool changes without pause; "
+                f"re-listed at most every {MAX_RELIST_INTERVAL:g} s"
+            )
+        return tuple(found)
 
     @property
     def pid(self) -> int | None:
@@ -240,6 +275,7 @@ class ServerSession:
         pages: list[types.Tool] = []
         malformed: list[DroppedTool] = []
         cursor: str | None = None
+        deep_cuts = self._transport.deep_cuts if self._transport is not None else 0
         for _ in range(MAX_TOOL_PAGES):
             try:
                 page = await client.list_tools(cursor=cursor)
@@ -261,7 +297,13 @@ class ServerSession:
                 cursor = raw.next_cursor
             if not cursor:
                 break
-        tools, self.dropped_tools = screen_tools(pages, malformed)
+        if cursor and not self.pages_cut:
+            self.log.note(f"tools/list did not end after {MAX_TOOL_PAGES} pages; stopped there")
+        self.pages_cut = bool(cursor)
+        # Only a listing whose messages had too-deep parts cut out needs to look for them.
+        cut = self._transport is not None and self._transport.deep_cuts > deep_cuts
+        marker = TOO_DEEP if cut else None
+        tools, self.dropped_tools = screen_tools(pages, malformed, cut_marker=marker)
         for dropped in self.dropped_tools:
             self.log.note(f"dropped tool {dropped.name[:80]!r}: {dropped.reason}")
         return tools
@@ -307,18 +349,37 @@ class ServerSession:
         A lone notice is answered immediately (a new tool shows within milliseconds). Notices
         that keep arriving while a re-list runs mean a burst: wait until the server has been
         quiet for ``BURST_QUIET`` seconds (at most ``BURST_MAX_WAIT``), then re-list once.
+        A server that never stops gets ever longer intervals, up to ``MAX_RELIST_INTERVAL``,
+        and is marked noisy until it has been quiet for ``RELIST_QUIET_RESET`` seconds.
         """
+        streak = 0  # re-lists since the server was last quiet
+        last = -math.inf
         while True:
-            await self._relist_wanted.wait()
+            with anyio.move_on_after(RELIST_QUIET_RESET if self.noisy else math.inf):
+                await self._relist_wanted.wait()
+            if not self._relist_wanted.is_set():  # a noisy server has calmed down
+                self.noisy = False
+                self._on_change()
+                continue
+            if anyio.current_time() - last > RELIST_QUIET_RESET:
+                streak = 0
             while True:
+                wait = last + _relist_interval(streak) - anyio.current_time()
+                if wait > 0:
+                    await anyio.sleep(wait)
                 self._relist_wanted = anyio.Event()
                 try:
                     tools = await self._list_all(client)
                 except Exception as exc:
                     self.log.note(self._redactor.scrub(f"re-listing tools failed: {exc!r}"))
                     break
+                last = anyio.current_time()
+                streak += 1
                 self.tools = tools
                 self.relists += 1
+                if streak >= NOISY_RELISTS and not self.noisy:
+                    self.noisy = True
+                    self.log.note(f"tools/list_changed without pause: {streak} re-lists in a row")
                 self._on_change()
                 if not self._relist_wanted.is_set():
                     break
@@ -369,6 +430,8 @@ class ServerSession:
     # --- error text -----------------------------------------------------------------
 
     def _describe(self, exc: BaseException) -> str:
+        if self._transport is not None and self._transport.line_too_long:
+            return _line_too_long()
         if self._transport is not None and self._transport.gone_by_itself:
             code = self._transport.returncode
             if code is not None:
@@ -378,12 +441,15 @@ class ServerSession:
 
     async def _exit_message(self) -> str:
         assert self._transport is not None
+        if self._transport.line_too_long:
+            return _line_too_long()
         with anyio.move_on_after(EXIT_STATUS_WAIT):
             # No event fires on exit; the exit status is only observable by polling.
             while self._transport.returncode is None:  # noqa: ASYNC110
                 await anyio.sleep(0.01)
         code = self._transport.returncode
         text = _exit_text(code) if code is not None else "closed its output and stopped answering"
+        await self._transport.stderr_drained(EXIT_STATUS_WAIT)
         return self._with_tail(text)
 
     def _with_tail(self, message: str) -> str:
@@ -392,6 +458,19 @@ class ServerSession:
         exception may quote the expanded URL, a server may echo its arguments to stderr)."""
         tail = self.log.tail() if self._transport is not None else ""
         return self._redactor.scrub(f"{message}\n{tail}" if tail else message)
+
+
+def _relist_interval(streak: int) -> float:
+    """The least time between two re-lists after ``streak`` of them in a row."""
+    if streak < FREE_RELISTS:
+        return 0.0
+    return min(BURST_MAX_WAIT * 2.0 ** (streak - FREE_RELISTS), MAX_RELIST_INTERVAL)
+
+
+def _line_too_long() -> str:
+    limit = stdio.MAX_LINE  # read now: a test may lower it
+    size = f"{limit / 2**20:g} MiB" if limit >= 2**20 else f"{limit} bytes"
+    return f"the server sent a line of more than {size}; the connection was closed"
 
 
 def _exit_text(code: int) -> str:

@@ -12,7 +12,10 @@ per-server log file, never to the terminal. No shell is involved: argv goes to e
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
+import re
 import signal
 import subprocess
 from collections.abc import AsyncIterator
@@ -29,7 +32,7 @@ from agentty_tui.bridge.reaper import ProcessTree
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
 
-__all__ = ["StdioTransport"]
+__all__ = ["MAX_DEPTH", "MAX_LINE", "TOO_DEEP", "StdioTransport", "cut_deep_json"]
 
 Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
@@ -48,6 +51,20 @@ TERM_GRACE = 2.0
 
 MAX_LINE = 64 * 1024 * 1024
 """A stdout line longer than this is treated as a broken server, not buffered forever."""
+
+STDERR_DRAIN_WAIT = 0.2
+"""After the server stopped, how long its last stderr bytes may take to reach the log."""
+
+NOTICE_WINDOW = 0.1
+"""The same ``list_changed`` notice repeated within this many seconds is passed on once, at
+the window's end: a server that sends it in a tight loop costs a compare per line, not a
+parse and a dispatch."""
+
+MAX_DEPTH = 128
+"""Nesting below this depth is cut from a message too deep for the JSON parser (about 200)."""
+
+TOO_DEEP = "\u0000agentty: nested too deep"
+"""What replaces a cut part of a message (a JSON string no server has a reason to send)."""
 
 
 class StdioTransport(ManagedTransport):
@@ -68,8 +85,17 @@ class StdioTransport(ManagedTransport):
         """Set when the server's stdout reached end of file: it exited or closed the pipe."""
         self.gone_by_itself = False
         """True when stdout ended before we began to stop the server (it crashed or quit)."""
+        self.stderr_done = anyio.Event()
+        """Set when the server's stderr reached end of file (every writer of it is gone)."""
+        self.line_too_long = False
+        """True when the server sent a stdout line over ``MAX_LINE`` (the connection closed)."""
+        self.deep_cuts = 0
+        """How many messages had parts nested too deep cut out (see ``cut_deep_json``)."""
         self._stopping = False
         self._spoke = False
+        self._notice = b""
+        self._notice_at = -math.inf
+        self._held: SessionMessage | None = None
 
     @property
     def pid(self) -> int | None:
@@ -83,7 +109,7 @@ class StdioTransport(ManagedTransport):
 
     @contextlib.asynccontextmanager
     async def _connect(self) -> AsyncIterator[Streams]:
-        stderr = self.log.open_for_child(self.shown)
+        self.log.open_for_child(self.shown)
         try:
             self.process = await anyio.open_process(
                 [self.spec.command, *self.spec.args],
@@ -91,59 +117,153 @@ class StdioTransport(ManagedTransport):
                 cwd=self.spec.cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=stderr,
+                # A pipe we drain into the log, not the log file itself: only then can the log
+                # be capped, and a log that cannot be written cannot stop the server.
+                stderr=subprocess.PIPE,
                 start_new_session=True,
             )
+            self.log.note(f"started pid {self.process.pid}")
+            read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._drain_stderr)
+                group.start_soon(self._read_stdout, read_send)
+                group.start_soon(self._write_stdin, write_recv)
+                try:
+                    yield read_recv, write_send
+                finally:
+                    # Shielded: a cancelled caller must not leave the process behind.
+                    with anyio.CancelScope(shield=True):
+                        await self._stop_process()
+                        for stream in (read_send, read_recv, write_send, write_recv):
+                            await stream.aclose()
+                        # The last stderr lines belong in the log and the tail; a grandchild that
+                        # holds the pipe open must not keep us waiting for them, though.
+                        with anyio.move_on_after(STDERR_DRAIN_WAIT):
+                            await self.stderr_done.wait()
+                    group.cancel_scope.cancel()
         finally:
-            stderr.close()  # the child holds its own copy of the descriptor
-        self.log.note(f"started pid {self.process.pid}")
-        read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
-        async with anyio.create_task_group() as group:
-            group.start_soon(self._read_stdout, read_send)
-            group.start_soon(self._write_stdin, write_recv)
-            try:
-                yield read_recv, write_send
-            finally:
-                # Shielded: a cancelled caller must not leave the process behind.
-                with anyio.CancelScope(shield=True):
-                    await self._stop_process()
-                    for stream in (read_send, read_recv, write_send, write_recv):
-                        await stream.aclose()
-                group.cancel_scope.cancel()
+            self.log.close()  # sums up skipped notes; later notes reopen the file
+
+    async def _drain_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        try:
+            async for chunk in self.process.stderr:
+                self.log.write_stderr(chunk)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass
+        finally:
+            self.stderr_done.set()
+
+    async def stderr_drained(self, seconds: float) -> None:
+        """Wait (at most ``seconds``) until the child's stderr has reached end of file."""
+        with anyio.move_on_after(seconds):
+            await self.stderr_done.wait()
 
     async def _read_stdout(self, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         assert self.process is not None and self.process.stdout is not None
-        buffer = b""
+        stdout = self.process.stdout
+        # The unfinished line as a list of chunks: each byte is copied once when its line is
+        # complete, and only new chunks are searched for the newline (linear in the line).
+        pending: list[bytes] = []
+        pending_size = 0
         try:
             async with sink:
-                async for chunk in self.process.stdout:
-                    buffer += chunk
-                    if len(buffer) > MAX_LINE and b"\n" not in buffer:
-                        self.log.note("stdout line over the size limit; closing the connection")
+                while True:
+                    chunk = await self._next_chunk(stdout, sink)
+                    if chunk is None:
                         return
-                    *lines, buffer = buffer.split(b"\n")
+                    parts = chunk.split(b"\n")
+                    if pending_size + len(parts[0]) > MAX_LINE:
+                        self.line_too_long = True
+                        self.log.note(
+                            f"a stdout line of more than {_size(MAX_LINE)}: closing the connection"
+                        )
+                        return
+                    if len(parts) == 1:
+                        pending.append(chunk)
+                        pending_size += len(chunk)
+                        continue
+                    pending.append(parts[0])
+                    lines = [b"".join(pending), *parts[1:-1]]
+                    pending = [parts[-1]]
+                    pending_size = len(parts[-1])
                     for line in lines:
-                        message = self._parse(line)
-                        if message is not None:
-                            self._spoke = True
-                            await sink.send(message)
+                        await self._handle_line(line, sink)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         finally:
             self.gone_by_itself = not self._stopping
             self.ended.set()
 
-    def _parse(self, line: bytes) -> SessionMessage | None:
-        """One stdout line as a message; anything that is not JSON-RPC is logged and skipped."""
+    async def _next_chunk(
+        self,
+        stdout: anyio.abc.ByteReceiveStream,
+        sink: MemoryObjectSendStream[SessionMessage | Exception],
+    ) -> bytes | None:
+        """The next stdout chunk (``None`` at end of file); releases a held notice in time."""
+        while self._held is not None:
+            left = self._notice_at + NOTICE_WINDOW - anyio.current_time()
+            with anyio.move_on_after(max(left, 0.0)):
+                return await _receive(stdout)
+            held, self._held = self._held, None
+            self._notice_at = anyio.current_time()
+            await sink.send(held)
+        return await _receive(stdout)
+
+    async def _handle_line(
+        self, line: bytes, sink: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> None:
         text = line.strip()
         if not text:
-            return None
+            return
+        if text == self._notice and anyio.current_time() - self._notice_at < NOTICE_WINDOW:
+            # The same change notice again within the window: hold one back for its end.
+            if self._held is None:
+                self._held = self._parse(text)
+            return
+        message = self._parse(text)
+        if message is None:
+            return
+        self._spoke = True
+        root = message.message
+        if isinstance(root, types.JSONRPCNotification) and root.method.endswith("list_changed"):
+            self._notice = text
+            self._notice_at = anyio.current_time()
+            self._held = None
+        await sink.send(message)
+
+    def _parse(self, text: bytes) -> SessionMessage | None:
+        """One stdout line as a message; anything that is not JSON-RPC is logged and skipped."""
         try:
             message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-        except ValueError:
-            self.log.note(f"ignored a stdout line that is not JSON-RPC: {text[:200]!r}")
+        except ValueError as error:
+            if "recursion limit" in str(error):
+                return self._parse_deep(text)
+            self.log.note_limited(
+                "stdout lines that are not JSON-RPC",
+                f"ignored a stdout line that is not JSON-RPC: {text[:200]!r}",
+            )
             return None
+        return SessionMessage(message)
+
+    def _parse_deep(self, text: bytes) -> SessionMessage | None:
+        """A message nested deeper than the parser allows, with its too-deep parts cut out.
+
+        One tool with an absurd schema must not cost a whole ``tools/list`` answer: the parts
+        below ``MAX_DEPTH`` become ``TOO_DEEP`` and the tool listing drops what holds one.
+        """
+        cut = cut_deep_json(text, MAX_DEPTH)
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(cut, by_name=False)
+        except ValueError:
+            self.log.note_limited(
+                "stdout lines that are not JSON-RPC",
+                f"ignored a stdout line nested too deep to read: {text[:200]!r}",
+            )
+            return None
+        self.deep_cuts += 1
+        self.log.note(f"a stdout message nested more than {MAX_DEPTH} levels deep was cut")
         return SessionMessage(message)
 
     async def _write_stdin(self, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
@@ -197,3 +317,49 @@ async def _exited_within(process: anyio.abc.Process, seconds: float) -> bool:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+async def _receive(stream: anyio.abc.ByteReceiveStream) -> bytes | None:
+    try:
+        return await stream.receive()
+    except anyio.EndOfStream:
+        return None
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:g} MiB" if count >= 2**20 else f"{count} bytes"
+
+
+_JSON_TOKEN = re.compile(rb'["\\\[\]{}]')
+
+
+def cut_deep_json(text: bytes, depth: int) -> bytes:
+    """``text`` (JSON) with every array or object nested deeper than ``depth`` replaced by
+    the string ``TOO_DEEP``; linear in the text and free of recursion."""
+    out: list[bytes] = []
+    level = 0
+    in_string = False
+    copied = 0
+    cut_from: int | None = None
+    pos = 0
+    while (match := _JSON_TOKEN.search(text, pos)) is not None:
+        char = match.group()
+        pos = match.end()
+        if in_string:
+            if char == b"\\":
+                pos += 1  # the escaped character, whatever it is
+            elif char == b'"':
+                in_string = False
+        elif char == b'"':
+            in_string = True
+        elif char in (b"[", b"{"):
+            level += 1
+            if level == depth + 1 and cut_from is None:
+                cut_from = match.start()
+        elif char in (b"]", b"}"):
+            if level == depth + 1 and cut_from is not None:
+                out += [text[copied:cut_from], json.dumps(TOO_DEEP).encode()]
+                copied, cut_from = pos, None
+            level -= 1
+    out.append(text[copied:])
+    return b"".join(out)

@@ -53,6 +53,7 @@ ROLES = (
     "trimmed",
     "label",
     "hint",
+    "warning",
 )
 """Every role a row segment may have (see ``rows.py``)."""
 

@@ -128,6 +128,9 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
         segments.append(("  T trusts it", "hint"))
     else:
         segments.append(("disabled in config", "status-disabled"))
+    if state.warnings and state.status != "disabled":
+        more = f" (+{len(state.warnings) - 1} more)" if len(state.warnings) > 1 else ""
+        segments.append((f" · ⚠ {_one_line(state.warnings[0])}{more}", "warning"))
     return Row(
         key=server_key(state.name),
         kind="server",
@@ -236,6 +239,7 @@ def build_rows(
             state.status,
             state.error,
             state.dropped_tools,
+            state.warnings,
             is_folded,
             needle,
             name_width,

@@ -10,6 +10,7 @@ import anyio.lowlevel
 import pytest
 
 from agentty_tui.bridge import Bridge, ReloadReport
+from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError, UnknownServerError, UnknownToolError
@@ -272,8 +273,8 @@ async def test_shutdown_spares_a_server_still_starting_the_stdin_grace(
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         await bridge.wait_for(lambda m: m.server("alpha").status == "connected", SETTLE)  # type: ignore[union-attr]
         assert bridge.snapshot.server("starting").status == "connecting"  # type: ignore[union-attr]
-    assert "(exit status 0)" in (log_dir / "alpha.log").read_text()
-    starting = (log_dir / "starting.log").read_text()
+    assert "(exit status 0)" in ServerLog(log_dir, "alpha", path).path.read_text()
+    starting = ServerLog(log_dir, "starting", path).path.read_text()
     assert "still running 0.2 s after its input was closed: SIGTERM" in starting
     assert "(exit status -15)" in starting
 

@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
+from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError
@@ -61,7 +62,7 @@ async def test_garbage_on_stdout_is_skipped(write_config: WriteConfig, log_dir: 
         assert result.content[0].text == "noisy"  # type: ignore[union-attr]
         result = await bridge.call_tool("noisy", "ok")
         assert result.content[0].text == "ok"  # type: ignore[union-attr]
-    log = (log_dir / "noisy.log").read_text()
+    log = ServerLog(log_dir, "noisy", path).path.read_text()
     # Each garbage line really came over the protocol pipe, before and between valid messages,
     # and was skipped (not merely written to stderr).
     for line in (
@@ -126,7 +127,7 @@ async def test_call_killed_midway_fails_the_call_and_the_row(
         with anyio.fail_after(10):
             async with anyio.create_task_group() as group:
                 group.start_soon(call)
-                await _wait_for_log(log_dir / "hang.log", "hang: call received")
+                await _wait_for_log(ServerLog(log_dir, "hang", path).path, "hang: call received")
                 os.kill(pid, signal.SIGKILL)
         assert failure, "the call must fail, not hang"
         model = await bridge.wait_for(lambda m: _server(m, "hang").status == "failed", 5)

@@ -12,6 +12,8 @@ running the tests, so the venv's mcp 2.x is importable).
 - ``scalable_server.py`` N tools, optional start-up delay (benchmarks, scale tests).
 - ``hostile_server.py``  raw JSON-RPC: every string carries terminal controls; tools that
                          fail, hang, die mid-call; odd input schemas.
+- ``flood_server.py``    raw JSON-RPC; floods stderr or stdout, loops on list_changed, sends
+                         a too-deep schema, endless pages or an over-long line.
 - ``legacy_ts/``         a TypeScript-SDK server that speaks only the 2025 handshake era
                          (answers ``server/discover`` with -32601); needs node and
                          ``npm ci`` in that folder (see ``legacy_ts_available``).
@@ -86,6 +88,11 @@ def scalable_argv(
     return [*argv, *extra]
 
 
+def flood_argv(*extra: str) -> list[str]:
+    """argv for ``flood_server.py``; e.g. ``flood_argv("--stderr", "-1")``."""
+    return python_server_argv("flood_server.py", *extra)
+
+
 def scalable_tool_names(count: int) -> list[str]:
     """The names ``scalable_server.py --tools count`` advertises, in order."""
     width = max(4, len(str(count - 1)))
@@ -130,6 +137,7 @@ __all__ = [
     "SERVERS_DIR",
     "demo_argv",
     "gated_argv",
+    "flood_argv",
     "hostile_argv",
     "legacy_ts_argv",
     "legacy_ts_available",
