@@ -20,6 +20,7 @@ from agentty_tui.frozen import FrozenJson, FrozenStrMap
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TOOL_BUDGET",
     "AdvertisedTool",
@@ -48,6 +49,9 @@ DEFAULT_CONNECT_TIMEOUT = 30.0
 
 DEFAULT_REQUEST_TIMEOUT = 60.0
 """Seconds any single request (tools/list, tools/call) may take before it fails."""
+
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""The largest HTTP response body (or server-sent event) a URL server may send."""
 
 
 class Frozen(BaseModel):
@@ -126,6 +130,8 @@ class ServerConfig(Frozen):
     """Seconds until the server must have listed its tools."""
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     """Seconds any one request may take."""
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    """The largest HTTP response body (or server-sent event) a URL server may send."""
     env_file: str | None = None
     """The file some of the spec's ``env`` was read from (VS Code's ``envFile``), if any."""
     env_file_keys: tuple[str, ...] = ()
@@ -133,7 +139,7 @@ class ServerConfig(Frozen):
 
     def connection_key(self) -> tuple[object, ...]:
         """What a running session depends on: when it changes, a reload re-spawns the server."""
-        return (self.spec, self.connect_timeout, self.request_timeout)
+        return (self.spec, self.connect_timeout, self.request_timeout, self.max_response_bytes)
 
 
 class NativeTool(Frozen):

@@ -2,10 +2,14 @@
 
 The SDK turns an HTTP error status into a generic protocol error; the transport keeps the last
 error status it saw, so that a failed server can say "answered HTTP 401" instead.
+
+Every response body is bounded (``maxResponseBytes``): a body, or one event of an event
+stream, that grows past the limit ends with an error instead of filling memory.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -16,23 +20,48 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agentty_tui.bridge.transport import ManagedTransport
-from agentty_tui.model import HttpSpec
+from agentty_tui.model import DEFAULT_MAX_RESPONSE_BYTES, HttpSpec
 
-__all__ = ["HttpTransport"]
+__all__ = ["HttpTransport", "ResponseTooLarge"]
+
+
+class ResponseTooLarge(httpx2.StreamError):
+    """A response body (or one server-sent event) went over ``maxResponseBytes``."""
 
 
 class HttpTransport(ManagedTransport):
     """An mcp ``Transport`` for ``spec``, sending its headers with every request."""
 
-    def __init__(self, spec: HttpSpec, request_timeout: float) -> None:
+    def __init__(
+        self,
+        spec: HttpSpec,
+        request_timeout: float,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    ) -> None:
         self.spec = spec
         self.request_timeout = request_timeout
+        self.max_response_bytes = max_response_bytes
         self.error_status: int | None = None
         """The last HTTP status of 400 or more the server answered with, if any."""
+        self.too_large = False
+        """True once a response went over ``max_response_bytes`` (and was cut off)."""
 
     async def _record(self, response: httpx2.Response) -> None:
         if response.status_code >= 400:
             self.error_status = response.status_code
+        events = response.headers.get("content-type", "").startswith("text/event-stream")
+        response.stream = _BoundedStream(response.stream, self, per_event=events)
+
+    def _over_limit(self) -> ResponseTooLarge:
+        self.too_large = True
+        return ResponseTooLarge(self.too_large_text())
+
+    def too_large_text(self) -> str:
+        """What a failed request says when the server's response was over the limit."""
+        return (
+            f"{self.spec.url} sent a response of more than {self.max_response_bytes:,} bytes "
+            "(maxResponseBytes); the request failed"
+        )
 
     def _client_factory(
         self,
@@ -62,3 +91,46 @@ class HttpTransport(ManagedTransport):
             streamable_http_client(self.spec.url, http_client=http) as streams,
         ):
             yield streams
+
+
+_EVENT_END = re.compile(rb"\r?\n\r?\n")
+
+
+class _BoundedStream(httpx2.AsyncByteStream):
+    """A response body that raises once it has brought more than the limit.
+
+    For an event stream the count starts afresh after each event (a blank line): the stream
+    may live for hours, one event may not be huge.
+    """
+
+    def __init__(
+        self,
+        inner: httpx2.SyncByteStream | httpx2.AsyncByteStream,
+        owner: HttpTransport,
+        *,
+        per_event: bool,
+    ) -> None:
+        self._inner = inner
+        self._owner = owner
+        self._per_event = per_event
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        assert isinstance(self._inner, httpx2.AsyncByteStream)
+        limit = self._owner.max_response_bytes
+        count = 0
+        async for chunk in self._inner:
+            ends = list(_EVENT_END.finditer(chunk)) if self._per_event else ()
+            if ends:  # the event that ends here, then what follows the last end
+                over = count + ends[0].start() > limit
+                count = len(chunk) - ends[-1].end()
+            else:
+                count += len(chunk)
+                over = False
+            if over or count > limit:
+                raise self._owner._over_limit()
+            yield chunk
+
+    async def aclose(self) -> None:
+        """Close the underlying stream."""
+        if isinstance(self._inner, httpx2.AsyncByteStream):
+            await self._inner.aclose()

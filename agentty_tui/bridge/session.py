@@ -205,7 +205,9 @@ class ServerSession:
             self._transport = StdioTransport(spec, self.log, shown=self.config.spec)
             transport: Any = self._transport
         else:
-            self._http = HttpTransport(spec, self.config.request_timeout)
+            self._http = HttpTransport(
+                spec, self.config.request_timeout, self.config.max_response_bytes
+            )
             transport = self._http
         client = Client(
             transport,
@@ -436,6 +438,8 @@ class ServerSession:
             code = self._transport.returncode
             if code is not None:
                 return self._with_tail(_exit_text(code))
+        if self._http is not None and self._http.too_large:
+            return self._http.too_large_text()
         status = self._http.error_status if self._http is not None else None
         return self._with_tail(describe_failure(exc, self.config, http_status=status))
 

@@ -18,6 +18,7 @@ from agentty_tui.config.headers import header_problem
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import (
     DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TOOL_BUDGET,
     HttpSpec,
@@ -85,6 +86,10 @@ class RawServer(_Raw):
     """Seconds until the server must have listed its tools."""
     request_timeout: float = Field(default=DEFAULT_REQUEST_TIMEOUT, alias="requestTimeout", gt=0)
     """Seconds any one request may take."""
+    max_response_bytes: int = Field(
+        default=DEFAULT_MAX_RESPONSE_BYTES, alias="maxResponseBytes", gt=0, strict=True
+    )
+    """The largest HTTP response (or server-sent event) an HTTP server may send."""
 
 
 class RawNativeTool(_Raw):
@@ -201,6 +206,7 @@ def validate_server(name: str, entry: object, *, path: str | None = None) -> Ser
         ),
         connect_timeout=raw.connect_timeout,
         request_timeout=raw.request_timeout,
+        max_response_bytes=raw.max_response_bytes,
     )
 
 

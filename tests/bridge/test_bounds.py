@@ -22,8 +22,8 @@ from agentty_tui.model import PluginModel, ServerState
 from agentty_tui.report import model_json, model_text
 from agentty_tui.ui.rows import build_rows
 from tests.conftest import WriteConfig
-from tests.helpers import python_argv, stdio_entry
-from tests.servers import flood_argv, plain_argv
+from tests.helpers import python_argv, serve_over_http, stdio_entry
+from tests.servers import endless_http_argv, flood_argv, plain_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -245,3 +245,25 @@ async def test_log_names_are_unique_per_server_and_config(tmp_path: Path, log_di
             assert marks == {f"mark {folder} {i}"}, (name[:10], marks)
             paths.add(log)
     assert len(paths) == 6
+
+
+@pytest.mark.parametrize("mode", ["json", "sse"])
+async def test_an_endless_http_response_fails_at_the_limit(
+    mode: str, write_config: WriteConfig, log_dir: Path
+) -> None:
+    with serve_over_http(endless_http_argv("--mode", mode), "streamable-http") as url:
+        path = write_config(
+            {
+                "endless": {"url": url, "maxResponseBytes": 1_000_000, "connectTimeout": 5},
+                "healthy": stdio_entry(plain_argv()),
+            }
+        )
+        async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+            with anyio.fail_after(20):
+                model = await bridge.settled(SETTLE)
+            await _healthy(bridge)
+    endless = _server(model, "endless")
+    assert endless.status == "failed"
+    assert endless.error == (
+        f"{url} sent a response of more than 1,000,000 bytes (maxResponseBytes); the request failed"
+    )

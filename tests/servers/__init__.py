@@ -12,6 +12,7 @@ running the tests, so the venv's mcp 2.x is importable).
 - ``scalable_server.py`` N tools, optional start-up delay (benchmarks, scale tests).
 - ``hostile_server.py``  raw JSON-RPC: every string carries terminal controls; tools that
                          fail, hang, die mid-call; odd input schemas.
+- ``endless_http_server.py`` raw HTTP/1.1: every answer is a body (or an event) without end.
 - ``flood_server.py``    raw JSON-RPC; floods stderr or stdout, loops on list_changed, sends
                          a too-deep schema, endless pages or an over-long line.
 - ``legacy_ts/``         a TypeScript-SDK server that speaks only the 2025 handshake era
@@ -136,8 +137,9 @@ __all__ = [
     "PLAIN_TOOLS",
     "SERVERS_DIR",
     "demo_argv",
-    "gated_argv",
+    "endless_http_argv",
     "flood_argv",
+    "gated_argv",
     "hostile_argv",
     "legacy_ts_argv",
     "legacy_ts_available",
