@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client.stdio import get_default_environment
@@ -60,6 +61,14 @@ NOTICE_WINDOW = 0.1
 the window's end: a server that sends it in a tight loop costs a compare per line, not a
 parse and a dispatch."""
 
+STDERR_BUDGET = 4 * 1024 * 1024
+"""Bytes of stderr a second read at full speed; a server that writes more is read slower
+(its writes wait on the pipe), so a flood costs us a bounded share of a CPU."""
+
+GARBAGE_BUDGET = 256 * 1024
+"""The same for stdout lines that are not JSON-RPC, or repeat a change notice just passed
+on: garbage is not worth our CPU."""
+
 MAX_DEPTH = 128
 """Nesting below this depth is cut from a message too deep for the JSON parser (about 200)."""
 
@@ -96,6 +105,8 @@ class StdioTransport(ManagedTransport):
         self._notice = b""
         self._notice_at = -math.inf
         self._held: SessionMessage | None = None
+        self._stderr_budget = _RateBudget(STDERR_BUDGET)
+        self._garbage_budget = _RateBudget(GARBAGE_BUDGET)
 
     @property
     def pid(self) -> int | None:
@@ -150,6 +161,11 @@ class StdioTransport(ManagedTransport):
         try:
             async for chunk in self.process.stderr:
                 self.log.write_stderr(chunk)
+                if await self._stderr_budget.spend(len(chunk)):
+                    self.log.note_limited(
+                        "stderr slow-downs",
+                        f"stderr over {_size(STDERR_BUDGET)}/s: reading it slower",
+                    )
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         finally:
@@ -190,6 +206,14 @@ class StdioTransport(ManagedTransport):
                     pending_size = len(parts[-1])
                     for line in lines:
                         await self._handle_line(line, sink)
+                    # Other servers' turn: a pipe that always has data never yields by itself.
+                    await anyio.lowlevel.checkpoint()
+                    if await self._garbage_budget.spend(0):
+                        self.log.note_limited(
+                            "stdout slow-downs",
+                            f"stdout garbage or repeats over {_size(GARBAGE_BUDGET)}/s: "
+                            "reading it slower",
+                        )
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         finally:
@@ -218,7 +242,9 @@ class StdioTransport(ManagedTransport):
         if not text:
             return
         if text == self._notice and anyio.current_time() - self._notice_at < NOTICE_WINDOW:
-            # The same change notice again within the window: hold one back for its end.
+            # The same change notice again within the window: hold one back for its end. A
+            # repeat tells nothing new, so it counts as garbage against the reading budget.
+            self._garbage_budget.charge(len(text))
             if self._held is None:
                 self._held = self._parse(text)
             return
@@ -236,10 +262,13 @@ class StdioTransport(ManagedTransport):
     def _parse(self, text: bytes) -> SessionMessage | None:
         """One stdout line as a message; anything that is not JSON-RPC is logged and skipped."""
         try:
+            if not text.startswith(b"{"):  # not even an object: spare the parser
+                raise ValueError("not a JSON object")
             message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
         except ValueError as error:
             if "recursion limit" in str(error):
                 return self._parse_deep(text)
+            self._garbage_budget.charge(len(text))
             self.log.note_limited(
                 "stdout lines that are not JSON-RPC",
                 f"ignored a stdout line that is not JSON-RPC: {text[:200]!r}",
@@ -317,6 +346,31 @@ async def _exited_within(process: anyio.abc.Process, seconds: float) -> bool:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+class _RateBudget:
+    """A per-second allowance of bytes; going over it waits for the next second."""
+
+    def __init__(self, per_second: int) -> None:
+        self.per_second = per_second
+        self._start = -math.inf
+        self._used = 0
+
+    def charge(self, amount: int) -> None:
+        """Count ``amount`` bytes against the current second."""
+        now = anyio.current_time()
+        if now - self._start >= 1.0:
+            self._start, self._used = now, 0
+        self._used += amount
+
+    async def spend(self, amount: int) -> bool:
+        """Charge ``amount``; if the second's allowance is gone, wait for the next (True)."""
+        self.charge(amount)
+        if self._used <= self.per_second:
+            return False
+        await anyio.sleep(self._start + 1.0 - anyio.current_time())
+        self._start, self._used = anyio.current_time(), 0
+        return True
 
 
 async def _receive(stream: anyio.abc.ByteReceiveStream) -> bytes | None:

@@ -10,7 +10,8 @@ option adds one hostile habit (they combine):
 - ``--notify-loop``    sends ``notifications/tools/list_changed`` in a tight loop (a thread);
 - ``--deep-schema N``  also advertises ``deep``, whose ``inputSchema`` is nested N levels;
 - ``--endless-pages``  answers every ``tools/list`` page with one more tool and a next cursor;
-- ``--long-line BYTES`` has a tool ``long_line`` that answers with one line of that many bytes.
+- ``--long-line BYTES`` has a tool ``long_line`` that answers with one line of that many bytes;
+- ``--name NAME``      its ``serverInfo`` name (benchmarks tag their processes with it).
 
 Run: ``python tests/servers/flood_server.py [options]``.
 """
@@ -69,7 +70,7 @@ def answer(args: argparse.Namespace, request: dict[str, Any]) -> bytes | None:
             {
                 "protocolVersion": params.get("protocolVersion", "2025-06-18"),
                 "capabilities": {"tools": {"listChanged": True}},
-                "serverInfo": {"name": "flood", "version": "0.0.1"},
+                "serverInfo": {"name": args.name, "version": "0.0.1"},
             }
         )
     elif method == "tools/list":
@@ -125,6 +126,7 @@ def main() -> None:
     parser.add_argument("--deep-schema", type=int, default=0)
     parser.add_argument("--endless-pages", action="store_true")
     parser.add_argument("--long-line", type=int, default=0)
+    parser.add_argument("--name", default="flood", help="its serverInfo name")
     args = parser.parse_args()
     if args.stderr > 0:
         flood_stderr(args.stderr)
