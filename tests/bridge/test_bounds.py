@@ -176,11 +176,21 @@ async def test_a_schema_too_deep_to_parse_costs_only_its_tool(
         assert result.content[0].text == "fine"  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(
+    "pace",
+    [
+        pytest.param((), id="identical-notices-without-pause"),
+        pytest.param(("--notify-every", "0.02"), id="distinct-notices-every-20-ms"),
+    ],
+)
 async def test_a_list_changed_loop_is_slowed_and_marked_noisy(
-    write_config: WriteConfig, log_dir: Path
+    pace: tuple[str, ...], write_config: WriteConfig, log_dir: Path
 ) -> None:
     path = write_config(
-        {"loop": stdio_entry(flood_argv("--notify-loop")), "healthy": stdio_entry(plain_argv())}
+        {
+            "loop": stdio_entry(flood_argv("--notify-loop", *pace)),
+            "healthy": stdio_entry(plain_argv()),
+        }
     )
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         await bridge.settled(SETTLE)
@@ -190,7 +200,7 @@ async def test_a_list_changed_loop_is_slowed_and_marked_noisy(
         relists = bridge.session_relists("loop") - before
         elapsed = anyio.current_time() - start
         for _ in range(5):
-            with anyio.fail_after(1):
+            with anyio.fail_after(5):  # generous: the machine may be loaded
                 await _healthy(bridge)
     assert before <= session.NOISY_RELISTS + 1, before
     assert _server(model, "loop").warnings[0].startswith("noisy: ")

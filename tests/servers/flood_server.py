@@ -8,6 +8,7 @@ option adds one hostile habit (they combine):
 - ``--garbage LINES``  writes that many lines that are not JSON-RPC to stdout before it serves
                        (``-1``: without end, from a thread);
 - ``--notify-loop``    sends ``notifications/tools/list_changed`` in a tight loop (a thread);
+                       with ``--notify-every S``, one every S seconds, each a little different;
 - ``--deep-schema N``  also advertises ``deep``, whose ``inputSchema`` is nested N levels;
 - ``--endless-pages``  answers every ``tools/list`` page with one more tool and a next cursor;
 - ``--long-line BYTES`` has a tool ``long_line`` that answers with one line of that many bytes;
@@ -23,6 +24,7 @@ import json
 import os
 import sys
 import threading
+import time
 from typing import Any
 
 OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
@@ -111,11 +113,20 @@ def flood_garbage(count: int) -> None:
         done += batch
 
 
-def notify_loop() -> None:
-    """Announce a tool change, again and again, without pause."""
-    notice = b'{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}\n'
+def notify_loop(every: float) -> None:
+    """Announce a tool change, again and again: without pause (``every`` 0), or one notice
+    each ``every`` seconds, each unlike the one before (a ``_meta`` counter)."""
+    if every <= 0:
+        notice = b'{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}\n'
+        while True:
+            write_out(notice * 100)
+    count = 0
     while True:
-        write_out(notice * 100)
+        count += 1
+        meta = json.dumps({"_meta": {"n": count}})
+        line = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": '
+        write_out((line + meta + "}\n").encode())
+        time.sleep(every)
 
 
 def main() -> None:
@@ -123,6 +134,7 @@ def main() -> None:
     parser.add_argument("--stderr", type=int, default=0)
     parser.add_argument("--garbage", type=int, default=0)
     parser.add_argument("--notify-loop", action="store_true")
+    parser.add_argument("--notify-every", type=float, default=0.0)
     parser.add_argument("--deep-schema", type=int, default=0)
     parser.add_argument("--endless-pages", action="store_true")
     parser.add_argument("--long-line", type=int, default=0)
@@ -146,7 +158,8 @@ def main() -> None:
         if request.get("method") == "notifications/initialized" and not started:
             started = True
             if args.notify_loop:
-                background.append(threading.Thread(target=notify_loop, daemon=True))
+                loop = threading.Thread(target=notify_loop, args=(args.notify_every,), daemon=True)
+                background.append(loop)
             for thread in background:
                 thread.start()
         response = answer(args, request)
