@@ -21,6 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import DEFAULT_MAX_RESPONSE_BYTES, HttpSpec
+from agentty_tui.secrets import mask_url
 
 __all__ = ["HttpTransport", "ResponseTooLarge"]
 
@@ -58,10 +59,8 @@ class HttpTransport(ManagedTransport):
 
     def too_large_text(self) -> str:
         """What a failed request says when the server's response was over the limit."""
-        return (
-            f"{self.spec.url} sent a response of more than {self.max_response_bytes:,} bytes "
-            "(maxResponseBytes); the request failed"
-        )
+        limit = f"{self.max_response_bytes:,} bytes (maxResponseBytes)"
+        return f"{mask_url(self.spec.url)} sent a response of more than {limit}; the request failed"
 
     def _client_factory(
         self,

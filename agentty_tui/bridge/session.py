@@ -433,20 +433,20 @@ class ServerSession:
 
     def _describe(self, exc: BaseException) -> str:
         if self._transport is not None and self._transport.line_too_long:
-            return _line_too_long()
+            return self._with_tail(_line_too_long())
         if self._transport is not None and self._transport.gone_by_itself:
             code = self._transport.returncode
             if code is not None:
                 return self._with_tail(_exit_text(code))
         if self._http is not None and self._http.too_large:
-            return self._http.too_large_text()
+            return self._with_tail(self._http.too_large_text())
         status = self._http.error_status if self._http is not None else None
         return self._with_tail(describe_failure(exc, self.config, http_status=status))
 
     async def _exit_message(self) -> str:
         assert self._transport is not None
         if self._transport.line_too_long:
-            return _line_too_long()
+            return self._with_tail(_line_too_long())
         with anyio.move_on_after(EXIT_STATUS_WAIT):
             # No event fires on exit; the exit status is only observable by polling.
             while self._transport.returncode is None:  # noqa: ASYNC110
