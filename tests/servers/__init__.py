@@ -89,6 +89,11 @@ def scalable_argv(
     return [*argv, *extra]
 
 
+def endless_http_argv(*extra: str) -> list[str]:
+    """argv for ``endless_http_server.py``; e.g. ``endless_http_argv("--mode", "sse")``."""
+    return python_server_argv("endless_http_server.py", *extra)
+
+
 def flood_argv(*extra: str) -> list[str]:
     """argv for ``flood_server.py``; e.g. ``flood_argv("--stderr", "-1")``."""
     return python_server_argv("flood_server.py", *extra)
