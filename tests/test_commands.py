@@ -103,6 +103,12 @@ def test_unknown_names_exit_1_and_leave_the_file(config: Path) -> None:
     assert config.read_bytes() == before
 
 
+def test_call_of_an_unknown_tool_says_so_without_a_traceback(config: Path) -> None:
+    result = run("call", "plain", "nope", "--config", str(config))
+    assert result.returncode == 1
+    assert result.stderr == "agentty-tui: no tool named 'nope' on server 'plain'\n"
+
+
 def test_add_and_remove(config: Path) -> None:
     argv = plain_argv("--name", "added")
     result = run("add", "extra", "--env", "TOKEN=s3cret", "--config", str(config), "--", *argv)
