@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+from mcp.client.session import ElicitationFnT
 
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.session import ServerSession
@@ -22,14 +23,17 @@ __all__ = ["open_server"]
 
 
 @asynccontextmanager
-async def open_server(config: ServerConfig, log_dir: Path) -> AsyncIterator[ServerSession]:
+async def open_server(
+    config: ServerConfig, log_dir: Path, elicitation: ElicitationFnT | None = None
+) -> AsyncIterator[ServerSession]:
     """A session of ``config``'s server, yielded once it is connected or has failed.
 
     An exception raised in the ``async with`` block (an unknown tool, a failed call) leaves it
     as itself: the session's task never raises, so the task group's exception group can only
     hold the block's error, and it is unwrapped here where the group is made.
     """
-    session = ServerSession(config, ServerLog(log_dir, config.name), lambda: None)
+    log = ServerLog(log_dir, config.name)
+    session = ServerSession(config, log, lambda: None, elicitation=elicitation)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(session.run)

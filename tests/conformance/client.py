@@ -69,9 +69,10 @@ def _one(*words: str) -> Callable[[Context], Sequence[Sequence[str]]]:
     return lambda _context: [list(words)]
 
 
-def call(tool: str, arguments: Mapping[str, Any]) -> Step:
-    """``call conformance TOOL ARGUMENTS``."""
-    return Step(_one("call", SERVER, tool, json.dumps(arguments)))
+def call(tool: str, arguments: Mapping[str, Any], *, forms: bool = False) -> Step:
+    """``call conformance TOOL ARGUMENTS``; ``forms``: answer the server's forms with defaults."""
+    flags = ("--accept-defaults",) if forms else ()
+    return Step(_one("call", *flags, SERVER, tool, json.dumps(arguments)))
 
 
 LIST = Step(_one("list", "--json"), keep="list")
@@ -142,14 +143,16 @@ PLANS: dict[str, tuple[Step, ...]] = {
     "initialize": (LIST,),
     "tools_call": (call("add_numbers", {"a": 1, "b": 2}),),
     "sse-retry": (call("test_reconnection", {}),),
-    "elicitation-sep1034-client-defaults": (call("test_client_elicitation_defaults", {}),),
+    "elicitation-sep1034-client-defaults": (
+        call("test_client_elicitation_defaults", {}, forms=True),
+    ),
     "request-metadata": (LIST,),
     "sep-2322-client-request-state": (
         LIST,
-        call("test_mrtr_echo_state", {}),
-        call("test_mrtr_unrelated", {}),
-        call("test_mrtr_no_state", {}),
-        call("test_mrtr_no_result_type", {}),
+        call("test_mrtr_echo_state", {}, forms=True),
+        call("test_mrtr_unrelated", {}, forms=True),
+        call("test_mrtr_no_state", {}, forms=True),
+        call("test_mrtr_no_result_type", {}, forms=True),
     ),
     "http-standard-headers": (LIST, call("test_headers", {}), call("my-hyphenated-tool", {})),
     "http-custom-headers": (LIST, Step(_context_calls)),
