@@ -205,8 +205,13 @@ def _environment(home: Path) -> dict[str, str]:
     env.pop("AGENTTY_CONFIG", None)
     # The stand-in browser loads the authorization URL and follows the redirect back to the
     # CLI's loopback callback: the suite's authorization server approves at once.
-    browser = [sys.executable, str(HERE / "browser.py")]
-    env["BROWSER"] = shlex.join(browser)
+    # $BROWSER names one program (Python's opener does not split it into words): a wrapper.
+    browser = home / "browser"
+    browser.write_text(
+        f'#!/bin/sh\nexec {shlex.join([sys.executable, str(HERE / "browser.py")])} "$@"\n'
+    )
+    browser.chmod(0o700)
+    env["BROWSER"] = str(browser)
     # No usable keyring on a CI machine, and none wanted on a developer's: tokens of a
     # scenario live in its own state folder, which the run deletes.
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
