@@ -63,6 +63,8 @@ class Step:
     """Parse the command's standard output as JSON and keep it under this name."""
     stop_on_failure: bool = False
     """A failing command ends the plan (a refused login leaves nothing to call)."""
+    relogin: bool = False
+    """When the command fails telling the user to log in, do that once and run it again."""
 
 
 def _one(*words: str) -> Callable[[Context], Sequence[Sequence[str]]]:
@@ -136,8 +138,12 @@ INVALID_HEADER_TOOLS: dict[str, dict[str, Any]] = {
 }
 """Arguments for the tools of the invalid-header scenario (a tool missing here gets ``{}``)."""
 
-AUTH_CALL = call("test-tool", {})
-"""What every authorization scenario's server offers once the client holds a token."""
+AUTH_CALL = Step(_one("call", SERVER, "test-tool", "{}"), relogin=True)
+"""What every authorization scenario's server offers once the client holds a token; a server
+that moves to another authorization server sends the user back to ``login``."""
+
+RELOGIN_HINT = f"agentty-tui login {SERVER}"
+"""What the CLI tells a user whose server needs a (new) login."""
 
 PLANS: dict[str, tuple[Step, ...]] = {
     "initialize": (LIST,),
@@ -228,23 +234,31 @@ def _stop_child(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 
-def _run(argv: list[str], env: Mapping[str, str], deadline: float) -> tuple[int, str]:
+def _run(argv: list[str], env: Mapping[str, str], deadline: float) -> tuple[int, str, str]:
+    """Run one CLI command; its exit status, output and error text (also passed on to ours)."""
     global _running
     print(f"$ agentty-tui {shlex.join(argv[len(_cli()) :])}", file=sys.stderr, flush=True)
-    _running = subprocess.Popen(argv, env=dict(env), stdout=subprocess.PIPE, stderr=None, text=True)
+    _running = subprocess.Popen(
+        argv, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    late = False
     try:
-        out, _ = _running.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        out, err = _running.communicate(timeout=max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         _running.kill()
-        out, _ = _running.communicate()
-        print("driver: the command did not finish in time", file=sys.stderr)
-        return 124, out
+        out, err = _running.communicate()
+        late = True
     finally:
         code = _running.returncode
         _running = None
     sys.stdout.write(out)
     sys.stdout.flush()
-    return code, out
+    sys.stderr.write(err)
+    if late:
+        print("driver: the command did not finish in time", file=sys.stderr)
+        code = 124
+    sys.stderr.flush()
+    return code, out, err
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -270,7 +284,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for step in plan_for(scenario):
             commands = step.words(context) or ()
             for command in commands:
-                code, out = _run([*base, *command], env, deadline)
+                code, out, err = _run([*base, *command], env, deadline)
+                if code != 0 and step.relogin and RELOGIN_HINT in err:
+                    login = _run([*base, "login", SERVER], env, deadline)[0]
+                    if login == 0:
+                        code, out, err = _run([*base, *command], env, deadline)
                 worst = max(worst, code)
                 if step.keep is not None:
                     try:

@@ -19,6 +19,7 @@ Install the suite first: ``tests/conformance/install.sh``.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import shutil
@@ -35,6 +36,7 @@ from typing import Any, Literal
 __all__ = [
     "Requirements",
     "Verdict",
+    "checks_under",
     "judge",
     "main",
     "parse_expected",
@@ -175,7 +177,7 @@ def _client_command() -> str:
     return " ".join(words)
 
 
-def _checks_under(folder: Path) -> dict[str, list[dict[str, Any]]]:
+def checks_under(folder: Path) -> dict[str, list[dict[str, Any]]]:
     """Every ``checks.json`` below ``folder``, keyed by scenario (the suite's folder name)."""
     found: dict[str, list[dict[str, Any]]] = {}
     for path in sorted(folder.rglob("checks.json")):
@@ -207,7 +209,7 @@ def _run_one(
     ]
     with (folder / "suite.log").open("w") as log:
         subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, timeout=180)
-    return _checks_under(folder).get(scenario)
+    return checks_under(folder).get(scenario)
 
 
 def run_revision(
@@ -222,7 +224,7 @@ def run_revision(
         argv += ["--requirements", requirements.revision, "-o", str(folder)]
         with (folder / "suite.log").open("w") as log:
             subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, timeout=900)
-        found = _checks_under(folder)
+        found = checks_under(folder)
         return {s: judge(s, found.get(s)) for s in requirements.scenarios}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {
@@ -294,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--expected", type=Path, default=HERE / "expected.txt")
     parser.add_argument("-o", "--out", type=Path, help="keep results here (default: temporary)")
     args = parser.parse_args(argv)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(line_buffering=True)  # CI shows each line as it comes
     try:
         expected = parse_expected(args.expected.read_text())
     except (OSError, ValueError) as exc:

@@ -10,6 +10,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -192,3 +193,16 @@ def test_the_stand_in_browser_follows_the_redirect_to_the_callback(
     assert browser.visit(f"{redirecting_server}/authorize?client_id=c") == 200
     assert _Redirects.seen == ["/callback?code=abc&state=xyz"]
     assert browser.visit("http://127.0.0.1:9/nothing-listens") == 0
+
+
+def test_checks_are_found_under_the_suites_folder_names(tmp_path: Path) -> None:
+    layout = {
+        "initialize-2026-12-01T12-05-08-855Z": [_check("SUCCESS")],
+        "auth/metadata-default-2026-12-01T12-32-26-680Z": [_check("FAILURE")],
+    }
+    for folder, checks in layout.items():
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "checks.json").write_text(json.dumps(checks))
+    found = run.checks_under(tmp_path)
+    assert sorted(found) == ["auth/metadata-default", "initialize"]
+    assert found["auth/metadata-default"][0]["status"] == "FAILURE"
