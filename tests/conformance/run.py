@@ -320,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--revision", action="append", choices=REVISIONS, help="default: both")
     parser.add_argument("--scenario", action="append", help="only these scenarios")
-    parser.add_argument("--jobs", type=int, default=2, help="scenarios at a time (default 2)")
+    parser.add_argument("--jobs", type=int, default=3, help="scenarios at a time (default 3)")
     parser.add_argument("--whole", action="store_true", help="the suite's own parallel run")
     parser.add_argument("--install", type=Path, default=ROOT / ".conformance")
     parser.add_argument("--expected", type=Path, default=HERE / "expected.txt")
