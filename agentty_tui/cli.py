@@ -112,6 +112,12 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("tool")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
     call.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    call.add_argument(
+        "--accept-defaults",
+        action="store_true",
+        help="answer a form the server asks for with its defaults (else the server is told "
+        "forms are not supported); a request to open a URL is declined",
+    )
     return parser
 
 

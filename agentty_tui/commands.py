@@ -16,6 +16,7 @@ from typing import Any
 import anyio.to_thread
 
 from agentty_tui.bridge import Bridge
+from agentty_tui.bridge.elicit import accept_defaults
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.catalog import project_catalog
@@ -246,7 +247,10 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
             f"server {args.server!r} was not started: the config file is not trusted "
             "(--trust runs it)"
         )
-    async with open_server(config, default_log_dir(), store.path) as session:
+    elicitation = accept_defaults if args.accept_defaults else None
+    async with open_server(
+        config, default_log_dir(), store.path, elicitation=elicitation
+    ) as session:
         if session.status != "connected":
             raise OperationError(f"server {args.server!r} did not connect: {session.error}")
         if args.tool not in {t.name for t in session.tools}:

@@ -14,7 +14,7 @@ import pytest
 from agentty_tui.bridge.logs import LOG_FILE_NAME
 from tests.conftest import WriteConfig
 from tests.helpers import each_dialect_file, free_port, stdio_entry, write_file
-from tests.servers import PLAIN_TOOLS, gated_argv, plain_argv
+from tests.servers import PLAIN_TOOLS, gated_argv, plain_argv, python_server_argv
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -101,6 +101,19 @@ def test_unknown_names_exit_1_and_leave_the_file(config: Path) -> None:
     assert run("remove", "nope", "--config", str(config)).returncode == 1
     assert run("call", "plain", "nope", "--config", str(config)).returncode == 1
     assert config.read_bytes() == before
+
+
+def test_call_of_an_unknown_tool_says_so_without_a_traceback(config: Path) -> None:
+    result = run("call", "plain", "nope", "--config", str(config))
+    assert result.returncode == 1
+    assert result.stderr == "agentty-tui: no tool named 'nope' on server 'plain'\n"
+
+
+def test_call_accept_defaults_answers_the_servers_form(write_config: WriteConfig) -> None:
+    path = write_config({"form": stdio_entry(python_server_argv("form_server.py"))})
+    result = run("call", "--accept-defaults", "form", "ask", "--config", str(path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith('accept {"age": 36, "name": "Ada"')
 
 
 def test_add_and_remove(config: Path) -> None:

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+from mcp.client.session import ElicitationFnT
 
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.session import ServerSession
@@ -24,7 +25,11 @@ __all__ = ["open_server"]
 
 @asynccontextmanager
 async def open_server(
-    config: ServerConfig, log_dir: Path, config_path: str | os.PathLike[str] | None = None
+    config: ServerConfig,
+    log_dir: Path,
+    config_path: str | os.PathLike[str] | None = None,
+    *,
+    elicitation: ElicitationFnT | None = None,
 ) -> AsyncIterator[ServerSession]:
     """A session of ``config``'s server, yielded once it is connected or has failed.
 
@@ -35,7 +40,8 @@ async def open_server(
     as itself: the session's task never raises, so the task group's exception group can only
     hold the block's error, and it is unwrapped here where the group is made.
     """
-    session = ServerSession(config, ServerLog(log_dir, config.name, config_path), lambda: None)
+    log = ServerLog(log_dir, config.name, config_path)
+    session = ServerSession(config, log, lambda: None, elicitation=elicitation)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(session.run)

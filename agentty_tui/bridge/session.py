@@ -22,6 +22,7 @@ import anyio
 import anyio.abc
 import mcp_types as types
 from mcp import Client
+from mcp.client.session import ElicitationFnT
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -80,7 +81,13 @@ class ServerSession:
     Step runtimes hold leases on a session; a retired session stops once no lease is left.
     """
 
-    def __init__(self, config: ServerConfig, log: ServerLog, on_change: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        log: ServerLog,
+        on_change: Callable[[], None],
+        elicitation: ElicitationFnT | None = None,
+    ) -> None:
         self.config = config
         self.log = log
         self.status: ServerStatus = "connecting"
@@ -101,6 +108,8 @@ class ServerSession:
         self.settled = anyio.Event()
         """Set once the session has connected, failed or ended: no longer ``connecting``."""
         self._on_change = on_change
+        self._elicitation = elicitation
+        """Answers a server's form requests; without one the session does not offer them."""
         self._client: Client | None = None
         self._transport: StdioTransport | None = None
         self._http: HttpTransport | None = None
@@ -213,6 +222,7 @@ class ServerSession:
             transport,
             mode="auto",
             message_handler=self._on_message,
+            elicitation_callback=self._elicitation,
             read_timeout_seconds=self.config.request_timeout,
             cache=None,
             client_info=types.Implementation(name="agentty-tui", version=__version__),

@@ -1,0 +1,50 @@
+"""Answering a server's elicitation (a form it asks the user to fill) where no one is asked.
+
+A headless ``call --accept-defaults`` answers every form with the defaults its own schema
+gives, and nothing else: a field without a usable default stays out of the answer. A URL-mode
+request (open a page, sign in, pay) is declined, since agreeing to it unseen could authorize
+anything. Everything in the request comes from the server, so a schema of the wrong shape
+yields an empty answer, never an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import mcp_types as types
+from mcp.client.session import ClientRequestContext
+
+__all__ = ["accept_defaults", "form_defaults"]
+
+Answer = str | int | float | bool | list[str] | None
+"""A value a form answer may carry (the protocol's primitive field types)."""
+
+
+def _usable(value: object) -> bool:
+    if isinstance(value, str | int | float | bool):
+        return True
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def form_defaults(schema: Mapping[str, Any]) -> dict[str, Answer]:
+    """The ``default`` of each top-level property of a requested schema that has a usable one."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return {}
+    answer: dict[str, Answer] = {}
+    for name, prop in properties.items():
+        if isinstance(name, str) and isinstance(prop, Mapping) and "default" in prop:
+            value = prop["default"]
+            if _usable(value):
+                answer[name] = value
+    return answer
+
+
+async def accept_defaults(
+    context: ClientRequestContext, params: types.ElicitRequestParams
+) -> types.ElicitResult:
+    """An elicitation callback: accept a form with its schema's defaults, decline a URL."""
+    if isinstance(params, types.ElicitRequestURLParams):
+        return types.ElicitResult(action="decline")
+    return types.ElicitResult(action="accept", content=form_defaults(params.requested_schema))

@@ -1,0 +1,105 @@
+"""A server's form request during a call: answered with the schema's defaults, or refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentty_tui.bridge.elicit import accept_defaults, form_defaults
+from agentty_tui.bridge.probe import open_server
+from agentty_tui.config import ConfigStore
+from agentty_tui.errors import OperationError
+from agentty_tui.model import ServerConfig
+from tests.conftest import WriteConfig
+from tests.helpers import stdio_entry
+from tests.servers import python_server_argv
+
+
+def _form_server(write_config: WriteConfig) -> ServerConfig:
+    path = write_config({"form": stdio_entry(python_server_argv("form_server.py"))})
+    config = ConfigStore(path).load().server("form")
+    assert config is not None
+    return config
+
+
+def _text(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+def test_defaults_are_taken_where_usable_and_nothing_is_invented() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "Ada"},
+            "age": {"type": "integer", "default": 36},
+            "tags": {"type": "array", "items": {"type": "string"}, "default": ["a"]},
+            "plain": {"type": "string"},
+            "nested": {"type": "object", "default": {"x": 1}},
+            "mixed": {"type": "array", "default": [1, "a"]},
+            "none": {"type": "string", "default": None},
+        },
+    }
+    assert form_defaults(schema) == {"name": "Ada", "age": 36, "tags": ["a"]}
+    assert form_defaults({"properties": ["not", "a", "mapping"]}) == {}
+    assert form_defaults({"properties": {"x": "not a mapping"}}) == {}
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(JSON)
+def test_any_schema_a_server_sends_gives_an_answer_of_protocol_values(schema: Any) -> None:
+    answer = form_defaults(schema if isinstance(schema, dict) else {"properties": schema})
+    # The answer must be a valid form result, whatever the server sent.
+    types.ElicitResult(action="accept", content=answer)
+    for value in answer.values():
+        assert not isinstance(value, dict) and value is not None
+
+
+@pytest.mark.anyio
+async def test_a_url_request_is_declined() -> None:
+    params = types.ElicitRequestURLParams(message="m", url="https://x.invalid", elicitation_id="1")
+    result = await accept_defaults(None, params)  # type: ignore[arg-type]  # the context is unused
+    assert result.action == "decline" and result.content is None
+
+
+@pytest.mark.anyio
+async def test_a_call_answers_the_servers_form_with_its_defaults(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    config = _form_server(write_config)
+    with anyio.fail_after(30):
+        async with open_server(config, log_dir, elicitation=accept_defaults) as session:
+            assert session.status == "connected", session.error
+            answer = _text(await session.call_tool("ask", {}))
+            assert answer.startswith("accept ")
+            assert json.loads(answer.removeprefix("accept ")) == {
+                "age": 36,
+                "name": "Ada",
+                "nickname": None,
+            }
+
+
+@pytest.mark.anyio
+async def test_without_an_answerer_the_server_hears_forms_are_not_offered(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    config = _form_server(write_config)
+    with anyio.fail_after(30):
+        async with open_server(config, log_dir) as session:
+            assert session.status == "connected", session.error
+            with pytest.raises(OperationError, match="did not declare the form elicitation"):
+                await session.call_tool("ask", {})
