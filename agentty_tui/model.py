@@ -221,9 +221,10 @@ class ServerInfo(Frozen):
 # --- the model -----------------------------------------------------------------------
 
 
-ServerStatus = Literal["connecting", "connected", "failed", "disabled", "untrusted"]
-"""Life cycle of one server as the user sees it; ``untrusted`` is a stdio server not started
-because its config file is not trusted yet (``PluginConfig.insecure``)."""
+ServerStatus = Literal["connecting", "connected", "failed", "needs_login", "disabled", "untrusted"]
+"""Life cycle of one server as the user sees it; ``needs_login``: it asks for an OAuth login;
+``untrusted`` is a stdio server not started because its config file is not trusted yet
+(``PluginConfig.insecure``)."""
 
 
 class ToolState(Frozen):
@@ -258,7 +259,7 @@ class ServerState(Frozen):
     spec: SpecField | None = None
     """How the server is reached (from config); ``None`` for an invalid config entry."""
     status: ServerStatus
-    """``connecting``, ``connected``, ``failed``, ``disabled`` or ``untrusted``."""
+    """``connecting``, ``connected``, ``failed``, ``needs_login``, ``disabled`` or ``untrusted``."""
     error: str | None = None
     """Why the server is not connected, in words a user can act on."""
     info: ServerInfo | None = None

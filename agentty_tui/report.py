@@ -102,7 +102,9 @@ def model_text(model: PluginModel, catalog: WireCatalog) -> str:
     for server in model.servers:
         count = f"{server.enabled_count}/{len(server.tools)} tools on" if server.tools else ""
         lines.append(f"{names[server.name]:<{width}}  {server.status:<10}  {count}".rstrip())
-        if server.error:
+        if server.status == "needs_login":
+            lines.append(f"    run: agentty-tui login {names[server.name]}")
+        elif server.error:
             for line in safe_block(server.error).split("\n"):
                 lines.append(f"    ! {line}")
         for warning in server.warnings:

@@ -338,3 +338,15 @@ def test_help_says_that_no_command_opens_the_picker() -> None:
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
     assert "With no COMMAND, opens the picker on the config" in text
+
+
+def test_list_text_tells_how_to_log_in() -> None:
+    from agentty_tui.catalog import project_catalog
+    from agentty_tui.model import PluginModel, ServerState
+    from agentty_tui.report import model_text
+
+    state = ServerState(name="remote", status="needs_login", error="needs login: x")
+    m = PluginModel(servers=(state,))
+    text = model_text(m, project_catalog(m))
+    assert "remote  needs_login" in text
+    assert "    run: agentty-tui login remote" in text

@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 from agentty_tui.model import HttpSpec, ServerConfig, StdioSpec
 from agentty_tui.secrets import mask_url
 
-__all__ = ["describe_failure", "root_cause"]
+__all__ = ["describe_failure", "login_hint", "root_cause"]
 
 
 def root_cause(exc: BaseException) -> BaseException:
@@ -28,12 +28,29 @@ def root_cause(exc: BaseException) -> BaseException:
     return exc
 
 
+def login_hint(name: str) -> str:
+    """What a server that wants an OAuth login says in its error."""
+    return f"needs login: run agentty-tui login {name}"
+
+
+def _asks_for_bearer(cause: BaseException) -> bool:
+    if not isinstance(cause, httpx2.HTTPStatusError):
+        return False
+    challenge = cause.response.headers.get("www-authenticate", "")
+    return challenge.strip().lower().startswith("bearer")
+
+
 def describe_failure(
-    exc: BaseException, config: ServerConfig, *, http_status: int | None = None
+    exc: BaseException,
+    config: ServerConfig,
+    *,
+    http_status: int | None = None,
+    bearer_challenge: bool = False,
 ) -> str:
     """Why ``config``'s server could not be reached or stopped answering, in plain words.
 
-    ``http_status`` is the last error status a URL server answered with, when known.
+    ``http_status`` is the last error status a URL server answered with, when known;
+    ``bearer_challenge`` whether its last 401 asked for a Bearer token (an OAuth login).
     """
     cause = root_cause(exc)
     spec = config.spec
@@ -51,6 +68,9 @@ def describe_failure(
         code = cause.response.status_code if isinstance(cause, httpx2.HTTPStatusError) else None
         code = code or http_status
         if code is not None:
+            if code == 401 and (bearer_challenge or _asks_for_bearer(cause)):
+                # An OAuth server: the fix is a login, not an edit of the headers.
+                return f"{spec.url} answered HTTP 401: {login_hint(config.name)}"
             auth = code in (401, 403)
             hint = " (check the headers: is a token missing or expired?)" if auth else ""
             return f"{url} answered HTTP {code}{hint}"

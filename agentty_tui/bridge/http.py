@@ -46,10 +46,15 @@ class HttpTransport(ManagedTransport):
         """The last HTTP status of 400 or more the server answered with, if any."""
         self.too_large = False
         """True once a response went over ``max_response_bytes`` (and was cut off)."""
+        self.bearer_challenge = False
+        """Whether the last 401 asked for a Bearer token (``WWW-Authenticate: Bearer``)."""
 
     async def _record(self, response: httpx2.Response) -> None:
         if response.status_code >= 400:
             self.error_status = response.status_code
+        if response.status_code == 401:
+            challenge = response.headers.get("www-authenticate", "")
+            self.bearer_challenge = challenge.strip().lower().startswith("bearer")
         events = response.headers.get("content-type", "").startswith("text/event-stream")
         response.stream = _BoundedStream(response.stream, self, per_event=events)
 

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from agentty_tui import __version__
 from agentty_tui.bridge import stdio
-from agentty_tui.bridge.errors import describe_failure
+from agentty_tui.bridge.errors import describe_failure, login_hint
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.bridge.listing import LenientToolsPage, screen_raw_tools, screen_tools
@@ -166,7 +166,7 @@ class ServerSession:
                 message = self._redactor.scrub(
                     f"{type(exc).__name__} ({describing!r} while describing it)"
                 )
-            self._fail(message)
+            self._fail(message, "needs_login" if self._needs_login() else "failed")
         finally:
             self._client = None
             self.closed.set()
@@ -271,10 +271,10 @@ class ServerSession:
         self.settled.set()
         self._on_change()
 
-    def _fail(self, message: str) -> None:
+    def _fail(self, message: str, status: ServerStatus = "failed") -> None:
         if self._stopping:
             return
-        self.status = "failed"
+        self.status = status
         self.error = message
         self.log.note(f"failed: {message}")
         self.settled.set()
@@ -450,8 +450,15 @@ class ServerSession:
                 return self._with_tail(_exit_text(code))
         if self._http is not None and self._http.too_large:
             return self._with_tail(self._http.too_large_text())
+        if self._needs_login():
+            return login_hint(self.name)
         status = self._http.error_status if self._http is not None else None
         return self._with_tail(describe_failure(exc, self.config, http_status=status))
+
+    def _needs_login(self) -> bool:
+        """Whether the server turned us away for want of an OAuth login."""
+        http = self._http
+        return http is not None and http.error_status == 401 and http.bearer_challenge
 
     async def _exit_message(self) -> str:
         assert self._transport is not None

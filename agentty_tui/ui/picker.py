@@ -41,6 +41,7 @@ ROLES = (
     "status-connecting",
     "status-connected",
     "status-failed",
+    "status-needs_login",
     "status-disabled",
     "status-untrusted",
     "server-name",

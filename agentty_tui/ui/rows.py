@@ -57,6 +57,7 @@ STATUS_MARKS = {
     "connecting": "◌",
     "connected": "●",
     "failed": "✗",
+    "needs_login": "⚿",
     "disabled": "○",
     "untrusted": "⊘",
 }
@@ -126,6 +127,8 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
     elif state.status == "untrusted":
         segments.append(("not started: config not trusted", "status-untrusted"))
         segments.append(("  T trusts it", "hint"))
+    elif state.status == "needs_login":
+        segments.append(("needs login — L logs in", "status-needs_login"))
     else:
         segments.append(("disabled in config", "status-disabled"))
     if state.warnings and state.status != "disabled":

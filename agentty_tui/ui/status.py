@@ -19,6 +19,8 @@ class Summary:
     the config is not trusted)."""
     connecting: int
     failed: int
+    needs_login: int
+    """Servers that wait for an OAuth login."""
     disabled: int
     untrusted: int
     tools_enabled: int
@@ -40,6 +42,8 @@ class Summary:
             parts.append(f"{self.connecting} connecting")
         if self.failed:
             parts.append(f"{self.failed} failed")
+        if self.needs_login:
+            parts.append(f"{self.needs_login} need login")
         if self.disabled:
             parts.append(f"{self.disabled} disabled")
         if self.untrusted:
@@ -56,6 +60,7 @@ def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
         connected=statuses.count("connected"),
         connecting=statuses.count("connecting"),
         failed=statuses.count("failed"),
+        needs_login=statuses.count("needs_login"),
         disabled=statuses.count("disabled"),
         untrusted=statuses.count("untrusted"),
         tools_enabled=sum(server.enabled_count for server in model.servers),

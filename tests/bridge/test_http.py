@@ -79,8 +79,11 @@ class _Refusing(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         status: int = self.server.status  # type: ignore[attr-defined]
+        challenge: str | None = getattr(self.server, "challenge", None)
         body = b"go away"
         self.send_response(status)
+        if challenge is not None:
+            self.send_header("WWW-Authenticate", challenge)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -152,3 +155,19 @@ async def test_url_credentials_never_reach_the_error_or_the_log(
     for text in [web.error, legacy.error, *logs]:
         for secret in ("pw123", "tok456", "key789"):
             assert secret not in (text or "")
+
+
+async def test_bearer_401_needs_login_not_headers(
+    refusing_server: ThreadingHTTPServer, write_config: WriteConfig, log_dir: Path
+) -> None:
+    """A 401 that asks for a Bearer token is a login to run, never "check the headers"."""
+    refusing_server.status = 401  # type: ignore[attr-defined]
+    refusing_server.challenge = 'Bearer error="invalid_token"'  # type: ignore[attr-defined]
+    url = f"http://127.0.0.1:{refusing_server.server_port}/mcp"
+    path = write_config({"web": {"url": url}})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(20)
+    web = model.server("web")
+    assert web is not None and web.status == "needs_login"
+    assert web.error == "needs login: run agentty-tui login web"
+    assert "check the headers" not in (web.error or "")

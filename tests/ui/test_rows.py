@@ -346,3 +346,13 @@ def test_summary_counts_and_warning() -> None:
         "3 tools over the budget of 6 — 3 MCP tools were dropped from this session; "
         "disable some to make room"
     )
+
+
+def test_needs_login_row_and_count() -> None:
+    m = model(
+        server("remote", status="needs_login", error="needs login: run agentty-tui login remote"),
+        server("other", status="needs_login"),
+    )
+    assert texts(rows_of(m))[0] == "  ⚿ remote  needs login — L logs in"
+    summary = summarize(m, project_catalog(m))
+    assert summary.text == "0 connected · 2 need login · 0/0 tools on · 2/128 on the wire"
