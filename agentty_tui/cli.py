@@ -107,6 +107,15 @@ def _parser() -> argparse.ArgumentParser:
         "--from-format", choices=FORMATS, help="the other file's dialect (default: detected)"
     )
 
+    login = commands.add_parser(
+        "login", parents=[common], help="log in to a URL server that wants OAuth"
+    )
+    login.add_argument("name")
+    logout = commands.add_parser(
+        "logout", parents=[common], help="forget a URL server's tokens and client registration"
+    )
+    logout.add_argument("name")
+
     call = commands.add_parser("call", parents=[common], help="call one tool, print the result")
     call.add_argument("server")
     call.add_argument("tool")

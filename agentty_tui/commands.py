@@ -1,4 +1,5 @@
-"""The headless commands behind ``agentty-tui list|add|remove|enable|disable|catalog|call``.
+"""The headless commands behind ``agentty-tui list|add|remove|enable|disable|catalog|call``,
+``import``, ``login`` and ``logout``.
 
 Each ``cmd_*`` takes the config path and the parsed arguments and returns an exit status; the
 errors they raise are turned into messages and statuses by ``cli.main``.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +19,8 @@ import anyio.to_thread
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.elicit import accept_defaults
+from agentty_tui.bridge.auth import expires_in_words, login, logout
+from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.catalog import project_catalog
@@ -50,6 +54,8 @@ __all__ = [
     "cmd_enable",
     "cmd_import",
     "cmd_list",
+    "cmd_login",
+    "cmd_logout",
     "cmd_remove",
 ]
 
@@ -247,20 +253,92 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
             f"server {args.server!r} was not started: the config file is not trusted "
             "(--trust runs it)"
         )
+    # Errors are raised once the session's task group is left, so they reach the command
+    # line as themselves rather than wrapped in an exception group.
+    problem: Exception | None = None
     elicitation = accept_defaults if args.accept_defaults else None
     async with open_server(
         config, default_log_dir(), store.path, elicitation=elicitation
     ) as session:
         if session.status != "connected":
-            raise OperationError(f"server {args.server!r} did not connect: {session.error}")
-        if args.tool not in {t.name for t in session.tools}:
-            raise UnknownToolError(args.server, args.tool)
-        result = await session.call_tool(args.tool, arguments)
+            problem = OperationError(f"server {args.server!r} did not connect: {session.error}")
+        elif args.tool not in {t.name for t in session.tools}:
+            problem = UnknownToolError(args.server, args.tool)
+        else:
+            try:
+                result = await session.call_tool(args.tool, arguments)
+            except OperationError as exc:
+                problem = exc
+    if problem is not None:
+        raise problem
     if args.json:
         say_json(result.model_dump(mode="json", by_alias=True, exclude_none=True))
     else:
         say(result_text(result))
     return 1 if result.is_error else 0
+
+
+def _url_server(path: Path, args: argparse.Namespace) -> tuple[str, HttpSpec, float]:
+    """The named server's expanded URL spec and request timeout, for login and logout."""
+    config = _store(path, args).load().server(args.name)
+    if config is None:
+        raise UnknownServerError(args.name)
+    if config.problem is not None:
+        raise ConfigError(config.problem)
+    if not isinstance(config.spec, HttpSpec):
+        raise OperationError(f"server {args.name!r} is not a URL server: it has no login")
+    try:
+        spec = expand_spec(config.spec, os.environ)
+    except ExpansionError as exc:
+        raise OperationError(f"server {args.name!r}: {exc}") from exc
+    assert isinstance(spec, HttpSpec)
+    return config.name, spec, config.request_timeout
+
+
+class TerminalLoginUI:
+    """The command line's ``LoginUI``: the URL and progress on stderr, a paste on stdin."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def show_url(self, url: str) -> None:
+        """Print the whole URL, so it can be copied when no browser opens."""
+        print(
+            f"To log in to {self.name!r}, open this URL in a browser:\n\n  {url}\n", file=sys.stderr
+        )
+        if sys.stdin.isatty():
+            print("(or paste here the address the browser was sent to)", file=sys.stderr)
+        print("waiting for the browser to come back…", file=sys.stderr)
+
+    def tell(self, message: str) -> None:
+        """One line of progress on stderr."""
+        print(f"agentty-tui: {message}", file=sys.stderr)
+
+    async def pasted_redirect(self) -> str | None:
+        """A line typed on a terminal; nothing to read when stdin is not one."""
+        if not sys.stdin.isatty():
+            return None
+        line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        return line or None
+
+
+async def cmd_login(path: Path, args: argparse.Namespace) -> int:
+    """Run the OAuth login for one URL server; 0 once authorized, 1 with the reason if not."""
+    name, spec, request_timeout = _url_server(path, args)
+    state = await login(spec, TerminalLoginUI(name), request_timeout=request_timeout)
+    scopes = " ".join(state.scopes) or "none named"
+    print(f"logged in to {name!r} (scopes: {scopes}; {expires_in_words(state)})")
+    return 0
+
+
+async def cmd_logout(path: Path, args: argparse.Namespace) -> int:
+    """Forget one URL server's tokens and client registration."""
+    name, spec, _ = _url_server(path, args)
+    if logout(spec):
+        print(f"logged out of {name!r}: its tokens and client registration are forgotten")
+    else:
+        print(f"{name!r} was not logged in")
+    return 0
 
 
 async def cmd_import(path: Path, args: argparse.Namespace) -> int:

@@ -24,10 +24,12 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TOOL_BUDGET",
     "AdvertisedTool",
+    "AuthState",
     "DroppedTool",
     "Frozen",
     "HttpSpec",
     "NativeTool",
+    "OAuthSettings",
     "PluginConfig",
     "PluginModel",
     "ServerConfig",
@@ -78,6 +80,21 @@ class StdioSpec(Frozen):
     """Working directory of the child; the app's own when absent."""
 
 
+class OAuthSettings(Frozen):
+    """How to log in to a URL server that wants OAuth (the entry's ``oauth`` object)."""
+
+    client_id: str | None = None
+    """A client registered with the authorization server beforehand (else DCR is used)."""
+    client_secret: str | None = None
+    """That client's secret, if it has one; may be a ``${VAR}`` reference."""
+    scopes: tuple[str, ...] | None = None
+    """Scopes to ask for; by default those the server's challenge or metadata names."""
+    callback_port: int | None = Field(default=None, ge=1, le=65535)
+    """Fixed loopback port for the redirect (a pre-registered redirect URI); else a free one."""
+    client_metadata_url: str | None = None
+    """An HTTPS URL of a Client ID Metadata Document, used where the server supports it."""
+
+
 class HttpSpec(Frozen):
     """A remote server reached over Streamable HTTP (or legacy SSE)."""
 
@@ -89,6 +106,8 @@ class HttpSpec(Frozen):
     """HTTP headers sent with every request (often ``Authorization``)."""
     transport: Literal["streamable-http", "sse"] = "streamable-http"
     """Which HTTP transport the server speaks."""
+    oauth: OAuthSettings | None = None
+    """OAuth login settings from the config; ``None`` means discover everything."""
 
 
 ServerSpec = StdioSpec | HttpSpec
@@ -221,6 +240,17 @@ class ServerInfo(Frozen):
 # --- the model -----------------------------------------------------------------------
 
 
+class AuthState(Frozen):
+    """Whether a URL server's OAuth login is in place (never the tokens themselves)."""
+
+    logged_in: bool = False
+    """Tokens are stored for the server."""
+    scopes: tuple[str, ...] = ()
+    """The scopes granted, as the authorization server reported them."""
+    expires_at: float | None = None
+    """When the access token expires (Unix time); a refresh token may outlive it."""
+
+
 ServerStatus = Literal["connecting", "connected", "failed", "needs_login", "disabled", "untrusted"]
 """Life cycle of one server as the user sees it; ``needs_login``: it asks for an OAuth login;
 ``untrusted`` is a stdio server not started because its config file is not trusted yet
@@ -273,6 +303,8 @@ class ServerState(Frozen):
     warnings: tuple[str, ...] = ()
     """What the user should know about a server that otherwise works (its log cannot be
     written, it announces changes without pause, its tool list never ended), a line each."""
+    auth: AuthState | None = None
+    """A URL server's OAuth login state; ``None`` for stdio servers."""
 
     @property
     def enabled_count(self) -> int:

@@ -10,6 +10,7 @@ line: a newline in it shows as ``⏎``) or ``safe_block`` (an error over several
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from agentty_tui.catalog import WireCatalog
@@ -39,6 +40,22 @@ def _spec_json(server: ServerState) -> dict[str, Any] | None:
     }
 
 
+def _auth_json(server: ServerState) -> dict[str, Any]:
+    """``"auth"`` for a URL server that logs in with OAuth: never a token, only its facts."""
+    if server.auth is None:
+        return {}
+    expires = server.auth.expires_at
+    return {
+        "auth": {
+            "logged_in": server.auth.logged_in,
+            "scopes": list(server.auth.scopes),
+            "expires_at": None
+            if expires is None
+            else datetime.fromtimestamp(expires, UTC).isoformat(timespec="seconds"),
+        }
+    }
+
+
 def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
     """``list --json``: every server with status, error and tools, plus the budget figures."""
     return {
@@ -51,6 +68,7 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                 "spec": _spec_json(server),
                 "server_info": server.info.model_dump() if server.info else None,
                 "warnings": list(server.warnings),
+                **_auth_json(server),
                 "tools": [
                     {
                         "name": tool.bare,

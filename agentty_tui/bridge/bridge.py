@@ -16,6 +16,7 @@ live state and hands the new immutable snapshot to the feed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ import anyio.abc
 import anyio.to_thread
 import mcp_types as types
 
+from agentty_tui.bridge.auth import LoginUI, login, logout
+from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.feed import SnapshotFeed
 from agentty_tui.bridge.logs import ServerLog, default_log_dir
 from agentty_tui.bridge.reaper import reap_orphans
@@ -44,6 +47,7 @@ from agentty_tui.config.edits import (
 from agentty_tui.config.trust import needs_trust
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError, UnknownToolError
 from agentty_tui.model import (
+    HttpSpec,
     PluginConfig,
     PluginModel,
     ServerConfig,
@@ -273,6 +277,41 @@ class Bridge:
             self._reconcile(self._config, retry_failed=False)
         return self.snapshot
 
+    async def login(self, name: str, ui: LoginUI) -> PluginModel:
+        """Log in to the URL server ``name`` through ``ui``, then reconnect it alone.
+
+        ``ui`` shows the authorization URL (also opened in the browser) and may take a pasted
+        redirect; a login that is denied, times out or is refused raises ``LoginError``.
+        """
+        config = self._config.server(name)
+        if config is None:
+            raise UnknownServerError(name)
+        spec = config.spec
+        if not isinstance(spec, HttpSpec):
+            raise OperationError(f"server {name!r} is not a URL server: it has no login")
+        try:
+            expanded = expand_spec(spec, os.environ)
+        except ExpansionError as exc:
+            raise OperationError(f"server {name!r}: {exc}") from exc
+        assert isinstance(expanded, HttpSpec)
+        await login(expanded, ui, request_timeout=config.request_timeout)
+        return await self.restart(name)
+
+    async def logout(self, name: str) -> PluginModel:
+        """Forget the URL server ``name``'s tokens and client registration; reconnect it."""
+        config = self._config.server(name)
+        if config is None:
+            raise UnknownServerError(name)
+        if not isinstance(config.spec, HttpSpec):
+            raise OperationError(f"server {name!r} is not a URL server: it has no login")
+        try:
+            expanded = expand_spec(config.spec, os.environ)
+        except ExpansionError as exc:
+            raise OperationError(f"server {name!r}: {exc}") from exc
+        assert isinstance(expanded, HttpSpec)
+        logout(expanded)
+        return await self.restart(name)
+
     async def reload(self) -> ReloadReport:
         """Re-read the config and converge on it; returns once the servers it started settle.
 
@@ -400,7 +439,7 @@ class Bridge:
         key: tuple[object, ...] = (config, session, self._gated(config))
         if session is not None:
             key += (session.status, session.error, session.info, session.tools, session.pid)
-            key += (session.dropped_tools, session.warnings)
+            key += (session.dropped_tools, session.warnings, session.auth)
         entry = previous.get(config.name)
         if entry is not None and _same(entry[0], key):
             state = entry[1]
@@ -429,6 +468,7 @@ class Bridge:
             dropped_tools=session.dropped_tools,
             pid=session.pid,
             warnings=session.warnings,
+            auth=session.auth,
         )
 
     def _derive(self, config: ServerConfig, session: ServerSession) -> tuple[ToolState, ...]:

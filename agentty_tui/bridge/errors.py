@@ -69,7 +69,10 @@ def describe_failure(
         code = code or http_status
         if code is not None:
             if code == 401 and (bearer_challenge or _asks_for_bearer(cause)):
-                # An OAuth server: the fix is a login, not an edit of the headers.
+                # An OAuth server: the fix is a login, not an edit of the headers, unless the
+                # config carries the token itself.
+                if any(key.lower() == "authorization" for key in spec.headers):
+                    return f"{spec.url} answered HTTP 401: it refused the configured bearer token"
                 return f"{spec.url} answered HTTP 401: {login_hint(config.name)}"
             auth = code in (401, 403)
             hint = " (check the headers: is a token missing or expired?)" if auth else ""

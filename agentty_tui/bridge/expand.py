@@ -63,10 +63,15 @@ def expand_spec(spec: ServerSpec, environ: Mapping[str, str]) -> ServerSpec:
             cwd=spec.cwd,
         )
     assert isinstance(spec, HttpSpec)
+    oauth = spec.oauth
+    if oauth is not None and oauth.client_secret is not None:
+        secret = _expand(oauth.client_secret, environ, "oauth.clientSecret")
+        oauth = oauth.model_copy(update={"client_secret": secret})
     return HttpSpec(
         url=_expand(spec.url, environ, "url"),
         headers={k: _header(k, v, environ) for k, v in spec.headers.items()},
         transport=spec.transport,
+        oauth=oauth,
     )
 
 

@@ -38,10 +38,13 @@ class HttpTransport(ManagedTransport):
         spec: HttpSpec,
         request_timeout: float,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        auth: httpx2.Auth | None = None,
     ) -> None:
         self.spec = spec
         self.request_timeout = request_timeout
         self.max_response_bytes = max_response_bytes
+        self.auth = auth
+        """The OAuth provider that authenticates every request, if the server uses one."""
         self.error_status: int | None = None
         """The last HTTP status of 400 or more the server answered with, if any."""
         self.too_large = False
@@ -73,6 +76,7 @@ class HttpTransport(ManagedTransport):
         timeout: httpx2.Timeout | None = None,
         auth: httpx2.Auth | None = None,
     ) -> httpx2.AsyncClient:
+        auth = auth if auth is not None else self.auth
         client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
         client.event_hooks["response"].append(self._record)
         return client

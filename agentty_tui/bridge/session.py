@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from agentty_tui import __version__
 from agentty_tui.bridge import stdio
+from agentty_tui.bridge.auth import AgenttyOAuthProvider, auth_state, connect_provider
 from agentty_tui.bridge.errors import describe_failure, login_hint
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.http import HttpTransport
@@ -39,7 +40,9 @@ from agentty_tui.bridge.stdio import TOO_DEEP, StdioTransport
 from agentty_tui.errors import OperationError
 from agentty_tui.model import (
     AdvertisedTool,
+    AuthState,
     DroppedTool,
+    HttpSpec,
     ServerConfig,
     ServerInfo,
     ServerStatus,
@@ -113,6 +116,10 @@ class ServerSession:
         self._client: Client | None = None
         self._transport: StdioTransport | None = None
         self._http: HttpTransport | None = None
+        self._auth: AgenttyOAuthProvider | None = None
+        self._auth_spec: HttpSpec | None = None
+        self.auth: AuthState | None = None
+        """The server's OAuth login state (URL servers that use OAuth)."""
         self._scope: anyio.CancelScope | None = None
         self._stopping = False
         self._relist_wanted = anyio.Event()
@@ -214,9 +221,15 @@ class ServerSession:
             self._transport = StdioTransport(spec, self.log, shown=self.config.spec)
             transport: Any = self._transport
         else:
+            self._auth = connect_provider(spec)
             self._http = HttpTransport(
-                spec, self.config.request_timeout, self.config.max_response_bytes
+                spec,
+                self.config.request_timeout,
+                self.config.max_response_bytes,
+                auth=self._auth,
             )
+            self._auth_spec = spec
+            self.auth = auth_state(spec) if self._auth is not None else None
             transport = self._http
         client = Client(
             transport,
@@ -265,6 +278,7 @@ class ServerSession:
             protocol_version=client.protocol_version,
         )
         self.tools = tools
+        self._read_auth()
         self.status = "connected"
         self.error = None
         self.log.note(f"connected ({client.protocol_version}), {len(tools)} tools")
@@ -274,6 +288,7 @@ class ServerSession:
     def _fail(self, message: str, status: ServerStatus = "failed") -> None:
         if self._stopping:
             return
+        self._read_auth()
         self.status = status
         self.error = message
         self.log.note(f"failed: {message}")
@@ -453,12 +468,21 @@ class ServerSession:
         if self._needs_login():
             return login_hint(self.name)
         status = self._http.error_status if self._http is not None else None
-        return self._with_tail(describe_failure(exc, self.config, http_status=status))
+        bearer = self._http is not None and self._http.bearer_challenge
+        return self._with_tail(
+            describe_failure(exc, self.config, http_status=status, bearer_challenge=bearer)
+        )
+
+    def _read_auth(self) -> None:
+        if self._auth_spec is not None and self._auth is not None:
+            self.auth = auth_state(self._auth_spec)
 
     def _needs_login(self) -> bool:
         """Whether the server turned us away for want of an OAuth login."""
-        http = self._http
-        return http is not None and http.error_status == 401 and http.bearer_challenge
+        http, auth = self._http, self._auth
+        if http is None or auth is None:
+            return False
+        return auth.login_required or (http.error_status == 401 and http.bearer_challenge)
 
     async def _exit_message(self) -> str:
         assert self._transport is not None

@@ -23,6 +23,7 @@ from agentty_tui.model import (
     DEFAULT_TOOL_BUDGET,
     HttpSpec,
     NativeTool,
+    OAuthSettings,
     PluginConfig,
     ServerConfig,
     ServerSpec,
@@ -33,6 +34,7 @@ from agentty_tui.model import (
 __all__ = [
     "SERVERS_KEY",
     "RawNativeTool",
+    "RawOAuth",
     "RawServer",
     "RawToolFilter",
     "validate_document",
@@ -59,6 +61,31 @@ class RawToolFilter(_Raw):
     """Allow-list of bare tool names."""
     exclude: list[str] = Field(default_factory=list)
     """Deny-list of bare tool names."""
+
+
+class RawOAuth(_Raw):
+    """The ``oauth`` object of a URL server entry."""
+
+    client_id: str | None = Field(default=None, alias="clientId", min_length=1)
+    """A pre-registered client's id."""
+    client_secret: str | None = Field(default=None, alias="clientSecret")
+    """Its secret (write ``${VAR}`` to keep it out of the file)."""
+    scopes: list[str] | None = None
+    """Scopes to request."""
+    callback_port: int | None = Field(default=None, alias="callbackPort", ge=1, le=65535)
+    """Fixed loopback port of the redirect URI."""
+    client_metadata_url: str | None = Field(default=None, alias="clientMetadataUrl")
+    """URL of a Client ID Metadata Document."""
+
+    def settings(self) -> OAuthSettings:
+        """The model value."""
+        return OAuthSettings(
+            client_id=self.client_id,
+            client_secret=self.client_secret,
+            scopes=None if self.scopes is None else tuple(self.scopes),
+            callback_port=self.callback_port,
+            client_metadata_url=self.client_metadata_url,
+        )
 
 
 class RawServer(_Raw):
@@ -90,6 +117,8 @@ class RawServer(_Raw):
         default=DEFAULT_MAX_RESPONSE_BYTES, alias="maxResponseBytes", gt=0, strict=True
     )
     """The largest HTTP response (or server-sent event) an HTTP server may send."""
+    oauth: RawOAuth | None = None
+    """OAuth login settings of a URL server."""
 
 
 class RawNativeTool(_Raw):
@@ -161,6 +190,10 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
             raise ConfigError(
                 "'headers' belong to a url server", path=path, server=name, field="headers"
             )
+        if raw.oauth is not None:
+            raise ConfigError(
+                "'oauth' belongs to a url server", path=path, server=name, field="oauth"
+            )
         return StdioSpec(command=raw.command, args=tuple(raw.args), env=raw.env, cwd=raw.cwd)
     assert raw.url is not None  # narrowed by the checks above
     if kind == "stdio":
@@ -183,7 +216,12 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
     # Without a type, a URL whose path ends in /sse is the legacy SSE transport (the SDK's and
     # most hosts' convention); anything else is Streamable HTTP.
     sse = kind == "sse" or (kind is None and urlsplit(raw.url).path.rstrip("/").endswith("/sse"))
-    return HttpSpec(url=raw.url, headers=raw.headers, transport="sse" if sse else "streamable-http")
+    return HttpSpec(
+        url=raw.url,
+        headers=raw.headers,
+        transport="sse" if sse else "streamable-http",
+        oauth=None if raw.oauth is None else raw.oauth.settings(),
+    )
 
 
 def validate_server(name: str, entry: object, *, path: str | None = None) -> ServerConfig:

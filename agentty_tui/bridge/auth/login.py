@@ -1,0 +1,253 @@
+"""Running a login for one URL server, and what the rest of the bridge asks about logins.
+
+``login`` is the interactive flow: a loopback listener for the redirect, the authorization URL
+shown through the caller's ``LoginUI`` and opened with Python's ``webbrowser`` (so ``$BROWSER``
+is honoured), the SDK provider doing discovery, registration, PKCE and the token exchange, and
+one MCP handshake to prove the server accepts the new token. ``connect_provider`` is the quiet
+provider every ordinary connection uses: stored tokens, refreshed, and never a browser.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import webbrowser
+from typing import Protocol
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp import Client
+from mcp.shared.auth import AuthorizationCodeResult
+
+from agentty_tui import __version__
+from agentty_tui.bridge.auth.callback import DEFAULT_LOGIN_TIMEOUT, LoginError, LoopbackCallback
+from agentty_tui.bridge.auth.provider import AgenttyOAuthProvider
+from agentty_tui.bridge.auth.storage import ServerTokenStorage, Vault
+from agentty_tui.bridge.errors import root_cause
+from agentty_tui.bridge.http import HttpTransport
+from agentty_tui.model import AuthState, HttpSpec
+
+__all__ = [
+    "LOGIN_TIMEOUT_ENV",
+    "LoginUI",
+    "auth_state",
+    "connect_provider",
+    "expires_in_words",
+    "login",
+    "login_timeout",
+    "logout",
+    "uses_oauth",
+]
+
+LOGIN_TIMEOUT_ENV = "AGENTTY_LOGIN_TIMEOUT"
+"""Environment variable: seconds a login waits for the browser (default 300)."""
+
+
+class LoginUI(Protocol):
+    """How a host shows a login to its user: the URL, progress, and maybe a pasted redirect."""
+
+    def show_url(self, url: str) -> None:
+        """Show the authorization URL in full, so it can be copied (it is also opened)."""
+
+    def tell(self, message: str) -> None:
+        """Show a line of progress or a problem (e.g. a pasted URL that was refused)."""
+
+    async def pasted_redirect(self) -> str | None:
+        """The URL the browser was redirected to, pasted by the user; ``None`` if the host
+        offers no way to paste (the loopback listener is then the only way back)."""
+
+
+def login_timeout() -> float:
+    """``$AGENTTY_LOGIN_TIMEOUT`` seconds, else five minutes."""
+    text = os.environ.get(LOGIN_TIMEOUT_ENV, "")
+    try:
+        value = float(text)
+    except ValueError:
+        return DEFAULT_LOGIN_TIMEOUT
+    return value if value > 0 else DEFAULT_LOGIN_TIMEOUT
+
+
+def uses_oauth(spec: HttpSpec) -> bool:
+    """Whether connections to ``spec`` go through OAuth: not when the config sets the
+    ``Authorization`` header itself (the user manages that token)."""
+    return not any(key.lower() == "authorization" for key in spec.headers)
+
+
+def connect_provider(spec: HttpSpec, vault: Vault | None = None) -> AgenttyOAuthProvider | None:
+    """The non-interactive provider for ordinary connections (``None`` when OAuth is not used)."""
+    if not uses_oauth(spec):
+        return None
+    return AgenttyOAuthProvider(spec.url, ServerTokenStorage(spec.url, vault), settings=spec.oauth)
+
+
+def auth_state(spec: HttpSpec, vault: Vault | None = None) -> AuthState:
+    """What is stored for ``spec``'s server: logged in or not, scopes, expiry (no token)."""
+    try:
+        record = ServerTokenStorage(spec.url, vault).load()
+    except OSError:
+        return AuthState()
+    tokens = record.tokens
+    if tokens is None:
+        return AuthState()
+    scopes = tuple(tokens.scope.split()) if tokens.scope else ()
+    return AuthState(logged_in=True, scopes=scopes, expires_at=record.expires_at)
+
+
+def logout(spec: HttpSpec, vault: Vault | None = None) -> bool:
+    """Forget the tokens and the client registration of ``spec``'s server."""
+    return ServerTokenStorage(spec.url, vault).forget()
+
+
+def _stored_port(storage: ServerTokenStorage) -> int | None:
+    """The loopback port our earlier registration's redirect URI names (to reuse it)."""
+    client = storage.load().client_info
+    for uri in (client.redirect_uris or []) if client is not None else []:
+        if uri.host == "127.0.0.1" and uri.port:
+            return uri.port
+    return None
+
+
+async def _open_callback(spec: HttpSpec, storage: ServerTokenStorage) -> LoopbackCallback:
+    configured = spec.oauth.callback_port if spec.oauth is not None else None
+    if configured is not None:
+        try:
+            return await LoopbackCallback(configured).__aenter__()
+        except OSError as exc:
+            raise LoginError(
+                f"cannot listen on 127.0.0.1:{configured} (callbackPort): {exc}"
+            ) from None
+    remembered = _stored_port(storage)
+    if remembered is not None:
+        try:
+            return await LoopbackCallback(remembered).__aenter__()
+        except OSError:
+            # The registered redirect URI cannot be served: register again with a new one.
+            await storage.forget_client()
+    return await LoopbackCallback().__aenter__()
+
+
+def _open_browser(url: str) -> bool:
+    try:
+        return webbrowser.open(url)
+    except Exception:  # no browser is not an error: the URL is shown for copying
+        return False
+
+
+async def login(
+    spec: HttpSpec,
+    ui: LoginUI,
+    *,
+    timeout: float | None = None,
+    request_timeout: float = 60.0,
+    vault: Vault | None = None,
+) -> AuthState:
+    """Log in to ``spec``'s server: browser, redirect, tokens stored, one handshake to check.
+
+    Raises ``LoginError`` (denied, timed out, refused) with the reason.
+    """
+    if not uses_oauth(spec):
+        raise LoginError("the config sets an Authorization header for this server; no login")
+    wait = timeout if timeout is not None else login_timeout()
+    storage = ServerTokenStorage(spec.url, vault)
+    callback = await _open_callback(spec, storage)
+    failure: list[BaseException] = []
+    async with anyio.create_task_group() as browsers:
+
+        async def redirect(url: str) -> None:
+            state = parse_qs(urlsplit(url).query).get("state", [None])[0]
+            callback.expected_state = state
+            ui.show_url(url)
+            browsers.start_soon(_launch, url)
+
+        async def _launch(url: str) -> None:
+            # webbrowser waits for a $BROWSER command to exit, and that command may wait for
+            # our listener: it must not block the event loop.
+            opened = await anyio.to_thread.run_sync(_open_browser, url, abandon_on_cancel=True)
+            if not opened:
+                ui.tell("could not open a browser: open the URL above yourself")
+
+        async def pasted() -> None:
+            while (text := await ui.pasted_redirect()) is not None:
+                why = callback.offer(text.strip())
+                if why is None:
+                    return
+                ui.tell(why)
+
+        async def receive() -> AuthorizationCodeResult:
+            async with anyio.create_task_group() as group:
+                group.start_soon(pasted)
+                try:
+                    result = await callback.wait(wait)
+                except LoginError as exc:
+                    failure.append(exc)
+                    raise
+                finally:
+                    group.cancel_scope.cancel()
+            return result
+
+        provider = AgenttyOAuthProvider(
+            spec.url,
+            storage,
+            settings=spec.oauth,
+            redirect_uri=callback.redirect_uri,
+            redirect_handler=redirect,
+            callback_handler=receive,
+        )
+        provider.fresh_login = True
+        try:
+            await _handshake(spec, provider, request_timeout, wait)
+        except Exception as exc:
+            raise _login_failure(exc, failure, provider, spec) from None
+        finally:
+            browsers.cancel_scope.cancel()
+            await callback.__aexit__(None, None, None)
+    state = auth_state(spec, vault)
+    if not state.logged_in:
+        raise LoginError("the server accepted the connection but no token was stored")
+    return state
+
+
+async def _handshake(
+    spec: HttpSpec, provider: AgenttyOAuthProvider, request_timeout: float, wait: float
+) -> None:
+    transport = HttpTransport(spec, request_timeout, auth=provider)
+    client = Client(
+        transport,
+        mode="auto",
+        read_timeout_seconds=request_timeout,
+        cache=None,
+        client_info=types.Implementation(name="agentty-tui", version=__version__),
+    )
+    with anyio.fail_after(wait + 2 * request_timeout):
+        async with client:
+            pass
+
+
+def _login_failure(
+    exc: BaseException,
+    failure: list[BaseException],
+    provider: AgenttyOAuthProvider,
+    spec: HttpSpec,
+) -> LoginError:
+    """The reason a login failed, from whichever layer knew it best."""
+    if failure:
+        return LoginError(str(failure[0]))
+    if provider.failure is not None:
+        return LoginError(f"login to {spec.url} failed: {provider.failure}")
+    cause = root_cause(exc)
+    if isinstance(cause, TimeoutError):
+        return LoginError(f"login to {spec.url} timed out")
+    text = str(cause) or type(cause).__name__
+    return LoginError(f"login to {spec.url} failed: {text}")
+
+
+def expires_in_words(state: AuthState) -> str:
+    """``expires in 59 min`` / ``expired`` / ``no expiry given``, for messages."""
+    if state.expires_at is None:
+        return "no expiry given"
+    left = state.expires_at - time.time()
+    if left <= 0:
+        return "access token expired (it is refreshed on the next use)"
+    return f"access token expires in {int(left // 60)} min {int(left % 60)} s"

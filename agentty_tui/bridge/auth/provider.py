@@ -1,0 +1,169 @@
+"""Our one extension of the mcp SDK's ``OAuthClientProvider``, and why each part exists.
+
+The SDK provider does discovery, registration, PKCE, the token exchange and refresh. Where it
+falls short of the MCP authorization spec or of what a terminal tool needs, this subclass adds:
+
+- **S256 is required.** The SDK sends S256 whatever the authorization server advertises; the
+  spec says a client must refuse a server whose metadata does not list S256 in
+  ``code_challenge_methods_supported``.
+- **Expiry survives a restart.** The SDK keeps the expiry time only in memory, so tokens
+  loaded from storage look valid forever; we restore it from the stored ``expires_at``, so an
+  expired token is refreshed before it is sent.
+- **Refresh on 401.** The SDK answers any 401 with a whole new login; a stored access token the
+  server no longer accepts is first refreshed once (a refresh token may still be good).
+- **Never a browser unasked.** ``list`` and connecting must not start a login: without an
+  interactive user the provider stops at the first 401 (or 403 ``insufficient_scope``) that
+  a refresh cannot cure, and says a login is needed.
+- **Configured scopes and a pre-registered client.** Scopes named in the config replace the
+  ones discovered; a client id from the config is used instead of registering one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Awaitable, Callable
+
+import httpx2
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth.utils import extract_field_from_www_auth
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+)
+
+from agentty_tui.bridge.auth.storage import ServerTokenStorage
+from agentty_tui.model import OAuthSettings
+
+__all__ = ["AgenttyOAuthProvider", "LoginRequired"]
+
+
+class LoginRequired(OAuthFlowError):
+    """The server wants a login and nobody is there to do it (``list``, connecting)."""
+
+
+class AgenttyOAuthProvider(OAuthClientProvider):
+    """``OAuthClientProvider`` with the additions listed in this module's docstring."""
+
+    def __init__(
+        self,
+        server_url: str,
+        storage: ServerTokenStorage,
+        *,
+        settings: OAuthSettings | None = None,
+        redirect_uri: str = "http://127.0.0.1/callback",
+        redirect_handler: Callable[[str], Awaitable[None]] | None = None,
+        callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
+    ) -> None:
+        self.settings = settings or OAuthSettings()
+        self.interactive = redirect_handler is not None and callback_handler is not None
+        """Whether a login may be run (a user is there to open the URL)."""
+        self.login_required = False
+        """Set once the server turned us away and only a login can help."""
+        self.fresh_login = False
+        """Ignore stored tokens: a login asks for new ones even when the old still work."""
+        self.failure: Exception | None = None
+        """The OAuth error that ended the flow, if one did (the transport may hide it)."""
+        self.storage = storage
+        secret = self.settings.client_secret
+        metadata = OAuthClientMetadata.model_validate(
+            {
+                "client_name": "agentty-tui",
+                "redirect_uris": [redirect_uri],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+                "application_type": "native",
+                "scope": " ".join(self.settings.scopes) if self.settings.scopes else None,
+            }
+        )
+        super().__init__(
+            server_url,
+            metadata,
+            storage,
+            redirect_handler=redirect_handler,
+            callback_handler=callback_handler,
+            client_metadata_url=self.settings.client_metadata_url,
+        )
+        self._pre_registered: OAuthClientInformationFull | None = None
+        if self.settings.client_id is not None:
+            self._pre_registered = OAuthClientInformationFull(
+                client_id=self.settings.client_id,
+                client_secret=secret,
+                redirect_uris=metadata.redirect_uris,
+                token_endpoint_auth_method="client_secret_basic" if secret else "none",
+                grant_types=["authorization_code", "refresh_token"],
+            )
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        if self.fresh_login:
+            self.context.clear_tokens()
+            return self._use_pre_registered()
+        record = self.storage.load()
+        if record.tokens is not None and record.expires_at is not None:
+            self.context.token_expiry_time = record.expires_at
+        self._use_pre_registered()
+
+    def _use_pre_registered(self) -> None:
+        if self._pre_registered is not None:
+            stored = self.context.client_info
+            if stored is None or stored.client_id != self._pre_registered.client_id:
+                self.context.client_info = self._pre_registered
+
+    async def _auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        refreshed = False
+        flow = super()._auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                if outgoing is request and _turned_away(response):
+                    if response.status_code == 401 and not refreshed and self._may_refresh():
+                        # Start over with the access token marked expired: the SDK's flow then
+                        # refreshes first and sends the request again.
+                        refreshed = True
+                        await flow.aclose()
+                        self.context.token_expiry_time = 1.0
+                        flow = super()._auth_flow(request)
+                        outgoing = await flow.__anext__()
+                        continue
+                    if not self.interactive:
+                        self.login_required = True
+                        raise LoginRequired("the server needs a login")
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except OAuthFlowError as exc:
+            if not isinstance(exc, LoginRequired):
+                self.failure = exc
+            raise
+        finally:
+            await flow.aclose()
+
+    def _may_refresh(self) -> bool:
+        return self._initialized and self.context.can_refresh_token()
+
+    async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+        metadata = self.context.oauth_metadata
+        methods = metadata.code_challenge_methods_supported if metadata is not None else None
+        if not methods or "S256" not in methods:
+            where = str(metadata.issuer) if metadata is not None else "the authorization server"
+            raise OAuthFlowError(
+                f"{where} does not advertise PKCE S256 (code_challenge_methods_supported: "
+                f"{methods or 'none'}); refusing to log in without it"
+            )
+        if self.settings.scopes:
+            self.context.client_metadata.scope = " ".join(self.settings.scopes)
+        return await super()._perform_authorization_code_grant()
+
+
+def _turned_away(response: httpx2.Response) -> bool:
+    """A 401, or a 403 that asks for more scope (step-up)."""
+    if response.status_code == 401:
+        return True
+    return (
+        response.status_code == 403
+        and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+    )
