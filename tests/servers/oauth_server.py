@@ -10,7 +10,8 @@ the user.
 Tools: ``whoami()`` -> the client id the token was issued to; ``add(a, b)``.
 
 Run: ``python tests/servers/oauth_server.py --port N [--token-lifetime S]
-[--client-id ID --client-secret SECRET --redirect-uri URI] [--events FILE]``.
+[--client-id ID --client-secret SECRET --redirect-uri URI] [--events FILE]
+[--pkce-methods plain]``.
 ``--events`` appends one line per grant (``code``, ``refresh``, ``register``) so a test can
 tell a refresh from a new login. Only protocol goes to stdout; logs go to stderr at WARNING.
 """
@@ -24,7 +25,9 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
+from mcp.server.auth import routes
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (
     AccessToken,
@@ -183,6 +186,18 @@ def build_server(port: int, provider: ApprovingProvider) -> MCPServer:
     return server
 
 
+def _advertise_pkce(methods: list[str]) -> None:
+    """Make the metadata list other PKCE methods (a server a client must refuse)."""
+    original = routes.build_metadata
+
+    def build(*args: Any, **kwargs: Any) -> Any:
+        metadata = original(*args, **kwargs)
+        metadata.code_challenge_methods_supported = methods
+        return metadata
+
+    routes.build_metadata = build
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, required=True)
@@ -191,7 +206,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--client-id", help="a pre-registered client")
     parser.add_argument("--client-secret", help="its secret")
     parser.add_argument("--redirect-uri", help="its registered redirect URI")
+    parser.add_argument(
+        "--pkce-methods", help="comma-separated code_challenge_methods_supported (default S256)"
+    )
     args = parser.parse_args(argv)
+    if args.pkce_methods is not None:
+        _advertise_pkce(args.pkce_methods.split(","))
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     provider = ApprovingProvider(args.token_lifetime, args.events)
     if args.client_id:

@@ -196,13 +196,19 @@ async def login(
             callback_handler=receive,
         )
         provider.fresh_login = True
+        completed = False
         try:
             await _handshake(spec, provider, request_timeout, wait)
+            completed = True
         except Exception as exc:
             raise _login_failure(exc, failure, provider, spec) from None
         finally:
             browsers.cancel_scope.cancel()
             await callback.__aexit__(None, None, None)
+    # The SDK's transport turns an error of the auth flow into a cancellation, which the
+    # cancelled task group above absorbs: what the flow itself recorded decides.
+    if failure or provider.failure is not None or not completed:
+        raise _login_failure(RuntimeError("the login did not complete"), failure, provider, spec)
     state = auth_state(spec, vault)
     if not state.logged_in:
         raise LoginError("the server accepted the connection but no token was stored")

@@ -1,0 +1,130 @@
+"""A real authorization + protected MCP server on loopback, and a stand-in browser."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import free_port, serving
+from tests.servers import SERVERS_DIR, python_server_argv
+
+
+@dataclass
+class OAuthServer:
+    """The ``oauth_server.py`` process: start it, restart it, read what it granted."""
+
+    port: int
+    events: Path
+    extra: tuple[str, ...] = ()
+    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        """The protected MCP endpoint."""
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def start(self, *extra: str) -> None:
+        """Start (again) with fresh memory: every token it issued before is unknown now."""
+        self.stop()
+        argv = python_server_argv(
+            "oauth_server.py", "--port", str(self.port), "--events", str(self.events)
+        )
+        self.process = subprocess.Popen([*argv, *self.extra, *extra], stderr=subprocess.DEVNULL)
+        # No event says "listening" from another process: polling the port is the only way.
+        for _ in range(400):
+            if serving(self.port) or self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert serving(self.port), "the OAuth test server did not start"
+
+    def stop(self) -> None:
+        """Stop the process, if it runs."""
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+    def grants(self) -> list[str]:
+        """``register`` / ``code`` / ``refresh``, one per grant, in order."""
+        if not self.events.exists():
+            return []
+        return self.events.read_text().split()
+
+
+@pytest.fixture
+def oauth_server(tmp_path: Path) -> Iterator[OAuthServer]:
+    """The server with one-hour tokens."""
+    server = OAuthServer(free_port(), tmp_path / "grants.txt")
+    server.start()
+    yield server
+    server.stop()
+
+
+@dataclass
+class Cli:
+    """``agentty-tui`` run as a child process against one config, with a stand-in browser."""
+
+    config: Path
+    marker: Path
+    env: dict[str, str]
+    outputs: list[str] = field(default_factory=list)
+
+    def run(self, *args: str, timeout: float = 90, **env: str) -> subprocess.CompletedProcess[str]:
+        """Run one command; its stdout and stderr are kept for the no-secret check."""
+        result = subprocess.run(
+            [sys.executable, "-m", "agentty_tui", *args, "--config", str(self.config)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **self.env, **env},
+            check=False,
+        )
+        self.outputs += [result.stdout, result.stderr]
+        return result
+
+    def list_json(self) -> dict[str, Any]:
+        """``list --json``'s one server."""
+        result = self.run("list", "--json")
+        assert result.returncode == 0, result.stderr
+        servers: list[dict[str, Any]] = json.loads(result.stdout)["servers"]
+        return servers[0]
+
+    def browser_runs(self) -> list[str]:
+        """One line per time the stand-in browser was started."""
+        return self.marker.read_text().splitlines() if self.marker.exists() else []
+
+
+@pytest.fixture
+def cli(tmp_path: Path, oauth_server: OAuthServer) -> Cli:
+    """A config with the protected server as ``web``, and ``$BROWSER`` set to the stand-in."""
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"web": {"url": oauth_server.url}}}))
+    # webbrowser runs $BROWSER as one executable, so a tiny script runs the Python stand-in.
+    browser = tmp_path / "browser"
+    script = SERVERS_DIR / "standin_browser.py"
+    browser.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
+    marker = tmp_path / "browser-runs.txt"
+    env = {
+        "BROWSER": str(browser),
+        "STANDIN_BROWSER_MARKER": str(marker),
+        "AGENTTY_KEYRING": "0",
+        "AGENTTY_LOGIN_TIMEOUT": "60",
+    }
+    return Cli(config, marker, env)
+
+
+def token_files(state: Path) -> list[Path]:
+    """The stored auth records under ``$XDG_STATE_HOME``."""
+    folder = state / "agentty" / "auth"
+    return sorted(folder.glob("*.json")) if folder.exists() else []

@@ -1,0 +1,165 @@
+"""The OAuth login end to end: ``agentty-tui list / login / call / logout`` as child processes,
+against a real authorization server and protected MCP server on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.bridge.auth.conftest import Cli, OAuthServer, token_files
+
+
+def _record(tmp_path: Path) -> dict[str, object]:
+    files = token_files(tmp_path / "state")
+    assert len(files) == 1
+    record: dict[str, object] = json.loads(files[0].read_text())
+    return record
+
+
+def _login(cli: Cli) -> None:
+    result = cli.run("login", "web")
+    assert result.returncode == 0, result.stderr
+    assert "logged in to 'web'" in result.stdout
+
+
+def test_list_says_needs_login_and_opens_no_browser(cli: Cli) -> None:
+    web = cli.list_json()
+    assert web["status"] == "needs_login"
+    assert web["error"] == "needs login: run agentty-tui login web"
+    assert web["auth"] == {"logged_in": False, "scopes": [], "expires_at": None}
+    text = cli.run("list")
+    assert "web  needs_login" in text.stdout
+    assert "run: agentty-tui login web" in text.stdout
+    assert "check the headers" not in text.stdout
+    assert cli.browser_runs() == []  # listing never starts a login
+
+
+def test_login_with_dcr_then_call_in_a_fresh_process(
+    cli: Cli, oauth_server: OAuthServer, tmp_path: Path
+) -> None:
+    result = cli.run("login", "web")
+    assert result.returncode == 0, result.stderr
+    # The whole URL is shown (for copying), with PKCE S256, state, resource and scope.
+    url = next(line.strip() for line in result.stderr.splitlines() if "/authorize?" in line)
+    assert url.startswith(f"http://127.0.0.1:{oauth_server.port}/authorize?")
+    for part in ("code_challenge_method=S256", "state=", "resource=", "scope=mcp%3Atools"):
+        assert part in url
+    assert cli.browser_runs() == ["opened final 200"]
+    assert oauth_server.grants() == ["register", "code"]
+    called = cli.run("call", "web", "add", '{"a": 2, "b": 3}')  # a new process: stored token
+    assert called.returncode == 0, called.stderr
+    assert called.stdout.strip() == "5"
+    web = cli.list_json()
+    assert web["status"] == "connected"
+    assert web["auth"]["logged_in"] is True
+    assert web["auth"]["scopes"] == ["mcp:tools"]
+    assert web["auth"]["expires_at"].endswith("+00:00")
+    assert oauth_server.grants() == ["register", "code"]  # no second login
+    assert len(cli.browser_runs()) == 1
+
+
+def test_token_file_is_private_and_no_token_is_ever_shown(cli: Cli, tmp_path: Path) -> None:
+    _login(cli)
+    assert cli.run("call", "web", "add", '{"a": 1, "b": 1}').returncode == 0
+    cli.list_json()
+    (path,) = token_files(tmp_path / "state")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    record = _record(tmp_path)
+    tokens = record["tokens"]
+    assert isinstance(tokens, dict)
+    secrets = [tokens["access_token"], tokens["refresh_token"]]
+    logs = tmp_path / "state" / "agentty" / "logs"
+    written = [p.read_text(errors="replace") for p in logs.rglob("*") if p.is_file()]
+    assert written, "the server's log was expected to exist"
+    for text in [*cli.outputs, *written]:
+        for secret in secrets:
+            assert secret not in text
+    assert str(tmp_path / "mcp.json") and "at-" not in (tmp_path / "mcp.json").read_text()
+
+
+def test_wrong_state_is_refused_and_the_login_waits_for_the_right_one(cli: Cli) -> None:
+    result = cli.run("login", "web", STANDIN_BROWSER_MODE="forge")
+    assert result.returncode == 0, result.stderr
+    # The forged redirect got 400; the real one after it completed the login.
+    assert cli.browser_runs() == ["opened forged 400 final 200"]
+    assert cli.list_json()["status"] == "connected"
+
+
+def test_callback_timeout_says_so(cli: Cli, tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = cli.run("login", "web", STANDIN_BROWSER_MODE="ignore", AGENTTY_LOGIN_TIMEOUT="2")
+    assert result.returncode == 1
+    assert "no answer from the browser within 2 s: the login timed out" in result.stderr
+    assert time.monotonic() - started < 60
+    assert "Traceback" not in result.stderr
+    assert cli.list_json()["status"] == "needs_login"
+
+
+def test_logout_forgets_everything_and_list_needs_login_again(cli: Cli, tmp_path: Path) -> None:
+    _login(cli)
+    assert token_files(tmp_path / "state")
+    result = cli.run("logout", "web")
+    assert result.returncode == 0, result.stderr
+    assert "logged out of 'web'" in result.stdout
+    assert token_files(tmp_path / "state") == []
+    assert cli.list_json()["status"] == "needs_login"
+    assert cli.run("logout", "web").stdout.strip() == "'web' was not logged in"
+
+
+@pytest.mark.anyio
+async def test_expired_token_is_refreshed_without_a_browser(
+    cli: Cli, oauth_server: OAuthServer, tmp_path: Path
+) -> None:
+    oauth_server.start("--token-lifetime", "2")
+    _login(cli)
+    expires_at = _record(tmp_path)["expires_at"]
+    assert isinstance(expires_at, float)
+    with anyio.fail_after(30):
+        # Waiting on the clock itself: the access token must really have expired.
+        while time.time() <= expires_at + 0.5:  # noqa: ASYNC110
+            await anyio.sleep(0.2)
+    runs = len(cli.browser_runs())
+    called = cli.run("call", "web", "add", '{"a": 20, "b": 22}')
+    assert called.returncode == 0, called.stderr
+    assert called.stdout.strip() == "42"
+    assert oauth_server.grants() == ["register", "code", "refresh"]
+    assert len(cli.browser_runs()) == runs  # no browser for a refresh
+    assert _record(tmp_path)["expires_at"] != expires_at  # the new token was stored
+
+
+def test_revoked_refresh_token_is_needs_login_not_a_crash(
+    cli: Cli, oauth_server: OAuthServer
+) -> None:
+    _login(cli)
+    oauth_server.start()  # fresh memory: the stored access and refresh tokens are unknown now
+    web = cli.list_json()
+    assert web["status"] == "needs_login"
+    assert web["error"] == "needs login: run agentty-tui login web"
+    called = cli.run("call", "web", "add", '{"a": 1, "b": 2}')
+    assert called.returncode == 1
+    assert "needs login: run agentty-tui login web" in called.stderr
+    assert "Traceback" not in called.stderr
+
+
+def test_server_without_pkce_s256_is_refused(cli: Cli, oauth_server: OAuthServer) -> None:
+    oauth_server.start("--pkce-methods", "plain")
+    result = cli.run("login", "web")
+    assert result.returncode == 1
+    assert "does not advertise PKCE S256" in result.stderr
+    assert cli.browser_runs() == []  # refused before any browser was opened
+
+
+def test_login_of_a_stdio_server_is_refused(cli: Cli, tmp_path: Path) -> None:
+    cli.config.write_text(json.dumps({"mcpServers": {"local": {"command": "true"}}}))
+    result = cli.run("login", "local")
+    assert result.returncode == 1
+    assert "not a URL server" in result.stderr
+    assert cli.run("login", "nope").returncode == 1
+    assert os.environ.get("XDG_STATE_HOME")
