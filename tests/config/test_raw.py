@@ -244,3 +244,52 @@ def test_a_url_ending_in_sse_is_the_legacy_transport(entry: object, transport: s
     spec = validate_server("web", entry).spec
     assert isinstance(spec, HttpSpec)
     assert spec.transport == transport
+
+
+def test_oauth_settings_of_a_url_server() -> None:
+    entry = {
+        "url": "https://h/mcp",
+        "oauth": {
+            "clientId": "cli-1",
+            "clientSecret": "${SECRET}",
+            "scopes": ["read", "write"],
+            "callbackPort": 33418,
+            "clientMetadataUrl": "https://example.com/client.json",
+        },
+    }
+    spec = validate_server("web", entry).spec
+    assert isinstance(spec, HttpSpec) and spec.oauth is not None
+    assert spec.oauth.client_id == "cli-1"
+    assert spec.oauth.client_secret == "${SECRET}"  # expanded at connect time, never stored
+    assert spec.oauth.scopes == ("read", "write")
+    assert spec.oauth.callback_port == 33418
+    assert spec.oauth.client_metadata_url == "https://example.com/client.json"
+    assert validate_server("plain", {"url": "https://h/mcp"}).spec.oauth is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("entry", "fragment"),
+    [
+        ({"command": "x", "oauth": {}}, "'oauth' belongs to a url server"),
+        ({"url": "https://h/mcp", "oauth": {"callbackPort": 0}}, "callbackPort"),
+        ({"url": "https://h/mcp", "oauth": {"scopes": "read"}}, "scopes"),
+    ],
+)
+def test_bad_oauth_settings_are_named(entry: object, fragment: str) -> None:
+    with pytest.raises(ConfigError, match="oauth") as caught:
+        validate_server("web", entry)
+    assert fragment in str(caught.value)
+
+
+def test_oauth_client_secret_is_expanded_from_the_environment() -> None:
+    from agentty_tui.bridge.expand import ExpansionError, expand_spec
+
+    spec = validate_server(
+        "web", {"url": "https://h/mcp", "oauth": {"clientId": "c", "clientSecret": "${S}"}}
+    ).spec
+    assert spec is not None
+    expanded = expand_spec(spec, {"S": "hush"})
+    assert isinstance(expanded, HttpSpec) and expanded.oauth is not None
+    assert expanded.oauth.client_secret == "hush"
+    with pytest.raises(ExpansionError, match=r"oauth\.clientSecret"):
+        expand_spec(spec, {})

@@ -8,11 +8,13 @@ import os
 import stat
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import anyio
 import pytest
 
 from tests.bridge.auth.conftest import Cli, OAuthServer, token_files
+from tests.helpers import free_port
 
 
 def _record(tmp_path: Path) -> dict[str, object]:
@@ -163,3 +165,25 @@ def test_login_of_a_stdio_server_is_refused(cli: Cli, tmp_path: Path) -> None:
     assert "not a URL server" in result.stderr
     assert cli.run("login", "nope").returncode == 1
     assert os.environ.get("XDG_STATE_HOME")
+
+
+def test_pre_registered_client_from_the_config(
+    cli: Cli, oauth_server: OAuthServer, tmp_path: Path
+) -> None:
+    port = free_port()
+    redirect = f"http://127.0.0.1:{port}/callback"
+    oauth_server.start(
+        "--client-id", "fixed-client", "--client-secret", "s3cret-value", "--redirect-uri", redirect
+    )
+    oauth = {"clientId": "fixed-client", "clientSecret": "${WEB_SECRET}", "callbackPort": port}
+    entry = {"url": oauth_server.url, "oauth": oauth}
+    cli.config.write_text(json.dumps({"mcpServers": {"web": entry}}))
+    result = cli.run("login", "web", WEB_SECRET="s3cret-value")
+    assert result.returncode == 0, result.stderr
+    assert f"redirect_uri={quote(redirect, safe='')}" in result.stderr
+    assert oauth_server.grants() == ["code"]  # no dynamic registration
+    called = cli.run("call", "web", "whoami", WEB_SECRET="s3cret-value")
+    assert called.returncode == 0, called.stderr
+    assert called.stdout.strip() == "fixed-client"
+    for text in cli.outputs:
+        assert "s3cret-value" not in text
