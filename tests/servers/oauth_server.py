@@ -7,13 +7,16 @@ authorization endpoint approves at once and redirects to the client's ``redirect
 code, like the conformance suite's servers: a stand-in browser that follows redirects plays
 the user.
 
-Tools: ``whoami()`` -> the client id the token was issued to; ``add(a, b)``.
+Tools: ``whoami()`` -> the client id the token was issued to; ``add(a, b)``;
+``revoke_access()`` forgets every access token (refresh tokens stay good).
 
 Run: ``python tests/servers/oauth_server.py --port N [--token-lifetime S]
 [--client-id ID --client-secret SECRET --redirect-uri URI] [--events FILE]
 [--pkce-methods plain]``.
-``--events`` appends one line per grant (``code``, ``refresh``, ``register``) so a test can
-tell a refresh from a new login. Only protocol goes to stdout; logs go to stderr at WARNING.
+``--events`` appends one line per grant (``code``, ``refresh``, ``register``), and
+``expired`` when a client presents an expired access token, so a test can tell a refresh from
+a new login and a timely refresh from a late one. Only protocol goes to stdout; logs go to
+stderr at WARNING.
 """
 
 from __future__ import annotations
@@ -137,7 +140,10 @@ class ApprovingProvider:
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
-        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+        if found is None:
+            return None
+        if found.expires_at is not None and found.expires_at < time.time():
+            self._event("expired")  # a client sent a token it should have refreshed first
             return None
         return found
 
@@ -182,6 +188,11 @@ def build_server(port: int, provider: ApprovingProvider) -> MCPServer:
     @server.tool(description="Add two integers.")
     def add(a: int, b: int) -> int:
         return a + b
+
+    @server.tool(description="Forget every access token issued (refresh tokens stay good).")
+    def revoke_access() -> str:
+        provider.access.clear()
+        return "revoked"
 
     return server
 

@@ -30,7 +30,7 @@ def _login(cli: Cli) -> None:
     assert "logged in to 'web'" in result.stdout
 
 
-def test_list_says_needs_login_and_opens_no_browser(cli: Cli) -> None:
+def test_list_says_needs_login_and_opens_no_browser(cli: Cli, oauth_server: OAuthServer) -> None:
     web = cli.list_json()
     assert web["status"] == "needs_login"
     assert web["error"] == "needs login: run agentty-tui login web"
@@ -40,6 +40,7 @@ def test_list_says_needs_login_and_opens_no_browser(cli: Cli) -> None:
     assert "run: agentty-tui login web" in text.stdout
     assert "check the headers" not in text.stdout
     assert cli.browser_runs() == []  # listing never starts a login
+    assert oauth_server.grants() == []  # nor registers a client
 
 
 def test_login_with_dcr_then_call_in_a_fresh_process(
@@ -131,9 +132,22 @@ async def test_expired_token_is_refreshed_without_a_browser(
     called = cli.run("call", "web", "add", '{"a": 20, "b": 22}')
     assert called.returncode == 0, called.stderr
     assert called.stdout.strip() == "42"
+    # Refreshed before the request went out: the server never saw the expired token.
     assert oauth_server.grants() == ["register", "code", "refresh"]
     assert len(cli.browser_runs()) == runs  # no browser for a refresh
     assert _record(tmp_path)["expires_at"] != expires_at  # the new token was stored
+
+
+def test_access_token_refused_by_the_server_is_refreshed_on_401(
+    cli: Cli, oauth_server: OAuthServer
+) -> None:
+    _login(cli)
+    assert cli.run("call", "web", "revoke_access").returncode == 0
+    called = cli.run("call", "web", "add", '{"a": 4, "b": 5}')
+    assert called.returncode == 0, called.stderr
+    assert called.stdout.strip() == "9"
+    assert oauth_server.grants() == ["register", "code", "refresh"]
+    assert len(cli.browser_runs()) == 1  # only the login's
 
 
 def test_revoked_refresh_token_is_needs_login_not_a_crash(
