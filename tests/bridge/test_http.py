@@ -171,3 +171,20 @@ async def test_bearer_401_needs_login_not_headers(
     assert web is not None and web.status == "needs_login"
     assert web.error == "needs login: run agentty-tui login web"
     assert "check the headers" not in (web.error or "")
+
+
+def test_bearer_401_with_a_configured_token_never_says_check_the_headers() -> None:
+    from agentty_tui.bridge.errors import describe_failure
+    from agentty_tui.model import HttpSpec, ServerConfig
+
+    with_header = ServerConfig(
+        name="web",
+        spec=HttpSpec(url="http://h/mcp", headers={"Authorization": "Bearer planted-123"}),
+    )
+    text = describe_failure(RuntimeError(), with_header, http_status=401, bearer_challenge=True)
+    assert text == "http://h/mcp answered HTTP 401: it refused the configured bearer token"
+    bare = ServerConfig(name="web", spec=HttpSpec(url="http://h/mcp"))
+    text = describe_failure(RuntimeError(), bare, http_status=401, bearer_challenge=True)
+    assert text == "http://h/mcp answered HTTP 401: needs login: run agentty-tui login web"
+    plain = describe_failure(RuntimeError(), bare, http_status=401)
+    assert "check the headers" in plain  # a 401 that does not ask for Bearer
