@@ -34,6 +34,7 @@ from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.rows import Row, RowMemo, build_rows
 from agentty_tui.ui.source import PluginSource
@@ -75,6 +76,7 @@ class PickerApp(App[None]):
         Binding("r", "reload", "reload"),
         Binding("R", "restart", "restart", show=False),
         Binding("T", "trust", "trust", show=False),
+        Binding("L", "login", "log in", show=False),
         Binding("slash", "filter", "filter"),
         Binding("c", "call", "call"),
         Binding("question_mark", "help", "help"),
@@ -337,6 +339,34 @@ class PickerApp(App[None]):
 
         question = f"{problem}\n\nTrust it for this run and start its servers as you?"
         self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
+
+    def action_login(self) -> None:
+        """L: log in to the URL server under the cursor, in a dialog; escape cancels."""
+        current = self._current()
+        if current is None:
+            return
+        server = current[1]
+        if not isinstance(server.spec, HttpSpec):
+            self.notify("Only a URL server has a login.", severity="warning")
+            return
+        name = server.name
+        screen = LoginScreen(name)
+
+        async def log_in() -> None:
+            try:
+                await self.source.login(name, screen)
+            finally:
+                if screen.is_attached:
+                    screen.dismiss(None)
+            self.notify(f"Logged in to {name}.", timeout=3, markup=False)
+
+        def closed(_: None) -> None:
+            worker.cancel()  # escape: the login stops, its listener closes
+
+        self.push_screen(screen, closed)
+        worker = self.run_worker(
+            self._operate("Login", log_in), group="login", exclusive=True, exit_on_error=False
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer escape (clear filter) only while there is a filter."""

@@ -7,6 +7,7 @@ control visible); a schema is written by ``safe_json``.
 from __future__ import annotations
 
 import shlex
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -42,6 +43,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("r", "reload the config (restarts what changed, retries what failed)"),
     ("R", "restart the server under the cursor"),
     ("T", "trust a config file others can change, for this run (asks first)"),
+    ("L", "log in to the URL server under the cursor (OAuth; escape cancels)"),
     ("/", "filter rows by name or title; escape clears"),
     ("enter", "show the tool's details"),
     ("c", "call the tool"),
@@ -104,6 +106,18 @@ class HelpScreen(ModalScreen[None]):
     def action_close(self) -> None:
         """Close the help."""
         self.dismiss(None)
+
+
+def _auth_text(server: ServerState) -> str:
+    """Whether the server's OAuth login is in place, its scopes and expiry (never a token)."""
+    auth = server.auth
+    if auth is None or not auth.logged_in:
+        return "not logged in (L logs in)"
+    scopes = safe_line(" ".join(auth.scopes)) or "no scopes named"
+    if auth.expires_at is None:
+        return f"logged in · {scopes}"
+    when = datetime.fromtimestamp(auth.expires_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"logged in · {scopes} · access token until {when} (then refreshed)"
 
 
 def wire_status(server: ServerState, tool: ToolState, catalog: WireCatalog) -> str:
@@ -202,6 +216,8 @@ class ServerDetailsScreen(ModalScreen[None]):
             lines.append(safe_line(f"server     {info.name} {info.version or ''}".rstrip()))
         if info is not None and info.protocol_version:
             lines.append(f"protocol   {safe_line(info.protocol_version)}")
+        if server.auth is not None:
+            lines.append(f"login      {_auth_text(server)}")
         with Vertical(classes="dialog", id="server-details"):
             yield PlainText(server.name, one_line=True, classes="dialog-title")
             with VerticalScroll(id="details-body"):

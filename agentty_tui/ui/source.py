@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 import mcp_types as types
 
+from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.model import PluginModel, ServerSpec
 
@@ -59,6 +60,10 @@ class PluginSource(Protocol):
 
     async def trust_config(self) -> PluginModel:
         """Trust the config file for this run: start the stdio servers it held back."""
+        ...
+
+    async def login(self, name: str, ui: LoginUI) -> PluginModel:
+        """Log in to a URL server through ``ui`` (URL, progress, paste), then reconnect it."""
         ...
 
     async def call_tool(

@@ -14,6 +14,7 @@ import anyio
 import mcp_types as types
 from textual.app import App
 
+from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.errors import OperationError, UnknownServerError
 from agentty_tui.model import (
@@ -224,6 +225,19 @@ class StaticSource:
     async def trust_config(self) -> PluginModel:
         self.calls.append(("trust_config", ()))
         self._maybe_fail()
+        return self._model
+
+    async def login(self, name: str, ui: LoginUI) -> PluginModel:
+        """Show a URL, then wait for a pasted redirect; records a cancellation."""
+        self.calls.append(("login", (name,)))
+        self._maybe_fail()
+        ui.show_url(f"http://127.0.0.1:1/authorize?state=s&server={name}")
+        try:
+            pasted = await ui.pasted_redirect()
+        except BaseException:
+            self.calls.append(("login cancelled", (name,)))
+            raise
+        self.calls.append(("login pasted", (pasted,)))
         return self._model
 
     async def call_tool(

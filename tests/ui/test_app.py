@@ -12,11 +12,12 @@ from textual.widgets import Input, Static, TextArea
 
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.errors import OperationError
-from agentty_tui.model import HttpSpec, StdioSpec
+from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.login import LoginScreen
 from tests.ui.fakes import (
     StaticSource,
     connected_model,
@@ -404,3 +405,75 @@ async def test_a_failed_restart_is_a_notification() -> None:
         assert [n.message for n in app._notifications] == [
             "server 'parked' is disabled in the config"
         ]
+
+
+def _remote_model() -> PluginModel:
+    remote = ServerState(
+        name="remote",
+        spec=HttpSpec(url="http://127.0.0.1:1/mcp"),
+        status="needs_login",
+        error="needs login: run agentty-tui login remote",
+    )
+    return model(remote)
+
+
+async def test_l_shows_the_login_url_and_escape_cancels_it() -> None:
+    source = StaticSource(_remote_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("L")
+        await settle(app)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LoginScreen)
+        url = "http://127.0.0.1:1/authorize?state=s&server=remote"
+        assert screen.url == url
+        shown = str(screen.query_one("#login-url", Static).render())
+        assert url in shown.replace("\n", "")
+        await pilot.press("escape")
+        await settle(app)
+        await pilot.pause()
+        assert not isinstance(app.screen, LoginScreen)
+        assert ("login cancelled", ("remote",)) in source.calls
+
+
+async def test_l_takes_a_pasted_redirect_and_refuses_a_stdio_server() -> None:
+    source = StaticSource(_remote_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("L")
+        await settle(app)
+        await pilot.pause()
+        assert isinstance(app.screen, LoginScreen)
+        app.screen.query_one("#login-paste", Input).value = "http://127.0.0.1:5/callback?code=c"
+        await pilot.press("enter")
+        await settle(app)
+        await pilot.pause()
+        assert ("login pasted", ("http://127.0.0.1:5/callback?code=c",)) in source.calls
+        assert not isinstance(app.screen, LoginScreen)  # the dialog closes when the login ends
+    stdio = StaticSource(connected_model())
+    app = PickerApp(stdio)
+    async with app.run_test() as pilot:
+        await pilot.press("L")
+        await pilot.pause()
+        assert not isinstance(app.screen, LoginScreen)
+        assert stdio.calls == []
+
+
+async def test_server_details_say_whether_it_is_logged_in() -> None:
+    from agentty_tui.model import AuthState
+
+    state = (
+        _remote_model()
+        .servers[0]
+        .model_copy(
+            update={"auth": AuthState(logged_in=True, scopes=("mcp:tools",), expires_at=0.0)}
+        )
+    )
+    app = PickerApp(StaticSource(model(state)))
+    async with app.run_test() as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ServerDetailsScreen)
+        text = " ".join(str(s.render()) for s in app.screen.query(Static))
+        assert "logged in · mcp:tools · access token until 1970-01-01 00:00 UTC" in text
