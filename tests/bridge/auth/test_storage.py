@@ -28,9 +28,14 @@ def _fake_keyring(monkeypatch: pytest.MonkeyPatch, backend: object) -> None:
 
 
 def test_keyring_with_a_fail_backend_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    fail = type("Keyring", (), {"priority": 0})
+    # Named "fail" even where it claims a priority; and any backend without a priority.
+    fail = type("Keyring", (), {"priority": 1})
     fail.__module__ = "keyring.backends.fail"
     _fake_keyring(monkeypatch, fail())
+    assert isinstance(default_vault(), FileVault)
+    lowly = type("Keyring", (), {"priority": 0})
+    lowly.__module__ = "keyring.backends.chainer"
+    _fake_keyring(monkeypatch, lowly())
     assert isinstance(default_vault(), FileVault)
 
 
