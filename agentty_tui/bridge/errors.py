@@ -72,8 +72,8 @@ def describe_failure(
                 # An OAuth server: the fix is a login, not an edit of the headers, unless the
                 # config carries the token itself.
                 if any(key.lower() == "authorization" for key in spec.headers):
-                    return f"{spec.url} answered HTTP 401: it refused the configured bearer token"
-                return f"{spec.url} answered HTTP 401: {login_hint(config.name)}"
+                    return f"{url} answered HTTP 401: it refused the configured bearer token"
+                return f"{url} answered HTTP 401: {login_hint(config.name)}"
             auth = code in (401, 403)
             hint = " (check the headers: is a token missing or expired?)" if auth else ""
             return f"{url} answered HTTP {code}{hint}"

@@ -130,6 +130,8 @@ class AgenttyOAuthProvider(OAuthClientProvider):
                         outgoing = await flow.__anext__()
                         continue
                     if not self.interactive:
+                        if not _asks_for_bearer(response):
+                            return  # not OAuth: the caller gets the answer as it is
                         self.login_required = True
                         raise LoginRequired("the server needs a login")
                 outgoing = await flow.asend(response)
@@ -157,6 +159,11 @@ class AgenttyOAuthProvider(OAuthClientProvider):
         if self.settings.scopes:
             self.context.client_metadata.scope = " ".join(self.settings.scopes)
         return await super()._perform_authorization_code_grant()
+
+
+def _asks_for_bearer(response: httpx2.Response) -> bool:
+    challenge = response.headers.get("www-authenticate", "")
+    return challenge.strip().lower().startswith("bearer")
 
 
 def _turned_away(response: httpx2.Response) -> bool:
