@@ -17,6 +17,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from agentty_tui.ui.text import PlainText
+
 __all__ = ["LoginScreen"]
 
 
@@ -38,9 +40,10 @@ class LoginScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="login"):
-            yield Static(f"Log in to {self.server_name}", classes="dialog-title", markup=False)
-            yield Static(self._url_text, id="login-url", markup=False)
-            yield Static(self._progress, id="login-progress", markup=False)
+            yield PlainText(f"Log in to {self.server_name}", one_line=True, classes="dialog-title")
+            # The URL and the progress come from the server's metadata: shown as plain text.
+            yield PlainText(self._url_text, id="login-url")
+            yield PlainText(self._progress, id="login-progress")
             yield Input(
                 placeholder="no browser? paste the address it was sent to here", id="login-paste"
             )
@@ -67,7 +70,7 @@ class LoginScreen(ModalScreen[None]):
     def _show(self) -> None:
         # The login may call before the dialog is composed: compose then shows the texts.
         for selector, text in (("#login-url", self._url_text), ("#login-progress", self._progress)):
-            for widget in self.query(selector).results(Static):
+            for widget in self.query(selector).results(PlainText):
                 widget.update(text)
 
     async def pasted_redirect(self) -> str | None:
