@@ -18,8 +18,8 @@ from typing import Any
 import anyio.to_thread
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.elicit import accept_defaults
 from agentty_tui.bridge.auth import expires_in_words, login, logout
+from agentty_tui.bridge.elicit import accept_defaults
 from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.probe import open_server
