@@ -12,8 +12,8 @@ from tests.servers import python_server_argv
 GRANDCHILD = re.compile(r"^grandchild pid (\d+)$", re.MULTILINE)
 """What ``faulty_server.py``'s grandchild modes write to stderr."""
 
-SERVER = re.compile(r"^\[agentty\] started pid (\d+)$", re.MULTILINE)
-"""The transport's note at each spawn."""
+SERVER = re.compile(r"^\[agentty\] (?:\d\d:\d\d:\d\d )?started pid (\d+)$", re.MULTILINE)
+"""The transport's note at each spawn (our notes carry the time of day)."""
 
 
 def faulty(fault: str, *extra: str) -> list[str]:

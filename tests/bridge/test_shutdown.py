@@ -15,6 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from agentty_tui.bridge.logs import log_file_name
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry
 from tests.processes import GRANDCHILD, SERVER, faulty, logged
@@ -22,9 +23,9 @@ from tests.processes import GRANDCHILD, SERVER, faulty, logged
 pytestmark = pytest.mark.anyio
 
 
-def _log(tmp_path: Path, server: str) -> Path:
+def _log(tmp_path: Path, server: str, config: Path) -> Path:
     """Where the CLI child writes ``server``'s log (conftest points XDG_STATE_HOME there)."""
-    return tmp_path / "state" / "agentty" / "logs" / f"{server}.log"
+    return tmp_path / "state" / "agentty" / "logs" / log_file_name(server, config)
 
 
 async def _cli(*args: str) -> subprocess.CompletedProcess[bytes]:
@@ -42,7 +43,7 @@ async def test_no_descendant_outlives_list(
     result = await _cli("list", "--config", str(path))
     assert result.returncode == 0, result.stderr
     assert b"grandchild_pid" in result.stdout
-    log = _log(tmp_path, "forker")
+    log = _log(tmp_path, "forker", path)
     grandchild = await logged(log, GRANDCHILD)
     server = await logged(log, SERVER)
     # Ended before the command returned: no waiting here.
@@ -56,7 +57,7 @@ async def test_a_stop_signal_ends_a_command_and_its_stubborn_server(
 ) -> None:
     path = write_config({"stubborn": stdio_entry(faulty("setsid-grandchild", "--stubborn"))})
     command = [sys.executable, "-m", "agentty_tui", "call", "stubborn", "hang", "--config"]
-    log = _log(tmp_path, "stubborn")
+    log = _log(tmp_path, "stubborn", path)
     with anyio.fail_after(60):
         async with await anyio.open_process([*command, str(path)]) as process:
             await logged(log, GRANDCHILD, "hang: call received")

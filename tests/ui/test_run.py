@@ -21,6 +21,7 @@ import anyio
 import anyio.abc
 import pytest
 
+from agentty_tui.bridge.logs import log_file_name
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry
 from tests.processes import GRANDCHILD, SERVER, faulty, logged
@@ -91,8 +92,9 @@ async def _started(terminal: Terminal, log: Path) -> tuple[int, int]:
     return await logged(log, SERVER), grandchild
 
 
-def _log(tmp_path: Path, server: str) -> Path:
-    return tmp_path / "state" / "agentty" / "logs" / f"{server}.log"
+def _log(tmp_path: Path, server: str, config: Path) -> Path:
+    """Where the CLI child writes ``server``'s log (conftest points XDG_STATE_HOME there)."""
+    return tmp_path / "state" / "agentty" / "logs" / log_file_name(server, config)
 
 
 async def test_setsid_grandchild_is_gone_after_quit(
@@ -101,7 +103,7 @@ async def test_setsid_grandchild_is_gone_after_quit(
     path = write_config({"forker": stdio_entry(faulty("setsid-grandchild"))})
     with anyio.fail_after(60):
         async with picker(path) as terminal:
-            server, grandchild = await _started(terminal, _log(tmp_path, "forker"))
+            server, grandchild = await _started(terminal, _log(tmp_path, "forker", path))
             os.write(terminal.master, b"q")
             assert await terminal.exit_status() == 0
     assert not process_alive(server)
@@ -113,7 +115,7 @@ async def test_a_stop_signal_ends_the_picker_and_its_stubborn_server(
     sig: signal.Signals, status: int, write_config: WriteConfig, tmp_path: Path
 ) -> None:
     path = write_config({"stubborn": stdio_entry(faulty("setsid-grandchild", "--stubborn"))})
-    log = _log(tmp_path, "stubborn")
+    log = _log(tmp_path, "stubborn", path)
     with anyio.fail_after(60):
         async with picker(path) as terminal:
             server, grandchild = await _started(terminal, log)
@@ -135,7 +137,7 @@ async def test_a_closed_terminal_ends_the_picker_and_its_servers(
     path = write_config({"stubborn": stdio_entry(faulty("setsid-grandchild", "--stubborn"))})
     with anyio.fail_after(60):
         async with picker(path) as terminal:
-            server, grandchild = await _started(terminal, _log(tmp_path, "stubborn"))
+            server, grandchild = await _started(terminal, _log(tmp_path, "stubborn", path))
             os.close(terminal.master)
             terminal.master = os.open(os.devnull, os.O_RDONLY)  # closed again by picker()
             terminal.process.send_signal(signal.SIGHUP)
