@@ -23,7 +23,15 @@ import json
 import re
 from typing import Any
 
-__all__ = ["NEWLINE_MARK", "safe_block", "safe_json", "safe_line", "safe_message", "visible"]
+__all__ = [
+    "NEWLINE_MARK",
+    "clip",
+    "safe_block",
+    "safe_json",
+    "safe_line",
+    "safe_message",
+    "visible",
+]
 
 NEWLINE_MARK = "⏎"
 """What ``safe_line`` shows for a newline (or CR LF)."""
@@ -79,6 +87,17 @@ def safe_block(text: str) -> str:
     if _BLOCK_UNSAFE.search(text) is None:
         return text
     return _BLOCK_UNSAFE.sub(_block_replacement, text)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut after ``limit`` characters, with a note saying how much was left out.
+
+    A server may send a 50 MB description: laid out whole, it would freeze a screen for tens of
+    seconds, and nobody reads that much in a terminal anyway.
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters not shown)"
 
 
 def safe_message(text: str, indent: str = "    ") -> str:

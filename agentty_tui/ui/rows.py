@@ -154,7 +154,7 @@ def _tool_row(server: str, tool: ToolState, trimmed: bool, name_width: int) -> R
     if trimmed:
         segments += [("  ", "plain"), (TRIMMED_MARK, "trimmed")]
     # A title is one line as sent (a newline in it shows as ⏎); a description's first line.
-    label = safe_line(tool.label.strip())
+    label = safe_line(_cut(tool.label.strip()))
     if label:
         segments += [("  ", "plain"), (label, "label")]
     return Row(
@@ -167,9 +167,17 @@ def _tool_row(server: str, tool: ToolState, trimmed: bool, name_width: int) -> R
     )
 
 
+LABEL_LIMIT = 500
+"""Characters of a label or an error a row looks at: a row shows one line, not megabytes."""
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= LABEL_LIMIT else text[:LABEL_LIMIT] + "…"
+
+
 def _one_line(text: str) -> str:
     """The first non-empty line of ``text`` (an error), stripped, its controls made visible."""
-    for line in text.split("\n"):
+    for line in text[:LABEL_LIMIT].split("\n"):
         if line.strip():
             return safe_line(line.strip())
     return ""

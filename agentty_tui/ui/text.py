@@ -12,9 +12,16 @@ from __future__ import annotations
 from textual.visual import VisualType
 from textual.widgets import Static
 
-from agentty_tui.terminal_text import safe_block, safe_line
+from agentty_tui.terminal_text import clip, safe_block, safe_line
 
-__all__ = ["PlainText"]
+__all__ = ["BLOCK_LIMIT", "LINE_LIMIT", "PlainText"]
+
+BLOCK_LIMIT = 100_000
+"""Characters of one text a screen lays out; the rest is left out with a note (a 50 MB
+description would take half a minute to lay out)."""
+
+LINE_LIMIT = 1_000
+"""The same for a one-line field."""
 
 
 class PlainText(Static):
@@ -36,7 +43,9 @@ class PlainText(Static):
         super().__init__(self._safe(text), markup=False, id=id, classes=classes)
 
     def _safe(self, text: str) -> str:
-        return safe_line(text) if self._one_line else safe_block(text)
+        if self._one_line:
+            return safe_line(clip(text, LINE_LIMIT))
+        return safe_block(clip(text, BLOCK_LIMIT))
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         """Show new text (made safe); other visuals are the app's own and shown as they are."""

@@ -23,6 +23,7 @@ from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.call import CallToolScreen, prefill_arguments
 from agentty_tui.ui.dialogs import ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.text import BLOCK_LIMIT
 from tests.hostile_text import hostile_text, unsafe_chars
 from tests.ui.fakes import NATIVE, StaticSource, model, server, settle, tool
 from tests.ui.screen_text import screen_text
@@ -227,3 +228,20 @@ async def test_markup_typed_into_the_add_form_is_shown_as_text() -> None:
             "A server named 's' already exists."
         )
         assert app.is_running
+
+
+@pytestmark_anyio
+async def test_a_50_mb_description_is_cut_with_a_note_in_the_row_and_the_details() -> None:
+    """A server may advertise a description of 50 MB: the row shows a short label and the
+    details screen lays out only the first ``BLOCK_LIMIT`` characters, saying how much it left
+    out (laid out whole, the screen froze for half a minute)."""
+    huge = "x" * 50_000_000
+    app = PickerApp(StaticSource(model(server("big", tool("giant", description=huge)))))
+    async with app.run_test() as pilot:
+        row = app.picker.rows[1]
+        assert len(row.text) < 1_000 and row.text.endswith("…")
+        await pilot.press("down", "enter")
+        assert isinstance(app.screen, ToolDetailsScreen)
+        shown = str(app.screen.query_one("#details-description", Static).render())
+        assert len(shown) < 200_000
+        assert shown.endswith(f"… ({50_000_000 - BLOCK_LIMIT:,} more characters not shown)")
