@@ -41,12 +41,20 @@ def children() -> list[int]:
     return sorted(found)
 
 
+WORKER = "AnyIO worker thread"
+"""anyio's pool of worker threads: its size follows how many blocking calls overlap (a stop
+reads /proc in one while a config write holds another) and idle workers exit by themselves, so
+it is counted apart from the threads that must never grow."""
+
+
 def resources() -> dict[str, Any]:
-    """What must not grow: child processes, open descriptors, threads."""
+    """What must not grow: child processes, open descriptors, threads (and the worker pool)."""
+    names = [thread.name for thread in threading.enumerate()]
     return {
         "children": len(children()),
         "fds": len(os.listdir("/proc/self/fd")),
-        "threads": threading.active_count(),
+        "threads": sum(name != WORKER for name in names),
+        "workers": names.count(WORKER),
     }
 
 

@@ -45,6 +45,8 @@ def test_200_cycles_leave_no_process_fd_or_thread_and_memory_stays_flat() -> Non
     late = [p for cycle, p in points.items() if cycle >= 50]
     for key in ("fds", "threads"):
         assert max(p[key] for p in late) <= report["before"][key], (key, points)
+    # The worker pool is bounded by how many blocking calls overlap, never by the cycles.
+    assert max(p["workers"] for p in late) <= report["before"]["workers"] + 2, points
     memory = [p["memory"] for p in late]
     assert max(memory) - min(memory) < 512 * 1024, points
 
