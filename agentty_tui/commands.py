@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,9 +17,8 @@ from typing import Any
 import anyio.to_thread
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.auth import expires_in_words, login, logout
+from agentty_tui.bridge.auth import expires_in_words, login, login_spec, logout
 from agentty_tui.bridge.elicit import accept_defaults
-from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.catalog import project_catalog
@@ -285,14 +283,7 @@ def _url_server(path: Path, args: argparse.Namespace) -> tuple[str, HttpSpec, fl
         raise UnknownServerError(args.name)
     if config.problem is not None:
         raise ConfigError(config.problem)
-    if not isinstance(config.spec, HttpSpec):
-        raise OperationError(f"server {args.name!r} is not a URL server: it has no login")
-    try:
-        spec = expand_spec(config.spec, os.environ)
-    except ExpansionError as exc:
-        raise OperationError(f"server {args.name!r}: {exc}") from exc
-    assert isinstance(spec, HttpSpec)
-    return config.name, spec, config.request_timeout
+    return config.name, login_spec(config), config.request_timeout
 
 
 class TerminalLoginUI:

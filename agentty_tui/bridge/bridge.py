@@ -16,7 +16,6 @@ live state and hands the new immutable snapshot to the feed.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +27,7 @@ import anyio.abc
 import anyio.to_thread
 import mcp_types as types
 
-from agentty_tui.bridge.auth import LoginUI, login, logout
-from agentty_tui.bridge.expand import ExpansionError, expand_spec
+from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.feed import SnapshotFeed
 from agentty_tui.bridge.logs import ServerLog, default_log_dir
 from agentty_tui.bridge.reaper import reap_orphans
@@ -47,7 +45,6 @@ from agentty_tui.config.edits import (
 from agentty_tui.config.trust import needs_trust
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError, UnknownToolError
 from agentty_tui.model import (
-    HttpSpec,
     PluginConfig,
     PluginModel,
     ServerConfig,
@@ -286,15 +283,7 @@ class Bridge:
         config = self._config.server(name)
         if config is None:
             raise UnknownServerError(name)
-        spec = config.spec
-        if not isinstance(spec, HttpSpec):
-            raise OperationError(f"server {name!r} is not a URL server: it has no login")
-        try:
-            expanded = expand_spec(spec, os.environ)
-        except ExpansionError as exc:
-            raise OperationError(f"server {name!r}: {exc}") from exc
-        assert isinstance(expanded, HttpSpec)
-        await login(expanded, ui, request_timeout=config.request_timeout)
+        await login(login_spec(config), ui, request_timeout=config.request_timeout)
         return await self.restart(name)
 
     async def logout(self, name: str) -> PluginModel:
@@ -302,14 +291,7 @@ class Bridge:
         config = self._config.server(name)
         if config is None:
             raise UnknownServerError(name)
-        if not isinstance(config.spec, HttpSpec):
-            raise OperationError(f"server {name!r} is not a URL server: it has no login")
-        try:
-            expanded = expand_spec(config.spec, os.environ)
-        except ExpansionError as exc:
-            raise OperationError(f"server {name!r}: {exc}") from exc
-        assert isinstance(expanded, HttpSpec)
-        logout(expanded)
+        logout(login_spec(config))
         return await self.restart(name)
 
     async def reload(self) -> ReloadReport:

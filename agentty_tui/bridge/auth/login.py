@@ -26,8 +26,10 @@ from agentty_tui.bridge.auth.callback import DEFAULT_LOGIN_TIMEOUT, LoginError, 
 from agentty_tui.bridge.auth.provider import AgenttyOAuthProvider
 from agentty_tui.bridge.auth.storage import ServerTokenStorage, Vault
 from agentty_tui.bridge.errors import root_cause
+from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.http import HttpTransport
-from agentty_tui.model import AuthState, HttpSpec
+from agentty_tui.errors import OperationError
+from agentty_tui.model import AuthState, HttpSpec, ServerConfig
 
 __all__ = [
     "LOGIN_TIMEOUT_ENV",
@@ -57,6 +59,19 @@ class LoginUI(Protocol):
     async def pasted_redirect(self) -> str | None:
         """The URL the browser was redirected to, pasted by the user; ``None`` if the host
         offers no way to paste (the loopback listener is then the only way back)."""
+
+
+def login_spec(config: ServerConfig) -> HttpSpec:
+    """The URL server's spec with its ``${VAR}`` references expanded, for a login or a logout;
+    ``OperationError`` for an entry that has no login (a command, or a variable not set)."""
+    if not isinstance(config.spec, HttpSpec):
+        raise OperationError(f"server {config.name!r} is not a URL server: it has no login")
+    try:
+        expanded = expand_spec(config.spec, os.environ)
+    except ExpansionError as exc:
+        raise OperationError(f"server {config.name!r}: {exc}") from exc
+    assert isinstance(expanded, HttpSpec)
+    return expanded
 
 
 def login_timeout() -> float:
