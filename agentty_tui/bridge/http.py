@@ -4,7 +4,9 @@ The SDK turns an HTTP error status into a generic protocol error; the transport 
 error status it saw, so that a failed server can say "answered HTTP 401" instead.
 
 Every response body is bounded (``maxResponseBytes``): a body, or one event of an event
-stream, that grows past the limit ends with an error instead of filling memory.
+stream, that grows past the limit ends with an error instead of filling memory. The limit counts
+the bytes as they arrive, so the client asks for no compression and refuses a compressed body:
+a few kilobytes of gzip can unpack to gigabytes.
 """
 
 from __future__ import annotations
@@ -23,10 +25,14 @@ from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import DEFAULT_MAX_RESPONSE_BYTES, HttpSpec
 from agentty_tui.secrets import mask_url
 
-__all__ = ["HttpTransport", "ResponseTooLarge"]
+__all__ = ["HttpTransport", "ResponseRefused", "ResponseTooLarge"]
 
 
-class ResponseTooLarge(httpx2.StreamError):
+class ResponseRefused(httpx2.StreamError):
+    """A response the transport will not read: over the size limit, or compressed."""
+
+
+class ResponseTooLarge(ResponseRefused):
     """A response body (or one server-sent event) went over ``maxResponseBytes``."""
 
 
@@ -47,8 +53,8 @@ class HttpTransport(ManagedTransport):
         """The OAuth provider that authenticates every request, if the server uses one."""
         self.error_status: int | None = None
         """The last HTTP status of 400 or more the server answered with, if any."""
-        self.too_large = False
-        """True once a response went over ``max_response_bytes`` (and was cut off)."""
+        self.refused: str | None = None
+        """Why the transport refused a response (over ``max_response_bytes``, compressed)."""
         self.bearer_challenge = False
         """Whether the last 401 asked for a Bearer token (``WWW-Authenticate: Bearer``)."""
 
@@ -58,17 +64,23 @@ class HttpTransport(ManagedTransport):
         if response.status_code == 401:
             challenge = response.headers.get("www-authenticate", "")
             self.bearer_challenge = challenge.strip().lower().startswith("bearer")
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        if encoding not in ("", "identity"):
+            # Asked for none: its unpacked size is out of reach of the limit.
+            self.refused = (
+                f"{mask_url(self.spec.url)} sent a response compressed with {encoding!r}, which "
+                "was not asked for; it was refused (maxResponseBytes counts what arrives)"
+            )
+            raise ResponseRefused(self.refused)
         events = response.headers.get("content-type", "").startswith("text/event-stream")
         response.stream = _BoundedStream(response.stream, self, per_event=events)
 
     def _over_limit(self) -> ResponseTooLarge:
-        self.too_large = True
-        return ResponseTooLarge(self.too_large_text())
-
-    def too_large_text(self) -> str:
-        """What a failed request says when the server's response was over the limit."""
         limit = f"{self.max_response_bytes:,} bytes (maxResponseBytes)"
-        return f"{mask_url(self.spec.url)} sent a response of more than {limit}; the request failed"
+        self.refused = (
+            f"{mask_url(self.spec.url)} sent a response of more than {limit}; the request failed"
+        )
+        return ResponseTooLarge(self.refused)
 
     def _client_factory(
         self,
@@ -78,6 +90,7 @@ class HttpTransport(ManagedTransport):
     ) -> httpx2.AsyncClient:
         auth = auth if auth is not None else self.auth
         client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+        client.headers["Accept-Encoding"] = "identity"  # see the module docstring
         client.event_hooks["response"].append(self._record)
         return client
 

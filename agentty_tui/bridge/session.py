@@ -463,8 +463,8 @@ class ServerSession:
             code = self._transport.returncode
             if code is not None:
                 return self._with_tail(_exit_text(code))
-        if self._http is not None and self._http.too_large:
-            return self._with_tail(self._http.too_large_text())
+        if self._http is not None and self._http.refused is not None:
+            return self._with_tail(self._http.refused)
         if self._needs_login():
             return login_hint(self.name)
         status = self._http.error_status if self._http is not None else None

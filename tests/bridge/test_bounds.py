@@ -277,3 +277,27 @@ async def test_an_endless_http_response_fails_at_the_limit(
     assert endless.error == (
         f"{url} sent a response of more than 1,000,000 bytes (maxResponseBytes); the request failed"
     )
+
+
+async def test_a_compressed_response_is_refused_before_it_unpacks(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    """A 200 KB gzip body unpacks to 200 MB, out of reach of a limit that counts what arrives:
+    the client asks for no compression, and a server that compresses anyway is refused."""
+    with serve_over_http(endless_http_argv("--mode", "gzip"), "streamable-http") as url:
+        path = write_config(
+            {
+                "bomb": {"url": url, "maxResponseBytes": 1_000_000, "connectTimeout": 5},
+                "healthy": stdio_entry(plain_argv()),
+            }
+        )
+        async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+            with anyio.fail_after(20):
+                model = await bridge.settled(SETTLE)
+            await _healthy(bridge)
+    bomb = _server(model, "bomb")
+    assert bomb.status == "failed"
+    assert bomb.error == (
+        f"{url} sent a response compressed with 'gzip', which was not asked for; it was refused "
+        "(maxResponseBytes counts what arrives)"
+    )
