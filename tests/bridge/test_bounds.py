@@ -258,10 +258,11 @@ async def test_log_names_are_unique_per_server_and_config(tmp_path: Path, log_di
     assert len(paths) == 6
 
 
-@pytest.mark.parametrize("mode", ["json", "sse"])
-async def test_an_endless_http_response_fails_at_the_limit(
+async def _beside_a_healthy_server(
     mode: str, write_config: WriteConfig, log_dir: Path
-) -> None:
+) -> tuple[ServerState, str]:
+    """The state of the endless HTTP server in ``mode`` (limit 1,000,000 bytes) once settled,
+    and its URL; a stdio server beside it must keep answering meanwhile."""
     with serve_over_http(endless_http_argv("--mode", mode), "streamable-http") as url:
         path = write_config(
             {
@@ -273,7 +274,14 @@ async def test_an_endless_http_response_fails_at_the_limit(
             with anyio.fail_after(20):
                 model = await bridge.settled(SETTLE)
             await _healthy(bridge)
-    endless = _server(model, "endless")
+    return _server(model, "endless"), url
+
+
+@pytest.mark.parametrize("mode", ["json", "sse"])
+async def test_an_endless_http_response_fails_at_the_limit(
+    mode: str, write_config: WriteConfig, log_dir: Path
+) -> None:
+    endless, url = await _beside_a_healthy_server(mode, write_config, log_dir)
     assert endless.status == "failed"
     assert endless.error == (
         f"{url} sent a response of more than 1,000,000 bytes (maxResponseBytes); the request failed"
@@ -285,18 +293,7 @@ async def test_a_compressed_response_is_refused_before_it_unpacks(
 ) -> None:
     """A 200 KB gzip body unpacks to 200 MB, out of reach of a limit that counts what arrives:
     the client asks for no compression, and a server that compresses anyway is refused."""
-    with serve_over_http(endless_http_argv("--mode", "gzip"), "streamable-http") as url:
-        path = write_config(
-            {
-                "bomb": {"url": url, "maxResponseBytes": 1_000_000, "connectTimeout": 5},
-                "healthy": stdio_entry(plain_argv()),
-            }
-        )
-        async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
-            with anyio.fail_after(20):
-                model = await bridge.settled(SETTLE)
-            await _healthy(bridge)
-    bomb = _server(model, "bomb")
+    bomb, url = await _beside_a_healthy_server("gzip", write_config, log_dir)
     assert bomb.status == "failed"
     assert bomb.error == (
         f"{url} sent a response compressed with 'gzip', which was not asked for; it was refused "
