@@ -21,6 +21,7 @@ from agentty_tui.config.edits import (
     SetServerDisabled,
     SetToolEnabled,
     SetToolFilter,
+    UpdateServer,
     apply_edit,
     spec_to_entry,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "SetServerDisabled",
     "SetToolEnabled",
     "SetToolFilter",
+    "UpdateServer",
     "VsCodeDialect",
     "apply_edit",
     "apply_import",

@@ -24,6 +24,11 @@ from tomlkit.items import Array, Comment, InlineTable, Table
 from tomlkit.parser import Parser
 
 from agentty_tui.config.common import server_or_problem, settings_config, str_list
+from agentty_tui.config.connection import (
+    ConnectionSpelling,
+    entry_to_update,
+    update_connection,
+)
 from agentty_tui.config.edits import (
     AddServer,
     ConfigEdit,
@@ -31,6 +36,7 @@ from agentty_tui.config.edits import (
     SetServerDisabled,
     SetToolEnabled,
     SetToolFilter,
+    UpdateServer,
     plain_number,
 )
 from agentty_tui.config.filters import filter_entry, toggle_tool
@@ -46,6 +52,16 @@ CODEX_SERVERS_KEY = "mcp_servers"
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _BEARER = re.compile(r"Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _AT = re.compile(r" at line \d+ col \d+$")
+_SPELLING = ConnectionSpelling(
+    groups=(
+        (("command",), ("command",)),
+        (("args",), ("args",)),
+        (("env",), ("env", "env_vars")),
+        (("cwd",), ("cwd",)),
+        (("url",), ("url",)),
+        (("headers",), ("http_headers", "env_http_headers", "bearer_token_env_var")),
+    ),
+)
 
 
 def _inline(mapping: dict[str, str]) -> InlineTable:
@@ -222,6 +238,11 @@ def _drop_comments_above(servers: Any, name: str) -> None:
         return
 
 
+def _ms_only(entry: Any) -> bool:
+    """Whether the table spells its connect timeout only in the older milliseconds key."""
+    return "startup_timeout_ms" in entry and "startup_timeout_sec" not in entry
+
+
 def _line_read_last(parser: Parser, text: str) -> int | None:
     """The line of the last text ``parser`` read (``None`` if its position is unknown)."""
     position = getattr(getattr(parser, "_src", None), "_idx", None)
@@ -279,6 +300,9 @@ class CodexDialect:
         if isinstance(edit, AddServer):
             self._add(doc, servers, edit, path)
             return doc.as_string()
+        if isinstance(edit, UpdateServer):
+            self._update(document, entry_to_update(servers, edit.server, path), edit, path)
+            return doc.as_string()
         name = edit.name if isinstance(edit, RemoveServer) else edit.server
         if servers is None or name not in servers:
             raise UnknownServerError(name)
@@ -333,6 +357,29 @@ class CodexDialect:
         if list(doc.keys())[-1] != CODEX_SERVERS_KEY:
             table.add(tomlkit.nl())
         servers[edit.name] = table
+
+    def _update(self, text: str, entry: Any, edit: UpdateServer, path: str | None) -> None:
+        try:
+            table = codex_table(edit.spec)
+        except ConfigError as error:
+            raise ConfigError(error.detail, path=path, server=edit.server) from None
+        old = self.parse(text, path)[1].server(edit.server)
+        update_connection(entry, table, edit.spec, old, _SPELLING, add=_add_after_last_key)
+        timeouts = (
+            (
+                "startup_timeout_ms" if _ms_only(entry) else "startup_timeout_sec",
+                edit.connect_timeout,
+            ),
+            ("tool_timeout_sec", edit.request_timeout),
+        )
+        for key, seconds in timeouts:
+            if seconds is None:
+                continue
+            number = plain_number(seconds * 1000 if key.endswith("_ms") else seconds)
+            if key in entry:
+                entry[key] = number
+            else:
+                _add_after_last_key(entry, key, number)
 
     def dump(self, document: str, like: str | None) -> str:
         """The edited text, already laid out like the file."""

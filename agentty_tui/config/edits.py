@@ -12,10 +12,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from agentty_tui.config.connection import (
+    MCP_JSON_SPELLING,
+    entry_to_update,
+    spec_to_write,
+    update_connection,
+)
 from agentty_tui.config.filters import toggle_tool
-from agentty_tui.config.raw import SERVERS_KEY
+from agentty_tui.config.raw import SERVERS_KEY, validate_server
 from agentty_tui.errors import ConfigError, UnknownServerError
-from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
+from agentty_tui.model import HttpSpec, ServerConfig, ServerSpec, StdioSpec
 
 __all__ = [
     "AddServer",
@@ -24,6 +30,7 @@ __all__ = [
     "SetServerDisabled",
     "SetToolEnabled",
     "SetToolFilter",
+    "UpdateServer",
     "apply_edit",
     "plain_number",
     "spec_to_entry",
@@ -87,8 +94,28 @@ class SetToolFilter:
     """The deny-list."""
 
 
+@dataclass(frozen=True, slots=True)
+class UpdateServer:
+    """Replace how an existing server is reached; every other key of its entry stays as written.
+
+    The keys of the connection (``command`` / ``args`` / ``env`` / ``cwd``, or ``url`` /
+    ``headers`` / the transport) are rewritten in the file's own spelling, and only those whose
+    value changed; tool lists, the disabled flag, ``oauth``, unknown keys and comments stay.
+    Refused (``ConfigError`` naming the file and server) when there is no such server.
+    """
+
+    server: str
+    """The config key of the server."""
+    spec: ServerSpec
+    """How to reach it from now on."""
+    connect_timeout: float | None = None
+    """New seconds to connect and list tools; ``None`` keeps what the entry says."""
+    request_timeout: float | None = None
+    """New seconds any one request may take; ``None`` keeps what the entry says."""
+
+
 ConfigEdit: TypeAlias = (
-    AddServer | RemoveServer | SetToolEnabled | SetServerDisabled | SetToolFilter
+    AddServer | RemoveServer | SetToolEnabled | SetServerDisabled | SetToolFilter | UpdateServer
 )
 """Every change the config layer knows how to write."""
 
@@ -115,8 +142,8 @@ def spec_to_entry(spec: ServerSpec) -> dict[str, Any]:
     return entry
 
 
-def timeout_keys(edit: AddServer) -> dict[str, float]:
-    """The entry keys of an addition's timeouts, as ``mcpServers`` JSON spells them."""
+def timeout_keys(edit: AddServer | UpdateServer) -> dict[str, float]:
+    """The entry keys of an edit's timeouts, as ``mcpServers`` JSON spells them."""
     keys: dict[str, float] = {}
     if edit.connect_timeout is not None:
         keys["connectTimeout"] = plain_number(edit.connect_timeout)
@@ -207,6 +234,17 @@ def _set_tool_filter(entry: dict[str, Any], edit: SetToolFilter, path: str | Non
     _write_lists(entry, tools, include, list(edit.exclude))
 
 
+def _update_server(entry: dict[str, Any], edit: UpdateServer, path: str | None) -> None:
+    """Rewrite the entry's connection keys (and the timeouts the edit gives)."""
+    try:
+        old: ServerConfig | None = validate_server(edit.server, entry, path=path)
+    except ConfigError:
+        old = None
+    spec = spec_to_write(edit.spec, old)
+    update_connection(entry, spec_to_entry(spec), spec, old, MCP_JSON_SPELLING)
+    entry.update(timeout_keys(edit))
+
+
 def apply_edit(
     document: Mapping[str, Any], edit: ConfigEdit, *, path: str | None = None
 ) -> dict[str, Any]:
@@ -236,6 +274,9 @@ def apply_edit(
         _set_tool_enabled(_entry(result, edit.server, path), edit, path)
     elif isinstance(edit, SetToolFilter):
         _set_tool_filter(_entry(result, edit.server, path), edit, path)
+    elif isinstance(edit, UpdateServer):
+        entry_to_update(result.get(SERVERS_KEY), edit.server, path)
+        _update_server(_entry(result, edit.server, path), edit, path)
     else:
         entry = _entry(result, edit.server, path)
         if edit.disabled:

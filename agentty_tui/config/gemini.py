@@ -23,6 +23,12 @@ from agentty_tui.config.common import (
     settings_config,
     str_list,
 )
+from agentty_tui.config.connection import (
+    ConnectionSpelling,
+    entry_to_update,
+    spec_to_write,
+    update_connection,
+)
 from agentty_tui.config.edits import (
     AddServer,
     ConfigEdit,
@@ -30,6 +36,7 @@ from agentty_tui.config.edits import (
     SetServerDisabled,
     SetToolEnabled,
     SetToolFilter,
+    UpdateServer,
     plain_number,
     spec_to_entry,
 )
@@ -42,6 +49,17 @@ __all__ = ["GeminiDialect", "gemini_entry"]
 
 _BARE_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _SPEC_KEYS = ("command", "args", "env", "cwd", "headers")
+_SPELLING = ConnectionSpelling(
+    groups=(
+        (("command",), ("command",)),
+        (("args",), ("args",)),
+        (("env",), ("env",)),
+        (("cwd",), ("cwd",)),
+        (("url", "transport"), ("httpUrl", "url", "type")),
+        (("headers",), ("headers",)),
+    ),
+    url_only=("oauth",),
+)
 
 
 def gemini_entry(spec: ServerSpec) -> dict[str, Any]:
@@ -158,6 +176,8 @@ class GeminiDialect(JsoncDialect):
             if allowed is not None and edit.name not in allowed:
                 value["mcp"]["allowed"] = [*allowed, edit.name]
             return value
+        if isinstance(edit, UpdateServer):
+            return self._update(value, edit, path)
         name = edit.name if isinstance(edit, RemoveServer) else edit.server
         if servers is None or name not in servers:
             raise UnknownServerError(name)
@@ -185,6 +205,24 @@ class GeminiDialect(JsoncDialect):
             entry["excludeTools"] = exclude
         else:
             entry.pop("excludeTools", None)
+        return value
+
+    def _update(
+        self, value: dict[str, Any], edit: UpdateServer, path: str | None
+    ) -> dict[str, Any]:
+        entry = entry_to_update(value.get(SERVERS_KEY), edit.server, path)
+        if edit.connect_timeout is not None:
+            raise ConfigError(
+                "Gemini CLI settings have no connect timeout",
+                path=path,
+                server=edit.server,
+                field="timeout",
+            )
+        old = self.validate(value, path).server(edit.server)
+        spec = spec_to_write(edit.spec, old)
+        update_connection(entry, gemini_entry(spec), spec, old, _SPELLING)
+        if edit.request_timeout is not None:
+            entry["timeout"] = plain_number(edit.request_timeout * 1000)
         return value
 
     def _set_disabled(

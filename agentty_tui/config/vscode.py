@@ -29,9 +29,16 @@ from agentty_tui.config.common import (
     server_or_problem,
     settings_config,
 )
+from agentty_tui.config.connection import (
+    VSCODE_SPELLING,
+    entry_to_update,
+    spec_to_write,
+    update_connection,
+)
 from agentty_tui.config.edits import (
     AddServer,
     ConfigEdit,
+    UpdateServer,
     apply_edit,
     spec_to_entry,
     timeout_keys,
@@ -200,6 +207,13 @@ class VsCodeDialect(JsoncDialect):
         servers = value.get(VSCODE_SERVERS_KEY)
         if servers is not None and not isinstance(servers, dict):
             raise ConfigError("must be an object", path=path, field=VSCODE_SERVERS_KEY)
+        if isinstance(edit, UpdateServer):
+            entry = entry_to_update(servers, edit.server, path)
+            old = self._server(edit.server, entry, value, path, [])
+            spec = spec_to_write(edit.spec, old)
+            update_connection(entry, vscode_entry(spec), spec, old, VSCODE_SPELLING)
+            entry.update(timeout_keys(edit))
+            return value
         wrapped = {} if servers is None else {SERVERS_KEY: servers}
         edited = apply_edit(wrapped, edit, path=path)
         if SERVERS_KEY in edited:
