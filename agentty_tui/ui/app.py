@@ -36,7 +36,7 @@ from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
 from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.picker import PickerList
-from agentty_tui.ui.rows import Row, RowMemo, build_rows
+from agentty_tui.ui.rows import Row, RowMemo, build_rows, server_key
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.status import summarize
 from agentty_tui.ui.text import PlainText
@@ -284,10 +284,20 @@ class PickerApp(App[None]):
         def added(result: tuple[str, ServerSpec] | None) -> None:
             if result is not None:
                 name, spec = result
-                self.run_operation("Add", lambda: self.source.plugin_add(name, spec))
+                self.run_operation("Add", lambda: self._add(name, spec))
 
         names = [server.name for server in self.model.servers]
         self.push_screen(AddServerScreen(names), added)
+
+    async def _add(self, name: str, spec: ServerSpec) -> None:
+        """Add the server, then put the cursor on its row and say so."""
+        added = await self.source.plugin_add(name, spec)
+        if self.model.server(name) is None and added.server(name) is not None:
+            self.show_snapshot(added)  # the follow worker may not have shown it yet
+        if self.picker.select_key(server_key(name)):
+            self.notify(f"Added server {name!r}.", timeout=3)
+        else:
+            self.notify(f"Added server {name!r} (the filter hides it).", timeout=4)
 
     def action_remove(self) -> None:
         """d: remove the server under the cursor, after a confirmation."""
@@ -323,8 +333,34 @@ class PickerApp(App[None]):
         current = self._current()
         if current is None:
             return
-        name = current[1].name
-        self.run_operation("Restart", lambda: self.source.restart(name))
+        name, again = current[1].name, current[1].status == "failed"
+
+        async def restart() -> None:
+            await self.source.restart(name)
+            # A group of its own: a server may take long to answer, and operations wait on no
+            # one; a second R on the same server replaces the first one's report.
+            report = self._report_restart(name, again)
+            self.run_worker(report, group=f"restart {name}", exclusive=True, exit_on_error=False)
+
+        self.run_operation("Restart", restart)
+
+    async def _report_restart(self, name: str, again: bool) -> None:
+        """Say how a restart ended, once the server has left ``connecting``."""
+        async for model in self.source.updates():
+            state = model.server(name)
+            if state is None:
+                return  # removed meanwhile
+            if state.status == "connecting":
+                continue
+            if state.status == "connected":
+                self.notify(f"Restarted {name!r}: {len(state.tools)} tools.", timeout=3)
+            elif state.status == "needs_login":
+                self.notify(f"Server {name!r} needs a login: L logs in.", severity="warning")
+            else:
+                why = f": {state.error}" if state.error else f" ({state.status})"
+                failed = "failed again" if again else "failed"
+                self.notify(f"Server {name!r} {failed}{why}", title="Restart", severity="error")
+            return
 
     def action_trust(self) -> None:
         """T: trust the config file for this run (its stdio servers start), after a confirmation."""

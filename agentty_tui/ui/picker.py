@@ -55,6 +55,7 @@ ROLES = (
     "label",
     "hint",
     "warning",
+    "unavailable",
 )
 """Every role a row segment may have (see ``rows.py``)."""
 
@@ -89,6 +90,10 @@ class PickerList(ScrollView, can_focus=True):
         color: $foreground;
         background: $surface;
         overflow-x: hidden;
+        /* A tool of a server that is not connected: its setting shows, but nothing ships. */
+        & > .picker--unavailable {
+            color: $text-disabled;
+        }
         & > .picker--hover {
             background: $block-hover-background;
         }

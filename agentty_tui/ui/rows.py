@@ -45,6 +45,8 @@ __all__ = [
     "build_rows",
     "diff_rows",
     "follow_cursor",
+    "server_key",
+    "tool_key",
 ]
 
 RowKey = tuple[str, ...]
@@ -118,8 +120,10 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
             segments.append((f" · {count} invalid tool{'s' * (count > 1)} left out", "error"))
     elif state.status == "connecting":
         segments.append(("connecting…", "status-connecting"))
+        segments += _off_the_wire(state)
     elif state.status == "failed":
         segments.append(("failed", "status-failed"))
+        segments += _off_the_wire(state)
         if state.error:
             segments.append((f" — {_one_line(state.error)}", "error"))
         if state.spec is not None:  # an invalid entry needs an edit, not a restart
@@ -129,6 +133,7 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
         segments.append(("  T trusts it", "hint"))
     elif state.status == "needs_login":
         segments.append(("needs login — L logs in", "status-needs_login"))
+        segments += _off_the_wire(state)
     else:
         segments.append(("disabled in config", "status-disabled"))
     if state.warnings and state.status != "disabled":
@@ -144,12 +149,25 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
     )
 
 
-def _tool_row(server: str, tool: ToolState, trimmed: bool, name_width: int) -> Row:
+def _off_the_wire(state: ServerState) -> list[Segment]:
+    """A server that is not connected ships none of the tools it still lists: say so."""
+    return [(" · 0 on the wire", "count")] if state.tools else []
+
+
+def _tool_row(
+    server: str, tool: ToolState, trimmed: bool, name_width: int, available: bool = True
+) -> Row:
+    if not available:  # its server is not connected: the setting shows, dimmed
+        check_role = name_role = "unavailable"
+    elif tool.enabled:
+        check_role, name_role = "on", "tool-name"
+    else:
+        check_role, name_role = "off", "tool-name-off"
     segments: list[Segment] = [
         ("    ", "plain"),
-        (CHECK_ON if tool.enabled else CHECK_OFF, "on" if tool.enabled else "off"),
+        (CHECK_ON if tool.enabled else CHECK_OFF, check_role),
         (" ", "plain"),
-        (safe_line(tool.bare).ljust(name_width), "tool-name" if tool.enabled else "tool-name-off"),
+        (safe_line(tool.bare).ljust(name_width), name_role),
     ]
     if trimmed:
         segments += [("  ", "plain"), (TRIMMED_MARK, "trimmed")]
@@ -283,8 +301,10 @@ def _server_rows(
         return tuple(rows)
     tool_width = max((len(tool.bare) for tool in state.tools), default=0)
     name = state.name
+    available = state.status == "connected"
     for tool in tools:
-        rows.append(_tool_row(name, tool, tool.enabled and tool.bare in trimmed, tool_width))
+        trims = tool.enabled and tool.bare in trimmed
+        rows.append(_tool_row(name, tool, trims, tool_width, available))
     return tuple(rows)
 
 

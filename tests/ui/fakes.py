@@ -30,6 +30,7 @@ __all__ = [
     "StaticSource",
     "connected_model",
     "connecting_model",
+    "crashed_model",
     "failed_model",
     "over_budget_model",
     "server",
@@ -116,6 +117,20 @@ def failed_model() -> PluginModel:
             error="command not found: 'no-such-server' (is it installed and on PATH?)",
         ),
         server("parked", status="disabled"),
+    )
+
+
+def crashed_model() -> PluginModel:
+    """A connected server and one that failed after listing its tools (which it keeps)."""
+    return model(
+        server("notes", tool("add_note", description="Add a note.", text="string")),
+        server(
+            "editor",
+            tool("scene_open", description="Open a scene file."),
+            tool("scene_close", enabled=False, description="Close the scene."),
+            status="failed",
+            error="exited with status 1",
+        ),
     )
 
 

@@ -6,6 +6,7 @@ The same keys are tested against a real bridge and real servers in ``test_app_li
 from __future__ import annotations
 
 import gc
+import sys
 
 import pytest
 from textual.widgets import Input, Static, TextArea
@@ -30,6 +31,11 @@ from tests.ui.fakes import (
 )
 
 pytestmark = pytest.mark.anyio
+
+
+def key_of(app: PickerApp) -> tuple[str, ...] | None:
+    row = app.picker.current_row
+    return None if row is None else row.key
 
 
 def keys(app: PickerApp) -> list[tuple[str, ...]]:
@@ -391,6 +397,31 @@ async def test_shift_r_restarts_the_server_under_the_cursor() -> None:
         assert source.calls == [("restart", ("broken",))]
         row = app.picker.current_row
         assert row is not None and row.key == ("server", "broken") and "connecting" in row.text
+
+
+async def test_an_added_server_gets_the_cursor_and_a_notification() -> None:
+    """The new server lands at the bottom of a list taller than the screen: the cursor moves
+    to it (so it scrolls into view) and a notification says it was added."""
+    many = model(*(server(f"s{i}", tool("t1"), tool("t2")) for i in range(12)))
+    source = StaticSource(many)
+    app = PickerApp(source)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AddServerScreen)
+        form.query_one("#add-name", Input).value = "weather"
+        form.query_one("#add-command", Input).value = f"{sys.executable} -m weather"
+        await pilot.press("enter")
+        await settle(app)
+        await pilot.pause()
+        assert source.calls[0][0] == "plugin_add"
+        assert key_of(app) == ("server", "weather")
+        picker = app.picker
+        assert picker.highlighted is not None
+        top = picker.scroll_offset.y
+        assert top <= picker.highlighted < top + picker.scrollable_content_region.height
+        assert [n.message for n in app._notifications] == ["Added server 'weather'."]
 
 
 async def test_a_failed_restart_is_a_notification() -> None:

@@ -89,6 +89,22 @@ async def test_shows_every_server_with_status_and_tools(bridge: Bridge) -> None:
         assert status.startswith("2 connected · 1 failed · 9/9 tools on")
 
 
+async def test_restarting_a_server_whose_command_is_missing_says_it_failed_again(
+    bridge: Bridge,
+) -> None:
+    """R on the failed row: the restart itself succeeds (the server is connecting), then the
+    server fails again, and a notification says so and why."""
+    app = PickerApp(bridge)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await until(pilot, lambda: app.picker.select_key(("server", "broken")))
+        await pilot.press("R")
+        await settle(app)
+        await until(pilot, lambda: bool(app._notifications))
+        (note,) = app._notifications
+        assert note.severity == "error"
+        assert note.message.startswith("Server 'broken' failed again: command not found")
+
+
 async def test_space_toggles_with_a_config_write_and_no_respawn(
     bridge: Bridge, config_path: Path
 ) -> None:

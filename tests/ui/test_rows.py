@@ -19,6 +19,7 @@ from agentty_tui.ui.status import summarize
 from tests.ui.fakes import (
     connected_model,
     connecting_model,
+    crashed_model,
     failed_model,
     model,
     over_budget_model,
@@ -73,6 +74,21 @@ def test_status_of_each_server() -> None:
         "  R restarts"
     )
     assert failed[3] == "  ○ parked  disabled in config"
+
+
+def test_a_failed_servers_tools_show_their_setting_but_not_as_on_the_wire() -> None:
+    """A server that failed after listing its tools ships none: its row says so, and its
+    tools keep [x] / [ ] in the dimmed "unavailable" role, never "on"."""
+    rows = rows_of(crashed_model())
+    assert texts(rows)[2:] == [
+        "▾ ✗ editor  failed · 0 on the wire — exited with status 1  R restarts",
+        "    [x] scene_open   Open a scene file.",
+        "    [ ] scene_close  Close the scene.",
+    ]
+    for row in rows[3:]:
+        roles = {role for _text, role in row.segments}
+        assert "unavailable" in roles and not roles & {"on", "off", "tool-name"}
+    assert rows[3].enabled and not rows[4].enabled  # space still flips the setting
 
 
 def test_invalid_tools_left_out_are_counted() -> None:

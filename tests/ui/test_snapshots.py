@@ -18,6 +18,7 @@ from tests.ui.fakes import (
     StaticSource,
     connected_model,
     connecting_model,
+    crashed_model,
     failed_model,
     over_budget_model,
 )
@@ -52,6 +53,12 @@ def test_failed_server_with_its_error(snap_compare: SnapCompare) -> None:
     """A connected server, a failed one (✗ in red, its error, the "R restarts" hint) and a
     disabled one (○)."""
     assert snap_compare(app_for(failed_model()), terminal_size=SIZE)
+
+
+def test_failed_server_keeps_its_tools_dimmed(snap_compare: SnapCompare) -> None:
+    """A server that failed after listing two tools: its row says "0 on the wire" before the
+    error; its tools keep their [x] / [ ] setting, dimmed, as none of them ships."""
+    assert snap_compare(app_for(crashed_model()), terminal_size=SIZE)
 
 
 def test_over_budget_warning_and_trimmed_marks(snap_compare: SnapCompare) -> None:
