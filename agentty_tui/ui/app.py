@@ -259,7 +259,9 @@ class PickerApp(App[None]):
         if current is None:
             return
         row, server = current
-        if row.kind == "server":
+        if row.kind == "server" and server.status == "disabled":
+            self._enable(server.name)
+        elif row.kind == "server":
             self.folded ^= {server.name}
             self.refresh_rows()
         elif row.tool is not None:
@@ -267,6 +269,39 @@ class PickerApp(App[None]):
             self.run_operation(
                 "Toggle", lambda: self.source.tool_set_enabled(server.name, tool, on)
             )
+
+    def _enable(self, name: str) -> None:
+        """Clear a server's disabled flag in the config; the bridge starts it."""
+
+        async def enable() -> None:
+            await self.source.server_set_disabled(name, False)
+            self._follow_start(name, "Enabled", again=False)
+
+        self.run_operation("Enable", enable)
+
+    def _follow_start(self, name: str, done: str, *, again: bool) -> None:
+        # A worker of its own: a server may take long to answer, and operations wait on no
+        # one; a second start of the same server replaces the first one's report.
+        report = self._report_start(name, done, again)
+        self.run_worker(report, group=f"start {name}", exclusive=True, exit_on_error=False)
+
+    async def _report_start(self, name: str, done: str, again: bool) -> None:
+        """Say how a (re)start ended, once the server has left ``connecting``."""
+        async for model in self.source.updates():
+            state = model.server(name)
+            if state is None:
+                return  # removed meanwhile
+            if state.status == "connecting":
+                continue
+            if state.status == "connected":
+                self.notify(f"{done} {name!r}: {len(state.tools)} tools.", timeout=3)
+            elif state.status == "needs_login":
+                self.notify(f"Server {name!r} needs a login: L logs in.", severity="warning")
+            else:
+                why = f": {state.error}" if state.error else f" ({state.status})"
+                failed = "failed again" if again else "failed"
+                self.notify(f"Server {name!r} {failed}{why}", title="Start", severity="error")
+            return
 
     def action_all_tools(self, on: bool) -> None:
         """e / x: every tool of the server under the cursor on / off."""
@@ -334,33 +369,15 @@ class PickerApp(App[None]):
         if current is None:
             return
         name, again = current[1].name, current[1].status == "failed"
+        if current[1].status == "disabled":
+            self.notify(f"Server {name!r} is disabled in the config: space enables it.")
+            return
 
         async def restart() -> None:
             await self.source.restart(name)
-            # A group of its own: a server may take long to answer, and operations wait on no
-            # one; a second R on the same server replaces the first one's report.
-            report = self._report_restart(name, again)
-            self.run_worker(report, group=f"restart {name}", exclusive=True, exit_on_error=False)
+            self._follow_start(name, "Restarted", again=again)
 
         self.run_operation("Restart", restart)
-
-    async def _report_restart(self, name: str, again: bool) -> None:
-        """Say how a restart ended, once the server has left ``connecting``."""
-        async for model in self.source.updates():
-            state = model.server(name)
-            if state is None:
-                return  # removed meanwhile
-            if state.status == "connecting":
-                continue
-            if state.status == "connected":
-                self.notify(f"Restarted {name!r}: {len(state.tools)} tools.", timeout=3)
-            elif state.status == "needs_login":
-                self.notify(f"Server {name!r} needs a login: L logs in.", severity="warning")
-            else:
-                why = f": {state.error}" if state.error else f" ({state.status})"
-                failed = "failed again" if again else "failed"
-                self.notify(f"Server {name!r} {failed}{why}", title="Restart", severity="error")
-            return
 
     def action_trust(self) -> None:
         """T: trust the config file for this run (its stdio servers start), after a confirmation."""

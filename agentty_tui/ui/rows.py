@@ -136,6 +136,7 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
         segments += _off_the_wire(state)
     else:
         segments.append(("disabled in config", "status-disabled"))
+        segments.append(("  space enables", "hint"))
     if state.warnings and state.status != "disabled":
         more = f" (+{len(state.warnings) - 1} more)" if len(state.warnings) > 1 else ""
         segments.append((f" · ⚠ {_one_line(state.warnings[0])}{more}", "warning"))

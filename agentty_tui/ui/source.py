@@ -50,6 +50,10 @@ class PluginSource(Protocol):
         """Turn every tool of a server on or off."""
         ...
 
+    async def server_set_disabled(self, name: str, disabled: bool) -> PluginModel:
+        """Park a server in the config (stopping it) or bring it back (starting it)."""
+        ...
+
     async def reload(self) -> ReloadReport:
         """Re-read the config and converge on it; the report says what changed, or why not."""
         ...

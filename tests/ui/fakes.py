@@ -225,6 +225,14 @@ class StaticSource:
         self._replace(state.model_copy(update={"tools": tools}))
         return self._model
 
+    async def server_set_disabled(self, name: str, disabled: bool) -> PluginModel:
+        self.calls.append(("server_set_disabled", (name, disabled)))
+        self._maybe_fail()
+        state = self._server(name)
+        status = "disabled" if disabled else "connecting"
+        self._replace(state.model_copy(update={"status": status, "error": None, "tools": ()}))
+        return self._model
+
     async def reload(self) -> ReloadReport:
         self.calls.append(("reload", ()))
         self._maybe_fail()

@@ -426,16 +426,36 @@ async def test_an_added_server_gets_the_cursor_and_a_notification() -> None:
 
 async def test_a_failed_restart_is_a_notification() -> None:
     source = StaticSource(failed_model())
-    source.fail = OperationError("server 'parked' is disabled in the config")
+    source.fail = OperationError("server 'broken' is not started: config not trusted")
     app = PickerApp(source)
     async with app.run_test() as pilot:
-        assert app.picker.select_key(("server", "parked"))
+        assert app.picker.select_key(("server", "broken"))
         await pilot.press("R")
         await settle(app)
         await pilot.pause()
         assert [n.message for n in app._notifications] == [
-            "server 'parked' is disabled in the config"
+            "server 'broken' is not started: config not trusted"
         ]
+
+
+async def test_space_on_a_disabled_server_enables_it() -> None:
+    """The disabled row says how to turn it back on; space clears its disabled flag (R does
+    not restart it, and says to press space)."""
+    source = StaticSource(failed_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        assert app.picker.select_key(("server", "parked"))
+        assert app.picker.current_row is not None
+        assert app.picker.current_row.text.rstrip().endswith("disabled in config  space enables")
+        await pilot.press("R")
+        await pilot.press("space")
+        await settle(app)
+        await pilot.pause()
+        assert source.calls == [("server_set_disabled", ("parked", False))]
+        assert [n.message for n in app._notifications] == [
+            "Server 'parked' is disabled in the config: space enables it."
+        ]
+        assert key_of(app) == ("server", "parked") and "connecting" in app.picker.rows[-1].text
 
 
 def _remote_model() -> PluginModel:

@@ -105,6 +105,29 @@ async def test_restarting_a_server_whose_command_is_missing_says_it_failed_again
         assert note.message.startswith("Server 'broken' failed again: command not found")
 
 
+async def test_space_on_a_disabled_server_turns_it_back_on(tmp_path: Path) -> None:
+    """``"disabled": true`` in the file: space on its row clears the flag in the file, the
+    server starts and lists its tools, and a notification says so."""
+    path = tmp_path / "mcp.json"
+    parked = {**entry(plain_argv()), "disabled": True}
+    path.write_text(json.dumps({"mcpServers": {"plain": parked}}, indent=2))
+    async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
+        app = PickerApp(bridge)
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await until(pilot, lambda: app.picker.select_key(("server", "plain")))
+            assert "space enables" in app.picker.rows[0].text
+            await pilot.press("space")
+            await settle(app)
+            await until(pilot, lambda: bool(app._notifications))
+            assert [n.message for n in app._notifications] == [
+                f"Enabled 'plain': {len(PLAIN_TOOLS)} tools."
+            ]
+            assert len(app.picker.rows) == 1 + len(PLAIN_TOOLS)
+        assert not read_config(path)["plain"].get("disabled", False)
+        state = bridge.snapshot.server("plain")
+        assert state is not None and state.status == "connected"
+
+
 async def test_space_toggles_with_a_config_write_and_no_respawn(
     bridge: Bridge, config_path: Path
 ) -> None:

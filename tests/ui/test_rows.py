@@ -73,7 +73,7 @@ def test_status_of_each_server() -> None:
         "  ✗ broken  failed — command not found: 'no-such-server' (is it installed and on PATH?)"
         "  R restarts"
     )
-    assert failed[3] == "  ○ parked  disabled in config"
+    assert failed[3] == "  ○ parked  disabled in config  space enables"
 
 
 def test_a_failed_servers_tools_show_their_setting_but_not_as_on_the_wire() -> None:

@@ -51,7 +51,7 @@ def test_connected_tools_on_and_off(snap_compare: SnapCompare) -> None:
 
 def test_failed_server_with_its_error(snap_compare: SnapCompare) -> None:
     """A connected server, a failed one (✗ in red, its error, the "R restarts" hint) and a
-    disabled one (○)."""
+    disabled one (○, with the "space enables" hint)."""
     assert snap_compare(app_for(failed_model()), terminal_size=SIZE)
 
 
