@@ -36,6 +36,7 @@ from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
 from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.picker import PickerList
+from agentty_tui.ui.row_filter import STATE_WORDS, parse_filter
 from agentty_tui.ui.rows import Row, RowMemo, build_rows, server_key
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.status import summarize
@@ -111,7 +112,7 @@ class PickerApp(App[None]):
         yield PlainText("", id="config-error")
         yield PickerList(id="picker")
         yield PlainText("", id="empty")
-        yield Input(placeholder="filter: server or tool name, title", id="filter")
+        yield Input(placeholder="filter: name or title, is:off is:trimmed is:failed …", id="filter")
         yield PlainText("", one_line=True, id="status")
         yield PlainText("", id="warning")
         yield Footer()
@@ -187,11 +188,17 @@ class PickerApp(App[None]):
         empty = self.query_one("#empty", Static)
         empty.display = not rows
         if not rows:
-            empty.update(
-                "Nothing matches the filter (escape clears it)."
-                if self.model.servers
-                else "No servers in this config yet: press a to add one."
-            )
+            empty.update(self._nothing_shown())
+
+    def _nothing_shown(self) -> str:
+        """Why the list is empty."""
+        if not self.model.servers:
+            return "No servers in this config yet: press a to add one."
+        unknown = parse_filter(self.filter_text).unknown
+        if unknown:
+            states = " ".join(STATE_WORDS)
+            return f"No such state: {' '.join(unknown)} (there are {states}); escape clears."
+        return "Nothing matches the filter (escape clears it)."
 
     def notify(
         self,

@@ -45,6 +45,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("T", "trust a config file others can change, for this run (asks first)"),
     ("L", "log in to the URL server under the cursor (OAuth; escape cancels)"),
     ("/", "filter rows by name or title; escape clears"),
+    ("/ is:…", "by state: is:on is:off is:trimmed is:failed is:disabled is:needs-login"),
     ("enter", "show the tool's details"),
     ("c", "call the tool"),
     ("?", "this help"),

@@ -34,6 +34,7 @@ from typing import Any, Literal
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.model import PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_line
+from agentty_tui.ui.row_filter import RowFilter, parse_filter
 
 __all__ = [
     "Row",
@@ -240,14 +241,16 @@ def build_rows(
     """The picker's rows for one snapshot.
 
     Servers in config order, each followed by its tools in advertised order unless folded.
-    A non-empty ``filter_text`` (case-insensitive) keeps a server whose name matches with all its
-    tools, and otherwise only the tools whose bare name or label matches, under their server's
-    row; servers with no match are left out.
+    A non-empty ``filter_text`` (``row_filter.parse_filter``: name text and ``is:`` state words)
+    keeps the servers in the states it names, and of those the tools in the tool states it
+    names; its name text (case-insensitive) keeps a server whose name matches with all those
+    tools, and otherwise only the tools whose bare name or label matches, under their
+    server's row. Servers with nothing left are left out.
 
     With a ``memo`` (see ``RowMemo``) the rows of servers whose inputs did not change since the
     previous call are the same objects as then; the result equals a build without it.
     """
-    needle = filter_text.strip().casefold()
+    needle = parse_filter(filter_text)
     name_width = max((len(safe_line(server.name)) for server in model.servers), default=0)
     trimmed_sets = catalog.trimmed_by_server()
     rows: list[Row] = []
@@ -289,13 +292,23 @@ def build_rows(
 
 
 def _server_rows(
-    state: ServerState, is_folded: bool, needle: str, name_width: int, trimmed: frozenset[str]
+    state: ServerState,
+    is_folded: bool,
+    needle: RowFilter,
+    name_width: int,
+    trimmed: frozenset[str],
 ) -> tuple[Row, ...]:
     """A server's row and its tools' rows (none if the filter leaves the server out)."""
     tools = state.tools
-    if needle and not _matches(needle, state.name):
-        tools = tuple(t for t in tools if _matches(needle, t.bare, t.label))
-        if not tools:
+    if needle.active:
+        if not needle.keeps_server(state):
+            return ()
+        if needle.tool_states:
+            tools = tuple(t for t in tools if needle.keeps_tool(t, trimmed))
+        text = needle.text
+        if text and not _matches(text, state.name):
+            tools = tuple(t for t in tools if _matches(text, t.bare, t.label))
+        if not tools and (needle.tool_states or text):
             return ()
     rows = [_server_row(state, is_folded, name_width)]
     if is_folded:

@@ -211,6 +211,46 @@ async def test_filter_and_escape() -> None:
         assert not app.query_one("#filter", Input).display
 
 
+def _mixed_model() -> PluginModel:
+    """Over budget (one tool trimmed), a tool off, a failed and a disabled server."""
+    return model(
+        server("notes", tool("add_note"), tool("list_notes", enabled=False), tool("tag_note")),
+        server("broken", status="failed", error="exited with status 1"),
+        server("parked", status="disabled"),
+        budget=3,
+    )
+
+
+async def test_filter_by_state_with_is_words() -> None:
+    """``is:`` words filter by state, alone, together or with name text; an unknown one
+    matches nothing and the empty list says which states there are."""
+    app = PickerApp(StaticSource(_mixed_model()))
+    async with app.run_test(size=(120, 30)) as pilot:
+
+        async def shown(text: str) -> list[str]:
+            field = app.query_one("#filter", Input)
+            field.value = text
+            await pilot.pause()
+            return [row.key[-1] for row in app.picker.rows]
+
+        await pilot.press("slash")
+        assert await shown("is:off") == ["notes", "list_notes"]
+        assert await shown("is:trimmed") == ["notes", "tag_note"]
+        assert await shown("is:on add") == ["notes", "add_note"]
+        assert await shown("is:failed") == ["broken"]
+        assert await shown("is:failed is:disabled") == ["broken", "parked"]
+        assert await shown("IS:Needs-Login") == []
+        assert await shown("is:failed notes") == []
+        assert await shown("is:offf") == []
+        empty = str(app.query_one("#empty", Static).render())
+        assert "No such state: is:offf" in empty and "is:trimmed" in empty
+        await pilot.press("escape")
+        assert len(app.picker.rows) == 6
+        await pilot.press("question_mark")
+        help_text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+        assert "is:off is:trimmed is:failed" in help_text
+
+
 async def test_enter_shows_tool_details_and_server_details() -> None:
     app = PickerApp(StaticSource(failed_model()))
     async with app.run_test() as pilot:

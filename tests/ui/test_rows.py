@@ -91,6 +91,26 @@ def test_a_failed_servers_tools_show_their_setting_but_not_as_on_the_wire() -> N
     assert rows[3].enabled and not rows[4].enabled  # space still flips the setting
 
 
+def test_is_words_filter_servers_and_tools_by_state() -> None:
+    """Server states keep whole servers, tool states keep tools under their server, name text
+    narrows both; an unknown state keeps nothing."""
+    m = model(*crashed_model().servers, *failed_model().servers[1:])
+    assert [r.key[-1] for r in rows_of(m, text="is:failed")] == [
+        "editor",
+        "scene_open",
+        "scene_close",
+        "broken",
+    ]
+    assert [r.key[-1] for r in rows_of(m, text="is:off")] == ["editor", "scene_close"]
+    assert [r.key[-1] for r in rows_of(m, text="is:failed OPEN")] == ["editor", "scene_open"]
+    assert [r.key[-1] for r in rows_of(m, text="is:disabled is:connected")] == [
+        "notes",
+        "add_note",
+        "parked",
+    ]
+    assert rows_of(m, text="is:broken") == ()
+
+
 def test_invalid_tools_left_out_are_counted() -> None:
     state = server("s", tool("ok")).model_copy(
         update={"dropped_tools": (DroppedTool(name="bad name", reason="has a space"),)}
@@ -332,7 +352,11 @@ def test_memo_follows_view_state_and_status() -> None:
 
 
 edits = st.lists(
-    st.tuples(st.sampled_from("abc"), st.integers(0, 3), st.sampled_from(["", "a_", "2"])),
+    st.tuples(
+        st.sampled_from("abc"),
+        st.integers(0, 3),
+        st.sampled_from(["", "a_", "2", "is:off", "is:trimmed", "is:on b_"]),
+    ),
     max_size=12,
 )
 

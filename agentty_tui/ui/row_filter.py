@@ -1,0 +1,98 @@
+"""The picker's filter text, parsed: name text and ``is:`` state words.
+
+``/`` takes words like ``is:off note``: every ``is:<state>`` word keeps the rows in that state,
+the rest of the text keeps the rows whose server name, tool name or title contains it
+(case-insensitive). Server states (``is:failed``, ``is:disabled`` ...) keep a server with all
+its tools; tool states (``is:on``, ``is:off``, ``is:trimmed``) keep those tools under their
+server's row. Words of one kind are alternatives (``is:failed is:disabled``: either), the kinds
+and the name text must all hold. A word that names no state matches nothing, and the app says
+which states there are.
+
+Pure: a ``RowFilter`` is a frozen value, so it can be part of a cache key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentty_tui.model import ServerState, ToolState
+
+__all__ = ["SERVER_STATES", "STATE_WORDS", "TOOL_STATES", "RowFilter", "parse_filter"]
+
+SERVER_STATES: dict[str, str] = {
+    "connected": "connected",
+    "connecting": "connecting",
+    "failed": "failed",
+    "disabled": "disabled",
+    "needs-login": "needs_login",
+    "untrusted": "untrusted",
+}
+"""``is:`` words for a server's status, and the status each stands for."""
+
+TOOL_STATES = ("on", "off", "trimmed")
+"""``is:`` words for a tool: switched on, switched off, on but dropped by the budget."""
+
+STATE_WORDS = tuple(f"is:{word}" for word in (*TOOL_STATES, *SERVER_STATES))
+"""Every ``is:`` word, for the help and the hint of an unknown one."""
+
+_PREFIX = "is:"
+
+
+@dataclass(frozen=True, slots=True)
+class RowFilter:
+    """What the filter keeps (an empty filter keeps everything)."""
+
+    text: str = ""
+    """Name text, case-folded: a server name, tool name or title must contain it."""
+    statuses: frozenset[str] = frozenset()
+    """Server statuses to keep (any of them); empty: any status."""
+    tool_states: frozenset[str] = frozenset()
+    """Tool states to keep (any of ``TOOL_STATES``); empty: any tool."""
+    unknown: tuple[str, ...] = ()
+    """``is:`` words that name no state, as typed: while there is one, nothing matches."""
+
+    @property
+    def active(self) -> bool:
+        """Whether the filter leaves anything out."""
+        return bool(self.text or self.statuses or self.tool_states or self.unknown)
+
+    def keeps_server(self, state: ServerState) -> bool:
+        """Whether the server's status passes (the name text is checked with the tools)."""
+        return not self.unknown and (not self.statuses or state.status in self.statuses)
+
+    def keeps_tool(self, tool: ToolState, trimmed: frozenset[str]) -> bool:
+        """Whether the tool's state passes; ``trimmed`` holds its server's trimmed tools."""
+        if not self.tool_states:
+            return True
+        is_trimmed = tool.enabled and tool.bare in trimmed
+        return (
+            ("on" in self.tool_states and tool.enabled)
+            or ("off" in self.tool_states and not tool.enabled)
+            or ("trimmed" in self.tool_states and is_trimmed)
+        )
+
+
+def parse_filter(text: str) -> RowFilter:
+    """Split the filter field's text into state words and name text."""
+    words: list[str] = []
+    statuses: set[str] = set()
+    tool_states: set[str] = set()
+    unknown: list[str] = []
+    for word in text.split():
+        folded = word.casefold()
+        if not folded.startswith(_PREFIX):
+            words.append(folded)
+            continue
+        state = folded[len(_PREFIX) :].replace("_", "-")
+        if state in SERVER_STATES:
+            statuses.add(SERVER_STATES[state])
+        elif state in TOOL_STATES:
+            tool_states.add(state)
+        else:
+            unknown.append(word)
+    return RowFilter(
+        text=" ".join(words),
+        statuses=frozenset(statuses),
+        tool_states=frozenset(tool_states),
+        unknown=tuple(unknown),
+    )
