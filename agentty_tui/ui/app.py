@@ -70,6 +70,7 @@ class PickerApp(App[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "space", "on/off"),
+        Binding("z", "fold_all", "fold all", show=False),
         Binding("e", "all_tools(True)", "all on", show=False),
         Binding("x", "all_tools(False)", "all off", show=False),
         Binding("a", "add", "add"),
@@ -276,6 +277,17 @@ class PickerApp(App[None]):
             self.run_operation(
                 "Toggle", lambda: self.source.tool_set_enabled(server.name, tool, on)
             )
+
+    @on(PickerList.MarkClicked, "#picker")
+    def _mark_clicked(self) -> None:
+        """A click on a tool's [x] or a server's fold mark: as space on that row."""
+        self.action_space()
+
+    def action_fold_all(self) -> None:
+        """z: fold every server with tools; when all are folded, unfold them all."""
+        with_tools = {server.name for server in self.model.servers if server.tools}
+        self.folded = set() if with_tools <= self.folded else self.folded | with_tools
+        self.refresh_rows()
 
     def _enable(self, name: str) -> None:
         """Clear a server's disabled flag in the config; the bridge starts it."""

@@ -38,6 +38,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("home end  pgup pgdn", "jump"),
     ("space", "tool on / off; on a server row, fold / unfold"),
     ("e / x", "turn all tools of the server on / off"),
+    ("z", "fold every server; when all are folded, unfold them all"),
     ("a", "add a server"),
     ("d", "remove the server (asks first)"),
     ("r", "reload the config (restarts what changed, retries what failed)"),
@@ -48,6 +49,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("/ is:…", "by state: is:on is:off is:trimmed is:failed is:disabled is:needs-login"),
     ("enter", "show the tool's details"),
     ("c", "call the tool"),
+    ("click", "a row: its details; a tool's [x]: on / off; a server's ▾ ▸: fold"),
     ("?", "this help"),
     ("q", "quit (stops every server)"),
 )

@@ -136,6 +136,22 @@ class PickerList(ScrollView, can_focus=True):
             """The list (so that ``@on(PickerList.RowChosen, "#id")`` can match it)."""
             return self.picker
 
+    class MarkClicked(Message):
+        """A click on a row's mark (a tool's ``[x]``, a server's fold mark); the cursor is
+        already on that row."""
+
+        def __init__(self, picker: PickerList, row: Row) -> None:
+            super().__init__()
+            self.picker = picker
+            """The list the row is in."""
+            self.row = row
+            """The row whose mark was clicked."""
+
+        @property
+        def control(self) -> PickerList:
+            """The list (so that ``@on(PickerList.MarkClicked, "#id")`` can match it)."""
+            return self.picker
+
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
         self._rows: tuple[Row, ...] = ()
@@ -273,14 +289,19 @@ class PickerList(ScrollView, can_focus=True):
             self.post_message(self.RowChosen(self, row, index))
 
     def on_click(self, event: events.Click) -> None:
-        """A click puts the cursor on the row under the pointer and chooses it."""
+        """A click puts the cursor on the row under the pointer and chooses it; on the row's
+        mark it clicks the mark instead (``MarkClicked``)."""
         offset = event.get_content_offset(self)
         if offset is None:
             return
         index = self.scroll_offset.y + offset.y
         if 0 <= index < len(self._rows):
             self.highlighted = index
-            self.action_select()
+            row = self._rows[index]
+            if row.mark_at(self.scroll_offset.x + offset.x):
+                self.post_message(self.MarkClicked(self, row))
+            else:
+                self.action_select()
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         """Follow the pointer for the hover highlight."""

@@ -95,6 +95,14 @@ class Row:
         """The row as plain text."""
         return "".join(text for text, _role in self.segments)
 
+    def mark_at(self, column: int) -> bool:
+        """Whether ``column`` falls on the row's mark: a tool's ``[x]``, a server's fold mark
+        (a server without tools has none)."""
+        mark = 1 if self.kind == "tool" else 0
+        start = sum(len(text) for text, _role in self.segments[:mark])  # our own ASCII lead
+        text = self.segments[mark][0].rstrip() if len(self.segments) > mark else ""
+        return bool(text) and start <= column < start + len(text)
+
 
 def server_key(name: str) -> RowKey:
     """The key of a server's row."""

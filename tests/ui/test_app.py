@@ -86,6 +86,43 @@ async def test_space_on_a_server_folds_and_unfolds_it() -> None:
         assert source.calls == []
 
 
+async def test_a_click_on_a_mark_toggles_or_folds_and_elsewhere_opens_details() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        assert await pilot.click("#picker", offset=(5, 1))  # the [x] of notes/add_note
+        await settle(app)
+        await pilot.pause()
+        assert source.calls == [("tool_set_enabled", ("notes", "add_note", False))]
+        assert app.picker.rows[1].text.startswith("    [ ] add_note")
+        assert app.screen is app.screen_stack[0]  # no details for a click on the mark
+        assert await pilot.click("#picker", offset=(0, 4))  # the fold mark of editor
+        await pilot.pause()
+        assert keys(app)[4:] == [("server", "editor")] and app.picker.rows[4].folded
+        assert await pilot.click("#picker", offset=(0, 4))
+        await pilot.pause()
+        assert len(app.picker.rows) == 8
+        assert await pilot.click("#picker", offset=(10, 2))  # a tool's name: its details
+        await pilot.pause()
+        assert isinstance(app.screen, ToolDetailsScreen)
+        assert len(source.calls) == 1
+
+
+async def test_z_folds_every_server_then_unfolds_them_all() -> None:
+    source = StaticSource(connected_model())
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("down", "space", "z")  # one toggle, then fold all
+        await settle(app)
+        await pilot.pause()
+        assert keys(app) == [("server", "notes"), ("server", "editor")]
+        assert key_of(app) == ("server", "notes")
+        await pilot.press("space", "z")  # notes unfolded by hand: z folds it again
+        assert len(app.picker.rows) == 2
+        await pilot.press("z")
+        assert len(app.picker.rows) == 8
+
+
 async def test_e_and_x_switch_a_whole_server() -> None:
     source = StaticSource(connected_model())
     app = PickerApp(source)

@@ -258,10 +258,10 @@ async def test_a_click_moves_the_cursor_and_chooses_the_row() -> None:
         picker.show_rows(rows_of(model(server("a", tool("x"), tool("y")), server("b"))))
         await pilot.pause()
         assert picker.highlighted == 0
-        assert await pilot.click(PickerList, offset=(5, 2))
+        assert await pilot.click(PickerList, offset=(9, 2))
         assert picker.highlighted == 2
         assert app.chosen == [("tool", "a", "y")]
-        assert await pilot.click(PickerList, offset=(5, 10))  # below the last row: nothing
+        assert await pilot.click(PickerList, offset=(9, 10))  # below the last row: nothing
         assert picker.highlighted == 2 and len(app.chosen) == 1
 
 
