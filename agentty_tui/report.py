@@ -21,6 +21,9 @@ from agentty_tui.terminal_text import safe_block, safe_line
 
 __all__ = ["catalog_json", "catalog_text", "model_json", "model_text", "result_text"]
 
+_TOOL_NAME_LIMIT = 40
+"""Widest tool-name column of ``list``'s text (as the picker's)."""
+
 
 def _spec_json(server: ServerState) -> dict[str, Any] | None:
     spec = server.spec
@@ -117,6 +120,12 @@ def model_text(model: PluginModel, catalog: WireCatalog) -> str:
     lines: list[str] = []
     names = {server.name: safe_line(server.name) for server in model.servers}
     width = max(map(len, names.values()), default=0)
+    # One tool-name column for every server, so that labels line up down the whole list; a
+    # name longer than the limit pushes its own label only.
+    tool_width = min(
+        max((len(safe_line(t.bare)) for s in model.servers for t in s.tools), default=0),
+        _TOOL_NAME_LIMIT,
+    )
     for server in model.servers:
         count = f"{server.enabled_count}/{len(server.tools)} tools on" if server.tools else ""
         lines.append(f"{names[server.name]:<{width}}  {server.status:<10}  {count}".rstrip())
@@ -133,7 +142,10 @@ def model_text(model: PluginModel, catalog: WireCatalog) -> str:
                 "  (trimmed: over budget)" if catalog.is_trimmed(server.name, tool.bare) else ""
             )
             label = f"  {safe_line(tool.label)}" if tool.label else ""
-            lines.append(f"    [{mark}] {safe_line(tool.bare)}{label}{trimmed}")
+            name = safe_line(tool.bare)
+            if label or trimmed:
+                name = name.ljust(tool_width)
+            lines.append(f"    [{mark}] {name}{label}{trimmed}")
     if not model.servers:
         lines.append(f"no servers configured in {safe_line(str(model.config_path))}")
     lines.append("")

@@ -66,10 +66,12 @@ def test_list_and_catalog_show_every_control_as_a_visible_escape(config: Path) -
     listed = run("list", "--config", str(config))
     assert listed.returncode == 0, listed.stderr
     assert_terminal_safe(listed)
-    assert "    [on ] clip  ␛]52;c;aGk=␇clip" in listed.stdout
-    assert "    [on ] forge  forges ␛]8;;http://evil.example/␛\\click" in listed.stdout
+    assert "    [on ] clip          ␛]52;c;aGk=␇clip" in listed.stdout
+    assert "    [on ] forge         forges ␛]8;;http://evil.example/␛\\click" in listed.stdout
     assert "evil␛]0;owned␇<U+202E>  connected" in listed.stdout
-    assert "    [on ] fail  fails⏎    [on ] forged  a tool that is not there" in listed.stdout
+    assert (
+        "    [on ] fail          fails⏎    [on ] forged  a tool that is not there" in listed.stdout
+    )
     assert not [line for line in listed.stdout.split("\n") if line.startswith("    [on ] forged")]
     assert "    ! dying ␛]0;pwned␇␛[2J␛[H\\x9b31m" in listed.stdout  # the dead server's stderr
     catalog = run("catalog", "--config", str(config))

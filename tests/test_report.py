@@ -8,6 +8,9 @@ newlines they put there themselves, and a field cannot add a line to ``list``.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 from typing import Any
 
 import mcp_types as types
@@ -17,7 +20,13 @@ from hypothesis import strategies as st
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import NativeTool, PluginModel, ServerInfo, ServerState, StdioSpec, ToolState
 from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
+from tests.conftest import WriteConfig
+from tests.helpers import stdio_entry
 from tests.hostile_text import hostile_text, unsafe_chars
+from tests.servers import GATED_BASE_TOOLS, PLAIN_TOOLS, gated_argv, plain_argv
+
+TOOL_LINE = re.compile(r"    \[(on |off)\] (?P<name>\S+) +")
+"""A tool's line in ``list``, up to where its label starts."""
 
 TOOL_NAMES = st.from_regex(r"[A-Za-z0-9_.-]{1,16}", fullmatch=True)
 """Tool names as the listing lets them through (names that break the MCP rules are dropped)."""
@@ -106,3 +115,22 @@ def test_a_call_result_holds_no_control(
     shown = result_text(result)
     assert unsafe_chars(shown, allowed="\n\t") == []
     assert shown.count("\n") >= sum(text.replace("\r\n", "\n").count("\n") for text in texts)
+
+
+def test_list_text_lines_the_labels_up_across_servers(write_config: WriteConfig) -> None:
+    """``agentty-tui list`` on two real servers whose tool names differ in length: every
+    tool's label starts in the same column, whichever server it belongs to."""
+    path = write_config({"plain": stdio_entry(plain_argv()), "gated": stdio_entry(gated_argv())})
+    result = subprocess.run(
+        [sys.executable, "-m", "agentty_tui", "list", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    tools = [TOOL_LINE.match(line) for line in result.stdout.split("\n")]
+    found = [match for match in tools if match is not None]
+    assert {match["name"] for match in found} == {*PLAIN_TOOLS, *GATED_BASE_TOOLS}
+    # Each tool has a description, so each line has a label: all of them in one column.
+    assert {match.end() for match in found} == {len("    [on ] disable_toolset  ")}

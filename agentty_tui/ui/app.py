@@ -37,6 +37,7 @@ from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScree
 from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import STATE_WORDS, parse_filter
+from agentty_tui.ui.row_layout import WIDE_COLUMNS
 from agentty_tui.ui.rows import Row, RowMemo, build_rows, server_key
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.status import summarize
@@ -107,6 +108,7 @@ class PickerApp(App[None]):
         self._freeze_heap = freeze_heap
         self._row_memo = RowMemo()  # each server's rows, rebuilt only when that server changed
         self._shown_text: dict[str, str] = {}  # what each text bar shows (see _set_text)
+        self._wide = False  # whether the rows on screen have a description column
 
     def compose(self) -> ComposeResult:
         yield PlainText("", one_line=True, id="title")
@@ -182,8 +184,15 @@ class PickerApp(App[None]):
 
     def refresh_rows(self) -> None:
         """Rebuild the rows from the current snapshot and view state."""
+        width = self.picker.size.width or self.size.width  # before the first layout: the app's
+        self._wide = width >= WIDE_COLUMNS
         rows = build_rows(
-            self.model, self.catalog, frozenset(self.folded), self.filter_text, self._row_memo
+            self.model,
+            self.catalog,
+            frozenset(self.folded),
+            self.filter_text,
+            self._row_memo,
+            wide=self._wide,
         )
         self.picker.show_rows(rows)
         empty = self.query_one("#empty", Static)
@@ -200,6 +209,12 @@ class PickerApp(App[None]):
             states = " ".join(STATE_WORDS)
             return f"No such state: {' '.join(unknown)} (there are {states}); escape clears."
         return "Nothing matches the filter (escape clears it)."
+
+    @on(PickerList.Resized, "#picker")
+    def _resized(self, event: PickerList.Resized) -> None:
+        """Crossing ``WIDE_COLUMNS`` shows or hides the description column."""
+        if (event.width >= WIDE_COLUMNS) != self._wide:
+            self.refresh_rows()
 
     def notify(
         self,

@@ -56,6 +56,7 @@ ROLES = (
     "hint",
     "warning",
     "unavailable",
+    "description",
 )
 """Every role a row segment may have (see ``rows.py``)."""
 
@@ -93,6 +94,9 @@ class PickerList(ScrollView, can_focus=True):
         /* A tool of a server that is not connected: its setting shows, but nothing ships. */
         & > .picker--unavailable {
             color: $text-disabled;
+        }
+        & > .picker--description {
+            color: $text-muted;
         }
         & > .picker--hover {
             background: $block-hover-background;
@@ -150,6 +154,21 @@ class PickerList(ScrollView, can_focus=True):
         @property
         def control(self) -> PickerList:
             """The list (so that ``@on(PickerList.MarkClicked, "#id")`` can match it)."""
+            return self.picker
+
+    class Resized(Message):
+        """The list got a new size (the app may lay its rows out for the new width)."""
+
+        def __init__(self, picker: PickerList, width: int) -> None:
+            super().__init__()
+            self.picker = picker
+            """The list."""
+            self.width = width
+            """Its new width, in cells."""
+
+        @property
+        def control(self) -> PickerList:
+            """The list (so that ``@on(PickerList.Resized, "#id")`` can match it)."""
             return self.picker
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
@@ -245,10 +264,11 @@ class PickerList(ScrollView, can_focus=True):
         """A list shown again may have been resized meanwhile."""
         self.scroll_to_cursor()
 
-    def on_resize(self) -> None:
-        """Lines painted for another width are no use."""
+    def on_resize(self, event: events.Resize) -> None:
+        """Lines painted for another width are no use; the app hears of the new width."""
         self._strips.clear()
         self.scroll_to_cursor()
+        self.post_message(self.Resized(self, event.size.width))
 
     def _step(self, delta: int) -> None:
         if not self._rows:

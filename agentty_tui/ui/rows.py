@@ -35,6 +35,7 @@ from agentty_tui.catalog import WireCatalog
 from agentty_tui.model import PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.row_filter import RowFilter, parse_filter
+from agentty_tui.ui.row_layout import Layout, ToolWidths, cut, tool_cells
 
 __all__ = [
     "Row",
@@ -68,7 +69,6 @@ STATUS_MARKS = {
 
 FOLD_OPEN, FOLD_CLOSED = "▾", "▸"
 CHECK_ON, CHECK_OFF = "[x]", "[ ]"
-TRIMMED_MARK = "✂ trimmed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +165,7 @@ def _off_the_wire(state: ServerState) -> list[Segment]:
 
 
 def _tool_row(
-    server: str, tool: ToolState, trimmed: bool, name_width: int, available: bool = True
+    server: str, tool: ToolState, trimmed: bool, layout: Layout, available: bool = True
 ) -> Row:
     if not available:  # its server is not connected: the setting shows, dimmed
         check_role = name_role = "unavailable"
@@ -177,14 +177,9 @@ def _tool_row(
         ("    ", "plain"),
         (CHECK_ON if tool.enabled else CHECK_OFF, check_role),
         (" ", "plain"),
-        (safe_line(tool.bare).ljust(name_width), name_role),
+        (safe_line(tool.bare).ljust(layout.tool_width), name_role),
+        *tool_cells(tool, trimmed, layout),
     ]
-    if trimmed:
-        segments += [("  ", "plain"), (TRIMMED_MARK, "trimmed")]
-    # A title is one line as sent (a newline in it shows as ⏎); a description's first line.
-    label = safe_line(_cut(tool.label.strip()))
-    if label:
-        segments += [("  ", "plain"), (label, "label")]
     return Row(
         key=tool_key(server, tool.bare),
         kind="tool",
@@ -195,17 +190,9 @@ def _tool_row(
     )
 
 
-LABEL_LIMIT = 500
-"""Characters of a label or an error a row looks at: a row shows one line, not megabytes."""
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= LABEL_LIMIT else text[:LABEL_LIMIT] + "…"
-
-
 def _one_line(text: str) -> str:
     """The first non-empty line of ``text`` (an error), stripped, its controls made visible."""
-    for line in text[:LABEL_LIMIT].split("\n"):
+    for line in cut(text).split("\n"):
         if line.strip():
             return safe_line(line.strip())
     return ""
@@ -227,12 +214,14 @@ class RowMemo:
     ``misses`` count reused and rebuilt servers (for tests and benchmarks).
     """
 
-    __slots__ = ("_entries", "hits", "misses")
+    __slots__ = ("_entries", "hits", "misses", "widths")
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
         self.hits = 0
         self.misses = 0
+        self.widths = ToolWidths()
+        """Each server's widest tool name and title (the shared columns are their maxima)."""
 
     def clear(self) -> None:
         """Forget every server's rows."""
@@ -245,6 +234,8 @@ def build_rows(
     folded: frozenset[str] = frozenset(),
     filter_text: str = "",
     memo: RowMemo | None = None,
+    *,
+    wide: bool = False,
 ) -> tuple[Row, ...]:
     """The picker's rows for one snapshot.
 
@@ -257,15 +248,18 @@ def build_rows(
 
     With a ``memo`` (see ``RowMemo``) the rows of servers whose inputs did not change since the
     previous call are the same objects as then; the result equals a build without it.
+    ``wide``: a terminal of ``WIDE_COLUMNS`` or more, where tool rows show their description
+    in a column of its own (``row_layout``).
     """
     needle = parse_filter(filter_text)
-    name_width = max((len(safe_line(server.name)) for server in model.servers), default=0)
     trimmed_sets = catalog.trimmed_by_server()
+    widths = ToolWidths() if memo is None else memo.widths
+    layout = widths.layout(model, trimmed=bool(trimmed_sets), wide=wide)
     rows: list[Row] = []
     if memo is None:
         for state in model.servers:
             trimmed = trimmed_sets.get(state.name, _NOTHING_TRIMMED)
-            rows += _server_rows(state, state.name in folded, needle, name_width, trimmed)
+            rows += _server_rows(state, state.name in folded, needle, layout, trimmed)
         return tuple(rows)
     previous = memo._entries
     entries: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
@@ -283,7 +277,7 @@ def build_rows(
             state.warnings,
             is_folded,
             needle,
-            name_width,
+            layout,
             trimmed,
         )
         entry = previous.get(state.name)
@@ -292,7 +286,7 @@ def build_rows(
             server_rows = entry[1]
         else:
             memo.misses += 1
-            server_rows = _server_rows(state, is_folded, needle, name_width, trimmed)
+            server_rows = _server_rows(state, is_folded, needle, layout, trimmed)
         entries[state.name] = (key, server_rows)
         rows += server_rows
     memo._entries = entries
@@ -303,7 +297,7 @@ def _server_rows(
     state: ServerState,
     is_folded: bool,
     needle: RowFilter,
-    name_width: int,
+    layout: Layout,
     trimmed: frozenset[str],
 ) -> tuple[Row, ...]:
     """A server's row and its tools' rows (none if the filter leaves the server out)."""
@@ -318,15 +312,14 @@ def _server_rows(
             tools = tuple(t for t in tools if _matches(text, t.bare, t.label))
         if not tools and (needle.tool_states or text):
             return ()
-    rows = [_server_row(state, is_folded, name_width)]
+    rows = [_server_row(state, is_folded, layout.name_width)]
     if is_folded:
         return tuple(rows)
-    tool_width = max((len(tool.bare) for tool in state.tools), default=0)
     name = state.name
     available = state.status == "connected"
     for tool in tools:
         trims = tool.enabled and tool.bare in trimmed
-        rows.append(_tool_row(name, tool, trims, tool_width, available))
+        rows.append(_tool_row(name, tool, trims, layout, available))
     return tuple(rows)
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "over_budget_model",
     "server",
     "settle",
+    "titled_model",
     "tool",
 ]
 
@@ -118,6 +119,23 @@ def failed_model() -> PluginModel:
         ),
         server("parked", status="disabled"),
     )
+
+
+def titled_model() -> PluginModel:
+    """``connected_model`` with titles on some tools (their descriptions differ)."""
+    titles = {"add_note": "Add note", "scene_open": "Open scene", "enable_toolset": "Enable"}
+    servers = tuple(
+        state.model_copy(
+            update={
+                "tools": tuple(
+                    t.model_copy(update={"title": titles[t.bare]}) if t.bare in titles else t
+                    for t in state.tools
+                )
+            }
+        )
+        for state in connected_model().servers
+    )
+    return connected_model().model_copy(update={"servers": servers})
 
 
 def crashed_model() -> PluginModel:

@@ -123,6 +123,26 @@ async def test_z_folds_every_server_then_unfolds_them_all() -> None:
         assert len(app.picker.rows) == 8
 
 
+async def test_a_wide_terminal_shows_descriptions_in_a_column() -> None:
+    """From 120 columns on, tools with a title show their description beside it; narrower,
+    the title alone. Crossing the width while running switches the rows."""
+    titled = tool("add_note", description="Add a note to the notebook.").model_copy(
+        update={"title": "Add note"}
+    )
+    app = PickerApp(StaticSource(model(server("notes", titled, tool("list_notes")))))
+    async with app.run_test(size=(130, 20)) as pilot:
+        assert app.picker.rows[1].text.rstrip() == (
+            "    [x] add_note    Add note  Add a note to the notebook."
+        )
+        assert (
+            app.picker.rows[2].text.rstrip() == "    [x] list_notes            The list_notes tool."
+        )
+        await pilot.resize_terminal(100, 20)
+        await pilot.pause()
+        assert app.picker.rows[1].text.rstrip() == "    [x] add_note    Add note"
+        assert app.picker.rows[2].text.rstrip() == "    [x] list_notes  The list_notes tool."
+
+
 async def test_e_and_x_switch_a_whole_server() -> None:
     source = StaticSource(connected_model())
     app = PickerApp(source)

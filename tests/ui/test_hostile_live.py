@@ -71,7 +71,9 @@ async def test_rows_details_and_calls_show_controls_as_visible_escapes(bridge: B
         await until(pilot, lambda: app.picker.select_key(("tool", "hostile", "clip")))
         await pilot.pause()
         frame = assert_frame_is_safe(app)
-        assert "    [x] clip          ␛]52;c;aGk=␇clip" in frame
+        # 160 columns: the title, then the description in a column of its own
+        clip = "    [x] clip          ␛]52;c;aGk=␇clip" + " " * 26 + "clears␛[2J␛[H the screen"
+        assert clip in frame
         assert "▾ ● evil␛]0;owned␇  8/8 tools on · 1 invalid tool left out" in frame
         assert "    [x] fail          fails⏎    [on ] forged  a tool that is not there" in frame
         assert "  ✗ dead            failed — the server exited with status 4  R restarts" in frame

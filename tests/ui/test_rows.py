@@ -50,11 +50,14 @@ def test_connected_servers_and_their_tools_in_order() -> None:
         ("tool", "editor", "disable_toolset"),
         ("tool", "editor", "scene_open"),
     ]
-    assert texts(rows)[:4] == [
+    # The label column is shared by every server: editor's disable_toolset is the widest.
+    assert texts(rows)[:6] == [
         "▾ ● notes   2/3 tools on",
-        "    [x] add_note     Add a note to the notebook.",
-        "    [x] list_notes   List every note.",
-        "    [ ] delete_note  Delete a note by its id.",
+        "    [x] add_note         Add a note to the notebook.",
+        "    [x] list_notes       List every note.",
+        "    [ ] delete_note      Delete a note by its id.",
+        "▾ ● editor  2/3 tools on",
+        "    [x] enable_toolset   Reveal a toolset's tools.",
     ]
     delete = rows[3]
     assert (delete.kind, delete.server, delete.tool, delete.enabled) == (
@@ -109,6 +112,34 @@ def test_is_words_filter_servers_and_tools_by_state() -> None:
         "parked",
     ]
     assert rows_of(m, text="is:broken") == ()
+
+
+def test_wide_rows_show_title_and_description_in_aligned_columns() -> None:
+    """Wide: the title column, then the description's first line, both lined up across
+    servers; a description equal to the title is not repeated. A trimmed tool's mark has a
+    column of its own, so labels stay in line."""
+    titled = tool("scan", description="Scan the disk.\nSlowly.").model_copy(
+        update={"title": "Disk scan"}
+    )
+    same = tool("ping", description="Ping").model_copy(update={"title": "Ping"})
+    m = model(server("a", titled, same), server("bb", tool("a_long_name")), budget=4)
+    catalog = project_catalog(m)
+    assert texts(build_rows(m, catalog, wide=True)) == [
+        "▾ ● a   2/2 tools on",
+        "    [x] scan                    Disk scan  Scan the disk.",
+        "    [x] ping                    Ping",
+        "▾ ● bb  1/1 tools on",
+        "    [x] a_long_name  ✂ trimmed             The a_long_name tool.",
+    ]
+    assert texts(build_rows(m, catalog)) == [
+        "▾ ● a   2/2 tools on",
+        "    [x] scan                    Disk scan",
+        "    [x] ping                    Ping",
+        "▾ ● bb  1/1 tools on",
+        "    [x] a_long_name  ✂ trimmed  The a_long_name tool.",
+    ]
+    description = build_rows(m, catalog, wide=True)[1].segments[-1]
+    assert description == ("Scan the disk.", "description")
 
 
 def test_invalid_tools_left_out_are_counted() -> None:

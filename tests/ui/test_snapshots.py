@@ -21,6 +21,7 @@ from tests.ui.fakes import (
     crashed_model,
     failed_model,
     over_budget_model,
+    titled_model,
 )
 
 SnapCompare = Callable[..., bool]
@@ -45,7 +46,8 @@ def test_servers_connecting(snap_compare: SnapCompare) -> None:
 
 
 def test_connected_tools_on_and_off(snap_compare: SnapCompare) -> None:
-    """Two connected servers (●, "2/3 tools on"); [x] tools on, [ ] tools off and dimmed."""
+    """Two connected servers (●, "2/3 tools on"); [x] tools on, [ ] tools off and dimmed; the
+    label column starts at the same place under both servers."""
     assert snap_compare(app_for(connected_model()), terminal_size=SIZE)
 
 
@@ -62,8 +64,15 @@ def test_failed_server_keeps_its_tools_dimmed(snap_compare: SnapCompare) -> None
 
 
 def test_over_budget_warning_and_trimmed_marks(snap_compare: SnapCompare) -> None:
-    """Budget 6: three enabled tools marked "✂ trimmed"; the warning line below the status."""
+    """Budget 6: three enabled tools marked "✂ trimmed", in a column of its own so that every
+    label stays in line; the warning line below the status."""
     assert snap_compare(app_for(over_budget_model()), terminal_size=SIZE)
+
+
+def test_wide_terminal_shows_title_and_description_columns(snap_compare: SnapCompare) -> None:
+    """At 130 columns: tool names, then a title column (blank for tools without a title),
+    then each description's first line, all lined up across both servers."""
+    assert snap_compare(app_for(titled_model()), terminal_size=(130, 24))
 
 
 def test_add_form_with_validation_error(snap_compare: SnapCompare) -> None:
