@@ -179,7 +179,8 @@ def _picker_work(
     projection times, the row times (build + diff), the three together, and GC time.
     """
     try:
-        from agentty_tui.ui.rows import RowMemo, build_rows, diff_rows
+        from agentty_tui.ui.row_diff import diff_rows
+        from agentty_tui.ui.rows import RowMemo, build_rows
     except ImportError:
         return [], [], [], []
     projector = CatalogProjector()

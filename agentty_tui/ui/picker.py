@@ -31,7 +31,8 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.visual import Visual
 
-from agentty_tui.ui.rows import Row, diff_rows, follow_cursor
+from agentty_tui.ui.row_diff import diff_rows, follow_cursor
+from agentty_tui.ui.rows import Row
 
 __all__ = ["ROLES", "PickerList"]
 

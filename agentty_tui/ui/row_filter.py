@@ -71,6 +71,28 @@ class RowFilter:
             or ("trimmed" in self.tool_states and is_trimmed)
         )
 
+    def tools_of(self, state: ServerState, trimmed: frozenset[str]) -> tuple[ToolState, ...] | None:
+        """The server's tools the filter keeps, or ``None`` when it leaves the server out.
+
+        A server whose name matches the text keeps all its tools (of the states asked for);
+        otherwise only the tools whose bare name or label matches the text do.
+        """
+        if not self.keeps_server(state):
+            return None
+        tools = state.tools
+        if self.tool_states:
+            tools = tuple(tool for tool in tools if self.keeps_tool(tool, trimmed))
+        text = self.text
+        if text and not _matches(text, state.name):
+            tools = tuple(tool for tool in tools if _matches(text, tool.bare, tool.label))
+        if not tools and (self.tool_states or text):
+            return None
+        return tools
+
+
+def _matches(needle: str, *haystacks: str | None) -> bool:
+    return any(needle in hay.casefold() for hay in haystacks if hay)
+
 
 def parse_filter(text: str) -> RowFilter:
     """Split the filter field's text into state words and name text."""

@@ -26,7 +26,7 @@ __all__ = [
     "Layout",
     "ToolWidths",
     "cut",
-    "description_line",
+    "first_line",
     "tool_cells",
 ]
 
@@ -67,9 +67,9 @@ def cut(text: str) -> str:
     return text if len(text) <= LABEL_LIMIT else text[:LABEL_LIMIT] + "…"
 
 
-def description_line(tool: ToolState) -> str:
-    """The first non-empty line of the tool's description."""
-    for line in cut(tool.description or "").split("\n"):
+def first_line(text: str) -> str:
+    """The first non-empty line of ``text`` (of its first ``LABEL_LIMIT`` characters), stripped."""
+    for line in cut(text).split("\n"):
         if line.strip():
             return line.strip()
     return ""
@@ -124,7 +124,7 @@ def tool_cells(tool: ToolState, is_trimmed: bool, layout: Layout) -> list[Segmen
         columns = [(safe_line(cut(tool.label.strip())), "label")]
     else:
         title = safe_line(cut((tool.title or "").strip()))
-        description = safe_line(description_line(tool))
+        description = safe_line(first_line(tool.description or ""))
         if description == title:
             description = ""
         columns = []

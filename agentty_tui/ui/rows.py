@@ -5,16 +5,15 @@ text) into a tuple of frozen ``Row`` values: a row per server, and under it a ro
 row has a stable identity ``key`` (``("server", name)`` or ``("tool", server, bare)``) and its
 text as ``(text, role)`` segments; the widget maps roles to styles and never looks at the model.
 
-``diff_rows`` says which rows of two such tuples changed, so the widget touches only those, and
-``follow_cursor`` finds where the cursor belongs after an update (same identity; if that row went
-away, the nearest row of the same server).
+``row_diff`` says which rows of two such tuples changed and where the cursor belongs after an
+update; ``row_layout`` lays the columns out; ``row_filter`` parses the filter text.
 
 A ``RowMemo`` passed to ``build_rows`` keeps each server's rows from the previous call and hands
 back the very same ``Row`` objects while nothing they are built from changed (the server's tool
-tuple, status, error and left-out tools, whether it is folded, the filter text, the name width
-and which of its tools are trimmed). A toggle among 5,000 tools then rebuilds one server's rows,
-not all of them, and ``diff_rows`` skips the reused rows by identity. The result is always equal
-to a build without the memo.
+tuple, status, error and left-out tools, whether it is folded, the filter, the shared column
+layout and which of its tools are trimmed). A toggle among 5,000 tools then rebuilds one
+server's rows, not all of them, and ``row_diff.diff_rows`` skips the reused rows by identity.
+The result is always equal to a build without the memo.
 
 Every piece of a row that a server or the config supplied (server name, error, tool name,
 title or description) passes through ``safe_line`` here, the one place rows get their text:
@@ -26,27 +25,20 @@ Pure: no I/O, no Textual (the memo is a cache the caller owns, never a source of
 from __future__ import annotations
 
 from dataclasses import dataclass
-from difflib import SequenceMatcher
-from itertools import compress
-from operator import is_not
 from typing import Any, Literal
 
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.model import PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.row_filter import RowFilter, parse_filter
-from agentty_tui.ui.row_layout import Layout, ToolWidths, cut, tool_cells
+from agentty_tui.ui.row_layout import Layout, ToolWidths, first_line, tool_cells
 
 __all__ = [
     "Row",
-    "RowDiff",
     "RowKey",
     "RowMemo",
     "Segment",
-    "Splice",
     "build_rows",
-    "diff_rows",
-    "follow_cursor",
     "server_key",
     "tool_key",
 ]
@@ -191,15 +183,8 @@ def _tool_row(
 
 
 def _one_line(text: str) -> str:
-    """The first non-empty line of ``text`` (an error), stripped, its controls made visible."""
-    for line in cut(text).split("\n"):
-        if line.strip():
-            return safe_line(line.strip())
-    return ""
-
-
-def _matches(needle: str, *haystacks: str | None) -> bool:
-    return any(needle in hay.casefold() for hay in haystacks if hay)
+    """The first non-empty line of ``text`` (an error), its controls made visible."""
+    return safe_line(first_line(text))
 
 
 _NOTHING_TRIMMED: frozenset[str] = frozenset()
@@ -301,17 +286,9 @@ def _server_rows(
     trimmed: frozenset[str],
 ) -> tuple[Row, ...]:
     """A server's row and its tools' rows (none if the filter leaves the server out)."""
-    tools = state.tools
-    if needle.active:
-        if not needle.keeps_server(state):
-            return ()
-        if needle.tool_states:
-            tools = tuple(t for t in tools if needle.keeps_tool(t, trimmed))
-        text = needle.text
-        if text and not _matches(text, state.name):
-            tools = tuple(t for t in tools if _matches(text, t.bare, t.label))
-        if not tools and (needle.tool_states or text):
-            return ()
+    tools = needle.tools_of(state, trimmed) if needle.active else state.tools
+    if tools is None:
+        return ()
     rows = [_server_row(state, is_folded, layout.name_width)]
     if is_folded:
         return tuple(rows)
@@ -321,91 +298,3 @@ def _server_rows(
         trims = tool.enabled and tool.bare in trimmed
         rows.append(_tool_row(name, tool, trims, layout, available))
     return tuple(rows)
-
-
-# --- updating in place ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Splice:
-    """Replace ``old[old_start:old_end]`` with ``new[new_start:new_end]``."""
-
-    old_start: int
-    old_end: int
-    new_start: int
-    new_end: int
-
-
-@dataclass(frozen=True, slots=True)
-class RowDiff:
-    """How to turn one row tuple into another with the fewest row updates.
-
-    Apply the splices last to first (each in old coordinates, so earlier ones stay valid), then
-    re-render the rows at ``changed`` (new coordinates): same identity, different content.
-    """
-
-    splices: tuple[Splice, ...] = ()
-    """Runs of rows removed, inserted or replaced, in increasing order."""
-    changed: tuple[int, ...] = ()
-    """Indices (into the new rows) of rows that kept their place but changed."""
-
-    @property
-    def empty(self) -> bool:
-        """True when nothing changed."""
-        return not self.splices and not self.changed
-
-
-def diff_rows(old: tuple[Row, ...], new: tuple[Row, ...]) -> RowDiff:
-    """The changes from ``old`` to ``new`` (keys are unique within each tuple)."""
-    if len(old) == len(new):
-        # The common case, toggles and status changes: the same keys in the same places, and
-        # most rows the very same objects (reused from a ``RowMemo``). Find the others with
-        # built-ins only, then look at those alone.
-        differing = list(compress(range(len(new)), map(is_not, old, new)))
-        if all(old[i].key == new[i].key for i in differing):
-            return RowDiff(changed=tuple(i for i in differing if old[i] != new[i]))
-    old_keys = [row.key for row in old]
-    new_keys = [row.key for row in new]
-    splices: list[Splice] = []
-    changed: list[int] = []
-    matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            changed += [
-                j1 + k
-                for k in range(i2 - i1)
-                if old[i1 + k] is not new[j1 + k] and old[i1 + k] != new[j1 + k]
-            ]
-        else:
-            splices.append(Splice(i1, i2, j1, j2))
-    return RowDiff(splices=tuple(splices), changed=tuple(changed))
-
-
-def follow_cursor(old: tuple[Row, ...], new: tuple[Row, ...], index: int | None) -> int | None:
-    """Where the cursor at ``old[index]`` belongs in ``new``.
-
-    The row with the same key if it is still there; else the nearest surviving row of the same
-    server, its own row included (looking both ways in the old order, the following row first
-    on a tie); else the nearest surviving row of any server; else the same index, clamped.
-    """
-    if not new:
-        return None
-    if index is None or not 0 <= index < len(old):
-        return 0
-    current = old[index]
-    if index < len(new) and new[index].key == current.key:  # the common case: in place
-        return index
-    where = {row.key: i for i, row in enumerate(new)}
-    if current.key in where:
-        return where[current.key]
-    anywhere: int | None = None
-    for distance in range(1, len(old)):
-        for probe in (index + distance, index - distance):
-            if 0 <= probe < len(old) and old[probe].key in where:
-                if old[probe].server == current.server:
-                    return where[old[probe].key]
-                if anywhere is None:
-                    anywhere = where[old[probe].key]
-    if anywhere is not None:
-        return anywhere
-    return min(index, len(new) - 1)
