@@ -36,7 +36,7 @@ __all__ = [
 KEYS: tuple[tuple[str, str], ...] = (
     ("↑ ↓  j k", "move"),
     ("home end  pgup pgdn", "jump"),
-    ("space", "tool on / off; on a server row, fold / unfold"),
+    ("space", "tool on / off; on a server row, fold / unfold (a disabled server: enable it)"),
     ("e / x", "turn all tools of the server on / off"),
     ("z", "fold every server; when all are folded, unfold them all"),
     ("a", "add a server"),
