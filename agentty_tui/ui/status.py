@@ -24,15 +24,17 @@ class Summary:
     disabled: int
     untrusted: int
     tools_enabled: int
-    """Tools switched on, over every server."""
+    """Tools switched on, over the connected servers."""
     tools_total: int
-    """Tools advertised, over every server."""
+    """Tools advertised, over the connected servers."""
     on_wire: int
     """Tools the wire catalog ships (native ones included)."""
     budget: int
     """How many tools may go on the wire."""
     warning: str | None
     """The catalog's over-budget warning, if any."""
+    tools_unavailable: int = 0
+    """Tools still listed by servers that are not connected (none of them is on the wire)."""
 
     @property
     def text(self) -> str:
@@ -49,6 +51,8 @@ class Summary:
         if self.untrusted:
             parts.append(f"{self.untrusted} untrusted")
         parts.append(f"{self.tools_enabled}/{self.tools_total} tools on")
+        if self.tools_unavailable:
+            parts.append(f"{self.tools_unavailable} not available")
         parts.append(f"{self.on_wire}/{self.budget} on the wire")
         return " · ".join(parts)
 
@@ -56,6 +60,8 @@ class Summary:
 def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
     """Count servers by status, tools enabled, and tools on the wire against the budget."""
     statuses = [server.status for server in model.servers]
+    # A server that is not connected ships nothing: its tools are not counted as on.
+    connected = [server for server in model.servers if server.status == "connected"]
     return Summary(
         connected=statuses.count("connected"),
         connecting=statuses.count("connecting"),
@@ -63,8 +69,9 @@ def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
         needs_login=statuses.count("needs_login"),
         disabled=statuses.count("disabled"),
         untrusted=statuses.count("untrusted"),
-        tools_enabled=sum(server.enabled_count for server in model.servers),
-        tools_total=sum(len(server.tools) for server in model.servers),
+        tools_enabled=sum(server.enabled_count for server in connected),
+        tools_total=sum(len(server.tools) for server in connected),
+        tools_unavailable=sum(len(s.tools) for s in model.servers if s.status != "connected"),
         on_wire=len(catalog.tools),
         budget=catalog.budget,
         warning=catalog.warning,

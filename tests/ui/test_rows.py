@@ -335,6 +335,16 @@ def test_summary_counts_and_warning() -> None:
     )
 
 
+def test_summary_does_not_count_a_failed_servers_tools_as_on() -> None:
+    """The failed editor still lists two tools, one set on: neither is on, both are counted
+    as not available."""
+    m = crashed_model()
+    summary = summarize(m, project_catalog(m))
+    assert summary.text == (
+        "1 connected · 1 failed · 1/1 tools on · 2 not available · 3/128 on the wire"
+    )
+
+
 def test_needs_login_row_and_count() -> None:
     m = model(
         server("remote", status="needs_login", error="needs login: run agentty-tui login remote"),

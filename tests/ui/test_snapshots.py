@@ -59,7 +59,8 @@ def test_failed_server_with_its_error(snap_compare: SnapCompare) -> None:
 
 def test_failed_server_keeps_its_tools_dimmed(snap_compare: SnapCompare) -> None:
     """A server that failed after listing two tools: its row says "0 on the wire" before the
-    error; its tools keep their [x] / [ ] setting, dimmed, as none of them ships."""
+    error; its tools keep their [x] / [ ] setting, dimmed, as none of them ships; the status
+    bar counts them as "2 not available", not as on."""
     assert snap_compare(app_for(crashed_model()), terminal_size=SIZE)
 
 
