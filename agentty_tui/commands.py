@@ -213,13 +213,13 @@ async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
     if not known and not config.disabled and config.problem is None and not held_back:
         # The tool is new to the config: check the live server really advertises it.
         async with open_server(config, default_log_dir(), store.path) as session:
-            if session.status == "connected":
-                if tool not in {t.name for t in session.tools}:
+            if session.state.status == "connected":
+                if tool not in {t.name for t in session.state.tools}:
                     raise UnknownToolError(server, tool)
             else:
                 warn(
                     f"warning: could not check the tool name, {server!r} "
-                    f"did not connect: {session.error}"
+                    f"did not connect: {session.state.error}"
                 )
     store.apply(SetToolEnabled(server=server, tool=tool, enabled=enabled))
     say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}")
@@ -258,9 +258,10 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     async with open_server(
         config, default_log_dir(), store.path, elicitation=elicitation
     ) as session:
-        if session.status != "connected":
-            problem = OperationError(f"server {args.server!r} did not connect: {session.error}")
-        elif args.tool not in {t.name for t in session.tools}:
+        state = session.state
+        if state.status != "connected":
+            problem = OperationError(f"server {args.server!r} did not connect: {state.error}")
+        elif args.tool not in {t.name for t in state.tools}:
             problem = UnknownToolError(args.server, args.tool)
         else:
             try:

@@ -10,9 +10,9 @@ session re-lists, the bridge publishes, the picker updates in place.
 Timed per change, with ``perf_counter()`` in this one process:
 
 - **notice → frame** (the headline): from the moment the session receives the notification
-  (the bench wraps the session's re-list event, ``ServerSession._relist_wanted``, to stamp its
-  ``set()``) to the first painted frame that shows the change: the ``scene_open`` row drawn
-  (reveal), or the first frame after the rows no longer hold it (withdraw);
+  (the bench wraps the session's ``Relister.notice()`` to stamp it) to the first painted frame
+  that shows the change: the ``scene_open`` row drawn (reveal), or the first frame after the
+  rows no longer hold it (withdraw);
 - **call → frame**: from the ``call_tool`` that causes the change (includes the call's round
   trip; an upper bound that needs no hook);
 - the parts: notice → ``show_snapshot`` (re-list + publish + feed), ``show_snapshot`` itself,
@@ -48,7 +48,7 @@ from _paint import TimedPickerApp
 from textual.pilot import Pilot
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.session import ServerSession
+from agentty_tui.bridge.relist import Relister
 from agentty_tui.config import ConfigStore
 from tests.servers import GATED_BASE_TOOLS, GATED_TOOLSETS, gated_argv, scalable_argv
 
@@ -58,41 +58,21 @@ TOOLSET = "scene"
 REVEALED = GATED_TOOLSETS[TOOLSET][0]
 
 
-class _StampedEvent:
-    """An ``anyio.Event`` whose ``set()`` is time-stamped into ``stamps``."""
-
-    def __init__(self, event: anyio.Event, stamps: list[float]) -> None:
-        self._event = event
-        self._stamps = stamps
-
-    def set(self) -> None:
-        self._stamps.append(time.perf_counter())
-        self._event.set()
-
-    def is_set(self) -> bool:
-        return self._event.is_set()
-
-    async def wait(self) -> None:
-        await self._event.wait()
-
-
 @contextmanager
 def notice_stamps() -> Iterator[list[float]]:
-    """Stamp every list_changed notice a session receives (its re-list event being set)."""
+    """Stamp every list_changed notice a session receives (its relister's ``notice()``)."""
     stamps: list[float] = []
+    original = Relister.notice
 
-    def get(session: ServerSession) -> _StampedEvent:
-        found: _StampedEvent = session.__dict__["_bench_relist_wanted"]
-        return found
+    def stamped(relister: Relister) -> None:
+        stamps.append(time.perf_counter())
+        original(relister)
 
-    def put(session: ServerSession, event: anyio.Event) -> None:
-        session.__dict__["_bench_relist_wanted"] = _StampedEvent(event, stamps)
-
-    setattr(ServerSession, "_relist_wanted", property(get, put))  # noqa: B010
+    setattr(Relister, "notice", stamped)  # noqa: B010 - a bench hook, undone below
     try:
         yield stamps
     finally:
-        delattr(ServerSession, "_relist_wanted")
+        setattr(Relister, "notice", original)  # noqa: B010
 
 
 async def _idle(pilot: Pilot[None]) -> None:

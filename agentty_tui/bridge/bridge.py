@@ -45,6 +45,7 @@ from agentty_tui.config.edits import (
 from agentty_tui.config.trust import needs_trust
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError, UnknownToolError
 from agentty_tui.model import (
+    AdvertisedTool,
     PluginConfig,
     PluginModel,
     ServerConfig,
@@ -175,25 +176,25 @@ class Bridge:
     def server_pid(self, name: str) -> int | None:
         """Process id of the live session of ``name`` (diagnostics and tests)."""
         session = self._sessions.get(name)
-        return session.pid if session is not None else None
+        return session.state.pid if session is not None else None
 
     def session_relists(self, name: str) -> int:
         """How many list_changed re-lists the live session of ``name`` has done."""
         session = self._sessions.get(name)
-        return session.relists if session is not None else 0
+        return session.state.relists if session is not None else 0
 
     @property
     def live_pids(self) -> tuple[int, ...]:
         """Process ids of every server process still running, replaced ones included."""
         sessions = [*self._sessions.values(), *self._retired]
-        return tuple(pid for pid in (s.pid for s in sessions) if pid is not None)
+        return tuple(pid for pid in (s.state.pid for s in sessions) if pid is not None)
 
     def step(self) -> StepRuntime:
         """Pin the current snapshot and its connected sessions for one agent step."""
         connected = {
             name: session
             for name, session in self._sessions.items()
-            if session.status == "connected"
+            if session.state.status == "connected"
         }
         return StepRuntime(self.snapshot, connected)
 
@@ -350,15 +351,14 @@ class Bridge:
         for name in list(self._sessions):
             session = self._sessions[name]
             target = wanted.get(name)
+            # A kept session keeps the entry it started with: what differs (the tool filter)
+            # is applied here, above it; a different connection means a new session.
             keep = (
                 target is not None
                 and target.connection_key() == session.config.connection_key()
-                and not (retry_failed and session.status == "failed")
+                and not (retry_failed and session.state.status == "failed")
             )
-            if keep:
-                assert target is not None
-                session.config = target  # filters may differ; the connection does not
-            else:
+            if not keep:
                 del self._sessions[name]
                 self._retire(session)
                 stopped.append(name)
@@ -375,7 +375,7 @@ class Bridge:
     def _start(self, config: ServerConfig) -> ServerSession:
         assert self._group is not None, "the bridge is not running"
         log = ServerLog(self.log_dir, config.name, self.store.path)
-        session = ServerSession(config, log, self._publish)
+        session = ServerSession(config, log, lambda _state: self._publish())
         self._sessions[config.name] = session
         self._group.start_soon(self._run_session, session)
         return session
@@ -420,8 +420,7 @@ class Bridge:
         session = None if config.disabled else self._sessions.get(config.name)
         key: tuple[object, ...] = (config, session, self._gated(config))
         if session is not None:
-            key += (session.status, session.error, session.info, session.tools, session.pid)
-            key += (session.dropped_tools, session.warnings, session.auth)
+            key += (session.state,)
         entry = previous.get(config.name)
         if entry is not None and _same(entry[0], key):
             state = entry[1]
@@ -440,26 +439,29 @@ class Bridge:
             )
         if session is None:
             return ServerState(name=config.name, spec=config.spec, status="disabled")
+        live = session.state
         return ServerState(
             name=config.name,
             spec=config.spec,
-            status=session.status,
-            error=session.error,
-            info=session.info,
-            tools=self._derive(config, session),
-            dropped_tools=session.dropped_tools,
-            pid=session.pid,
-            warnings=session.warnings,
-            auth=session.auth,
+            status=live.status,
+            error=live.error,
+            info=live.info,
+            tools=self._derive(config, live.tools),
+            dropped_tools=live.dropped_tools,
+            pid=live.pid,
+            warnings=live.warnings,
+            auth=live.auth,
         )
 
-    def _derive(self, config: ServerConfig, session: ServerSession) -> tuple[ToolState, ...]:
+    def _derive(
+        self, config: ServerConfig, advertised: tuple[AdvertisedTool, ...]
+    ) -> tuple[ToolState, ...]:
         """``derive_tools``, cached per server until its tool list or its filter changes."""
         cached = self._derived.get(config.name)
-        if cached is not None and cached[0] is session.tools and cached[1] == config.tools:
+        if cached is not None and cached[0] is advertised and cached[1] == config.tools:
             return cached[2]
-        tools = derive_tools(session.tools, config.tools)
-        self._derived[config.name] = (session.tools, config.tools, tools)
+        tools = derive_tools(advertised, config.tools)
+        self._derived[config.name] = (advertised, config.tools, tools)
         return tools
 
 

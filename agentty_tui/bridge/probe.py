@@ -41,7 +41,7 @@ async def open_server(
     hold the block's error, and it is unwrapped here where the group is made.
     """
     log = ServerLog(log_dir, config.name, config_path)
-    session = ServerSession(config, log, lambda: None, elicitation=elicitation)
+    session = ServerSession(config, log, lambda _state: None, elicitation=elicitation)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(session.run)

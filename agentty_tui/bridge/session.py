@@ -2,20 +2,25 @@
 
 A ``ServerSession`` owns exactly one connection to one server for its whole life. Its ``run``
 method is the task that enters and exits the mcp ``Client`` (anyio requires both in the same
-task) and never raises: every failure becomes ``status == "failed"`` with an ``error`` a user
-can act on. The bridge reads the session's plain attributes to build model snapshots and is
-told through ``on_change`` whenever they change.
+task) and never raises: every failure becomes a ``failed`` state with an error a user can act
+on. What the session knows is one frozen ``SessionState`` (``bridge/session_state.py``): it is
+replaced whole on every change and handed to ``on_change(state)``; ``state`` is the latest.
+Nobody writes into a session. Its config is the one it was started with: a reload that changes
+how the server is reached (``connection_key``) starts a new session, and one that changes only
+the tool filter leaves the session alone, since the filter is applied above it.
 
 Both protocol eras deliver ``notifications/tools/list_changed``: a 2025-handshake server sends
 it to the message handler, a 2026-07-28 server only to an open ``listen`` stream; the session
-handles both and coalesces bursts into one re-list at a time.
+handles both and coalesces bursts into one re-list at a time (``bridge/relist.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -26,61 +31,30 @@ from mcp.client.session import ElicitationFnT
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
 
 from agentty_tui import __version__
-from agentty_tui.bridge import stdio
+from agentty_tui.bridge import tool_pages
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, auth_state, connect_provider
-from agentty_tui.bridge.errors import describe_failure, login_hint
+from agentty_tui.bridge.errors import login_hint
+from agentty_tui.bridge.exits import exit_message, failure_text, observed_failure, see_exit
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.http import HttpTransport
-from agentty_tui.bridge.listing import LenientToolsPage, screen_raw_tools, screen_tools
 from agentty_tui.bridge.logs import ServerLog
-from agentty_tui.bridge.stdio import TOO_DEEP, StdioTransport
+from agentty_tui.bridge.relist import Relister, noisy_warning
+from agentty_tui.bridge.session_state import SessionState
+from agentty_tui.bridge.stdio import StdioTransport
+from agentty_tui.bridge.tool_pages import Listing, list_all_tools
 from agentty_tui.errors import OperationError
-from agentty_tui.model import (
-    AdvertisedTool,
-    AuthState,
-    DroppedTool,
-    HttpSpec,
-    ServerConfig,
-    ServerInfo,
-    ServerStatus,
-    StdioSpec,
-)
+from agentty_tui.model import AuthState, HttpSpec, ServerConfig, ServerInfo, ServerStatus, StdioSpec
 from agentty_tui.secrets import Redactor
 
-__all__ = ["MAX_TOOL_PAGES", "ServerSession"]
-
-MAX_TOOL_PAGES = 1000
-"""A paginator that never ends must not hang a listing."""
-
-BURST_QUIET = 0.05
-"""Seconds without a change notice that end a burst of them (then one re-list follows)."""
-
-BURST_MAX_WAIT = 0.5
-"""A burst that never pauses still gets a re-list this often (for its first few re-lists)."""
-
-FREE_RELISTS = 3
-"""Re-lists in a row (no quiet second between them) before the interval starts to grow."""
-
-MAX_RELIST_INTERVAL = 1.0
-"""The longest wait between re-lists of a server whose notices never stop."""
-
-NOISY_RELISTS = 8
-"""Re-lists in a row that make a server noisy (a warning in its row)."""
-
-RELIST_QUIET_RESET = 2.0
-"""Seconds without a change notice after which a server counts as quiet again."""
-
-EXIT_STATUS_WAIT = 0.5
-"""After stdout ends, how long to wait for the exit status before reporting without it."""
+__all__ = ["ServerSession", "SessionState"]
 
 
 class ServerSession:
     """The one live connection to one configured server.
 
-    Attributes read by the bridge: ``status``, ``error``, ``info``, ``tools`` and ``pid``.
+    Read ``state`` (or the value ``on_change`` receives); wait on ``settled`` and ``closed``.
     Step runtimes hold leases on a session; a retired session stops once no lease is left.
     """
 
@@ -88,28 +62,16 @@ class ServerSession:
         self,
         config: ServerConfig,
         log: ServerLog,
-        on_change: Callable[[], None],
+        on_change: Callable[[SessionState], None],
         elicitation: ElicitationFnT | None = None,
     ) -> None:
-        self.config = config
+        self._config = config
         self.log = log
-        self.status: ServerStatus = "connecting"
-        self.error: str | None = None
-        self.info: ServerInfo | None = None
-        self.tools: tuple[AdvertisedTool, ...] = ()
-        """The advertised tools of the latest complete listing (replaced, never merged)."""
-        self.dropped_tools: tuple[DroppedTool, ...] = ()
-        """Tools of that listing that break the MCP rules, with the reason."""
-        self.relists = 0
-        """How many re-lists list_changed caused (diagnostics and tests)."""
-        self.noisy = False
-        """True while the server sends change notices without pause (re-lists are slowed)."""
-        self.pages_cut = False
-        """True when the latest listing stopped at ``MAX_TOOL_PAGES`` with pages still to come."""
         self.closed = anyio.Event()
         """Set once ``run`` has returned and the server process is gone."""
         self.settled = anyio.Event()
         """Set once the session has connected, failed or ended: no longer ``connecting``."""
+        self._state = SessionState()
         self._on_change = on_change
         self._elicitation = elicitation
         """Answers a server's form requests; without one the session does not offer them."""
@@ -118,47 +80,55 @@ class ServerSession:
         self._http: HttpTransport | None = None
         self._auth: AgenttyOAuthProvider | None = None
         self._auth_spec: HttpSpec | None = None
-        self.auth: AuthState | None = None
-        """The server's OAuth login state (URL servers that use OAuth)."""
         self._scope: anyio.CancelScope | None = None
         self._stopping = False
-        self._relist_wanted = anyio.Event()
+        self._pages_cut = False
         self._leases = 0
         self._retired = False
         self._redactor = Redactor()
         """Removes what ``${VAR}`` expansion put in (and URL credentials) from shown text."""
+        self._relister = Relister(log, lambda: self._redactor)
 
-    # --- identity -------------------------------------------------------------------
+    # --- what it publishes ----------------------------------------------------------
 
     @property
     def name(self) -> str:
         """The server's config key."""
-        return self.config.name
+        return self._config.name
 
     @property
-    def warnings(self) -> tuple[str, ...]:
+    def config(self) -> ServerConfig:
+        """The config entry the session was started with (fixed for its life)."""
+        return self._config
+
+    @property
+    def state(self) -> SessionState:
+        """The latest state; the same object the last ``on_change`` received."""
+        return self._state
+
+    def _publish(self, **changes: Any) -> None:
+        """Replace the state (with the current warnings and pid) and tell the listener."""
+        pid = None
+        if self._transport is not None and not self.closed.is_set():
+            pid = self._transport.pid
+        self._state = dataclasses.replace(
+            self._state, **changes, warnings=self._warnings(), pid=pid
+        )
+        self._on_change(self._state)
+
+    def _warnings(self) -> tuple[str, ...]:
         """What the user should know about a server that otherwise works, one line each."""
         found: list[str] = []
         if self.log.problem is not None:
             found.append(f"{self.log.problem}; the server runs without its log")
-        if self.pages_cut:
+        if self._pages_cut:
             found.append(
-                f"its tool list did not end after {MAX_TOOL_PAGES:,} pages; "
+                f"its tool list did not end after {tool_pages.MAX_TOOL_PAGES:,} pages; "
                 "only those pages are shown"
             )
-        if self.noisy:
-            found.append(
-                "noisy: it announces tool changes without pause; "
-                f"re-listed at most every {MAX_RELIST_INTERVAL:g} s"
-            )
+        if self._relister.noisy:
+            found.append(noisy_warning())
         return tuple(found)
-
-    @property
-    def pid(self) -> int | None:
-        """Process id of a running stdio server."""
-        if self._transport is None or self.closed.is_set():
-            return None
-        return self._transport.pid
 
     # --- life cycle -----------------------------------------------------------------
 
@@ -178,7 +148,7 @@ class ServerSession:
             self._client = None
             self.closed.set()
             self.settled.set()
-            self._on_change()
+            self._publish()
 
     def stop(self) -> None:
         """Ask the session to close its connection and stop the server process."""
@@ -204,45 +174,34 @@ class ServerSession:
             self.stop()
 
     async def _supervise(self) -> None:
-        if self.config.spec is None:  # the bridge never starts an invalid entry
-            self._fail(self.config.problem or "the config entry is invalid")
+        if self._config.spec is None:  # the bridge never starts an invalid entry
+            self._fail(self._config.problem or "the config entry is invalid")
             return
         try:
-            spec = expand_spec(self.config.spec, os.environ)
+            spec = expand_spec(self._config.spec, os.environ)
         except ExpansionError as exc:
             self._fail(str(exc))
             return
-        self._redactor = redactor_for(self.config.spec, spec, os.environ)
+        self._redactor = redactor_for(self._config.spec, spec, os.environ)
         if isinstance(spec, StdioSpec):
             if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
                 self._fail(f"working directory {spec.cwd!r} does not exist")
                 return
-            assert isinstance(self.config.spec, StdioSpec)
-            self._transport = StdioTransport(spec, self.log, shown=self.config.spec)
-            transport: Any = self._transport
+            transport: Any = self._spawned(self._stdio_transport(spec))
         else:
-            self._auth = connect_provider(spec)
-            self._http = HttpTransport(
-                spec,
-                self.config.request_timeout,
-                self.config.max_response_bytes,
-                auth=self._auth,
-            )
-            self._auth_spec = spec
-            self.auth = auth_state(spec) if self._auth is not None else None
-            transport = self._http
+            transport = self._http_transport(spec)
         client = Client(
             transport,
             mode="auto",
             message_handler=self._on_message,
             elicitation_callback=self._elicitation,
-            read_timeout_seconds=self.config.request_timeout,
+            read_timeout_seconds=self._config.request_timeout,
             cache=None,
             client_info=types.Implementation(name="agentty-tui", version=__version__),
         )
         if self._scope is None:
             self._scope = anyio.CancelScope()
-        timeout = self.config.connect_timeout
+        timeout = self._config.connect_timeout
         self._scope.deadline = anyio.current_time() + timeout
         failure: str | None = None
         with self._scope:
@@ -251,10 +210,10 @@ class ServerSession:
                 if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                     # Subscribe before listing, so no change between the two is missed.
                     await group.start(self._listen, client)
-                tools = await self._list_all(client)
+                listing = await self._list_all(client)
                 self._scope.deadline = math.inf
-                self._connected(client, tools)
-                group.start_soon(self._relister, client)
+                self._connected(client, listing)
+                group.start_soon(self._relister.run, lambda: self._list_all(client), self._relisted)
                 failure = await self._until_gone()
                 group.cancel_scope.cancel()
         if failure is not None:
@@ -262,92 +221,88 @@ class ServerSession:
         elif self._scope.cancelled_caught and not self._stopping:
             self._fail(self._with_tail(f"timed out after {timeout:g} s while connecting"))
 
+    def _stdio_transport(self, spec: StdioSpec) -> StdioTransport:
+        assert isinstance(self._config.spec, StdioSpec)
+        self._transport = StdioTransport(spec, self.log, shown=self._config.spec)
+        return self._transport
+
+    @asynccontextmanager
+    async def _spawned(self, transport: StdioTransport) -> AsyncIterator[Any]:
+        """``transport``, publishing the server's pid as soon as the process runs."""
+        async with transport as streams:
+            self._publish()
+            yield streams
+
+    def _http_transport(self, spec: HttpSpec) -> HttpTransport:
+        self._auth = connect_provider(spec)
+        self._http = HttpTransport(
+            spec, self._config.request_timeout, self._config.max_response_bytes, auth=self._auth
+        )
+        self._auth_spec = spec
+        return self._http
+
     async def _until_gone(self) -> str | None:
         """Wait until the server goes away by itself, and say why (stdio only; else forever)."""
         if self._transport is None:
             await anyio.sleep_forever()
         assert self._transport is not None
         await self._transport.ended.wait()
-        return await self._exit_message()
+        return self._with_tail(await exit_message(self._transport))
 
-    def _connected(self, client: Client, tools: tuple[AdvertisedTool, ...]) -> None:
+    def _connected(self, client: Client, listing: Listing) -> None:
         server_info = client.server_info
-        self.info = ServerInfo(
+        info = ServerInfo(
             name=server_info.name if server_info else None,
             version=server_info.version if server_info else None,
             protocol_version=client.protocol_version,
         )
-        self.tools = tools
-        self._read_auth()
-        self.status = "connected"
-        self.error = None
-        self.log.note(f"connected ({client.protocol_version}), {len(tools)} tools")
+        self.log.note(f"connected ({client.protocol_version}), {len(listing.tools)} tools")
         self.settled.set()
-        self._on_change()
+        self._publish(
+            status="connected",
+            error=None,
+            info=info,
+            tools=listing.tools,
+            dropped_tools=listing.dropped,
+            auth=self._read_auth(),
+        )
 
     def _fail(self, message: str, status: ServerStatus = "failed") -> None:
         if self._stopping:
             return
-        self._read_auth()
-        self.status = status
-        self.error = message
         self.log.note(f"failed: {message}")
         self.settled.set()
-        self._on_change()
+        self._publish(status=status, error=message, auth=self._read_auth())
 
     # --- tools ----------------------------------------------------------------------
 
-    async def _list_all(self, client: Client) -> tuple[AdvertisedTool, ...]:
-        """Every page of ``tools/list``, screened: invalid tools go to ``dropped_tools``."""
-        pages: list[types.Tool] = []
-        malformed: list[DroppedTool] = []
-        cursor: str | None = None
-        deep_cuts = self._transport.deep_cuts if self._transport is not None else 0
-        for _ in range(MAX_TOOL_PAGES):
-            try:
-                page = await client.list_tools(cursor=cursor)
-                pages.extend(page.tools)
-                cursor = page.next_cursor
-            except ValidationError:
-                # One malformed tool fails the SDK's whole page: ask again and check each tool
-                # on its own, so the valid ones are kept.
-                raw = await self._raw_tools_page(client, cursor)
-                valid, bad = screen_raw_tools(raw.tools)
-                # The SDK looks a called tool up in its own listing cache (to check results
-                # against the output schema); hand it the valid tools, or every call would
-                # re-list and fail on the malformed ones again.
-                client.session._absorb_tool_listing(
-                    types.ListToolsResult(tools=valid), complete=False
-                )
-                pages.extend(valid)
-                malformed.extend(bad)
-                cursor = raw.next_cursor
-            if not cursor:
-                break
-        if cursor and not self.pages_cut:
-            self.log.note(f"tools/list did not end after {MAX_TOOL_PAGES} pages; stopped there")
-        self.pages_cut = bool(cursor)
-        # Only a listing whose messages had too-deep parts cut out needs to look for them.
-        cut = self._transport is not None and self._transport.deep_cuts > deep_cuts
-        marker = TOO_DEEP if cut else None
-        tools, self.dropped_tools = screen_tools(pages, malformed, cut_marker=marker)
-        for dropped in self.dropped_tools:
-            self.log.note(f"dropped tool {dropped.name[:80]!r}: {dropped.reason}")
-        return tools
-
-    async def _raw_tools_page(self, client: Client, cursor: str | None) -> LenientToolsPage:
-        """One ``tools/list`` page, unvalidated: the SDK's typed requests validate the whole
-        result, and there is no public way around that, hence the dispatcher."""
-        dispatcher = client.session._dispatcher
-        params = {"cursor": cursor} if cursor else None
-        raw = await dispatcher.send_raw_request(
-            "tools/list", params, {"timeout": self.config.request_timeout}
+    async def _list_all(self, client: Client) -> Listing:
+        """Every page of ``tools/list``, screened; remembers whether it was cut."""
+        transport = self._transport
+        listing = await list_all_tools(
+            client,
+            self.log,
+            request_timeout=self._config.request_timeout,
+            deep_cuts=(lambda: transport.deep_cuts) if transport is not None else (lambda: 0),
+            was_cut=self._pages_cut,
         )
-        return LenientToolsPage.model_validate(raw)
+        self._pages_cut = listing.pages_cut
+        return listing
+
+    def _relisted(self, listing: Listing | None) -> None:
+        """Publish a re-list's tools (or, with ``None``, that the server calmed down)."""
+        if listing is None:
+            self._publish()
+            return
+        self._publish(
+            tools=listing.tools,
+            dropped_tools=listing.dropped,
+            relists=self._state.relists + 1,
+        )
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, types.ToolListChangedNotification):
-            self._relist_wanted.set()
+            self._relister.notice()
         elif isinstance(message, Exception):
             self.log.note(self._redactor.scrub(f"transport error: {message!r}"))
 
@@ -363,119 +318,44 @@ class ServerSession:
                 task_status.started()
                 started = True
                 async for _event in subscription:
-                    self._relist_wanted.set()
+                    self._relister.notice()
         except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError) as exc:
             self.log.note(self._redactor.scrub(f"tools/list_changed subscription ended: {exc}"))
         finally:
             if not started:
                 task_status.started()
 
-    async def _relister(self, client: Client) -> None:
-        """Re-list on change notices: the first at once, a burst only once it has passed.
-
-        A lone notice is answered immediately (a new tool shows within milliseconds). Notices
-        that keep arriving while a re-list runs mean a burst: wait until the server has been
-        quiet for ``BURST_QUIET`` seconds (at most ``BURST_MAX_WAIT``), then re-list once.
-        A server that never stops gets ever longer intervals, up to ``MAX_RELIST_INTERVAL``,
-        and is marked noisy until it has been quiet for ``RELIST_QUIET_RESET`` seconds.
-        """
-        streak = 0  # re-lists since the server was last quiet
-        last = -math.inf
-        while True:
-            with anyio.move_on_after(RELIST_QUIET_RESET if self.noisy else math.inf):
-                await self._relist_wanted.wait()
-            if not self._relist_wanted.is_set():  # a noisy server has calmed down
-                self.noisy = False
-                self._on_change()
-                continue
-            if anyio.current_time() - last > RELIST_QUIET_RESET:
-                streak = 0
-            while True:
-                wait = last + _relist_interval(streak) - anyio.current_time()
-                if wait > 0:
-                    await anyio.sleep(wait)
-                self._relist_wanted = anyio.Event()
-                try:
-                    tools = await self._list_all(client)
-                except Exception as exc:
-                    self.log.note(self._redactor.scrub(f"re-listing tools failed: {exc!r}"))
-                    break
-                last = anyio.current_time()
-                streak += 1
-                self.tools = tools
-                self.relists += 1
-                if streak >= NOISY_RELISTS and not self.noisy:
-                    self.noisy = True
-                    self.log.note(f"tools/list_changed without pause: {streak} re-lists in a row")
-                self._on_change()
-                if not self._relist_wanted.is_set():
-                    break
-                await self._wait_for_quiet()
-
-    async def _wait_for_quiet(self) -> None:
-        """Return once no change notice has come for ``BURST_QUIET`` s, or ``BURST_MAX_WAIT``."""
-        deadline = anyio.current_time() + BURST_MAX_WAIT
-        while (left := deadline - anyio.current_time()) > 0:
-            notice = anyio.Event()
-            self._relist_wanted = notice
-            with anyio.move_on_after(min(BURST_QUIET, left)) as window:
-                await notice.wait()
-            if window.cancelled_caught:
-                return
-
     # --- calls ----------------------------------------------------------------------
 
     async def call_tool(self, bare: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """Call one tool on this server's live connection."""
-        client = self._client
-        if client is None or self.status != "connected":
-            why = f": {self.error}" if self.error else ""
-            raise OperationError(f"server {self.name!r} is not connected ({self.status}{why})")
+        client, state = self._client, self._state
+        if client is None or state.status != "connected":
+            why = f": {state.error}" if state.error else ""
+            raise OperationError(f"server {self.name!r} is not connected ({state.status}{why})")
         try:
             return await client.call_tool(bare, arguments)
         except Exception as exc:
-            if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
-                await self._see_exit()
+            closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
+            if closed and self._transport is not None:
+                await see_exit(self._transport)
             raise OperationError(
                 f"calling {bare!r} on {self.name!r} failed: {self._describe(exc)}"
             ) from exc
 
-    async def _see_exit(self) -> None:
-        """Give a stdio server whose connection closed under a call a moment to be reaped.
-
-        Its exit status says why far better than "Connection closed", and it is known only
-        once the end of its output has been read and the process waited for.
-        """
-        transport = self._transport
-        if transport is None:
-            return
-        with anyio.move_on_after(EXIT_STATUS_WAIT):
-            await transport.ended.wait()
-            while transport.returncode is None:  # noqa: ASYNC110 - no event fires on exit
-                await anyio.sleep(0.01)
-
     # --- error text -----------------------------------------------------------------
 
     def _describe(self, exc: BaseException) -> str:
-        if self._transport is not None and self._transport.line_too_long:
-            return self._with_tail(_line_too_long())
-        if self._transport is not None and self._transport.gone_by_itself:
-            code = self._transport.returncode
-            if code is not None:
-                return self._with_tail(_exit_text(code))
-        if self._http is not None and self._http.refused is not None:
-            return self._with_tail(self._http.refused)
-        if self._needs_login():
+        observed = observed_failure(self._transport, self._http)
+        if observed is None and self._needs_login():
             return login_hint(self.name)
-        status = self._http.error_status if self._http is not None else None
-        bearer = self._http is not None and self._http.bearer_challenge
-        return self._with_tail(
-            describe_failure(exc, self.config, http_status=status, bearer_challenge=bearer)
-        )
+        return self._with_tail(observed or failure_text(exc, self._config, self._http))
 
-    def _read_auth(self) -> None:
+    def _read_auth(self) -> AuthState | None:
+        """The OAuth login state as it is now (URL servers that use OAuth)."""
         if self._auth_spec is not None and self._auth is not None:
-            self.auth = auth_state(self._auth_spec)
+            return auth_state(self._auth_spec)
+        return None
 
     def _needs_login(self) -> bool:
         """Whether the server turned us away for want of an OAuth login."""
@@ -484,41 +364,9 @@ class ServerSession:
             return False
         return auth.login_required or (http.error_status == 401 and http.bearer_challenge)
 
-    async def _exit_message(self) -> str:
-        assert self._transport is not None
-        if self._transport.line_too_long:
-            return self._with_tail(_line_too_long())
-        with anyio.move_on_after(EXIT_STATUS_WAIT):
-            # No event fires on exit; the exit status is only observable by polling.
-            while self._transport.returncode is None:  # noqa: ASYNC110
-                await anyio.sleep(0.01)
-        code = self._transport.returncode
-        text = _exit_text(code) if code is not None else "closed its output and stopped answering"
-        await self._transport.stderr_drained(EXIT_STATUS_WAIT)
-        return self._with_tail(text)
-
     def _with_tail(self, message: str) -> str:
         """``message`` plus the stderr tail, as shown and logged: every error text of the
         session passes here, so this is where what the expansion put in is scrubbed (an
         exception may quote the expanded URL, a server may echo its arguments to stderr)."""
         tail = self.log.tail() if self._transport is not None else ""
         return self._redactor.scrub(f"{message}\n{tail}" if tail else message)
-
-
-def _relist_interval(streak: int) -> float:
-    """The least time between two re-lists after ``streak`` of them in a row."""
-    if streak < FREE_RELISTS:
-        return 0.0
-    return min(BURST_MAX_WAIT * 2.0 ** (streak - FREE_RELISTS), MAX_RELIST_INTERVAL)
-
-
-def _line_too_long() -> str:
-    limit = stdio.MAX_LINE  # read now: a test may lower it
-    size = f"{limit / 2**20:g} MiB" if limit >= 2**20 else f"{limit} bytes"
-    return f"the server sent a line of more than {size}; the connection was closed"
-
-
-def _exit_text(code: int) -> str:
-    if code < 0:
-        return f"the server was killed by signal {-code}"
-    return f"the server exited with status {code}"

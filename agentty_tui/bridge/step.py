@@ -43,7 +43,7 @@ class StepRuntime:
     def session_pid(self, server: str) -> int | None:
         """Process id behind ``server`` for this step (diagnostics)."""
         session = self._sessions.get(server)
-        return session.pid if session is not None else None
+        return session.state.pid if session is not None else None
 
     async def call(
         self, server: str, tool: str, arguments: dict[str, Any] | None = None

@@ -83,7 +83,7 @@ async def test_a_call_answers_the_servers_form_with_its_defaults(
     config = _form_server(write_config)
     with anyio.fail_after(30):
         async with open_server(config, log_dir, elicitation=accept_defaults) as session:
-            assert session.status == "connected", session.error
+            assert session.state.status == "connected", session.state.error
             answer = _text(await session.call_tool("ask", {}))
             assert answer.startswith("accept ")
             assert json.loads(answer.removeprefix("accept ")) == {
@@ -100,6 +100,6 @@ async def test_without_an_answerer_the_server_hears_forms_are_not_offered(
     config = _form_server(write_config)
     with anyio.fail_after(30):
         async with open_server(config, log_dir) as session:
-            assert session.status == "connected", session.error
+            assert session.state.status == "connected", session.state.error
             with pytest.raises(OperationError, match="did not declare the form elicitation"):
                 await session.call_tool("ask", {})

@@ -1,0 +1,135 @@
+"""Turning a server's ``tools/list_changed`` notices into re-lists, bursts coalesced.
+
+A lone notice is answered at once (a new tool shows within milliseconds). Notices that keep
+arriving while a re-list runs mean a burst: wait until the server has been quiet for
+``BURST_QUIET`` seconds (at most ``BURST_MAX_WAIT``), then re-list once. A server that never
+stops gets ever longer intervals, up to ``MAX_RELIST_INTERVAL``, and is marked noisy until it
+has been quiet for ``RELIST_QUIET_RESET`` seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+
+import anyio
+
+from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.tool_pages import Listing
+from agentty_tui.secrets import Redactor
+
+__all__ = [
+    "BURST_MAX_WAIT",
+    "BURST_QUIET",
+    "FREE_RELISTS",
+    "MAX_RELIST_INTERVAL",
+    "NOISY_RELISTS",
+    "RELIST_QUIET_RESET",
+    "Relister",
+    "noisy_warning",
+]
+
+BURST_QUIET = 0.05
+"""Seconds without a change notice that end a burst of them (then one re-list follows)."""
+
+BURST_MAX_WAIT = 0.5
+"""A burst that never pauses still gets a re-list this often (for its first few re-lists)."""
+
+FREE_RELISTS = 3
+"""Re-lists in a row (no quiet second between them) before the interval starts to grow."""
+
+MAX_RELIST_INTERVAL = 1.0
+"""The longest wait between re-lists of a server whose notices never stop."""
+
+NOISY_RELISTS = 8
+"""Re-lists in a row that make a server noisy (a warning in its row)."""
+
+RELIST_QUIET_RESET = 2.0
+"""Seconds without a change notice after which a server counts as quiet again."""
+
+
+def noisy_warning() -> str:
+    """The warning line of a server marked noisy."""
+    return (
+        "noisy: it announces tool changes without pause; "
+        f"re-listed at most every {MAX_RELIST_INTERVAL:g} s"
+    )
+
+
+class Relister:
+    """One session's re-list loop: ``notice()`` asks for a re-list, ``run`` answers."""
+
+    def __init__(self, log: ServerLog, redactor: Callable[[], Redactor]) -> None:
+        """``redactor`` gives the session's current redactor (it is known only once the
+        session has expanded its spec)."""
+        self.noisy = False
+        """True while the server sends change notices without pause (re-lists are slowed)."""
+        self._log = log
+        self._redactor = redactor
+        self._wanted = anyio.Event()
+
+    def notice(self) -> None:
+        """A change notice arrived (from the message handler or the listen stream)."""
+        self._wanted.set()
+
+    async def run(
+        self, relist: Callable[[], Awaitable[Listing]], publish: Callable[[Listing | None], None]
+    ) -> None:
+        """Re-list on notices until cancelled.
+
+        ``relist`` lists every page; ``publish`` gets each new listing (with ``noisy`` already
+        updated), or ``None`` when only ``noisy`` changed. A failed re-list is logged and
+        waits for the next notice.
+        """
+        streak = 0  # re-lists since the server was last quiet
+        last = -math.inf
+        while True:
+            with anyio.move_on_after(RELIST_QUIET_RESET if self.noisy else math.inf):
+                await self._wanted.wait()
+            if not self._wanted.is_set():  # a noisy server has calmed down
+                self.noisy = False
+                publish(None)
+                continue
+            if anyio.current_time() - last > RELIST_QUIET_RESET:
+                streak = 0
+            while True:
+                wait = last + relist_interval(streak) - anyio.current_time()
+                if wait > 0:
+                    await anyio.sleep(wait)
+                self._wanted = anyio.Event()
+                try:
+                    listing = await relist()
+                except Exception as exc:
+                    self._log.note(self._redactor().scrub(f"re-listing tools failed: {exc!r}"))
+                    break
+                last = anyio.current_time()
+                streak += 1
+                self._mark_noisy(streak)
+                publish(listing)
+                if not self._wanted.is_set():
+                    break
+                await self._wait_for_quiet()
+
+    def _mark_noisy(self, streak: int) -> None:
+        """Mark the server noisy once ``streak`` re-lists came without a quiet pause."""
+        if streak >= NOISY_RELISTS and not self.noisy:
+            self.noisy = True
+            self._log.note(f"tools/list_changed without pause: {streak} re-lists in a row")
+
+    async def _wait_for_quiet(self) -> None:
+        """Return once no change notice has come for ``BURST_QUIET`` s, or ``BURST_MAX_WAIT``."""
+        deadline = anyio.current_time() + BURST_MAX_WAIT
+        while (left := deadline - anyio.current_time()) > 0:
+            notice = anyio.Event()
+            self._wanted = notice
+            with anyio.move_on_after(min(BURST_QUIET, left)) as window:
+                await notice.wait()
+            if window.cancelled_caught:
+                return
+
+
+def relist_interval(streak: int) -> float:
+    """The least time between two re-lists after ``streak`` of them in a row."""
+    if streak < FREE_RELISTS:
+        return 0.0
+    return min(BURST_MAX_WAIT * 2.0 ** (streak - FREE_RELISTS), MAX_RELIST_INTERVAL)
