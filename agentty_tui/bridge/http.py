@@ -19,8 +19,8 @@ from typing import Any
 import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
+from agentty_tui.bridge._sdk import create_http_client
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import DEFAULT_MAX_RESPONSE_BYTES, HttpSpec
 from agentty_tui.secrets import mask_url
@@ -89,7 +89,7 @@ class HttpTransport(ManagedTransport):
         auth: httpx2.Auth | None = None,
     ) -> httpx2.AsyncClient:
         auth = auth if auth is not None else self.auth
-        client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+        client = create_http_client(headers, timeout, auth)
         client.headers["Accept-Encoding"] = "identity"  # see the module docstring
         client.event_hooks["response"].append(self._record)
         return client

@@ -12,6 +12,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from agentty_tui.bridge._sdk import lowlevel_server
+
 
 def configure_logging(level: int = logging.WARNING) -> None:
     """Send logs to stderr only. Call before building an ``MCPServer``.
@@ -23,7 +25,7 @@ def configure_logging(level: int = logging.WARNING) -> None:
 
 
 async def _serve(server: MCPServer, tools_changed: bool) -> None:
-    lowlevel = server._lowlevel_server
+    lowlevel = lowlevel_server(server)
     options = lowlevel.create_initialization_options(
         NotificationOptions(tools_changed=tools_changed)
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import httpx2
-from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth import OAuthFlowError
 from mcp.client.auth.utils import extract_field_from_www_auth
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -31,6 +31,7 @@ from mcp.shared.auth import (
     OAuthClientMetadata,
 )
 
+from agentty_tui.bridge._sdk import OAuthProviderBase
 from agentty_tui.bridge.auth.storage import ServerTokenStorage
 from agentty_tui.model import OAuthSettings
 
@@ -41,7 +42,7 @@ class LoginRequired(OAuthFlowError):
     """The server wants a login and nobody is there to do it (``list``, connecting)."""
 
 
-class AgenttyOAuthProvider(OAuthClientProvider):
+class AgenttyOAuthProvider(OAuthProviderBase):
     """``OAuthClientProvider`` with the additions listed in this module's docstring."""
 
     def __init__(
@@ -94,8 +95,8 @@ class AgenttyOAuthProvider(OAuthClientProvider):
                 grant_types=["authorization_code", "refresh_token"],
             )
 
-    async def _initialize(self) -> None:
-        await super()._initialize()
+    async def after_initialize(self) -> None:
+        """Forget the tokens for a fresh login, or restore their stored expiry."""
         if self.fresh_login:
             self.context.clear_tokens()
             return self._use_pre_registered()
@@ -110,11 +111,12 @@ class AgenttyOAuthProvider(OAuthClientProvider):
             if stored is None or stored.client_id != self._pre_registered.client_id:
                 self.context.client_info = self._pre_registered
 
-    async def _auth_flow(
+    async def wrap_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """The SDK's flow, refreshing once on a 401 and stopping where only a login helps."""
         refreshed = False
-        flow = super()._auth_flow(request)
+        flow = self.sdk_auth_flow(request)
         try:
             outgoing = await flow.__anext__()
             while True:
@@ -126,7 +128,7 @@ class AgenttyOAuthProvider(OAuthClientProvider):
                         refreshed = True
                         await flow.aclose()
                         self.context.token_expiry_time = 1.0
-                        flow = super()._auth_flow(request)
+                        flow = self.sdk_auth_flow(request)
                         outgoing = await flow.__anext__()
                         continue
                     if not self.interactive:
@@ -145,9 +147,10 @@ class AgenttyOAuthProvider(OAuthClientProvider):
             await flow.aclose()
 
     def _may_refresh(self) -> bool:
-        return self._initialized and self.context.can_refresh_token()
+        return self.initialized and self.context.can_refresh_token()
 
-    async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+    async def before_code_grant(self) -> None:
+        """Refuse an authorization server without PKCE S256; ask for the configured scopes."""
         metadata = self.context.oauth_metadata
         methods = metadata.code_challenge_methods_supported if metadata is not None else None
         if not methods or "S256" not in methods:
@@ -158,7 +161,6 @@ class AgenttyOAuthProvider(OAuthClientProvider):
             )
         if self.settings.scopes:
             self.context.client_metadata.scope = " ".join(self.settings.scopes)
-        return await super()._perform_authorization_code_grant()
 
 
 def _asks_for_bearer(response: httpx2.Response) -> bool:

@@ -1,0 +1,101 @@
+"""Each private part of the mcp SDK that ``agentty_tui/bridge/_sdk.py`` uses still does its job.
+
+An SDK upgrade that renames or reworks one of them fails here, naming the installed version
+and the seam function to adapt, instead of failing a listing or a call somewhere in a session.
+Each test checks the effect we rely on, through the SDK's public API where one shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.mcpserver import MCPServer
+
+from agentty_tui.bridge import _sdk
+from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.stdio import StdioTransport
+from agentty_tui.model import StdioSpec
+from tests.servers import plain_argv
+
+pytestmark = pytest.mark.anyio
+
+
+@contextmanager
+def seam(name: str) -> Iterator[None]:
+    """Turn any failure of the seam function ``name`` into one loud, named message."""
+    try:
+        yield
+    except Exception as exc:
+        pytest.fail(
+            f"mcp {_sdk.SDK_VERSION} changed the private part behind _sdk.{name} "
+            f"({type(exc).__name__}: {exc}); adapt agentty_tui/bridge/_sdk.py",
+            pytrace=False,
+        )
+
+
+@asynccontextmanager
+async def plain_client(log_dir: Path) -> AsyncIterator[Client]:
+    """A client connected to a real ``plain_server.py`` over our own stdio transport."""
+    argv = plain_argv()
+    spec = StdioSpec(command=argv[0], args=tuple(argv[1:]))
+    transport = StdioTransport(spec, ServerLog(log_dir, "plain", None))
+    async with Client(transport, mode="auto", read_timeout_seconds=30) as client:
+        yield client
+
+
+async def test_send_raw_request_returns_the_result_unvalidated(log_dir: Path) -> None:
+    async with plain_client(log_dir) as client:
+        with seam("send_raw_request"):
+            raw = await _sdk.send_raw_request(client, "tools/list", None, 30)
+            assert isinstance(raw, dict), raw
+            names = {tool["name"] for tool in raw["tools"]}
+            assert names == {"echo", "add", "pid", "sleep"}, raw
+
+
+async def test_absorbed_tools_are_what_a_call_is_checked_against(log_dir: Path) -> None:
+    # ``add`` returns ``{"result": 5}``; once a stricter schema is absorbed for it, the SDK
+    # must check the call's result against that schema (and refuse it), not list afresh.
+    stricter = types.Tool(
+        name="add",
+        input_schema={"type": "object"},
+        output_schema={
+            "type": "object",
+            "properties": {"never": {"type": "string"}},
+            "required": ["never"],
+        },
+    )
+    async with plain_client(log_dir) as client:
+        assert (await client.call_tool("add", {"a": 2, "b": 3})).structured_content == {"result": 5}
+        with seam("absorb_tool_listing"):
+            _sdk.absorb_tool_listing(client, [stricter])
+        with seam("absorb_tool_listing"), pytest.raises(Exception, match="never"):
+            await client.call_tool("add", {"a": 2, "b": 3})
+
+
+def test_create_http_client_sends_our_headers_and_auth() -> None:
+    timeout = httpx2.Timeout(7.0)
+    auth = httpx2.BasicAuth("user", "secret")
+    with seam("create_http_client"):
+        client = _sdk.create_http_client({"X-Probe": "1"}, timeout, auth)
+        assert isinstance(client, httpx2.AsyncClient)
+        assert client.headers["X-Probe"] == "1"
+        assert client.timeout == timeout
+        assert client.auth is auth
+        assert not client.follow_redirects
+
+
+def test_lowlevel_server_takes_the_initialization_options() -> None:
+    server = MCPServer("seam")
+    with seam("lowlevel_server"):
+        options = _sdk.lowlevel_server(server).create_initialization_options(
+            NotificationOptions(tools_changed=True)
+        )
+        assert options.capabilities.tools is not None
+        assert options.capabilities.tools.list_changed is True
