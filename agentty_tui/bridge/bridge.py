@@ -16,8 +16,7 @@ live state and hands the new immutable snapshot to the feed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -28,9 +27,17 @@ import anyio.to_thread
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
-from agentty_tui.bridge.feed import SnapshotFeed
-from agentty_tui.bridge.logs import ServerLog, default_log_dir
+from agentty_tui.bridge.coalesce import Coalescer
+from agentty_tui.bridge.feed import FeedReader, SnapshotFeed
+from agentty_tui.bridge.logs import default_log_dir
+from agentty_tui.bridge.pool import SessionPool
 from agentty_tui.bridge.reaper import reap_orphans
+from agentty_tui.bridge.reconcile import (
+    Reconciled,
+    keeps,
+    wait_closed_or_settled,
+    wanted_servers,
+)
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.step import StepRuntime
@@ -66,7 +73,7 @@ UNTRUSTED_ERROR = (
 the model's ``config_untrusted``)."""
 
 
-class Bridge:
+class Bridge(FeedReader):
     """The live plugin state of one config file, and the only way to change it.
 
     Use as an async context manager: entering loads the config and starts every enabled
@@ -80,30 +87,23 @@ class Bridge:
         ``trust_config`` does later)."""
         self.store = store
         self.log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
-        self.reload_runs = 0
-        """How many reloads actually ran (coalesced requests do not count)."""
         self._config = PluginConfig()
         self._config_error: str | None = None
         self._trusted = trust
-        self._sessions: dict[str, ServerSession] = {}
-        self._retired: set[ServerSession] = set()
+        self._pool = SessionPool(self.log_dir, store.path, self._publish)
+        self._sessions = self._pool.live  # the live session of each server, by name
         self._derived: dict[str, tuple[object, ToolFilter, tuple[ToolState, ...]]] = {}
         # Each server's state in the last snapshot, with what it was built from.
         self._states: dict[str, tuple[tuple[object, ...], ServerState]] = {}
         self._feed = SnapshotFeed(PluginModel(config_path=str(store.path)))
         self._revision = 0
-        self._group: anyio.abc.TaskGroup | None = None
         self._config_lock = anyio.Lock()
-        self._reload_lock = anyio.Lock()
-        self._reload_requested = 0
-        self._reload_done = 0
-        self._last_reload: ReloadReport | None = None
+        self._reloads = Coalescer(self._reload)
 
     # --- life cycle -----------------------------------------------------------------
 
     async def __aenter__(self) -> Bridge:
-        self._group = anyio.create_task_group()
-        await self._group.__aenter__()
+        await self._pool.open()
         try:
             try:
                 config = await anyio.to_thread.run_sync(self.store.load)
@@ -126,17 +126,10 @@ class Bridge:
 
     async def aclose(self) -> None:
         """Stop every server (shielded: a cancelled caller still leaves no process behind)."""
-        group = self._group
-        if group is None:
+        if not self._pool.running:
             return
-        self._group = None
-        for session in [*self._sessions.values(), *self._retired]:
-            session.stop()
-        # Shield the group itself (it must be exited in its own scope): a cancelled caller
-        # still waits for every server to be stopped.
-        group.cancel_scope.shield = True
         try:
-            await group.__aexit__(None, None, None)
+            await self._pool.close()
         finally:
             self._feed.close()
             with anyio.CancelScope(shield=True):
@@ -146,32 +139,9 @@ class Bridge:
     # --- reading --------------------------------------------------------------------
 
     @property
-    def snapshot(self) -> PluginModel:
-        """The current model. Immutable: hold it as long as you like."""
-        return self._feed.latest
-
-    @property
     def config(self) -> PluginConfig:
         """The config the current model was built from."""
         return self._config
-
-    def updates(self) -> AsyncIterator[PluginModel]:
-        """The current snapshot, then every newer one (a slow reader skips to the latest)."""
-        return self._feed.updates()
-
-    def add_listener(self, listener: Callable[[PluginModel], None]) -> Callable[[], None]:
-        """Call ``listener`` synchronously with every new snapshot; returns a remover."""
-        return self._feed.add_listener(listener)
-
-    async def wait_for(
-        self, predicate: Callable[[PluginModel], bool], timeout: float | None = None
-    ) -> PluginModel:
-        """The first snapshot, now or later, that satisfies ``predicate``."""
-        return await self._feed.wait_for(predicate, timeout)
-
-    async def settled(self, timeout: float | None = None) -> PluginModel:
-        """The first snapshot in which no server is still connecting."""
-        return await self._feed.wait_for(lambda model: model.settled, timeout)
 
     def server_pid(self, name: str) -> int | None:
         """Process id of the live session of ``name`` (diagnostics and tests)."""
@@ -186,17 +156,11 @@ class Bridge:
     @property
     def live_pids(self) -> tuple[int, ...]:
         """Process ids of every server process still running, replaced ones included."""
-        sessions = [*self._sessions.values(), *self._retired]
-        return tuple(pid for pid in (s.state.pid for s in sessions) if pid is not None)
+        return self._pool.live_pids
 
     def step(self) -> StepRuntime:
         """Pin the current snapshot and its connected sessions for one agent step."""
-        connected = {
-            name: session
-            for name, session in self._sessions.items()
-            if session.state.status == "connected"
-        }
-        return StepRuntime(self.snapshot, connected)
+        return StepRuntime(self.snapshot, self._pool.connected())
 
     async def call_tool(
         self, server: str, tool: str, arguments: dict[str, Any] | None = None
@@ -260,7 +224,7 @@ class Bridge:
         if self._gated(config):
             raise OperationError(f"server {name!r} is not started: {self._config.insecure}")
         async with self._config_lock:
-            old = self._sessions.pop(name, None)
+            old = self._sessions.get(name)
             if old is not None:
                 self._retire(old)
             self._start(config)
@@ -302,30 +266,26 @@ class Bridge:
         the one next reload, however many such requests there are; each gets that reload's
         report. A config that does not load changes nothing: the report says why.
         """
-        self._reload_requested += 1
-        ticket = self._reload_requested
-        async with self._reload_lock:
-            if self._reload_done >= ticket and self._last_reload is not None:
-                return self._last_reload
-            target = self._reload_requested
+        return await self._reloads.request()
+
+    @property
+    def reload_runs(self) -> int:
+        """How many reloads actually ran (coalesced requests do not count)."""
+        return self._reloads.runs
+
+    async def _reload(self) -> ReloadReport:
+        async with self._config_lock:
             try:
-                self.reload_runs += 1
-                async with self._config_lock:
-                    try:
-                        config = await anyio.to_thread.run_sync(self.store.load)
-                    except ConfigError as exc:
-                        self._config_error = str(exc)
-                        self._publish()
-                        self._last_reload = ReloadReport(self.snapshot, error=str(exc))
-                        return self._last_reload
-                    self._config_error = None
-                    before = self._config
-                    changes = self._reconcile(config, retry_failed=True)
-                await _wait_closed_or_settled(changes.sessions)
-                self._last_reload = changes.report(before, config, self.snapshot)
-            finally:
-                self._reload_done = target
-        return self._last_reload
+                config = await anyio.to_thread.run_sync(self.store.load)
+            except ConfigError as exc:
+                self._config_error = str(exc)
+                self._publish()
+                return ReloadReport(self.snapshot, error=str(exc))
+            self._config_error = None
+            before = self._config
+            changes = self._reconcile(config, retry_failed=True)
+        await wait_closed_or_settled(changes.sessions)
+        return changes.report(before, config, self.snapshot)
 
     # --- internals ------------------------------------------------------------------
 
@@ -339,56 +299,32 @@ class Bridge:
             self._reconcile(config, retry_failed=False)
         return self.snapshot
 
-    def _reconcile(self, config: PluginConfig, *, retry_failed: bool) -> _Reconciled:
+    def _reconcile(self, config: PluginConfig, *, retry_failed: bool) -> Reconciled:
         """Converge the sessions on ``config``; returns what it started and stopped."""
         self._config = config
-        wanted = {
-            server.name: server
-            for server in config.servers
-            if not server.disabled and server.problem is None and not self._gated(server)
-        }
+        wanted = wanted_servers(config, {s.name: self._gated(s) for s in config.servers})
         stopped: list[str] = []
         for name in list(self._sessions):
             session = self._sessions[name]
-            target = wanted.get(name)
-            # A kept session keeps the entry it started with: what differs (the tool filter)
-            # is applied here, above it; a different connection means a new session.
-            keep = (
-                target is not None
-                and target.connection_key() == session.config.connection_key()
-                and not (retry_failed and session.state.status == "failed")
-            )
-            if not keep:
-                del self._sessions[name]
+            if not keeps(session, wanted.get(name), retry_failed=retry_failed):
                 self._retire(session)
                 stopped.append(name)
         started = [
             self._start(server) for name, server in wanted.items() if name not in self._sessions
         ]
         self._publish()
-        return _Reconciled(tuple(started), tuple(stopped))
+        return Reconciled(tuple(started), tuple(stopped))
 
     def _gated(self, server: ServerConfig) -> bool:
         """Whether ``server`` waits for the user to trust the config file."""
         return not self._trusted and needs_trust(self._config, server)
 
     def _start(self, config: ServerConfig) -> ServerSession:
-        assert self._group is not None, "the bridge is not running"
-        log = ServerLog(self.log_dir, config.name, self.store.path)
-        session = ServerSession(config, log, lambda _state: self._publish())
-        self._sessions[config.name] = session
-        self._group.start_soon(self._run_session, session)
-        return session
-
-    async def _run_session(self, session: ServerSession) -> None:
-        await session.run()
-        self._retired.discard(session)
+        return self._pool.start(config)
 
     def _retire(self, session: ServerSession) -> None:
         self._derived.pop(session.name, None)
-        if not session.closed.is_set():
-            self._retired.add(session)
-        session.retire()
+        self._pool.retire(session)
 
     def _publish(self) -> None:
         """Rebuild the model from config + live sessions and publish it."""
@@ -468,34 +404,3 @@ class Bridge:
 def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
     """Whether two state keys match: sessions and tool lists by identity, the rest by value."""
     return len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new, strict=True))
-
-
-@dataclass(frozen=True, slots=True)
-class _Reconciled:
-    """The sessions one reconciliation started, and the names of those it stopped."""
-
-    sessions: tuple[ServerSession, ...]
-    stopped: tuple[str, ...]
-
-    def report(
-        self, before: PluginConfig, after: PluginConfig, snapshot: PluginModel
-    ) -> ReloadReport:
-        """Name each change from the user's side: added to or removed from the file,
-        restarted, or started / stopped while staying in it."""
-        old = {server.name for server in before.servers}
-        new = {server.name for server in after.servers}
-        started = [session.name for session in self.sessions]
-        return ReloadReport(
-            snapshot,
-            added=tuple(name for name in started if name not in old),
-            removed=tuple(name for name in self.stopped if name not in new),
-            restarted=tuple(name for name in started if name in self.stopped),
-            started=tuple(name for name in started if name in old and name not in self.stopped),
-            stopped=tuple(name for name in self.stopped if name in new and name not in started),
-        )
-
-
-async def _wait_closed_or_settled(sessions: Iterable[ServerSession]) -> None:
-    """Wait until each session has connected, failed or ended."""
-    for session in sessions:
-        await session.settled.wait()

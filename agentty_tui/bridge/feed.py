@@ -13,7 +13,7 @@ import anyio
 
 from agentty_tui.model import PluginModel
 
-__all__ = ["SnapshotFeed"]
+__all__ = ["FeedReader", "SnapshotFeed"]
 
 Listener = Callable[[PluginModel], None]
 """A synchronous callback run on every publish, in the publisher's task."""
@@ -77,3 +77,32 @@ class SnapshotFeed:
                     raise anyio.ClosedResourceError("the bridge is closed")
                 await self._changed.wait()
         return self._latest
+
+
+class FeedReader:
+    """The reading side of an owner of a ``SnapshotFeed`` (the bridge): snapshots, now and later."""
+
+    _feed: SnapshotFeed
+
+    @property
+    def snapshot(self) -> PluginModel:
+        """The current model. Immutable: hold it as long as you like."""
+        return self._feed.latest
+
+    def updates(self) -> AsyncIterator[PluginModel]:
+        """The current snapshot, then every newer one (a slow reader skips to the latest)."""
+        return self._feed.updates()
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` synchronously with every new snapshot; returns a remover."""
+        return self._feed.add_listener(listener)
+
+    async def wait_for(
+        self, predicate: Callable[[PluginModel], bool], timeout: float | None = None
+    ) -> PluginModel:
+        """The first snapshot, now or later, that satisfies ``predicate``."""
+        return await self._feed.wait_for(predicate, timeout)
+
+    async def settled(self, timeout: float | None = None) -> PluginModel:
+        """The first snapshot in which no server is still connecting."""
+        return await self._feed.wait_for(lambda model: model.settled, timeout)

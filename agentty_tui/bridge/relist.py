@@ -13,10 +13,13 @@ import math
 from collections.abc import Awaitable, Callable
 
 import anyio
+import anyio.abc
+from mcp import Client
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp.shared.exceptions import MCPError
 
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.tool_pages import Listing
-from agentty_tui.secrets import Redactor
 
 __all__ = [
     "BURST_MAX_WAIT",
@@ -26,6 +29,7 @@ __all__ = [
     "NOISY_RELISTS",
     "RELIST_QUIET_RESET",
     "Relister",
+    "follow_listen_stream",
     "noisy_warning",
 ]
 
@@ -59,13 +63,12 @@ def noisy_warning() -> str:
 class Relister:
     """One session's re-list loop: ``notice()`` asks for a re-list, ``run`` answers."""
 
-    def __init__(self, log: ServerLog, redactor: Callable[[], Redactor]) -> None:
-        """``redactor`` gives the session's current redactor (it is known only once the
-        session has expanded its spec)."""
+    def __init__(self, log: ServerLog, note: Callable[[str], None]) -> None:
+        """``note`` logs a text that may quote the server (scrubbed by the session)."""
         self.noisy = False
         """True while the server sends change notices without pause (re-lists are slowed)."""
         self._log = log
-        self._redactor = redactor
+        self._note = note
         self._wanted = anyio.Event()
 
     def notice(self) -> None:
@@ -100,7 +103,7 @@ class Relister:
                 try:
                     listing = await relist()
                 except Exception as exc:
-                    self._log.note(self._redactor().scrub(f"re-listing tools failed: {exc!r}"))
+                    self._note(f"re-listing tools failed: {exc!r}")
                     break
                 last = anyio.current_time()
                 streak += 1
@@ -133,3 +136,31 @@ def relist_interval(streak: int) -> float:
     if streak < FREE_RELISTS:
         return 0.0
     return min(BURST_MAX_WAIT * 2.0 ** (streak - FREE_RELISTS), MAX_RELIST_INTERVAL)
+
+
+async def follow_listen_stream(
+    client: Client,
+    relister: Relister,
+    note: Callable[[str], None],
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Follow the 2026-07-28 subscription stream; each event asks ``relister`` for a re-list.
+
+    Started with ``TaskGroup.start``: it reports started once subscribed (or refused), so the
+    first listing comes after the subscription and no change between the two is missed.
+    """
+    # Not gated on the advertised ``listChanged`` capability: servers that change their
+    # tools without advertising it exist, and a server that cannot listen just says so.
+    started = False
+    try:
+        async with client.listen(tools_list_changed=True) as subscription:
+            task_status.started()
+            started = True
+            async for _event in subscription:
+                relister.notice()
+    except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError) as exc:
+        note(f"tools/list_changed subscription ended: {exc}")
+    finally:
+        if not started:
+            task_status.started()

@@ -1,17 +1,13 @@
 """One server's supervised session: connect, list, follow list_changed, notice death, stop.
 
-A ``ServerSession`` owns exactly one connection to one server for its whole life. Its ``run``
-method is the task that enters and exits the mcp ``Client`` (anyio requires both in the same
-task) and never raises: every failure becomes a ``failed`` state with an error a user can act
-on. What the session knows is one frozen ``SessionState`` (``bridge/session_state.py``): it is
-replaced whole on every change and handed to ``on_change(state)``; ``state`` is the latest.
-Nobody writes into a session. Its config is the one it was started with: a reload that changes
-how the server is reached (``connection_key``) starts a new session, and one that changes only
-the tool filter leaves the session alone, since the filter is applied above it.
-
-Both protocol eras deliver ``notifications/tools/list_changed``: a 2025-handshake server sends
-it to the message handler, a 2026-07-28 server only to an open ``listen`` stream; the session
-handles both and coalesces bursts into one re-list at a time (``bridge/relist.py``).
+A ``ServerSession`` owns one connection to one server for its whole life. Its ``run`` task
+enters and exits the mcp ``Client`` (anyio requires both in one task) and never raises: every
+failure becomes a ``failed`` state with an error a user can act on. What the session knows is
+one frozen ``SessionState``, replaced whole on every change and handed to ``on_change(state)``.
+Nobody writes into a session: its config is the one it started with (a reload that changes the
+``connection_key`` starts a new session; the tool filter is applied above it). Change notices
+come by the message handler (2025 handshake) or the ``listen`` stream (2026-07-28); bursts are
+coalesced by ``bridge/relist.py``.
 """
 
 from __future__ import annotations
@@ -28,34 +24,33 @@ import anyio.abc
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import ElicitationFnT
-from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentty_tui import __version__
-from agentty_tui.bridge import tool_pages
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, auth_state, connect_provider
 from agentty_tui.bridge.errors import login_hint
 from agentty_tui.bridge.exits import exit_message, failure_text, observed_failure, see_exit
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.http import HttpTransport
+from agentty_tui.bridge.leases import Leased
 from agentty_tui.bridge.logs import ServerLog
-from agentty_tui.bridge.relist import Relister, noisy_warning
-from agentty_tui.bridge.session_state import SessionState
+from agentty_tui.bridge.relist import Relister, follow_listen_stream
+from agentty_tui.bridge.session_state import SessionState, server_info, session_warnings
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.bridge.tool_pages import Listing, list_all_tools
 from agentty_tui.errors import OperationError
-from agentty_tui.model import AuthState, HttpSpec, ServerConfig, ServerInfo, ServerStatus, StdioSpec
+from agentty_tui.model import AuthState, HttpSpec, ServerConfig, ServerStatus, StdioSpec
 from agentty_tui.secrets import Redactor
 
 __all__ = ["ServerSession", "SessionState"]
 
 
-class ServerSession:
+class ServerSession(Leased):
     """The one live connection to one configured server.
 
     Read ``state`` (or the value ``on_change`` receives); wait on ``settled`` and ``closed``.
-    Step runtimes hold leases on a session; a retired session stops once no lease is left.
+    Step runtimes hold leases on a session (``Leased``): a retired one stops after the last.
     """
 
     def __init__(
@@ -83,11 +78,9 @@ class ServerSession:
         self._scope: anyio.CancelScope | None = None
         self._stopping = False
         self._pages_cut = False
-        self._leases = 0
-        self._retired = False
         self._redactor = Redactor()
         """Removes what ``${VAR}`` expansion put in (and URL credentials) from shown text."""
-        self._relister = Relister(log, lambda: self._redactor)
+        self._relister = Relister(log, self._note)
 
     # --- what it publishes ----------------------------------------------------------
 
@@ -111,24 +104,9 @@ class ServerSession:
         pid = None
         if self._transport is not None and not self.closed.is_set():
             pid = self._transport.pid
-        self._state = dataclasses.replace(
-            self._state, **changes, warnings=self._warnings(), pid=pid
-        )
+        warnings = session_warnings(self.log.problem, self._pages_cut, self._relister.noisy)
+        self._state = dataclasses.replace(self._state, **changes, warnings=warnings, pid=pid)
         self._on_change(self._state)
-
-    def _warnings(self) -> tuple[str, ...]:
-        """What the user should know about a server that otherwise works, one line each."""
-        found: list[str] = []
-        if self.log.problem is not None:
-            found.append(f"{self.log.problem}; the server runs without its log")
-        if self._pages_cut:
-            found.append(
-                f"its tool list did not end after {tool_pages.MAX_TOOL_PAGES:,} pages; "
-                "only those pages are shown"
-            )
-        if self._relister.noisy:
-            found.append(noisy_warning())
-        return tuple(found)
 
     # --- life cycle -----------------------------------------------------------------
 
@@ -156,22 +134,6 @@ class ServerSession:
         if self._scope is None:  # not started yet: it starts cancelled
             self._scope = anyio.CancelScope()
         self._scope.cancel()
-
-    def retire(self) -> None:
-        """Stop once no step runtime holds the session any more."""
-        self._retired = True
-        if self._leases == 0:
-            self.stop()
-
-    def acquire(self) -> None:
-        """Take a lease: the session stays open while a step that advertised it runs."""
-        self._leases += 1
-
-    def release(self) -> None:
-        """Give a lease back; the last one stops a retired session."""
-        self._leases -= 1
-        if self._retired and self._leases == 0:
-            self.stop()
 
     async def _supervise(self) -> None:
         if self._config.spec is None:  # the bridge never starts an invalid entry
@@ -209,7 +171,7 @@ class ServerSession:
                 self._client = client
                 if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                     # Subscribe before listing, so no change between the two is missed.
-                    await group.start(self._listen, client)
+                    await group.start(follow_listen_stream, client, self._relister, self._note)
                 listing = await self._list_all(client)
                 self._scope.deadline = math.inf
                 self._connected(client, listing)
@@ -250,18 +212,12 @@ class ServerSession:
         return self._with_tail(await exit_message(self._transport))
 
     def _connected(self, client: Client, listing: Listing) -> None:
-        server_info = client.server_info
-        info = ServerInfo(
-            name=server_info.name if server_info else None,
-            version=server_info.version if server_info else None,
-            protocol_version=client.protocol_version,
-        )
         self.log.note(f"connected ({client.protocol_version}), {len(listing.tools)} tools")
         self.settled.set()
         self._publish(
             status="connected",
             error=None,
-            info=info,
+            info=server_info(client),
             tools=listing.tools,
             dropped_tools=listing.dropped,
             auth=self._read_auth(),
@@ -278,52 +234,27 @@ class ServerSession:
 
     async def _list_all(self, client: Client) -> Listing:
         """Every page of ``tools/list``, screened; remembers whether it was cut."""
-        transport = self._transport
-        listing = await list_all_tools(
-            client,
-            self.log,
-            request_timeout=self._config.request_timeout,
-            deep_cuts=(lambda: transport.deep_cuts) if transport is not None else (lambda: 0),
-            was_cut=self._pages_cut,
-        )
+        timeout = self._config.request_timeout
+        listing = await list_all_tools(client, self.log, timeout, self._transport, self._pages_cut)
         self._pages_cut = listing.pages_cut
         return listing
 
     def _relisted(self, listing: Listing | None) -> None:
         """Publish a re-list's tools (or, with ``None``, that the server calmed down)."""
         if listing is None:
-            self._publish()
-            return
-        self._publish(
-            tools=listing.tools,
-            dropped_tools=listing.dropped,
-            relists=self._state.relists + 1,
-        )
+            return self._publish()
+        relists = self._state.relists + 1
+        self._publish(tools=listing.tools, dropped_tools=listing.dropped, relists=relists)
+
+    def _note(self, message: str) -> None:
+        """Log ``message``, scrubbed of what the expansion put in."""
+        self.log.note(self._redactor.scrub(message))
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._relister.notice()
         elif isinstance(message, Exception):
-            self.log.note(self._redactor.scrub(f"transport error: {message!r}"))
-
-    async def _listen(
-        self, client: Client, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
-    ) -> None:
-        """Follow the 2026-07-28 subscription stream; each event asks for one re-list."""
-        # Not gated on the advertised ``listChanged`` capability: servers that change their
-        # tools without advertising it exist, and a server that cannot listen just says so.
-        started = False
-        try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                task_status.started()
-                started = True
-                async for _event in subscription:
-                    self._relister.notice()
-        except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError) as exc:
-            self.log.note(self._redactor.scrub(f"tools/list_changed subscription ended: {exc}"))
-        finally:
-            if not started:
-                task_status.started()
+            self._note(f"transport error: {message!r}")
 
     # --- calls ----------------------------------------------------------------------
 
@@ -365,8 +296,7 @@ class ServerSession:
         return auth.login_required or (http.error_status == 401 and http.bearer_challenge)
 
     def _with_tail(self, message: str) -> str:
-        """``message`` plus the stderr tail, as shown and logged: every error text of the
-        session passes here, so this is where what the expansion put in is scrubbed (an
-        exception may quote the expanded URL, a server may echo its arguments to stderr)."""
+        """``message`` plus the stderr tail, scrubbed: every error text of the session passes
+        here (an exception may quote the expanded URL, a server echo its arguments)."""
         tail = self.log.tail() if self._transport is not None else ""
         return self._redactor.scrub(f"{message}\n{tail}" if tail else message)

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mcp import Client
+
+from agentty_tui.bridge import tool_pages
+from agentty_tui.bridge.relist import noisy_warning
 from agentty_tui.model import AdvertisedTool, AuthState, DroppedTool, ServerInfo, ServerStatus
 
-__all__ = ["SessionState"]
+__all__ = ["SessionState", "server_info", "session_warnings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,3 +42,28 @@ class SessionState:
     """The server's OAuth login state (URL servers that use OAuth); ``None`` otherwise."""
     relists: int = field(default=0, compare=False)
     """How many re-lists ``tools/list_changed`` has caused so far (diagnostics and tests)."""
+
+
+def session_warnings(log_problem: str | None, pages_cut: bool, noisy: bool) -> tuple[str, ...]:
+    """What the user should know about a server that otherwise works, one line each."""
+    found: list[str] = []
+    if log_problem is not None:
+        found.append(f"{log_problem}; the server runs without its log")
+    if pages_cut:
+        found.append(
+            f"its tool list did not end after {tool_pages.MAX_TOOL_PAGES:,} pages; "
+            "only those pages are shown"
+        )
+    if noisy:
+        found.append(noisy_warning())
+    return tuple(found)
+
+
+def server_info(client: Client) -> ServerInfo:
+    """What a connected server said about itself in the handshake."""
+    found = client.server_info
+    return ServerInfo(
+        name=found.name if found else None,
+        version=found.version if found else None,
+        protocol_version=client.protocol_version,
+    )

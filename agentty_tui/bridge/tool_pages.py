@@ -6,7 +6,6 @@ unvalidated and screened tool by tool (``bridge/listing.py``), so the valid ones
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import mcp_types as types
@@ -16,7 +15,7 @@ from pydantic import ValidationError
 from agentty_tui.bridge._sdk import absorb_tool_listing, send_raw_request
 from agentty_tui.bridge.listing import LenientToolsPage, screen_raw_tools, screen_tools
 from agentty_tui.bridge.logs import ServerLog
-from agentty_tui.bridge.stdio import TOO_DEEP
+from agentty_tui.bridge.stdio import TOO_DEEP, StdioTransport
 from agentty_tui.model import AdvertisedTool, DroppedTool
 
 __all__ = ["MAX_TOOL_PAGES", "Listing", "list_all_tools"]
@@ -40,21 +39,20 @@ class Listing:
 async def list_all_tools(
     client: Client,
     log: ServerLog,
-    *,
     request_timeout: float,
-    deep_cuts: Callable[[], int],
+    transport: StdioTransport | None,
     was_cut: bool,
 ) -> Listing:
     """Every page of ``tools/list``, screened.
 
-    ``deep_cuts`` counts the messages whose too-deep parts the transport cut out so far (only
-    a listing during which that grew looks for the cut marker); ``was_cut`` says whether the
-    previous listing was cut at ``MAX_TOOL_PAGES`` (noted in the log only the first time).
+    Only a listing during which the stdio ``transport`` cut too-deep parts out of a message
+    looks for the cut marker; ``was_cut`` says whether the previous listing was cut at
+    ``MAX_TOOL_PAGES`` (noted in the log only the first time).
     """
     pages: list[types.Tool] = []
     malformed: list[DroppedTool] = []
     cursor: str | None = None
-    cuts_before = deep_cuts()
+    cuts_before = transport.deep_cuts if transport is not None else 0
     for _ in range(MAX_TOOL_PAGES):
         try:
             page = await client.list_tools(cursor=cursor)
@@ -77,7 +75,8 @@ async def list_all_tools(
             break
     if cursor and not was_cut:
         log.note(f"tools/list did not end after {MAX_TOOL_PAGES} pages; stopped there")
-    marker = TOO_DEEP if deep_cuts() > cuts_before else None
+    cut = transport is not None and transport.deep_cuts > cuts_before
+    marker = TOO_DEEP if cut else None
     tools, dropped = screen_tools(pages, malformed, cut_marker=marker)
     for tool in dropped:
         log.note(f"dropped tool {tool.name[:80]!r}: {tool.reason}")

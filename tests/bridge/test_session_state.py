@@ -1,0 +1,67 @@
+"""The value a session publishes: frozen, compared without its re-list counter."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import anyio
+import pytest
+
+from agentty_tui.bridge import relist, tool_pages
+from agentty_tui.bridge.coalesce import Coalescer
+from agentty_tui.bridge.session_state import SessionState, session_warnings
+from agentty_tui.model import AdvertisedTool
+
+pytestmark = pytest.mark.anyio
+
+
+def test_a_state_cannot_be_changed_in_place() -> None:
+    state = SessionState()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.status = "connected"  # type: ignore[misc]
+
+
+def test_a_relist_that_found_the_same_tools_is_no_change() -> None:
+    tools = (AdvertisedTool(name="echo"),)
+    before = SessionState(status="connected", tools=tools, relists=3)
+    after = dataclasses.replace(before, relists=4)
+    assert after == before  # so the bridge hands out the same ServerState again
+    assert dataclasses.replace(before, tools=()) != before
+
+
+def test_warnings_name_each_condition_once() -> None:
+    assert session_warnings(None, False, False) == ()
+    found = session_warnings("the log x could not be written", True, True)
+    assert found == (
+        "the log x could not be written; the server runs without its log",
+        f"its tool list did not end after {tool_pages.MAX_TOOL_PAGES:,} pages; "
+        "only those pages are shown",
+        relist.noisy_warning(),
+    )
+
+
+async def test_requests_during_a_run_are_served_by_one_next_run() -> None:
+    release = anyio.Event()
+    runs: list[int] = []
+
+    async def job() -> int:
+        runs.append(len(runs))
+        await release.wait()
+        return len(runs)
+
+    coalescer = Coalescer(job)
+    results: list[int] = []
+
+    async def ask() -> None:
+        results.append(await coalescer.request())
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask)
+            await anyio.wait_all_tasks_blocked()
+            for _ in range(3):  # all arrive while the first run waits
+                group.start_soon(ask)
+            await anyio.wait_all_tasks_blocked()
+            release.set()
+    assert coalescer.runs == 2
+    assert sorted(results) == [1, 2, 2, 2]
