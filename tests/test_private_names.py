@@ -2,8 +2,8 @@
 
 A minor release of mcp may rename or rework anything private; every such use lives in
 ``agentty_tui/bridge/_sdk.py``, each with a test of its own (``tests/bridge/test_sdk_seam.py``).
-Checked here on the source of every module in ``agentty_tui`` and ``bench`` (parsed with ``ast``;
-"private" means one leading underscore, not a dunder):
+Checked here on the source of every module in ``agentty_tui``, ``bench`` and ``tests/servers``
+(parsed with ``ast``; "private" means one leading underscore, not a dunder):
 
 1. no import of a private module of ``mcp`` or ``mcp_types`` (``mcp.shared._httpx_utils``) and no
    private name imported from them;
@@ -37,14 +37,18 @@ PACKAGE = Path(agentty_tui.__file__).parent
 REPO = PACKAGE.parent
 SEAM = PACKAGE / "bridge" / "_sdk.py"
 SDK_PACKAGES = frozenset({"mcp", "mcp_types"})
-CHECKED = sorted(
-    path
-    for path in [*PACKAGE.rglob("*.py"), *(REPO / "bench").glob("*.py")]
-    if path != SEAM and "__pycache__" not in path.parts
-)
-"""The modules the rule applies to: all of ours but the seam."""
+SOURCES = [
+    *PACKAGE.rglob("*.py"),
+    *(REPO / "bench").glob("*.py"),
+    *(REPO / "tests" / "servers").glob("*.py"),
+]
+CHECKED = sorted(path for path in SOURCES if path != SEAM and "__pycache__" not in path.parts)
+"""The modules the rule applies to: the package but the seam, the benchmarks, the test servers."""
 
 _ATTR_FUNCTIONS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
+STDLIB_PUBLIC = frozenset({"_exit", "_replace", "_asdict", "_fields", "_make"})
+"""Documented standard-library names that start with an underscore (``os._exit``, a named
+tuple's ``_replace``): public despite the spelling."""
 
 
 def private(name: str) -> bool:
@@ -133,9 +137,13 @@ def violations(source: str) -> list[str]:
             on_self = isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}
             if isinstance(root, ast.Name) and root.id in sdk_bound:  # rule 2
                 found.append(f"line {node.lineno}: {root.id}...{node.attr} is the SDK's")
-            elif not on_self and (  # rule 3
-                node.attr not in our_private_names()
-                or (imports_sdk and node.attr in sdk_private_names())
+            elif (
+                not on_self
+                and node.attr not in STDLIB_PUBLIC
+                and (  # rule 3
+                    node.attr not in our_private_names()
+                    or (imports_sdk and node.attr in sdk_private_names())
+                )
             ):
                 found.append(f"line {node.lineno}: {node.attr} may be the SDK's")
         elif (  # rule 4

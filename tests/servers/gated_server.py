@@ -45,6 +45,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.models import InitializationOptions
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from agentty_tui.bridge._sdk import lowlevel_server
+
 
 def _scene_open(path: str) -> str:
     return f"opened scene {path}"
@@ -141,7 +143,7 @@ def advertise_tools_changed(server: MCPServer) -> None:
 
     (On 2026-07-28 the SDK derives ``listChanged`` from ``subscriptions/listen`` itself.)
     """
-    lowlevel = server._lowlevel_server
+    lowlevel = lowlevel_server(server)
     default_options = lowlevel.create_initialization_options
 
     def with_tools_changed(
