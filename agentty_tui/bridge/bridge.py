@@ -19,18 +19,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 import anyio
 import anyio.abc
 import anyio.to_thread
-import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.coalesce import Coalescer
-from agentty_tui.bridge.feed import FeedReader, SnapshotFeed
+from agentty_tui.bridge.feed import SnapshotFeed
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.pool import SessionPool
+from agentty_tui.bridge.reading import BridgeReader
 from agentty_tui.bridge.reaper import reap_orphans
 from agentty_tui.bridge.reconcile import (
     Reconciled,
@@ -40,7 +39,6 @@ from agentty_tui.bridge.reconcile import (
 )
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
-from agentty_tui.bridge.step import StepRuntime
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.edits import (
     AddServer,
@@ -73,7 +71,7 @@ UNTRUSTED_ERROR = (
 the model's ``config_untrusted``)."""
 
 
-class Bridge(FeedReader):
+class Bridge(BridgeReader):
     """The live plugin state of one config file, and the only way to change it.
 
     Use as an async context manager: entering loads the config and starts every enabled
@@ -143,32 +141,6 @@ class Bridge(FeedReader):
         """The config the current model was built from."""
         return self._config
 
-    def server_pid(self, name: str) -> int | None:
-        """Process id of the live session of ``name`` (diagnostics and tests)."""
-        session = self._sessions.get(name)
-        return session.state.pid if session is not None else None
-
-    def session_relists(self, name: str) -> int:
-        """How many list_changed re-lists the live session of ``name`` has done."""
-        session = self._sessions.get(name)
-        return session.state.relists if session is not None else 0
-
-    @property
-    def live_pids(self) -> tuple[int, ...]:
-        """Process ids of every server process still running, replaced ones included."""
-        return self._pool.live_pids
-
-    def step(self) -> StepRuntime:
-        """Pin the current snapshot and its connected sessions for one agent step."""
-        return StepRuntime(self.snapshot, self._pool.connected())
-
-    async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
-    ) -> types.CallToolResult:
-        """Call one tool through a step runtime captured for just this call."""
-        with self.step() as step:
-            return await step.call(server, tool, arguments)
-
     # --- the four operations --------------------------------------------------------
 
     async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
@@ -227,7 +199,7 @@ class Bridge(FeedReader):
             old = self._sessions.get(name)
             if old is not None:
                 self._retire(old)
-            self._start(config)
+            self._pool.start(config)
             self._publish()
         return self.snapshot
 
@@ -310,7 +282,9 @@ class Bridge(FeedReader):
                 self._retire(session)
                 stopped.append(name)
         started = [
-            self._start(server) for name, server in wanted.items() if name not in self._sessions
+            self._pool.start(server)
+            for name, server in wanted.items()
+            if name not in self._sessions
         ]
         self._publish()
         return Reconciled(tuple(started), tuple(stopped))
@@ -318,9 +292,6 @@ class Bridge(FeedReader):
     def _gated(self, server: ServerConfig) -> bool:
         """Whether ``server`` waits for the user to trust the config file."""
         return not self._trusted and needs_trust(self._config, server)
-
-    def _start(self, config: ServerConfig) -> ServerSession:
-        return self._pool.start(config)
 
     def _retire(self, session: ServerSession) -> None:
         self._derived.pop(session.name, None)
