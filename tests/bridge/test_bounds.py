@@ -291,7 +291,7 @@ async def test_an_endless_http_response_fails_at_the_limit(
 async def test_a_compressed_response_is_refused_before_it_unpacks(
     write_config: WriteConfig, log_dir: Path
 ) -> None:
-    """A 200 KB gzip body unpacks to 200 MB, out of reach of a limit that counts what arrives:
+    """A 50 KB gzip body unpacks to 50 MB, out of reach of a limit that counts what arrives:
     the client asks for no compression, and a server that compresses anyway is refused."""
     bomb, url = await _beside_a_healthy_server("gzip", write_config, log_dir)
     assert bomb.status == "failed"
