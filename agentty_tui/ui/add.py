@@ -18,11 +18,11 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
+from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.text import PlainText
 
 __all__ = ["AddServerScreen", "FormError", "validate_add"]
@@ -86,17 +86,18 @@ def _http_spec(url: str) -> HttpSpec:
         raise FormError("url", exc.errors(include_url=False)[0]["msg"]) from None
 
 
-class AddServerScreen(ModalScreen[tuple[str, ServerSpec] | None]):
+class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):
     """A modal form; dismisses with ``(name, spec)`` once valid, or ``None`` when cancelled."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#add-name"
 
     def __init__(self, existing: Collection[str]) -> None:
         super().__init__()
         self._existing = frozenset(existing)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="add-form", classes="dialog"):
+        with VerticalScroll(id="add-form", classes="dialog"):
             yield Static(
                 "Add a server: a name, then a command line or a URL", classes="dialog-title"
             )

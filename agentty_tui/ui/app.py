@@ -23,11 +23,12 @@ from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from agentty_tui.catalog import CatalogProjector, WireCatalog
 from agentty_tui.model import PluginModel
 from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.keybar import KeyBar
 from agentty_tui.ui.operations import PickerOperations
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import STATE_WORDS, parse_filter
@@ -41,7 +42,7 @@ __all__ = ["PickerApp"]
 
 log = logging.getLogger(__name__)
 
-_ONE_LINE_BARS = frozenset({"#title", "#status"})
+_ONE_LINE_BARS = frozenset({"#title"})
 """Text bars of a fixed height of one line (``picker.tcss``): a new text never changes layout."""
 
 
@@ -112,7 +113,7 @@ class PickerApp(PickerOperations):
         yield Input(placeholder="filter: name or title, is:off is:trimmed is:failed …", id="filter")
         yield PlainText("", one_line=True, id="status")
         yield PlainText("", id="warning")
-        yield Footer()
+        yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         """Render what the source has now, then follow its updates."""

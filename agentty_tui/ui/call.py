@@ -19,14 +19,14 @@ import mcp_types as types
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
 from agentty_tui.errors import AgenttyError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ToolState
 from agentty_tui.terminal_text import safe_json
+from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.text import PlainText
 
@@ -118,13 +118,14 @@ def format_result(result: types.CallToolResult) -> str:
     return "\n".join(parts) if parts else "(no content)"
 
 
-class CallToolScreen(ModalScreen[None]):
+class CallToolScreen(Dialog[None]):
     """Edit a tool's JSON arguments, call it, and show what came back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "call", "Call"),
         Binding("escape", "close", "Close"),
     ]
+    AUTO_FOCUS = "#call-args"
 
     def __init__(self, source: PluginSource, server: str, tool: ToolState) -> None:
         super().__init__()
@@ -134,7 +135,7 @@ class CallToolScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         prefill = prefill_arguments(self._tool.input_schema)
-        with Vertical(classes="dialog", id="call"):
+        with VerticalScroll(classes="dialog", id="call"):
             yield PlainText(
                 f"Call {self._server} / {self._tool.bare}", one_line=True, classes="dialog-title"
             )
@@ -143,8 +144,7 @@ class CallToolScreen(ModalScreen[None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Call", variant="primary", id="call-run", compact=True)
                 yield Button("Close", id="call-close", compact=True)
-            with VerticalScroll(id="call-output"):
-                yield PlainText("ctrl+s calls · escape closes", id="call-result")
+            yield PlainText("ctrl+s calls · escape closes", id="call-result")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Call or Close."""
@@ -185,6 +185,11 @@ class CallToolScreen(ModalScreen[None]):
         result = self.query_one("#call-result", PlainText)
         result.set_class(error, "-error")
         result.update(text)
+        # The result is below the editor: bring it into view, and let the keys scroll the
+        # dialog (tab goes back to the editor).
+        dialog = self.query_one("#call", VerticalScroll)
+        dialog.focus()
+        self.call_after_refresh(dialog.scroll_to_widget, result, top=True, animate=False)
 
     def action_close(self) -> None:
         """Close the form."""

@@ -12,8 +12,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from agentty_tui.catalog import WireCatalog
@@ -22,6 +21,7 @@ from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
 from agentty_tui.secrets import mask_url, mask_value
 from agentty_tui.terminal_text import safe_json, safe_line
+from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.text import PlainText
 
 __all__ = [
@@ -56,13 +56,15 @@ KEYS: tuple[tuple[str, str], ...] = (
 """Every key of the picker, for the help screen."""
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Dialog[bool]):
     """Ask a yes/no question; dismisses with True for yes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
     ]
+    AUTO_FOCUS = "#confirm-no"
+    """Start on Cancel: enter alone never removes anything."""
 
     def __init__(self, question: str, yes: str = "Yes") -> None:
         super().__init__()
@@ -70,16 +72,12 @@ class ConfirmScreen(ModalScreen[bool]):
         self._yes = yes
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with VerticalScroll(classes="dialog", id="confirm"):
             yield PlainText(self._question, classes="dialog-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self._yes, variant="error", id="confirm-yes", compact=True)
                 yield Button("Cancel", id="confirm-no", compact=True)
             yield Static("y confirms · n or escape cancels", classes="dialog-hint")
-
-    def on_mount(self) -> None:
-        """Start on Cancel: enter alone never removes anything."""
-        self.query_one("#confirm-no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Yes or Cancel."""
@@ -91,7 +89,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """Every key and what it does."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -99,12 +97,14 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        width = max(len(key) for key, _ in KEYS)
-        lines = "\n".join(f"{key.ljust(width)}  {what}" for key, what in KEYS)
-        with Vertical(classes="dialog", id="help"):
+        with VerticalScroll(classes="dialog", id="help"):
             yield Static("Keys", classes="dialog-title")
-            yield Static(lines, markup=False)
-            yield Static("escape closes", classes="dialog-hint")
+            # Two columns: a long text wraps under its own column, not under the keys.
+            with Grid(id="help-keys"):
+                for key, what in KEYS:
+                    yield Static(key, markup=False, classes="help-key")
+                    yield Static(what, markup=False, classes="help-what")
+            yield Static("escape closes · ↑ ↓ scroll", classes="dialog-hint")
 
     def action_close(self) -> None:
         """Close the help."""
@@ -141,7 +141,7 @@ def _wire_name(server: ServerState, tool: ToolState, catalog: WireCatalog) -> st
         return "— (only enabled tools of connected servers get one)"
 
 
-class ToolDetailsScreen(ModalScreen[None]):
+class ToolDetailsScreen(Dialog[None]):
     """A tool's description, input schema, wire name and wire status."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]
@@ -163,9 +163,9 @@ class ToolDetailsScreen(ModalScreen[None]):
             )
         )
         schema = safe_json(thaw(tool.input_schema))
-        with Vertical(classes="dialog", id="details"):
+        with VerticalScroll(classes="dialog", id="details"):
             yield PlainText(tool.title or tool.bare, one_line=True, classes="dialog-title")
-            with VerticalScroll(id="details-body"):
+            with Vertical(id="details-body"):
                 yield PlainText(facts, id="details-facts")
                 yield Static("Description", classes="dialog-heading")
                 yield PlainText(tool.description or "(none)", id="details-description")
@@ -200,7 +200,7 @@ def _spec_text(server: ServerState) -> str:
     return "\n".join(lines)
 
 
-class ServerDetailsScreen(ModalScreen[None]):
+class ServerDetailsScreen(Dialog[None]):
     """A server's status, full error text, how it is reached and who answered."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]
@@ -221,9 +221,9 @@ class ServerDetailsScreen(ModalScreen[None]):
             lines.append(f"protocol   {safe_line(info.protocol_version)}")
         if server.auth is not None:
             lines.append(f"login      {_auth_text(server)}")
-        with Vertical(classes="dialog", id="server-details"):
+        with VerticalScroll(classes="dialog", id="server-details"):
             yield PlainText(server.name, one_line=True, classes="dialog-title")
-            with VerticalScroll(id="details-body"):
+            with Vertical(id="details-body"):
                 yield PlainText("\n".join(lines), id="server-facts")
                 if server.error:
                     yield Static("Error", classes="dialog-heading")

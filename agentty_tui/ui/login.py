@@ -13,19 +13,20 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.text import PlainText
 
 __all__ = ["LoginScreen"]
 
 
-class LoginScreen(ModalScreen[None]):
+class LoginScreen(Dialog[None]):
     """Shows one login in progress; dismissing it (escape) cancels the login."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#login-paste"
 
     def __init__(self, name: str) -> None:
         super().__init__()
@@ -39,7 +40,7 @@ class LoginScreen(ModalScreen[None]):
         self._paste_out: MemoryObjectReceiveStream[str] = receive
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="login"):
+        with VerticalScroll(classes="dialog", id="login"):
             yield PlainText(f"Log in to {self.server_name}", one_line=True, classes="dialog-title")
             # The URL and the progress come from the server's metadata: shown as plain text.
             yield PlainText(self._url_text, id="login-url")

@@ -173,6 +173,8 @@ class StaticSource:
         """When set, every operation raises it (after recording the call)."""
         self.reload_report: ReloadReport | None = None
         """What ``reload`` answers; by default a reload that changed nothing."""
+        self.call_text: str | None = None
+        """What ``call_tool`` answers; by default the tool's name and the arguments."""
 
     @property
     def snapshot(self) -> PluginModel:
@@ -289,7 +291,7 @@ class StaticSource:
         state = self._server(server)
         if state.status != "connected":
             raise OperationError(f"server {server!r} is not connected ({state.status})")
-        text = f"{tool} called with {arguments}"
+        text = self.call_text or f"{tool} called with {arguments}"
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
 

@@ -1,0 +1,125 @@
+"""SVG snapshots of every dialog at 80×24 and 60×20 (stored in ``snapshots/test_dialog_snapshots``).
+
+Each dialog must fit or scroll on a small terminal: nothing cut at the right, the buttons and
+the last line in reach. Fixed models through ``StaticSource``; no server runs. Update with
+``pytest tests/ui/test_dialog_snapshots.py --snapshot-update`` and look at each SVG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from textual.pilot import Pilot
+
+from agentty_tui.model import HttpSpec, PluginModel, ServerState
+from agentty_tui.ui.app import PickerApp
+from tests.ui.fakes import StaticSource, connected_model, model, over_budget_model, settle
+from tests.ui.test_snapshots import no_blink
+
+SnapCompare = Callable[..., bool]
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((60, 20), id="60x20")]
+
+LONG_RESULT = "\n".join(f"result line {i:02d}" for i in range(1, 41))
+"""A call result taller than any of the two terminals."""
+
+
+def remote_model() -> PluginModel:
+    """One URL server waiting for a login."""
+    remote = ServerState(
+        name="remote",
+        spec=HttpSpec(url="http://127.0.0.1:1/mcp"),
+        status="needs_login",
+        error="needs login: run agentty-tui login remote",
+    )
+    return model(remote)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The help: keys in one column, descriptions wrapped under their own column; at 60×20 the
+    dialog fills the screen with a scroll bar."""
+
+    async def open_help(pilot: Pilot[None]) -> None:
+        await pilot.press("question_mark")
+
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_help)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_scrolled_to_the_end(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The help after `end`: its last keys (`?`, `q`) and the "escape closes" line in view."""
+
+    async def open_help(pilot: Pilot[None]) -> None:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        await pilot.press("end")
+
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_help)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_add_form(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The add form, empty, with its Add and Cancel buttons on screen (one-line fields at
+    60×20)."""
+
+    async def open_form(pilot: Pilot[None]) -> None:
+        await pilot.press("a")
+        await no_blink(pilot)
+
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_form)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_call_dialog_with_a_long_result(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The call dialog after a call answered 40 lines: scrolled so the result starts at the top
+    of the dialog ("result line 01")."""
+
+    async def call(pilot: Pilot[None]) -> None:
+        await pilot.press("down", "c")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot.app, "call")
+        await no_blink(pilot)
+        await pilot.pause()
+
+    source = StaticSource(connected_model())
+    source.call_text = LONG_RESULT
+    app = PickerApp(source, follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=call)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_remove_confirmation(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The remove confirmation of server notes: the question, Remove and Cancel, the hint."""
+
+    async def ask(pilot: Pilot[None]) -> None:
+        await pilot.press("d")
+
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=ask)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_login_dialog(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The login dialog of a URL server: the authorization URL in full (wrapped), the progress
+    line and the paste field."""
+
+    async def log_in(pilot: Pilot[None]) -> None:
+        await pilot.press("L")
+        await pilot.pause()
+        await no_blink(pilot)
+        await pilot.pause()
+
+    app = PickerApp(StaticSource(remote_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=log_in)
+
+
+def test_picker_at_60x20_over_budget(snap_compare: SnapCompare) -> None:
+    """The picker at 60×20 over budget: the status line and the budget warning wrap, and the
+    key bar wraps onto a second line, nothing cut at the right."""
+    app = PickerApp(StaticSource(over_budget_model()), follow=False)
+    assert snap_compare(app, terminal_size=(60, 20))
