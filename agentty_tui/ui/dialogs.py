@@ -47,7 +47,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("L", "log in to the URL server under the cursor (OAuth; escape cancels)"),
     ("/", "filter rows by name or title; escape clears"),
     ("/ is:…", "by state: is:on is:off is:trimmed is:failed is:disabled is:needs-login"),
-    ("enter", "show the tool's details"),
+    ("enter", "details of the tool or the server under the cursor"),
     ("c", "call the tool"),
     ("click", "a row: its details; a tool's [x]: on / off; a server's ▾ ▸: fold"),
     ("?", "this help"),

@@ -80,7 +80,7 @@ class PickerList(ScrollView, can_focus=True):
         Binding("end", "last", "Last", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("enter", "select", "details", show=False),
+        Binding("enter", "select", "details", key_display="enter"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {CURSOR, HOVER} | {f"picker--{role}" for role in ROLES}

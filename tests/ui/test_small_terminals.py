@@ -98,3 +98,16 @@ async def test_toasts_leave_the_budget_warning_visible() -> None:
         for toast in toasts:
             assert not toast.overlaps(warning)
             assert not toast.overlaps(status)
+
+
+async def test_key_bar_shows_every_everyday_key() -> None:
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        bar = " ".join(str(app.query_one("#keys", Static).render()).split())
+        for hint in ("enter details", "space on/off", "e all on", "x all off", "R restart"):
+            assert hint in bar
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "enter details of the tool or the server" in text
