@@ -27,6 +27,7 @@ from textual.widgets import Input, Static
 
 from agentty_tui.catalog import CatalogProjector, WireCatalog
 from agentty_tui.model import PluginModel
+from agentty_tui.ui.call import CallRecord
 from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
 from agentty_tui.ui.keybar import KeyBar
 from agentty_tui.ui.operations import PickerOperations
@@ -77,6 +78,7 @@ class PickerApp(PickerOperations):
         Binding("L", "login", "log in", show=False),
         Binding("slash", "filter", "filter"),
         Binding("c", "call", "call"),
+        Binding("C", "last_call", "last call", show=False),
         Binding("question_mark", "help", "help"),
         Binding("q", "quit", "quit"),
         Binding("escape", "clear_filter", "clear filter"),
@@ -104,6 +106,8 @@ class PickerApp(PickerOperations):
         self._row_memo = RowMemo()  # each server's rows, rebuilt only when that server changed
         self._shown_text: dict[str, str] = {}  # what each text bar shows (see _set_text)
         self._wide = False  # whether the rows on screen have a description column
+        self.last_call: CallRecord | None = None
+        """The last call dialog's call, for ``C`` (its result outlives the dialog)."""
 
     def compose(self) -> ComposeResult:
         yield PlainText("", one_line=True, id="title")

@@ -2,7 +2,9 @@
 
 ``prefill_arguments`` writes a JSON object with the schema's required fields (placeholder values
 by type), ``parse_arguments`` checks what the user typed, and ``format_result`` turns a
-``CallToolResult`` into text. The call itself goes through the source (the bridge's step runtime).
+``CallToolResult`` into text. The call itself goes through the source (the bridge's step runtime),
+in a worker of the app, not of the dialog: escape closes the dialog while the call goes on, and
+its ``CallRecord`` (the app keeps the last one) shows the result when the dialog is reopened.
 
 A schema is whatever the server sent: ``prefill_arguments`` takes any JSON value anywhere in it
 (a ``"required": 5`` is no required field). The result and every error are shown through
@@ -12,25 +14,37 @@ A schema is whatever the server sent: ``prefill_arguments`` takes any JSON value
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import mcp_types as types
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
 from agentty_tui.errors import AgenttyError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ToolState
-from agentty_tui.terminal_text import safe_json
+from agentty_tui.terminal_text import clip, safe_json
 from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.text import PlainText
 
-__all__ = ["CallToolScreen", "format_result", "parse_arguments", "prefill_arguments"]
+__all__ = [
+    "SCHEMA_LIMIT",
+    "CallRecord",
+    "CallToolScreen",
+    "format_result",
+    "parse_arguments",
+    "prefill_arguments",
+    "schema_text",
+]
+
+SCHEMA_LIMIT = 4_000
+"""Characters of an input schema shown beside the editor (the details screen shows it whole)."""
 
 _PLACEHOLDERS: dict[str, Any] = {
     "string": "",
@@ -118,8 +132,77 @@ def format_result(result: types.CallToolResult) -> str:
     return "\n".join(parts) if parts else "(no content)"
 
 
+def schema_text(schema: object) -> str:
+    """The input schema as indented JSON, cut at ``SCHEMA_LIMIT`` characters."""
+    try:
+        text = safe_json(thaw(schema))
+    except (ValueError, RecursionError):  # too deep or too odd to write out
+        return "(the schema cannot be shown)"
+    return clip(text, SCHEMA_LIMIT)
+
+
+@dataclass
+class CallRecord:
+    """One call of a tool from the picker: what was sent, and what came back once it did."""
+
+    server: str
+    """The server's name."""
+    tool: ToolState
+    """The tool called."""
+    arguments: str
+    """The arguments as the user typed them (what the editor shows when reopened)."""
+    started: float | None = None
+    """``time.monotonic()`` when the call was sent; ``None`` before the first call."""
+    finished: float | None = None
+    """``time.monotonic()`` when the answer came; ``None`` while it runs."""
+    result: str | None = None
+    """The result or the error, as text (from the server: shown through ``PlainText``)."""
+    error: bool = False
+    """Whether ``result`` is an error."""
+    viewers: int = 0
+    """How many dialogs show this record now (none: a finished call says so in a toast)."""
+
+    @property
+    def running(self) -> bool:
+        """The call was sent and has not answered."""
+        return self.started is not None and self.finished is None
+
+    def progress(self, now: float) -> str:
+        """``calling… 3 s`` while it runs (the seconds once it has run one)."""
+        if self.started is None:
+            return ""
+        seconds = int(now - self.started)
+        return "calling…" + (f" {seconds} s" if seconds >= 1 else "")
+
+    async def run(self, source: PluginSource, arguments: dict[str, Any]) -> None:
+        """Call the tool through ``source`` and keep what came back; never raises."""
+        self.started, self.finished, self.result, self.error = time.monotonic(), None, None, False
+        try:
+            outcome = await source.call_tool(self.server, self.tool.bare, arguments)
+        except AgenttyError as exc:
+            self._done(str(exc), error=True)
+            return
+        except Exception as exc:  # a misbehaving server must not take the app down
+            self._done(f"{type(exc).__name__}: {exc}", error=True)
+            return
+        if outcome.is_error:
+            self._done("The tool reported an error:\n" + format_result(outcome), error=True)
+        else:
+            self._done(format_result(outcome), error=False)
+
+    def _done(self, text: str, *, error: bool) -> None:
+        self.result, self.error, self.finished = text, error, time.monotonic()
+
+
+_HINT = "ctrl+s calls · escape closes (a call goes on; C shows its result)"
+
+
 class CallToolScreen(Dialog[None]):
-    """Edit a tool's JSON arguments, call it, and show what came back."""
+    """Edit a tool's JSON arguments beside its input schema, call it, and show what came back.
+
+    The screen only shows its ``record``: the call runs in a worker of the app and fills the
+    record in, and a timer shows its progress and, once, its result.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "call", "Call"),
@@ -127,24 +210,46 @@ class CallToolScreen(Dialog[None]):
     ]
     AUTO_FOCUS = "#call-args"
 
-    def __init__(self, source: PluginSource, server: str, tool: ToolState) -> None:
+    def __init__(
+        self, source: PluginSource, server: str, tool: ToolState, record: CallRecord | None = None
+    ) -> None:
         super().__init__()
         self._source = source
-        self._server = server
-        self._tool = tool
+        self.record = record or CallRecord(server, tool, prefill_arguments(tool.input_schema))
+        """The call this dialog shows (the app keeps it for ``C``)."""
+        self._shown: float | None = None  # ``finished`` of the result on screen
 
     def compose(self) -> ComposeResult:
-        prefill = prefill_arguments(self._tool.input_schema)
+        record = self.record
         with VerticalScroll(classes="dialog", id="call"):
             yield PlainText(
-                f"Call {self._server} / {self._tool.bare}", one_line=True, classes="dialog-title"
+                f"Call {record.server} / {record.tool.bare}", one_line=True, classes="dialog-title"
             )
-            yield Static("Arguments (JSON):", classes="dialog-heading")
-            yield TextArea(prefill, id="call-args", soft_wrap=True, show_line_numbers=False)
+            with Horizontal(id="call-edit"):
+                with Vertical(id="call-args-box"):
+                    yield Static("Arguments (JSON):", classes="dialog-heading")
+                    yield TextArea(
+                        record.arguments, id="call-args", soft_wrap=True, show_line_numbers=False
+                    )
+                with Vertical(id="call-schema-box"):
+                    yield Static("Input schema:", classes="dialog-heading")
+                    with VerticalScroll(id="call-schema-scroll"):
+                        yield PlainText(schema_text(record.tool.input_schema), id="call-schema")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Call", variant="primary", id="call-run", compact=True)
                 yield Button("Close", id="call-close", compact=True)
-            yield PlainText("ctrl+s calls · escape closes", id="call-result")
+            yield PlainText(_HINT, id="call-progress", classes="dialog-hint")
+            yield PlainText("", id="call-result")
+
+    def on_mount(self) -> None:
+        """Show the record now and follow it while the dialog is open."""
+        self.record.viewers += 1
+        self._refresh_record()
+        self.set_interval(0.25, self._refresh_record)
+
+    def on_unmount(self) -> None:
+        """This dialog no longer shows the record."""
+        self.record.viewers -= 1
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Call or Close."""
@@ -155,31 +260,43 @@ class CallToolScreen(Dialog[None]):
             self.dismiss(None)
 
     def action_call(self) -> None:
-        """Parse the arguments and call the tool in a worker."""
-        result = self.query_one("#call-result", PlainText)
-        result.remove_class("-error")
+        """Parse the arguments and call the tool in a worker of the app."""
+        record = self.record
+        if record.running:
+            self.app.notify("The call is still running.", severity="warning", timeout=2)
+            return
+        text = self.query_one("#call-args", TextArea).text
         try:
-            arguments = parse_arguments(self.query_one("#call-args", TextArea).text)
+            arguments = parse_arguments(text)
         except ValueError as exc:
             self._show(str(exc), error=True)
             return
-        result.update("calling…")
-        self._call(arguments)
+        record.arguments = text
+        app = self.app
+        label = f"{record.server} / {record.tool.bare}"
 
-    @work(exclusive=True, group="call", exit_on_error=False)
-    async def _call(self, arguments: dict[str, Any]) -> None:
-        try:
-            outcome = await self._source.call_tool(self._server, self._tool.bare, arguments)
-        except AgenttyError as exc:
-            self._show(str(exc), error=True)
+        async def call() -> None:
+            await record.run(self._source, arguments)
+            if record.viewers == 0:  # the dialog was closed meanwhile
+                app.notify(
+                    f"The call of {label} is done: C shows its result.",
+                    severity="error" if record.error else "information",
+                    timeout=6,
+                )
+
+        app.run_worker(call(), group="call", exclusive=True, exit_on_error=False)
+        self._refresh_record()
+
+    def _refresh_record(self) -> None:
+        record = self.record
+        progress = self.query_one("#call-progress", PlainText)
+        if record.running:
+            progress.update(record.progress(time.monotonic()))
             return
-        except Exception as exc:  # a misbehaving server must not take the app down
-            self._show(f"{type(exc).__name__}: {exc}", error=True)
-            return
-        if outcome.is_error:
-            self._show("The tool reported an error:\n" + format_result(outcome), error=True)
-        else:
-            self._show(format_result(outcome), error=False)
+        progress.update(_HINT)
+        if record.result is not None and record.finished != self._shown:
+            self._shown = record.finished
+            self._show(record.result, error=record.error)
 
     def _show(self, text: str, *, error: bool) -> None:
         result = self.query_one("#call-result", PlainText)
@@ -192,5 +309,5 @@ class CallToolScreen(Dialog[None]):
         self.call_after_refresh(dialog.scroll_to_widget, result, top=True, animate=False)
 
     def action_close(self) -> None:
-        """Close the form."""
+        """Close the dialog; a running call goes on, and ``C`` shows it again."""
         self.dismiss(None)

@@ -24,7 +24,7 @@ from agentty_tui.errors import AgenttyError
 from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, ToolState
 from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.add import AddServerScreen
-from agentty_tui.ui.call import CallToolScreen
+from agentty_tui.ui.call import CallRecord, CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen
 from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.picker import PickerList
@@ -43,6 +43,8 @@ class PickerOperations(App[None]):
     """Where snapshots come from and operations go."""
     model: PluginModel
     """The snapshot on screen."""
+    last_call: CallRecord | None
+    """The last call dialog's call, for ``C`` (its result outlives the dialog)."""
 
     @property
     def picker(self) -> PickerList:
@@ -273,4 +275,14 @@ class PickerOperations(App[None]):
         if server.status != "connected":
             self.notify(f"Server {server.name!r} is {server.status}.", severity="error")
             return
-        self.push_screen(CallToolScreen(self.source, server.name, tool))
+        screen = CallToolScreen(self.source, server.name, tool)
+        self.last_call = screen.record
+        self.push_screen(screen)
+
+    def action_last_call(self) -> None:
+        """C: the last call dialog again, with its result (or its progress)."""
+        record = self.last_call
+        if record is None:
+            self.notify("No call yet: c calls the tool under the cursor.", timeout=3)
+            return
+        self.push_screen(CallToolScreen(self.source, record.server, record.tool, record))

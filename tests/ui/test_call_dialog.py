@@ -1,0 +1,94 @@
+"""The call dialog: elapsed time of a long call, escape keeps the result, ``C`` reopens it, and
+the input schema beside the editor (cut, and shown as text whatever the server put in it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from textual.widgets import Static
+
+from agentty_tui.model import PluginModel, ToolState
+from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.call import SCHEMA_LIMIT, CallToolScreen
+from tests.ui.fakes import StaticSource, connected_model, model, server, settle
+
+pytestmark = pytest.mark.anyio
+
+
+class GatedSource(StaticSource):
+    """A source whose calls wait until ``gate`` is set."""
+
+    def __init__(self, first: PluginModel) -> None:
+        super().__init__(first)
+        self.gate = anyio.Event()
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        await self.gate.wait()
+        return await super().call_tool(server, tool, arguments)
+
+
+def shown(app: PickerApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def test_a_long_call_shows_elapsed_time_and_its_result_outlives_the_dialog() -> None:
+    source = GatedSource(connected_model())
+    app = PickerApp(source, follow=False)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await pilot.press("down", "c")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        with anyio.fail_after(10):
+            while "calling… 1 s" not in shown(app, "#call-progress"):
+                await pilot.pause(0.05)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, CallToolScreen)
+        source.gate.set()
+        await settle(app, "call")
+        await pilot.pause()
+        assert any("C shows its result" in n.message for n in app._notifications)
+        await pilot.press("C")
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, CallToolScreen)
+        assert shown(app, "#call-result") == "add_note called with {'text': ''}"
+
+
+async def test_capital_c_without_a_call_says_so() -> None:
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    async with app.run_test(notifications=True) as pilot:
+        await pilot.press("C")
+        await pilot.pause()
+        assert not isinstance(app.screen, CallToolScreen)
+        assert [n.message for n in app._notifications] == [
+            "No call yet: c calls the tool under the cursor."
+        ]
+
+
+async def test_the_input_schema_is_beside_the_editor_and_shown_as_text() -> None:
+    hostile = "[/]\x1b[31mred"
+    schema = {
+        "type": "object",
+        "properties": {hostile: {"type": "string"}, "pad": {"description": "x" * 10_000}},
+        "required": [hostile],
+    }
+    tool = ToolState(bare="odd", enabled=True, description="An odd tool.", input_schema=schema)
+    app = PickerApp(StaticSource(model(server("notes", tool))), follow=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("down", "c")
+        await pilot.pause()
+        text = shown(app, "#call-schema")
+        assert "[/]\\u001b[31mred" in text  # markup and ESC as text, never applied
+        assert "\x1b" not in text
+        assert "more characters not shown" in text
+        assert len(text) < SCHEMA_LIMIT + 100
+        editor = app.screen.query_one("#call-args").region
+        beside = app.screen.query_one("#call-schema").region
+        assert beside.x > editor.right - 1
+        assert beside.y < editor.bottom
