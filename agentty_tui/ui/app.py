@@ -30,6 +30,7 @@ from agentty_tui.model import PluginModel
 from agentty_tui.ui.call import CallRecord
 from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
 from agentty_tui.ui.keybar import KeyBar
+from agentty_tui.ui.keys import KeyOrderApp
 from agentty_tui.ui.operations import PickerOperations
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import STATE_WORDS, parse_filter
@@ -58,7 +59,7 @@ def config_notes(model: PluginModel) -> str:
     return "\n".join(lines)
 
 
-class PickerApp(PickerOperations):
+class PickerApp(PickerOperations, KeyOrderApp):
     """Shows every configured server and its tools, live, and changes them from the keyboard."""
 
     CSS_PATH = "picker.tcss"

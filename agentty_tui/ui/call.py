@@ -244,8 +244,8 @@ class CallToolScreen(Dialog[None]):
     def on_mount(self) -> None:
         """Show the record now and follow it while the dialog is open."""
         self.record.viewers += 1
-        self._refresh_record()
-        self.set_interval(0.25, self._refresh_record)
+        self.refresh_record()
+        self.set_interval(0.25, self.refresh_record)
 
     def on_unmount(self) -> None:
         """This dialog no longer shows the record."""
@@ -277,6 +277,9 @@ class CallToolScreen(Dialog[None]):
 
         async def call() -> None:
             await record.run(self._source, arguments)
+            for screen in app.screen_stack:
+                if isinstance(screen, CallToolScreen) and screen.record is record:
+                    screen.refresh_record()
             if record.viewers == 0:  # the dialog was closed meanwhile
                 app.notify(
                     f"The call of {label} is done: C shows its result.",
@@ -285,9 +288,10 @@ class CallToolScreen(Dialog[None]):
                 )
 
         app.run_worker(call(), group="call", exclusive=True, exit_on_error=False)
-        self._refresh_record()
+        self.refresh_record()
 
-    def _refresh_record(self) -> None:
+    def refresh_record(self) -> None:
+        """Show the record's progress, or its result once (the timer and the call call this)."""
         record = self.record
         progress = self.query_one("#call-progress", PlainText)
         if record.running:
