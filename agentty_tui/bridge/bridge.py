@@ -46,6 +46,7 @@ from agentty_tui.config.edits import (
     RemoveServer,
     SetServerDisabled,
     SetToolEnabled,
+    UpdateServer,
 )
 from agentty_tui.config.trust import needs_trust
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError, UnknownToolError
@@ -146,6 +147,13 @@ class Bridge(BridgeReader):
     async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
         """Add a server to the config and start it (no other server is touched)."""
         return await self._edit(AddServer(name=name, spec=spec))
+
+    async def plugin_update(self, name: str, spec: ServerSpec) -> PluginModel:
+        """Change how a server is reached (its command line, env and cwd, or its URL and
+        headers): a config write, then that server alone is restarted."""
+        if self._config.server(name) is None:
+            raise UnknownServerError(name)
+        return await self._edit(UpdateServer(server=name, spec=spec))
 
     async def plugin_remove(self, name: str) -> PluginModel:
         """Remove a server from the config and stop it."""

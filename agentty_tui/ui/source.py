@@ -38,6 +38,10 @@ class PluginSource(Protocol):
         """Add a server to the config and start it."""
         ...
 
+    async def plugin_update(self, name: str, spec: ServerSpec) -> PluginModel:
+        """Change how a server is reached, and restart that server alone."""
+        ...
+
     async def plugin_remove(self, name: str) -> PluginModel:
         """Remove a server from the config and stop it."""
         ...

@@ -219,6 +219,13 @@ class StaticSource:
         self.publish(self._model.model_copy(update={"servers": (*self._model.servers, state)}))
         return self._model
 
+    async def plugin_update(self, name: str, spec: ServerSpec) -> PluginModel:
+        self.calls.append(("plugin_update", (name, spec)))
+        self._maybe_fail()
+        state = self._server(name)
+        self._replace(state.model_copy(update={"spec": spec, "status": "connecting", "tools": ()}))
+        return self._model
+
     async def plugin_remove(self, name: str) -> PluginModel:
         self.calls.append(("plugin_remove", (name,)))
         self._maybe_fail()
