@@ -27,7 +27,8 @@ from agentty_tui.ui.text import PlainText
 
 __all__ = ["AddServerScreen", "FormError", "validate_add"]
 
-Field = Literal["name", "command", "url"]
+Field = Literal["name", "command", "url", "cwd", "env", "headers"]
+"""A field of the add or the edit form."""
 
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
@@ -97,6 +98,9 @@ class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):
         self._existing = frozenset(existing)
 
     def compose(self) -> ComposeResult:
+        # The connection fields are shared with the edit form, whose module builds on this one.
+        from agentty_tui.ui.server_form import connection_rows
+
         with VerticalScroll(id="add-form", classes="dialog"):
             yield Static(
                 "Add a server: a name, then a command line or a URL", classes="dialog-title"
@@ -104,14 +108,7 @@ class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):
             with Horizontal(classes="form-row"):
                 yield Label("Name")
                 yield Input(placeholder="e.g. memory", id="add-name")
-            with Horizontal(classes="form-row"):
-                yield Label("Command")
-                yield Input(
-                    placeholder="e.g. npx -y @modelcontextprotocol/server-memory", id="add-command"
-                )
-            with Horizontal(classes="form-row"):
-                yield Label("or URL")
-                yield Input(placeholder="e.g. http://127.0.0.1:8000/mcp", id="add-url")
+            yield from connection_rows("add", {})
             yield PlainText("", id="add-error", classes="form-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add", variant="primary", id="add-ok", compact=True)
@@ -132,18 +129,20 @@ class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):
 
     def submit(self) -> None:
         """Validate; show the problem in the form, or dismiss with the result."""
-        fields = {f: self.query_one(f"#add-{f}", Input) for f in ("name", "command", "url")}
+        from agentty_tui.ui.server_form import CONNECTION_FIELDS, connection_spec
+
+        fields = {field.id.removeprefix("add-"): field for field in self.query(Input) if field.id}
         for field in fields.values():
             field.remove_class("-invalid")
         error = self.query_one("#add-error", PlainText)
+        name = fields["name"].value.strip()
+        values = {f: fields[f].value for f, _, _ in CONNECTION_FIELDS}
         try:
-            result = validate_add(
-                fields["name"].value, fields["command"].value, fields["url"].value, self._existing
-            )
+            result = name, connection_spec(name, values, self._existing)
         except FormError as exc:
             error.update(exc.message)
             fields[exc.field].add_class("-invalid")
-            fields[exc.field].focus()
+            self.set_focus(fields[exc.field])
             return
         error.update("")
         self.dismiss(result)

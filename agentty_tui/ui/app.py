@@ -73,6 +73,7 @@ class PickerApp(PickerOperations, KeyOrderApp):
         Binding("x", "all_tools(False)", "all off"),
         Binding("a", "add", "add"),
         Binding("d", "remove", "remove"),
+        Binding("E", "edit_server", "edit", show=False),
         Binding("r", "reload", "reload"),
         Binding("R", "restart", "restart"),
         Binding("T", "trust", "trust", show=False),

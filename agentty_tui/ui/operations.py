@@ -26,6 +26,7 @@ from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.call import CallRecord, CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen
+from agentty_tui.ui.edit import EditServerScreen
 from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.rows import Row, server_key
@@ -178,6 +179,24 @@ class PickerOperations(App[None]):
             self.notify(f"Added server {name!r}.", timeout=3)
         else:
             self.notify(f"Added server {name!r} (the filter hides it).", timeout=4)
+
+    def action_edit_server(self) -> None:
+        """E: the edit form of the server under the cursor; saving restarts that server."""
+        current = self._current()
+        if current is None:
+            return
+        server = current[1]
+        if server.spec is None:
+            self.notify("The entry is invalid: fix it in the config file.", severity="error")
+            return
+        name = server.name
+
+        def edited(spec: ServerSpec | None) -> None:
+            if spec is not None:
+                self.run_operation("Edit", lambda: self.source.plugin_update(name, spec))
+
+        others = [s.name for s in self.model.servers if s.name != name]
+        self.push_screen(EditServerScreen(name, server.spec, others), edited)
 
     def action_remove(self) -> None:
         """d: remove the server under the cursor, after a confirmation."""

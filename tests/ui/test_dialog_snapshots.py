@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 from textual.pilot import Pilot
 
-from agentty_tui.model import HttpSpec, PluginModel, ServerState
+from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
 from agentty_tui.ui.app import PickerApp
 from tests.ui.fakes import StaticSource, connected_model, model, over_budget_model, settle
 from tests.ui.test_snapshots import no_blink
@@ -123,3 +123,18 @@ def test_picker_at_60x20_over_budget(snap_compare: SnapCompare) -> None:
     key bar wraps onto a second line, nothing cut at the right."""
     app = PickerApp(StaticSource(over_budget_model()), follow=False)
     assert snap_compare(app, terminal_size=(60, 20))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_edit_form(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """The edit form of a command server: its command line and folder, its env names with the
+    values masked (••••), empty URL and headers, the Save and Cancel buttons."""
+    spec = StdioSpec(command="npx", args=("-y", "server-memory"), env={"TOKEN": "x"}, cwd="/srv")
+    served = ServerState(name="memory", spec=spec, status="connected")
+
+    async def open_form(pilot: Pilot[None]) -> None:
+        await pilot.press("E")
+        await no_blink(pilot)
+
+    app = PickerApp(StaticSource(model(served)), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_form)

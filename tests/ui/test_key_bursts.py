@@ -46,9 +46,16 @@ async def test_keys_after_a_tab_go_to_the_next_field() -> None:
         await pilot.press("a")
         await pilot.pause()
         assert isinstance(app.screen, AddServerScreen)
-        burst(app, *"name", "tab", *"cmd", "tab", *"url")
+        burst(app, *"name", "tab", *"cmd", "tab", *"dir", "tab", *"env", "tab", *"url")
         with anyio.fail_after(10):
             while app.screen.query_one("#add-url", Input).value != "url":
                 await pilot.pause(0.01)
         values = {field.id: field.value for field in app.screen.query(Input)}
-        assert values == {"add-name": "name", "add-command": "cmd", "add-url": "url"}
+        assert values == {
+            "add-name": "name",
+            "add-command": "cmd",
+            "add-cwd": "dir",
+            "add-env": "env",
+            "add-url": "url",
+            "add-headers": "",
+        }
