@@ -102,7 +102,7 @@ async def test_toasts_leave_the_budget_warning_visible() -> None:
 
 async def test_key_bar_shows_every_everyday_key() -> None:
     app = PickerApp(StaticSource(connected_model()), follow=False)
-    async with app.run_test(size=(100, 24)) as pilot:
+    async with app.run_test(size=(100, 50)) as pilot:
         await pilot.pause()
         bar = " ".join(str(app.query_one("#keys", Static).render()).split())
         for hint in ("enter details", "space on/off", "e all on", "x all off", "R restart"):
