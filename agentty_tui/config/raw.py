@@ -32,17 +32,16 @@ from agentty_tui.model import (
 )
 
 __all__ = [
-    "SERVERS_KEY",
     "RawNativeTool",
     "RawOAuth",
     "RawServer",
     "RawToolFilter",
-    "validate_document",
+    "json_type",
+    "server_or_problem",
+    "settings_config",
+    "str_list",
     "validate_server",
 ]
-
-SERVERS_KEY = "mcpServers"
-"""The top-level key that maps server names to server entries (Claude's spelling)."""
 
 TransportType = Literal["stdio", "http", "streamable-http", "sse"]
 """Values the ``type`` key of a server entry may take."""
@@ -227,9 +226,9 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
 def validate_server(name: str, entry: object, *, path: str | None = None) -> ServerConfig:
     """Validate one ``mcpServers`` entry into a ``ServerConfig``; raise ``ConfigError`` if bad."""
     if not name:
-        raise ConfigError("server names must not be empty", path=path, field=SERVERS_KEY)
+        raise ConfigError("server names must not be empty", path=path)
     if not isinstance(entry, Mapping):
-        raise ConfigError(f"must be an object, not {_json_type(entry)}", path=path, server=name)
+        raise ConfigError(f"must be an object, not {json_type(entry)}", path=path, server=name)
     try:
         raw = RawServer.model_validate(dict(entry))
     except ValidationError as error:
@@ -248,7 +247,7 @@ def validate_server(name: str, entry: object, *, path: str | None = None) -> Ser
     )
 
 
-def _server_or_problem(name: str, entry: object, path: str | None) -> ServerConfig:
+def server_or_problem(name: str, entry: object, path: str | None) -> ServerConfig:
     """One entry; an invalid one becomes a ``ServerConfig`` that carries its problem, so that
     the other servers still load and the invalid one is shown with what is wrong."""
     try:
@@ -257,7 +256,7 @@ def _server_or_problem(name: str, entry: object, path: str | None) -> ServerConf
         return ServerConfig(name=name, problem=str(error))
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
     """The JSON name of a value's type, for messages."""
     if value is None:
         return "null"
@@ -278,7 +277,7 @@ def _native_tools(value: object, path: str | None) -> tuple[NativeTool, ...] | N
         return None
     if not isinstance(value, list):
         raise ConfigError(
-            f"must be an array of tools, not {_json_type(value)}", path=path, field="nativeTools"
+            f"must be an array of tools, not {json_type(value)}", path=path, field="nativeTools"
         )
     tools = []
     for index, item in enumerate(value):
@@ -294,31 +293,28 @@ def _native_tools(value: object, path: str | None) -> tuple[NativeTool, ...] | N
     return tuple(tools)
 
 
-def validate_document(document: object, *, path: str | None = None) -> PluginConfig:
-    """Validate a whole parsed document (a JSON object) into a ``PluginConfig``.
-
-    Servers keep file order. Unknown keys at any level are ignored here and kept in the file.
-    """
-    if not isinstance(document, Mapping):
-        raise ConfigError(f"the top level must be an object, not {_json_type(document)}", path=path)
-    servers_value = document.get(SERVERS_KEY, {})
-    if not isinstance(servers_value, Mapping):
-        raise ConfigError(
-            f"must be an object mapping server names to entries, not {_json_type(servers_value)}",
-            path=path,
-            field=SERVERS_KEY,
-        )
+def settings_config(
+    document: Mapping[str, Any], servers: tuple[ServerConfig, ...], path: str | None
+) -> PluginConfig:
+    """A config of ``servers`` plus our own top-level ``toolBudget`` / ``nativeTools`` keys,
+    which every dialect reads the same way."""
     budget = document.get("toolBudget", DEFAULT_TOOL_BUDGET)
     # bool is an int subclass in Python; `true` is not a budget.
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ConfigError(
             f"must be a non-negative integer, not {budget!r}", path=path, field="toolBudget"
         )
-    servers = tuple(
-        _server_or_problem(str(name), entry, path) for name, entry in servers_value.items()
-    )
     return PluginConfig(
         servers=servers,
         tool_budget=budget,
         native_tools=_native_tools(document.get("nativeTools"), path),
     )
+
+
+def str_list(value: object, *, name: str, field: str, path: str | None) -> list[str] | None:
+    """``value`` as a list of strings (``None`` when absent); ``ConfigError`` otherwise."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError("must be an array of strings", path=path, server=name, field=field)
+    return list(value)
