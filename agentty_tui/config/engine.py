@@ -23,7 +23,8 @@ from agentty_tui.config.connection import (
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.filters import toggle_tool
 from agentty_tui.config.formats import Format, refuse_duplicates
-from agentty_tui.config.raw import server_or_problem, str_list
+from agentty_tui.config.raw import server_or_problem
+from agentty_tui.config.settings import str_list
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec
 

@@ -22,7 +22,7 @@ from agentty_tui.config.engine import Adapter, TimeoutKey, validate_entries
 from agentty_tui.config.filters import filter_entry
 from agentty_tui.config.formats import JsoncFormat
 from agentty_tui.config.mcpjson import SERVERS_KEY, spec_to_entry
-from agentty_tui.config.raw import settings_config, str_list
+from agentty_tui.config.settings import settings_config, str_list
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 

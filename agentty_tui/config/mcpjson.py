@@ -14,7 +14,8 @@ from agentty_tui.config.connection import ConnectionSpelling, same_name
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.engine import Adapter, TimeoutKey
 from agentty_tui.config.formats import JsonFormat
-from agentty_tui.config.raw import json_type, server_or_problem, settings_config
+from agentty_tui.config.raw import json_type, server_or_problem
+from agentty_tui.config.settings import settings_config
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 

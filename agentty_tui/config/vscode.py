@@ -28,7 +28,8 @@ from agentty_tui.config.engine import Adapter
 from agentty_tui.config.envfile import read_env_file
 from agentty_tui.config.formats import JsoncFormat
 from agentty_tui.config.mcpjson import MCP_JSON_SPELLING, MCP_JSON_TIMEOUTS, spec_to_entry
-from agentty_tui.config.raw import server_or_problem, settings_config
+from agentty_tui.config.raw import server_or_problem
+from agentty_tui.config.settings import settings_config
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
