@@ -41,9 +41,13 @@ def log_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_state(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test reads or writes the real user's config or state folders."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    # Outside tmp_path: the config store's lock files must not show up in a test's folder.
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("run")))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.delenv("AGENTTY_CONFIG", raising=False)
 

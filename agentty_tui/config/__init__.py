@@ -1,12 +1,52 @@
 """Read, validate, edit and atomically write config files.
 
 ``ConfigStore(path).load()`` gives a ``model.PluginConfig``; ``ConfigStore(path).apply(edit)``
-writes one of the edits below into the file, keeping everything else the user wrote, and returns
-the config afterwards. The file format sits behind ``Dialect``: Claude-style ``mcpServers`` JSON
-(``McpJsonDialect``, also Cursor), Gemini CLI's ``settings.json`` (``GeminiDialect``), VS Code's
-``.vscode/mcp.json`` with comments (``VsCodeDialect``) and Codex's ``config.toml``
-(``CodexDialect``); ``detect_dialect`` tells them apart and ``dialect_by_name`` forces one.
-``plan_import`` / ``apply_import`` copy servers from one config into another.
+writes one of the edits of ``edits.py`` into the file, keeping everything else the user wrote,
+and returns the config afterwards. ``plan_import`` / ``apply_import`` copy servers from one
+config into another.
+
+How it is built:
+
+- ``store.py`` does the file work (lock, re-read, atomic replace); it sees a ``Dialect``.
+- ``formats.py`` / ``tomlformat.py``: the document formats: JSON (written with our layout
+  printer, ``jsonlayout.py``, or spliced), JSON with comments (``jsonc.py`` parses,
+  ``jsonc_edit.py`` splices) and TOML (tomlkit).
+- ``engine.py``: the one edit engine. A dialect is an ``Adapter`` that names its format and its
+  spelling; the engine applies every edit (``AddServer``, ``RemoveServer``, ``SetToolEnabled``,
+  ``SetToolFilter``, ``SetServerDisabled``, ``UpdateServer``) through it.
+- The dialects: Claude-style ``mcpServers`` JSON (``mcpjson.McpJsonDialect``, also Cursor),
+  Gemini CLI's ``settings.json`` (``gemini.GeminiDialect``), VS Code's ``.vscode/mcp.json``
+  (``vscode.VsCodeDialect``) and Codex's ``config.toml`` (``codex.CodexDialect``).
+  ``detect_dialect`` tells them apart and ``dialect_by_name`` forces one.
+- ``raw.py`` validates an entry in our own shape; every dialect turns its entries into that
+  shape first.
+
+Adding a dialect is one small file::
+
+    class ExampleDialect(Adapter):
+        # A host whose file is JSON with {"servers": {NAME: {...}}}.
+
+        name = "example"             # what --format and dialect_by_name call it
+        format = JsoncFormat()       # or JsonFormat() (keep one per instance), TomlFormat()
+        servers_key = "servers"      # the top-level key of the server map
+        tools_key = None             # the lists sit in the entry (else the key of their object)
+        include_key = "allowTools"   # the allow-list's key
+        exclude_key = "denyTools"    # the deny-list's key
+        disabled_key = "enabled"     # the disabled flag's key...
+        disabled_value = False       # ...and what it holds for a disabled server
+        timeouts = (TimeoutKey("request_timeout", "timeoutMs", scale=1000),)
+        connection = ConnectionSpelling(groups=same_name("command", "args", "env", "url"))
+
+        def validate(self, value, path):        # read: entries into our shape, then validate
+            servers = value.get(self.servers_key, {})
+            return settings_config(value, validate_entries(servers, to_ours, path), path)
+
+        def new_entry(self, spec):               # write: a new entry in the host's spelling
+            return spec_to_entry(spec)
+
+Override ``set_disabled`` when the flag lives outside the entry (Gemini's ``mcp.excluded``),
+``after_add`` when a new server needs more than its entry, and where a host keeps its OAuth
+settings elsewhere, read them in ``validate``. Then name the dialect in ``detect.py``.
 
 This package imports only the model layer, the standard library, pydantic and tomlkit.
 """
@@ -22,8 +62,6 @@ from agentty_tui.config.edits import (
     SetToolEnabled,
     SetToolFilter,
     UpdateServer,
-    apply_edit,
-    spec_to_entry,
 )
 from agentty_tui.config.gemini import GeminiDialect
 from agentty_tui.config.importing import (
@@ -33,8 +71,8 @@ from agentty_tui.config.importing import (
     apply_import,
     plan_import,
 )
-from agentty_tui.config.mcpjson import McpJsonDialect
-from agentty_tui.config.raw import validate_document, validate_server
+from agentty_tui.config.mcpjson import McpJsonDialect, apply_edit, spec_to_entry, validate_document
+from agentty_tui.config.raw import validate_server
 from agentty_tui.config.store import ConfigStore, FileVersion
 from agentty_tui.config.vscode import VsCodeDialect
 

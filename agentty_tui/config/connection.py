@@ -18,10 +18,9 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentty_tui.errors import ConfigError
 from agentty_tui.model import ServerConfig, ServerSpec, StdioSpec
 
-__all__ = ["ConnectionSpelling", "entry_to_update", "spec_to_write", "update_connection"]
+__all__ = ["ConnectionSpelling", "same_name", "spec_to_write", "update_connection"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,35 +35,9 @@ class ConnectionSpelling:
     """Keys that only a command server may have (dropped when the server becomes a URL)."""
 
 
-MCP_JSON_SPELLING = ConnectionSpelling(
-    groups=(
-        (("command",), ("command",)),
-        (("args",), ("args",)),
-        (("env",), ("env",)),
-        (("cwd",), ("cwd",)),
-        (("url",), ("url",)),
-        (("headers",), ("headers",)),
-        (("transport",), ("type",)),
-    ),
-    url_only=("oauth",),
-)
-"""The ``mcpServers`` spelling."""
-
-VSCODE_SPELLING = ConnectionSpelling(
-    groups=MCP_JSON_SPELLING.groups, url_only=("oauth",), command_only=("envFile",)
-)
-"""VS Code's: ``mcpServers``' keys (its ``type`` always written) and ``envFile``."""
-
-
-def entry_to_update(servers: object, name: str, path: str | None) -> Any:
-    """Server ``name``'s entry in the server map ``servers``; a ``ConfigError`` naming the file
-    and the server when there is none."""
-    if not isinstance(servers, Mapping) or name not in servers:
-        raise ConfigError("there is no server of this name to update", path=path, server=name)
-    entry = servers[name]
-    if not isinstance(entry, MutableMapping):
-        raise ConfigError("must be an object", path=path, server=name)
-    return entry
+def same_name(*fields: str) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Groups of one field each, spelled as the key of the same name."""
+    return tuple(((field,), (field,)) for field in fields)
 
 
 def spec_to_write(new: ServerSpec, old: ServerConfig | None) -> ServerSpec:

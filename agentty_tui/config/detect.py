@@ -22,8 +22,7 @@ from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.files import read_text
 from agentty_tui.config.gemini import GeminiDialect
 from agentty_tui.config.jsonc import parse_jsonc
-from agentty_tui.config.mcpjson import McpJsonDialect
-from agentty_tui.config.raw import SERVERS_KEY
+from agentty_tui.config.mcpjson import SERVERS_KEY, McpJsonDialect
 from agentty_tui.config.vscode import VSCODE_SERVERS_KEY, VsCodeDialect
 from agentty_tui.errors import ConfigError
 
@@ -59,10 +58,7 @@ def dialect_by_name(name: str) -> Dialect:
 
 def dialect_name(dialect: Dialect) -> str:
     """The name of a dialect, as ``dialect_by_name`` takes it."""
-    if isinstance(dialect, McpJsonDialect):
-        return "claude"
-    name = getattr(dialect, "name", None)
-    return name if isinstance(name, str) else type(dialect).__name__
+    return dialect.name
 
 
 def _looks_gemini(value: dict[str, Any]) -> bool:

@@ -16,34 +16,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentty_tui.config.common import (
-    JsoncDialect,
-    map_strings,
-    server_or_problem,
-    settings_config,
-    str_list,
-)
-from agentty_tui.config.connection import (
-    ConnectionSpelling,
-    entry_to_update,
-    spec_to_write,
-    update_connection,
-)
-from agentty_tui.config.edits import (
-    AddServer,
-    ConfigEdit,
-    RemoveServer,
-    SetServerDisabled,
-    SetToolEnabled,
-    SetToolFilter,
-    UpdateServer,
-    plain_number,
-    spec_to_entry,
-)
-from agentty_tui.config.filters import filter_entry, toggle_tool
-from agentty_tui.config.raw import SERVERS_KEY
-from agentty_tui.errors import ConfigError, UnknownServerError
-from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
+from agentty_tui.config.common import map_strings
+from agentty_tui.config.connection import ConnectionSpelling, same_name
+from agentty_tui.config.engine import Adapter, TimeoutKey, validate_entries
+from agentty_tui.config.filters import filter_entry
+from agentty_tui.config.formats import JsoncFormat
+from agentty_tui.config.mcpjson import SERVERS_KEY, spec_to_entry
+from agentty_tui.config.settings import settings_config, str_list
+from agentty_tui.errors import ConfigError
+from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 
 __all__ = ["GeminiDialect", "gemini_entry"]
 
@@ -51,12 +32,8 @@ _BARE_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _SPEC_KEYS = ("command", "args", "env", "cwd", "headers")
 _SPELLING = ConnectionSpelling(
     groups=(
-        (("command",), ("command",)),
-        (("args",), ("args",)),
-        (("env",), ("env",)),
-        (("cwd",), ("cwd",)),
+        *same_name("command", "args", "env", "cwd", "headers"),
         (("url", "transport"), ("httpUrl", "url", "type")),
-        (("headers",), ("headers",)),
     ),
     url_only=("oauth",),
 )
@@ -117,12 +94,26 @@ def _ours(name: str, entry: dict[str, Any], disabled: bool, path: str | None) ->
     return converted
 
 
-class GeminiDialect(JsoncDialect):
+class GeminiDialect(Adapter):
     """Gemini CLI ``settings.json``."""
 
     name = "gemini"
-    timeout_fields: tuple[str, ...] = ("request_timeout",)
-    """Gemini's ``timeout`` is a request timeout; it has no connect timeout."""
+    format = JsoncFormat()
+    servers_key = SERVERS_KEY
+    tools_key = None
+    include_key = "includeTools"
+    exclude_key = "excludeTools"
+    timeouts = (
+        TimeoutKey(
+            "connect_timeout",
+            None,
+            missing="Gemini CLI settings have no connect timeout",
+            missing_field="timeout",
+        ),
+        # Gemini's ``timeout`` is a request timeout, in milliseconds.
+        TimeoutKey("request_timeout", "timeout", scale=1000),
+    )
+    connection = _SPELLING
 
     def validate(self, value: dict[str, Any], path: str | None) -> PluginConfig:
         """Validate ``mcpServers`` in Gemini's spelling; one bad entry does not stop the rest."""
@@ -132,114 +123,39 @@ class GeminiDialect(JsoncDialect):
                 "must be an object mapping server names to entries", path=path, field=SERVERS_KEY
             )
         excluded, allowed = _mcp_lists(value, path)
-        configs: list[ServerConfig] = []
-        for key, entry in servers.items():
-            name = str(key)
-            if not isinstance(entry, dict):
-                configs.append(server_or_problem(name, entry, path))
-                continue
+
+        def ours(name: str, entry: dict[str, Any]) -> dict[str, Any]:
             disabled = name in excluded or (allowed is not None and name not in allowed)
-            try:
-                ours = _ours(name, entry, disabled, path)
-            except ConfigError as error:
-                configs.append(ServerConfig(name=name, problem=str(error)))
-                continue
-            configs.append(server_or_problem(name, ours, path))
-        return settings_config(value, tuple(configs), path)
+            return _ours(name, entry, disabled, path)
 
-    def edit(self, value: dict[str, Any], edit: ConfigEdit, path: str | None) -> dict[str, Any]:
-        """Apply ``edit`` in Gemini's spelling."""
-        servers = value.get(SERVERS_KEY)
-        if servers is not None and not isinstance(servers, dict):
-            raise ConfigError("must be an object", path=path, field=SERVERS_KEY)
-        if isinstance(edit, AddServer):
-            if not edit.name:
-                raise ConfigError("a server name must not be empty", path=path, field=SERVERS_KEY)
-            if servers is None:
-                servers = value[SERVERS_KEY] = {}
-            if edit.name in servers:
-                raise ConfigError(
-                    "a server of this name already exists", path=path, server=edit.name
-                )
-            if edit.connect_timeout is not None:
-                raise ConfigError(
-                    "Gemini CLI settings have no connect timeout",
-                    path=path,
-                    server=edit.name,
-                    field="timeout",
-                )
-            servers[edit.name] = gemini_entry(edit.spec)
-            if edit.request_timeout is not None:
-                servers[edit.name]["timeout"] = plain_number(edit.request_timeout * 1000)
-            # With an `mcp.allowed` list, a server left out of it would never start.
-            _, allowed = _mcp_lists(value, path)
-            if allowed is not None and edit.name not in allowed:
-                value["mcp"]["allowed"] = [*allowed, edit.name]
-            return value
-        if isinstance(edit, UpdateServer):
-            return self._update(value, edit, path)
-        name = edit.name if isinstance(edit, RemoveServer) else edit.server
-        if servers is None or name not in servers:
-            raise UnknownServerError(name)
-        if isinstance(edit, RemoveServer):
-            del servers[name]
-            return value
-        if isinstance(edit, SetServerDisabled):
-            return self._set_disabled(value, name, edit.disabled, path)
-        entry = servers[name]
-        if not isinstance(entry, dict):
-            raise ConfigError("must be an object", path=path, server=name)
-        include = str_list(entry.get("includeTools"), name=name, field="includeTools", path=path)
-        exclude = str_list(entry.get("excludeTools"), name=name, field="excludeTools", path=path)
-        if isinstance(edit, SetToolEnabled):
-            include, exclude = toggle_tool(include, exclude or [], edit.tool, edit.enabled)
-        else:
-            assert isinstance(edit, SetToolFilter)
-            include = None if edit.include is None else list(edit.include)
-            exclude = list(edit.exclude)
-        if include is None:
-            entry.pop("includeTools", None)
-        else:
-            entry["includeTools"] = include
-        if exclude:
-            entry["excludeTools"] = exclude
-        else:
-            entry.pop("excludeTools", None)
-        return value
+        return settings_config(value, validate_entries(servers, ours, path), path)
 
-    def _update(
-        self, value: dict[str, Any], edit: UpdateServer, path: str | None
-    ) -> dict[str, Any]:
-        entry = entry_to_update(value.get(SERVERS_KEY), edit.server, path)
-        if edit.connect_timeout is not None:
-            raise ConfigError(
-                "Gemini CLI settings have no connect timeout",
-                path=path,
-                server=edit.server,
-                field="timeout",
-            )
-        old = self.validate(value, path).server(edit.server)
-        spec = spec_to_write(edit.spec, old)
-        update_connection(entry, gemini_entry(spec), spec, old, _SPELLING)
-        if edit.request_timeout is not None:
-            entry["timeout"] = plain_number(edit.request_timeout * 1000)
-        return value
+    def new_entry(self, spec: ServerSpec) -> Any:
+        """``gemini_entry``."""
+        return gemini_entry(spec)
 
-    def _set_disabled(
-        self, value: dict[str, Any], name: str, disabled: bool, path: str | None
-    ) -> dict[str, Any]:
-        excluded, allowed = _mcp_lists(value, path)
+    def after_add(self, root: Any, name: str, path: str | None) -> None:
+        """With an ``mcp.allowed`` list, a server left out of it would never start."""
+        _, allowed = _mcp_lists(root, path)
+        if allowed is not None and name not in allowed:
+            root["mcp"]["allowed"] = [*allowed, name]
+
+    def set_disabled(
+        self, root: Any, servers: Any, name: str, disabled: bool, path: str | None
+    ) -> None:
+        """A disabled server is listed in ``mcp.excluded`` (and must be in ``mcp.allowed``,
+        if there is one, to start)."""
+        excluded, allowed = _mcp_lists(root, path)
         if disabled and name not in excluded:
-            value.setdefault("mcp", {})["excluded"] = [*excluded, name]
+            root.setdefault("mcp", {})["excluded"] = [*excluded, name]
         elif not disabled:
             if name in excluded:
                 remaining = [item for item in excluded if item != name]
                 if remaining:
-                    value["mcp"]["excluded"] = remaining
+                    root["mcp"]["excluded"] = remaining
                 else:
-                    del value["mcp"]["excluded"]
-                    if not value["mcp"]:
-                        del value["mcp"]
+                    del root["mcp"]["excluded"]
+                    if not root["mcp"]:
+                        del root["mcp"]
             if allowed is not None and name not in allowed:
-                value["mcp"]["allowed"] = [*allowed, name]
-        return value
+                root["mcp"]["allowed"] = [*allowed, name]

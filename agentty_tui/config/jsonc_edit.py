@@ -16,8 +16,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agentty_tui.config.dialect import JsonStyle, dump_json
 from agentty_tui.config.jsonc import JsoncNode, parse_jsonc
+from agentty_tui.config.jsonlayout import JsonStyle, dump_json
 from agentty_tui.errors import ConfigError
 
 __all__ = ["splice"]

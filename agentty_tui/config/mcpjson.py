@@ -1,107 +1,124 @@
 """Claude Desktop / Claude Code / Cursor ``mcpServers`` JSON: the dialect of ``mcp.json``.
 
-Plain JSON (no comments) with a top-level ``mcpServers`` object; a tool turned off is written as
-our ``tools.exclude``, a disabled server as our ``disabled`` key.
+Plain JSON (no comments) with a top-level ``mcpServers`` object; an entry is our own shape
+(``raw.RawServer``): a tool turned off is written as ``tools.exclude``, a disabled server as
+``"disabled": true``, timeouts as ``connectTimeout`` / ``requestTimeout`` in seconds.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from typing import Any
 
-from agentty_tui.config.dialect import JsonStyle, dump_json
-from agentty_tui.config.edits import ConfigEdit, apply_edit
-from agentty_tui.config.jsonc import check_nesting, duplicate_key_warnings, parse_jsonc
-from agentty_tui.config.jsonc_edit import splice
-from agentty_tui.config.raw import validate_document
+from agentty_tui.config.connection import ConnectionSpelling, same_name
+from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.config.engine import Adapter, TimeoutKey
+from agentty_tui.config.formats import JsonFormat
+from agentty_tui.config.raw import json_type, server_or_problem
+from agentty_tui.config.settings import settings_config
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import PluginConfig
+from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 
-__all__ = ["McpJsonDialect"]
+__all__ = [
+    "MCP_JSON_SPELLING",
+    "MCP_JSON_TIMEOUTS",
+    "SERVERS_KEY",
+    "McpJsonDialect",
+    "apply_edit",
+    "spec_to_entry",
+    "validate_document",
+]
+
+SERVERS_KEY = "mcpServers"
+"""The top-level key that maps server names to server entries (Claude's spelling)."""
+
+MCP_JSON_TIMEOUTS = (
+    TimeoutKey("connect_timeout", "connectTimeout"),
+    TimeoutKey("request_timeout", "requestTimeout"),
+)
+"""``connectTimeout`` and ``requestTimeout``, in seconds (ours; VS Code's entries too)."""
+
+MCP_JSON_SPELLING = ConnectionSpelling(
+    groups=(
+        *same_name("command", "args", "env", "cwd", "url", "headers"),
+        (("transport",), ("type",)),
+    ),
+    url_only=("oauth",),
+)
+"""The keys of a connection in our entry shape."""
 
 
-class _DuplicateKeys(dict[str, Any]):
-    """A parsed JSON object whose text had repeated keys somewhere (last one wins)."""
+def spec_to_entry(spec: ServerSpec) -> dict[str, Any]:
+    """The on-disk entry of a spec, with only the fields that differ from their defaults."""
+    entry: dict[str, Any]
+    if isinstance(spec, StdioSpec):
+        entry = {"command": spec.command}
+        if spec.args:
+            entry["args"] = list(spec.args)
+        if spec.env:
+            entry["env"] = dict(spec.env)
+        if spec.cwd is not None:
+            entry["cwd"] = spec.cwd
+        return entry
+    assert isinstance(spec, HttpSpec)
+    entry = {"url": spec.url}
+    if spec.headers:
+        entry["headers"] = dict(spec.headers)
+    # A url alone means Streamable HTTP; only the legacy transport needs saying.
+    if spec.transport == "sse":
+        entry["type"] = "sse"
+    return entry
 
-    def __init__(self, document: dict[str, Any], duplicates: list[str]) -> None:
-        super().__init__(document)
-        self.duplicates = duplicates
+
+def validate_document(document: object, *, path: str | None = None) -> PluginConfig:
+    """Validate a whole parsed ``mcpServers`` document (a JSON object) into a ``PluginConfig``.
+
+    Servers keep file order. Unknown keys at any level are ignored here and kept in the file.
+    """
+    if not isinstance(document, Mapping):
+        raise ConfigError(f"the top level must be an object, not {json_type(document)}", path=path)
+    servers = document.get(SERVERS_KEY, {})
+    if not isinstance(servers, Mapping):
+        raise ConfigError(
+            f"must be an object mapping server names to entries, not {json_type(servers)}",
+            path=path,
+            field=SERVERS_KEY,
+        )
+    configs = tuple(server_or_problem(str(name), entry, path) for name, entry in servers.items())
+    return settings_config(document, configs, path)
 
 
-class McpJsonDialect:
+class McpJsonDialect(Adapter):
     """Plain JSON with a top-level ``mcpServers`` object (Claude Desktop / Code, Cursor)."""
 
-    timeout_fields: tuple[str, ...] = ("connect_timeout", "request_timeout")
-    """``connectTimeout`` and ``requestTimeout``, in seconds (ours)."""
+    name = "claude"
+    servers_key = SERVERS_KEY
+    timeouts = MCP_JSON_TIMEOUTS
+    connection = MCP_JSON_SPELLING
 
     def __init__(self) -> None:
-        self._written: str | None = None
-        """The text of the last fast-path dump: a file still holding it needs no layout check."""
+        self.format = JsonFormat()
 
-    def parse(self, text: str, path: str | None) -> tuple[Any, PluginConfig]:
-        """Parse JSON text and validate it; syntax errors carry line and column."""
-        if not text.strip():
-            return {}, PluginConfig()
-        duplicates: list[str] = []
+    def validate(self, value: Any, path: str | None) -> PluginConfig:
+        """Validate the document: the entries are our own shape already."""
+        return validate_document(value, path=path)
 
-        def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            result = dict(pairs)
-            if len(result) != len(pairs):
-                seen: set[str] = set()
-                for key, _ in pairs:
-                    if key in seen:
-                        duplicates.append(key)
-                    seen.add(key)
-            return result
+    def new_entry(self, spec: ServerSpec) -> Any:
+        """``spec_to_entry``."""
+        return spec_to_entry(spec)
 
-        check_nesting(text, path)
-        try:
-            document = json.loads(text, object_pairs_hook=pairs_to_dict)
-        except json.JSONDecodeError as error:
-            raise ConfigError(
-                f"invalid JSON: {error.msg}", path=path, line=error.lineno, column=error.colno
-            ) from None
-        config = validate_document(document, path=path)
-        if duplicates:
-            # The standard parser does not say where; the JSONC one (plain JSON is JSONC) does.
-            repeated_at = parse_jsonc(text, path).repeated_at
-            warnings = duplicate_key_warnings(text, repeated_at, path)
-            config = config.model_copy(update={"warnings": warnings})
-            # Like every JSON reader, the last of duplicate keys wins for reading; but rewriting
-            # would silently drop the others, so the document remembers them to refuse edits.
-            document = _DuplicateKeys(document, duplicates)
-        return document, config
 
-    def apply(self, document: Any, edit: ConfigEdit, path: str | None) -> Any:
-        """Apply ``edit`` to a parsed JSON object (see ``edits.apply_edit``).
+_PURE = McpJsonDialect()
 
-        A file with duplicate keys is refused: writing it back would lose all but one of them.
-        """
-        if isinstance(document, _DuplicateKeys):
-            names = ", ".join(repr(key) for key in dict.fromkeys(document.duplicates))
-            raise ConfigError(
-                f"the file repeats the key(s) {names}; remove the duplicates before editing",
-                path=path,
-            )
-        return apply_edit(document, edit, path=path)
 
-    def dump(self, document: Any, like: str | None) -> str:
-        """``document`` as JSON, the file's own layout kept.
+def apply_edit(
+    document: Mapping[str, Any], edit: ConfigEdit, *, path: str | None = None
+) -> dict[str, Any]:
+    """Return a new ``mcpServers`` document with ``edit`` applied; ``document`` itself is left
+    as it was (copy on write: unchanged entries are shared with it).
 
-        A file already laid out the way ``dump_json`` writes it is written again that way (the
-        fast path). Any other layout (objects on one line, an odd indent) is edited by
-        splicing: only the text of what changed is rewritten, every other byte stays.
-        """
-        style = JsonStyle.of(like)
-        canonical = (
-            like is None
-            or not like.strip()
-            or like == self._written  # our own last write, as it usually is: no re-check
-            or dump_json(json.loads(like), style) == like
-        )
-        if not canonical:
-            assert like is not None
-            return splice(like, document)
-        text = dump_json(document, style)
-        self._written = text
-        return text
+    Raises ``UnknownServerError`` for an edit of a server the document lacks, and ``ConfigError``
+    for an ``AddServer`` whose name is taken (``path`` only goes into messages).
+    """
+    result: dict[str, Any] = _PURE.edit(document, edit, path)
+    return result

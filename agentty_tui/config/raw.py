@@ -1,4 +1,4 @@
-"""On-disk shapes of an ``mcpServers`` config, and their validation into ``model.PluginConfig``.
+"""On-disk shape of a server entry (ours: ``mcpServers``), validated into ``ServerConfig``.
 
 The raw models mirror the file (camelCase keys, ``type`` strings) and allow unknown keys: those
 stay in the file untouched and the model simply ignores them. Validation is strict (no ``"true"``
@@ -9,7 +9,7 @@ file, the server and the field a user has to fix.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -20,11 +20,8 @@ from agentty_tui.model import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_TOOL_BUDGET,
     HttpSpec,
-    NativeTool,
     OAuthSettings,
-    PluginConfig,
     ServerConfig,
     ServerSpec,
     StdioSpec,
@@ -32,29 +29,29 @@ from agentty_tui.model import (
 )
 
 __all__ = [
-    "SERVERS_KEY",
-    "RawNativeTool",
+    "RawBase",
     "RawOAuth",
     "RawServer",
     "RawToolFilter",
-    "validate_document",
+    "json_type",
+    "schema_error",
+    "server_or_problem",
     "validate_server",
 ]
-
-SERVERS_KEY = "mcpServers"
-"""The top-level key that maps server names to server entries (Claude's spelling)."""
 
 TransportType = Literal["stdio", "http", "streamable-http", "sse"]
 """Values the ``type`` key of a server entry may take."""
 
 
-class _Raw(BaseModel):
+class RawBase(BaseModel):
+    """Base of the raw shapes: unknown keys allowed, strict types, frozen."""
+
     # extra="allow": unknown keys are the user's business and survive every edit.
     # strict=True: a config that says "true" where a boolean belongs is a mistake worth naming.
     model_config = ConfigDict(extra="allow", strict=True, frozen=True)
 
 
-class RawToolFilter(_Raw):
+class RawToolFilter(RawBase):
     """The ``tools`` object of a server entry."""
 
     include: list[str] | None = None
@@ -63,7 +60,7 @@ class RawToolFilter(_Raw):
     """Deny-list of bare tool names."""
 
 
-class RawOAuth(_Raw):
+class RawOAuth(RawBase):
     """The ``oauth`` object of a URL server entry."""
 
     client_id: str | None = Field(default=None, alias="clientId", min_length=1)
@@ -88,7 +85,7 @@ class RawOAuth(_Raw):
         )
 
 
-class RawServer(_Raw):
+class RawServer(RawBase):
     """One entry of ``mcpServers`` as written on disk (both transports' fields in one shape)."""
 
     command: str | None = Field(default=None, min_length=1)
@@ -121,19 +118,6 @@ class RawServer(_Raw):
     """OAuth login settings of a URL server."""
 
 
-class RawNativeTool(_Raw):
-    """One entry of ``nativeTools``."""
-
-    name: str = Field(min_length=1)
-    """Wire name of the host tool."""
-    description: str = ""
-    """What the model reads about it."""
-    input_schema: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object"}, alias="inputSchema"
-    )
-    """JSON Schema of its arguments."""
-
-
 def _loc_text(loc: tuple[int | str, ...]) -> str:
     """Render a pydantic error location as ``args[0]`` / ``tools.exclude[1]`` / ``env.TZ``."""
     text = ""
@@ -142,7 +126,7 @@ def _loc_text(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def _schema_error(
+def schema_error(
     error: ValidationError,
     *,
     path: str | None,
@@ -227,13 +211,13 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
 def validate_server(name: str, entry: object, *, path: str | None = None) -> ServerConfig:
     """Validate one ``mcpServers`` entry into a ``ServerConfig``; raise ``ConfigError`` if bad."""
     if not name:
-        raise ConfigError("server names must not be empty", path=path, field=SERVERS_KEY)
+        raise ConfigError("server names must not be empty", path=path)
     if not isinstance(entry, Mapping):
-        raise ConfigError(f"must be an object, not {_json_type(entry)}", path=path, server=name)
+        raise ConfigError(f"must be an object, not {json_type(entry)}", path=path, server=name)
     try:
         raw = RawServer.model_validate(dict(entry))
     except ValidationError as error:
-        raise _schema_error(error, path=path, server=name) from None
+        raise schema_error(error, path=path, server=name) from None
     return ServerConfig(
         name=name,
         spec=_spec(raw, name, path),
@@ -248,7 +232,7 @@ def validate_server(name: str, entry: object, *, path: str | None = None) -> Ser
     )
 
 
-def _server_or_problem(name: str, entry: object, path: str | None) -> ServerConfig:
+def server_or_problem(name: str, entry: object, path: str | None) -> ServerConfig:
     """One entry; an invalid one becomes a ``ServerConfig`` that carries its problem, so that
     the other servers still load and the invalid one is shown with what is wrong."""
     try:
@@ -257,7 +241,7 @@ def _server_or_problem(name: str, entry: object, path: str | None) -> ServerConf
         return ServerConfig(name=name, problem=str(error))
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
     """The JSON name of a value's type, for messages."""
     if value is None:
         return "null"
@@ -270,55 +254,3 @@ def _json_type(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object" if isinstance(value, Mapping) else type(value).__name__
-
-
-def _native_tools(value: object, path: str | None) -> tuple[NativeTool, ...] | None:
-    """Validate ``nativeTools``: absent or null means the host's built-in list."""
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        raise ConfigError(
-            f"must be an array of tools, not {_json_type(value)}", path=path, field="nativeTools"
-        )
-    tools = []
-    for index, item in enumerate(value):
-        try:
-            raw = RawNativeTool.model_validate(item)
-        except ValidationError as error:
-            raise _schema_error(
-                error, path=path, server=None, prefix=("nativeTools", index)
-            ) from None
-        tools.append(
-            NativeTool(name=raw.name, description=raw.description, input_schema=raw.input_schema)
-        )
-    return tuple(tools)
-
-
-def validate_document(document: object, *, path: str | None = None) -> PluginConfig:
-    """Validate a whole parsed document (a JSON object) into a ``PluginConfig``.
-
-    Servers keep file order. Unknown keys at any level are ignored here and kept in the file.
-    """
-    if not isinstance(document, Mapping):
-        raise ConfigError(f"the top level must be an object, not {_json_type(document)}", path=path)
-    servers_value = document.get(SERVERS_KEY, {})
-    if not isinstance(servers_value, Mapping):
-        raise ConfigError(
-            f"must be an object mapping server names to entries, not {_json_type(servers_value)}",
-            path=path,
-            field=SERVERS_KEY,
-        )
-    budget = document.get("toolBudget", DEFAULT_TOOL_BUDGET)
-    # bool is an int subclass in Python; `true` is not a budget.
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise ConfigError(
-            f"must be a non-negative integer, not {budget!r}", path=path, field="toolBudget"
-        )
-    servers = tuple(
-        _server_or_problem(str(name), entry, path) for name, entry in servers_value.items()
-    )
-    return PluginConfig(
-        servers=servers,
-        tool_budget=budget,
-        native_tools=_native_tools(document.get("nativeTools"), path),
-    )

@@ -2,7 +2,8 @@
 
 ``ConfigStore`` owns the file work; the format lives behind a ``Dialect``. Writes happen only
 through ``apply``, which
-- serializes our own writers with an ``flock`` on a sidecar lock file next to the target;
+- serializes our own writers with an ``flock`` on a lock file of our own, never in the user's
+  folder (``locking.py``);
 - re-reads the file fresh every time (a cached document would overwrite an edit made meanwhile);
 - refuses to write a file that does not parse (the user's bytes stay as they are);
 - writes a temp file next to the target, fsyncs it, re-checks that the target still holds the
@@ -15,14 +16,8 @@ through ``apply``, which
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import fcntl
 import os
-import re
-import secrets
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +25,8 @@ from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.files import read_file
+from agentty_tui.config.locking import locked
+from agentty_tui.config.replace import fsync_directory, remove_orphaned_temps, write_temp
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
 from agentty_tui.model import PluginConfig
@@ -120,94 +117,6 @@ def _read_only(target: Path, snapshot: _Snapshot) -> bool:
     return not os.access(target, os.W_OK)
 
 
-@contextlib.contextmanager
-def _locked(lock_path: Path, timeout: float, path: str) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``lock_path``; give up with ``ConfigError`` after ``timeout``.
-
-    The lock is advisory: it orders agentty processes among themselves. Other editors do not take
-    it, which is why ``apply`` also re-checks the bytes before renaming.
-    """
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-    except OSError as error:
-        raise ConfigError(
-            f"cannot open lock file {lock_path}: {error.strerror}", path=path
-        ) from None
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as error:
-                if error.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                # Polling instead of a blocking flock: a stuck holder must not hang the app.
-                if time.monotonic() >= deadline:
-                    raise ConfigError(
-                        f"another process has held {lock_path} for over {timeout:g} s", path=path
-                    ) from None
-                time.sleep(0.01)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` durable."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    except OSError as error:
-        # Some file systems cannot fsync a directory; the rename itself already happened.
-        if error.errno not in (errno.EINVAL, errno.ENOTSUP):
-            raise
-    finally:
-        os.close(fd)
-
-
-def _remove_orphaned_temps(target: Path) -> None:
-    """Delete temp files a killed writer left behind.
-
-    Only a writer holding the lock creates ``.<name>.<8 hex>.tmp`` next to the target, and it
-    renames or deletes it before letting go; so one found by the lock's holder is an orphan.
-    """
-    pattern = re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{8}}\.tmp")
-    try:
-        names = os.listdir(target.parent)
-    except OSError:
-        return
-    for name in names:
-        if pattern.fullmatch(name):
-            with contextlib.suppress(OSError):
-                (target.parent / name).unlink()
-
-
-def _write_temp(target: Path, data: bytes, like: _Snapshot | None) -> Path:
-    """Write ``data`` to a new fsynced temp file next to ``target``, with ``like``'s mode."""
-    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    # 0o666 filtered by the umask is what a plain open() would give a new config file.
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-    try:
-        if like is not None:
-            os.fchmod(fd, like.mode)
-            if (like.uid, like.gid) != (os.geteuid(), os.getegid()):
-                # Only root (or a group member) can keep the owner; otherwise the file
-                # becomes ours, as it would with any editor's atomic save.
-                with contextlib.suppress(PermissionError):
-                    os.fchown(fd, like.uid, like.gid)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        temp.unlink(missing_ok=True)
-        raise
-    os.close(fd)
-    return temp
-
-
 class ConfigStore:
     """One config file: ``load`` it, or ``apply`` an edit to it atomically and without clobbering.
 
@@ -287,9 +196,8 @@ class ConfigStore:
             raise ConfigError(
                 f"cannot create the directory: {error.strerror}", path=self._display
             ) from None
-        lock_path = target.with_name(f".{target.name}.lock")
-        with _locked(lock_path, self._lock_timeout, self._display):
-            _remove_orphaned_temps(target)
+        with locked(target, self._lock_timeout, self._display):
+            remove_orphaned_temps(target)
             for _ in range(self._attempts):
                 result = self._attempt(edits, target)
                 if result is not None:
@@ -320,7 +228,7 @@ class ConfigStore:
         new_config = self.dialect.parse(new_text, self._display)[1]
         if before is not None and _read_only(target, before):
             raise ReadOnlyFileError(self._display, before.mode)
-        temp = _write_temp(target, form.encode(new_text), before)
+        temp = write_temp(target, form.encode(new_text), before)
         try:
             self._before_replace(target)
             # Bytes, mode and owner: a chmod or chown made meanwhile is an edit too, and the
@@ -330,5 +238,5 @@ class ConfigStore:
             os.replace(temp, target)
         finally:
             temp.unlink(missing_ok=True)
-        _fsync_directory(target.parent)
+        fsync_directory(target.parent)
         return _with_trust(new_config, before, self._display)  # the file kept its mode and owner

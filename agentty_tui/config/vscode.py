@@ -22,29 +22,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentty_tui.config.common import (
-    JsoncDialect,
-    map_strings,
-    problem,
-    server_or_problem,
-    settings_config,
-)
-from agentty_tui.config.connection import (
-    VSCODE_SPELLING,
-    entry_to_update,
-    spec_to_write,
-    update_connection,
-)
-from agentty_tui.config.edits import (
-    AddServer,
-    ConfigEdit,
-    UpdateServer,
-    apply_edit,
-    spec_to_entry,
-    timeout_keys,
-)
+from agentty_tui.config.common import map_strings, problem
+from agentty_tui.config.connection import ConnectionSpelling
+from agentty_tui.config.engine import Adapter
 from agentty_tui.config.envfile import read_env_file
-from agentty_tui.config.raw import SERVERS_KEY
+from agentty_tui.config.formats import JsoncFormat
+from agentty_tui.config.mcpjson import MCP_JSON_SPELLING, MCP_JSON_TIMEOUTS, spec_to_entry
+from agentty_tui.config.raw import server_or_problem
+from agentty_tui.config.settings import settings_config
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
@@ -78,10 +63,17 @@ def _input_description(document: dict[str, Any], input_id: str) -> str | None:
     return None
 
 
-class VsCodeDialect(JsoncDialect):
+class VsCodeDialect(Adapter):
     """``.vscode/mcp.json``: ``{"servers": {...}, "inputs": [...]}``, comments kept."""
 
     name = "vscode"
+    format = JsoncFormat()
+    servers_key = VSCODE_SERVERS_KEY
+    timeouts = MCP_JSON_TIMEOUTS
+    connection = ConnectionSpelling(
+        groups=MCP_JSON_SPELLING.groups, url_only=("oauth",), command_only=("envFile",)
+    )
+    """Our keys (with ``type`` always written), and ``envFile`` for a command server."""
 
     def __init__(self, workspace: str | None = None) -> None:
         """``workspace`` is what ``${workspaceFolder}`` means; by default the folder that holds
@@ -202,22 +194,6 @@ class VsCodeDialect(JsoncDialect):
             config = config.model_copy(update={"insecure": insecure[0]})
         return config
 
-    def edit(self, value: dict[str, Any], edit: ConfigEdit, path: str | None) -> dict[str, Any]:
-        """Our own edit rules, applied to the ``servers`` map; a new entry gets VS Code's shape."""
-        servers = value.get(VSCODE_SERVERS_KEY)
-        if servers is not None and not isinstance(servers, dict):
-            raise ConfigError("must be an object", path=path, field=VSCODE_SERVERS_KEY)
-        if isinstance(edit, UpdateServer):
-            entry = entry_to_update(servers, edit.server, path)
-            old = self._server(edit.server, entry, value, path, [])
-            spec = spec_to_write(edit.spec, old)
-            update_connection(entry, vscode_entry(spec), spec, old, VSCODE_SPELLING)
-            entry.update(timeout_keys(edit))
-            return value
-        wrapped = {} if servers is None else {SERVERS_KEY: servers}
-        edited = apply_edit(wrapped, edit, path=path)
-        if SERVERS_KEY in edited:
-            value[VSCODE_SERVERS_KEY] = edited[SERVERS_KEY]
-        if isinstance(edit, AddServer):
-            value[VSCODE_SERVERS_KEY][edit.name] = vscode_entry(edit.spec) | timeout_keys(edit)
-        return value
+    def new_entry(self, spec: ServerSpec) -> Any:
+        """``vscode_entry``."""
+        return vscode_entry(spec)

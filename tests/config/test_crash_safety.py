@@ -63,9 +63,9 @@ def _check_complete(path: Path) -> None:
 
 
 def _leftovers(directory: Path) -> list[str]:
-    """Names in ``directory`` other than the config and its lock; only temp files may be there."""
+    """Names in ``directory`` other than the config; only temp files may be there."""
     names = sorted(p.name for p in directory.iterdir())
-    others = [name for name in names if name not in ("mcp.json", ".mcp.json.lock")]
+    others = [name for name in names if name != "mcp.json"]
     assert all(TEMP_NAME.fullmatch(name) for name in others), others
     return others
 

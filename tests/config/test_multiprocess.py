@@ -85,4 +85,4 @@ def test_processes_editing_at_once_lose_no_edit(tmp_path: Path) -> None:
     shared["tools"]["exclude"] = ["theirs"]
     assert json.dumps(document) == json.dumps(ORIGINAL)
     assert ConfigStore(path).load().server("shared") is not None
-    assert sorted(os.listdir(tmp_path)) == [".mcp.json.lock", "mcp.json"]
+    assert sorted(os.listdir(tmp_path)) == ["mcp.json"]

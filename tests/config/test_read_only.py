@@ -53,7 +53,7 @@ def test_an_edit_of_a_read_only_file_is_refused(
     assert str(caught.value) == f"{path} is read-only (mode {mode:04o}): not written"
     assert (path.read_bytes(), path.stat().st_ino) == before
     assert path.stat().st_mode & 0o777 == mode
-    assert sorted(os.listdir(tmp_path)) == [".mcp.json.lock", "mcp.json"]  # no temp left
+    assert sorted(os.listdir(tmp_path)) == ["mcp.json"]  # no temp or lock left
 
 
 def test_a_no_op_edit_of_a_read_only_file_is_no_error(tmp_path: Path) -> None:

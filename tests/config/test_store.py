@@ -20,6 +20,7 @@ from agentty_tui.config import (
     SetServerDisabled,
     SetToolEnabled,
 )
+from agentty_tui.config.locking import lock_path
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, PluginConfig, StdioSpec
 
@@ -227,8 +228,8 @@ def test_symlink_is_written_through(tmp_path: Path) -> None:
     assert os.readlink(link) == str(target)
     assert _read(target)["mcpServers"]["time"]["disabled"] is True
     assert config.servers[0].disabled
-    # The temp file and lock live next to the target, and no temp file is left behind.
-    assert sorted(p.name for p in real_dir.iterdir()) == [".mcp.json.lock", "mcp.json"]
+    # The temp file lives next to the target, and none is left behind.
+    assert sorted(p.name for p in real_dir.iterdir()) == ["mcp.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dotfiles", "mcp.json"]
 
 
@@ -397,7 +398,7 @@ def test_a_held_lock_times_out(tmp_path: Path) -> None:
     path = tmp_path / "mcp.json"
     _write(path, ORIGINAL)
     text = path.read_text()
-    with open(tmp_path / ".mcp.json.lock", "w") as holder:
+    with open(lock_path(path), "w") as holder:
         fcntl.flock(holder.fileno(), fcntl.LOCK_EX)
         with pytest.raises(ConfigError, match="another process"):
             ConfigStore(path, lock_timeout=0.05).apply(SetServerDisabled("time", True))

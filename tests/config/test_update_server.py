@@ -74,6 +74,17 @@ command = "x"
 """
 
 
+EVERY_DIALECT = pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("mcp.json", MCP_JSON),
+        (".vscode/mcp.json", VSCODE),
+        (".gemini/settings.json", GEMINI),
+        ("config.toml", CODEX),
+    ],
+)
+
+
 def _store(tmp_path: Path, name: str, text: str) -> ConfigStore:
     path = tmp_path / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -211,15 +222,7 @@ def test_codex_update_to_url_maps_headers_back(tmp_path: Path) -> None:
         store.apply(UpdateServer("s", HttpSpec(url="https://h/x", transport="sse")))
 
 
-@pytest.mark.parametrize(
-    ("name", "text"),
-    [
-        ("mcp.json", MCP_JSON),
-        (".vscode/mcp.json", VSCODE),
-        (".gemini/settings.json", GEMINI),
-        ("config.toml", CODEX),
-    ],
-)
+@EVERY_DIALECT
 def test_update_of_a_missing_server_names_the_file_and_server(
     tmp_path: Path, name: str, text: str
 ) -> None:
@@ -231,15 +234,7 @@ def test_update_of_a_missing_server_names_the_file_and_server(
     assert store.path.read_text() == text
 
 
-@pytest.mark.parametrize(
-    ("name", "text"),
-    [
-        ("mcp.json", MCP_JSON),
-        (".vscode/mcp.json", VSCODE),
-        (".gemini/settings.json", GEMINI),
-        ("config.toml", CODEX),
-    ],
-)
+@EVERY_DIALECT
 def test_update_with_the_same_spec_changes_no_byte(tmp_path: Path, name: str, text: str) -> None:
     (tmp_path / ".env").write_text("FROM_FILE=1\n")
     store = _store(tmp_path, name, text)

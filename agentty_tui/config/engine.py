@@ -1,0 +1,278 @@
+"""The one edit engine: every edit of the vocabulary, applied to any dialect through its adapter.
+
+A dialect is an ``Adapter``: it names its document format (``formats``) and says how it spells
+an entry (the server map's key, the tool lists, the disabled flag, the timeouts, the keys of a
+connection); it reads entries into the model (``validate``) and writes a new one
+(``new_entry``). The engine does the rest the same way for every dialect: it finds the entry,
+refuses what cannot be done with the same messages, and changes only the keys the edit owns,
+through the format's tree operations, so that the format keeps everything else as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentty_tui.config import edits
+from agentty_tui.config.connection import (
+    ConnectionSpelling,
+    spec_to_write,
+    update_connection,
+)
+from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.config.filters import toggle_tool
+from agentty_tui.config.formats import Format, refuse_duplicates
+from agentty_tui.config.raw import server_or_problem
+from agentty_tui.config.settings import str_list
+from agentty_tui.errors import ConfigError, UnknownServerError
+from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec
+
+__all__ = ["Adapter", "TimeoutKey", "plain_number", "validate_entries"]
+
+
+def plain_number(value: float) -> float:
+    """``value`` as an ``int`` when it is a whole number (``5``, not ``5.0``, in the file)."""
+    return int(value) if float(value).is_integer() else value
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutKey:
+    """How a dialect spells one of ``ServerConfig``'s timeouts."""
+
+    field: str
+    """``connect_timeout`` or ``request_timeout`` (the edit's and the model's name)."""
+    key: str | None
+    """The entry key; ``None`` when the format cannot hold this timeout."""
+    scale: float = 1
+    """File units per second (1000 for milliseconds)."""
+    older: str | None = None
+    """An older key of the same timeout, kept in use by a file that has it alone."""
+    older_scale: float = 1
+    """The older key's units per second."""
+    missing: str = ""
+    """What to say when an edit asks for a timeout the format cannot hold..."""
+    missing_field: str | None = None
+    """... and the field that message names."""
+
+
+def validate_entries(
+    servers: dict[str, Any], ours: Callable[[str, dict[str, Any]], dict[str, Any]], path: str | None
+) -> tuple[ServerConfig, ...]:
+    """Each entry, turned into our ``mcpServers`` shape by ``ours`` and validated; one bad
+    entry carries its problem and never stops the others."""
+    configs: list[ServerConfig] = []
+    for key, entry in servers.items():
+        name = str(key)
+        if not isinstance(entry, dict):
+            configs.append(server_or_problem(name, entry, path))
+            continue
+        try:
+            shaped = ours(name, entry)
+        except ConfigError as error:
+            configs.append(ServerConfig(name=name, problem=str(error)))
+            continue
+        configs.append(server_or_problem(name, shaped, path))
+    return tuple(configs)
+
+
+class Adapter:
+    """A dialect: its format, its spelling, how it reads an entry and writes a new one.
+
+    Subclasses set the class attributes and give ``validate`` and ``new_entry``; the engine
+    methods (``parse``, ``apply``, ``dump``) are the ``Dialect`` protocol the store uses.
+    """
+
+    name: str = ""
+    """What ``dialect_by_name`` calls the dialect."""
+    format: Format
+    """The document format of the file."""
+    servers_key: str = ""
+    """The top-level key of the server map."""
+    tools_key: str | None = "tools"
+    """The entry key of an object holding the tool lists; ``None``: they sit in the entry."""
+    include_key: str = "include"
+    """The allow-list's key."""
+    exclude_key: str = "exclude"
+    """The deny-list's key."""
+    disabled_key: str = "disabled"
+    """The entry key of the disabled flag (absent: the server starts)."""
+    disabled_value: bool = True
+    """What that key holds for a disabled server."""
+    timeouts: tuple[TimeoutKey, ...] = ()
+    """How the timeouts are spelled."""
+    connection: ConnectionSpelling = ConnectionSpelling(groups=())
+    """Which keys carry which parts of the spec (for ``UpdateServer``)."""
+
+    @property
+    def timeout_fields(self) -> tuple[str, ...]:
+        """Which of ``ServerConfig``'s timeouts the format can hold, so an import can say what
+        it could not carry over."""
+        return tuple(timeout.field for timeout in self.timeouts if timeout.key is not None)
+
+    def validate(self, value: dict[str, Any], path: str | None) -> PluginConfig:
+        """The config a parsed top-level object describes."""
+        raise NotImplementedError
+
+    def new_entry(self, spec: ServerSpec) -> Any:
+        """A new entry of ``spec`` in the dialect's spelling (``ConfigError`` if it has none)."""
+        raise NotImplementedError
+
+    def set_disabled(
+        self, root: Any, servers: Any, name: str, disabled: bool, path: str | None
+    ) -> None:
+        """Set the disabled flag of an existing server (an entry key, unless overridden)."""
+        entry = _writable(self.format, servers, name, path)
+        if disabled:
+            self.format.put(entry, self.disabled_key, self.disabled_value)
+        elif self.disabled_key in entry:
+            # Absent means enabled; dropping the key keeps the entry minimal.
+            del entry[self.disabled_key]
+
+    def after_add(self, root: Any, name: str, path: str | None) -> None:
+        """What else a new server needs in the file (nothing, unless overridden)."""
+
+    # --- the Dialect protocol ---------------------------------------------------------------
+
+    def parse(self, text: str, path: str | None) -> tuple[Any, PluginConfig]:
+        """Parse and validate ``text``; whitespace-only text is an empty config."""
+        loaded = self.format.load(text, path)
+        config = self.validate(loaded.value, path)
+        if loaded.warnings:
+            config = config.model_copy(update={"warnings": loaded.warnings})
+        return loaded.document, config
+
+    def apply(self, document: Any, edit: ConfigEdit, path: str | None) -> Any:
+        """A new document with ``edit`` applied; a file that repeats keys is refused."""
+        refuse_duplicates(self.format.duplicates(document), path)
+        return self.edit(document, edit, path)
+
+    def edit(self, document: Any, edit: ConfigEdit, path: str | None) -> Any:
+        """A new document with ``edit`` applied (``document`` is left as it was)."""
+        root = self.format.begin(document, self.servers_key)
+        _apply(self, root, edit, path)
+        return self.format.end(document, root, path)
+
+    def dump(self, document: Any, like: str | None) -> str:
+        """The document's text, laid out like ``like``."""
+        return self.format.dump(document, like)
+
+
+def _writable(fmt: Format, servers: Any, name: str, path: str | None) -> Any:
+    if not isinstance(servers[name], dict):
+        raise ConfigError(fmt.entry_message, path=path, server=name)
+    return fmt.writable(servers, name)
+
+
+def _apply(adapter: Adapter, root: Any, edit: ConfigEdit, path: str | None) -> None:
+    """Apply ``edit`` to the tree ``root`` in the adapter's spelling."""
+    fmt = adapter.format
+    servers = root.get(adapter.servers_key)
+    if servers is not None and not isinstance(servers, dict):
+        raise ConfigError(fmt.map_message, path=path, field=adapter.servers_key)
+    if isinstance(edit, edits.AddServer):
+        _add(adapter, root, servers, edit, path)
+        return
+    name = edit.name if isinstance(edit, edits.RemoveServer) else edit.server
+    if servers is None or name not in servers:
+        if isinstance(edit, edits.UpdateServer):
+            raise ConfigError("there is no server of this name to update", path=path, server=name)
+        raise UnknownServerError(name)
+    if isinstance(edit, edits.RemoveServer):
+        fmt.remove(servers, name)
+    elif isinstance(edit, edits.SetServerDisabled):
+        adapter.set_disabled(root, servers, name, edit.disabled, path)
+    elif isinstance(edit, edits.UpdateServer):
+        try:
+            old = adapter.validate(fmt.plain(root), path).server(name)
+        except ConfigError:
+            old = None
+        entry = _writable(fmt, servers, name, path)
+        spec = spec_to_write(edit.spec, old)
+        new = _new_entry(adapter, spec, name, path)
+        update_connection(entry, new, spec, old, adapter.connection, add=fmt.put)
+        _put_timeouts(adapter, entry, edit, path)
+    else:
+        _set_tools(adapter, _writable(fmt, servers, name, path), edit, path)
+
+
+def _new_entry(adapter: Adapter, spec: ServerSpec, name: str, path: str | None) -> Any:
+    try:
+        return adapter.new_entry(spec)
+    except ConfigError as error:
+        raise ConfigError(error.detail, path=path, server=name) from None
+
+
+def _add(
+    adapter: Adapter, root: Any, servers: Any, edit: edits.AddServer, path: str | None
+) -> None:
+    if not edit.name:
+        raise ConfigError("a server name must not be empty", path=path, field=adapter.servers_key)
+    if servers is not None and edit.name in servers:
+        raise ConfigError("a server of this name already exists", path=path, server=edit.name)
+    entry = _new_entry(adapter, edit.spec, edit.name, path)
+    _put_timeouts(adapter, entry, edit, path)
+    adapter.format.add(root, adapter.servers_key, edit.name, entry)
+    adapter.after_add(root, edit.name, path)
+
+
+def _put_timeouts(
+    adapter: Adapter, entry: Any, edit: edits.AddServer | edits.UpdateServer, path: str | None
+) -> None:
+    """Write the timeouts the edit gives (``None`` leaves a timeout as it is)."""
+    name = edit.name if isinstance(edit, edits.AddServer) else edit.server
+    spelled = {timeout.field: timeout for timeout in adapter.timeouts}
+    for field in ("connect_timeout", "request_timeout"):
+        seconds = getattr(edit, field)
+        if seconds is None:
+            continue
+        timeout = spelled.get(field, TimeoutKey(field, None))
+        if timeout.key is None:
+            missing = timeout.missing or f"the {adapter.name} format cannot hold a {field}"
+            raise ConfigError(missing, path=path, server=name, field=timeout.missing_field)
+        key, scale = timeout.key, timeout.scale
+        if timeout.older is not None and timeout.older in entry and key not in entry:
+            key, scale = timeout.older, timeout.older_scale
+        adapter.format.put(entry, key, plain_number(seconds * scale))
+
+
+def _set_tools(
+    adapter: Adapter, entry: Any, edit: edits.SetToolEnabled | edits.SetToolFilter, path: str | None
+) -> None:
+    """Rewrite the tool lists so that the edit holds; other keys stay."""
+    fmt, inc, exc, server = adapter.format, adapter.include_key, adapter.exclude_key, edit.server
+    holder, nest = entry, adapter.tools_key
+    if adapter.tools_key is not None:
+        holder = entry.get(adapter.tools_key, {})
+        if not isinstance(holder, dict):
+            raise ConfigError(
+                "must be an object", path=path, server=server, field=adapter.tools_key
+            )
+        if isinstance(edit, edits.SetToolEnabled):
+            for key in (inc, exc):
+                if key in holder and not isinstance(holder[key], list):
+                    raise ConfigError(
+                        f"'{key}' must be an array",
+                        path=path,
+                        server=server,
+                        field=adapter.tools_key,
+                    )
+        include, exclude = holder.get(inc), holder.get(exc, [])
+    else:
+        plain = fmt.plain(holder)
+        include = str_list(plain.get(inc), name=server, field=inc, path=path)
+        exclude = str_list(plain.get(exc), name=server, field=exc, path=path)
+    if isinstance(edit, edits.SetToolEnabled):
+        include, exclude = toggle_tool(include, exclude or [], edit.tool, edit.enabled)
+    else:
+        include = None if edit.include is None else list(edit.include)
+        exclude = list(edit.exclude)
+    fmt.put_list(holder, inc, include)
+    fmt.put_list(holder, exc, exclude or None)
+    if nest is None:
+        return
+    if holder:
+        entry[nest] = holder
+    else:
+        # An empty `tools` object says nothing; leave no litter behind.
+        entry.pop(nest, None)

@@ -1,0 +1,287 @@
+"""The document formats a config file can be in, behind one small protocol (``Format``).
+
+A format turns text into a document (whatever it needs to write the file back faithfully) and a
+plain value, opens a document for editing as a mutable tree, offers the few tree operations the
+edit engine needs (put a key, put a list, remove or add a server), and turns the edited tree
+back into a document and text. Three formats exist:
+
+- ``JsonFormat``: plain JSON, written back with our layout printer (``jsonlayout``) when the file
+  is laid out that way, else spliced (``jsonc_edit``) so that every other byte stays;
+- ``JsoncFormat``: JSON with comments and trailing commas (``jsonc``), always spliced;
+- ``TomlFormat`` (``tomlformat``): TOML edited node by node with tomlkit.
+
+A file that repeats a key is refused for editing in every format (``refuse_duplicates``):
+writing it back would keep only one of them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agentty_tui.config.jsonc import check_nesting, duplicate_key_warnings, parse_jsonc
+from agentty_tui.config.jsonc_edit import splice
+from agentty_tui.config.jsonlayout import JsonStyle, dump_json
+from agentty_tui.errors import ConfigError
+
+__all__ = [
+    "Format",
+    "JsonFormat",
+    "JsoncDocument",
+    "JsoncFormat",
+    "Loaded",
+    "refuse_duplicates",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What a format read from a text."""
+
+    document: Any
+    """The format's own document, handed back for editing and writing."""
+    value: Any
+    """The plain value the text holds (dicts, lists, scalars)."""
+    warnings: tuple[str, ...] = ()
+    """Repeated keys, each named with its line (the last of them counts for reading)."""
+
+
+class Format(Protocol):
+    """How one document format is read, edited as a tree, and written back."""
+
+    map_message: str
+    """What an edit says of a server map that is not a mapping."""
+    entry_message: str
+    """What an edit says of a server entry that is not a mapping."""
+
+    def load(self, text: str, path: str | None) -> Loaded:
+        """Parse ``text`` (blank text is an empty document); ``ConfigError`` names the line."""
+        ...
+
+    def duplicates(self, document: Any) -> tuple[str, ...]:
+        """The keys the document's text repeats."""
+        ...
+
+    def begin(self, document: Any, servers_key: str) -> Any:
+        """A mutable tree of ``document`` to edit; ``document`` itself never changes."""
+        ...
+
+    def writable(self, servers: Any, name: str) -> Any:
+        """Server ``name``'s entry in the tree's server map, safe to change."""
+        ...
+
+    def plain(self, node: Any) -> Any:
+        """A node of the tree as a plain value, for reading."""
+        ...
+
+    def put(self, mapping: Any, key: str, value: Any) -> None:
+        """Set ``key`` (an existing key keeps its place; a new one follows the last key)."""
+        ...
+
+    def put_list(self, mapping: Any, key: str, items: list[str] | None) -> None:
+        """Make ``mapping[key]`` hold ``items``; ``None`` removes the key."""
+        ...
+
+    def remove(self, servers: Any, name: str) -> None:
+        """Remove server ``name`` (and what belongs to it alone, such as its comments)."""
+        ...
+
+    def add(self, root: Any, servers_key: str, name: str, entry: Any) -> None:
+        """Add server ``name`` last, making the server map if there is none."""
+        ...
+
+    def end(self, document: Any, root: Any, path: str | None) -> Any:
+        """The document after the edits made to ``root`` (``document`` when nothing changed)."""
+        ...
+
+    def dump(self, document: Any, like: str | None) -> str:
+        """The document's text, laid out like ``like`` (``None``: a new file)."""
+        ...
+
+
+def refuse_duplicates(duplicates: tuple[str, ...], path: str | None) -> None:
+    """Refuse to edit a file that repeats keys: writing it back would lose all but one."""
+    if duplicates:
+        names = ", ".join(repr(key) for key in dict.fromkeys(duplicates))
+        raise ConfigError(
+            f"the file repeats the key(s) {names}; remove the duplicates before editing",
+            path=path,
+        )
+
+
+class _DuplicateKeys(dict[str, Any]):
+    """A parsed JSON object whose text had repeated keys somewhere (last one wins)."""
+
+    def __init__(self, document: dict[str, Any], duplicates: list[str]) -> None:
+        super().__init__(document)
+        self.duplicates = duplicates
+
+
+class _MappingTree:
+    """Tree operations on plain dicts (the JSON formats' trees)."""
+
+    map_message = "must be an object"
+    entry_message = "must be an object"
+
+    def plain(self, node: Any) -> Any:
+        """The node itself: it is plain already."""
+        return node
+
+    def put(self, mapping: Any, key: str, value: Any) -> None:
+        """Assignment: an existing key keeps its position."""
+        mapping[key] = value
+
+    def put_list(self, mapping: Any, key: str, items: list[str] | None) -> None:
+        """Assign the list, or drop the key."""
+        if items is None:
+            mapping.pop(key, None)
+        else:
+            mapping[key] = items
+
+    def remove(self, servers: Any, name: str) -> None:
+        """Drop the entry."""
+        del servers[name]
+
+    def add(self, root: Any, servers_key: str, name: str, entry: Any) -> None:
+        """Add the entry last (a missing server map is made)."""
+        servers = root.get(servers_key)
+        if servers is None:
+            servers = root[servers_key] = {}
+        servers[name] = entry
+
+
+class JsonFormat(_MappingTree):
+    """Plain JSON; the document is the parsed object, edited copy on write."""
+
+    def __init__(self) -> None:
+        self._written: str | None = None
+        """The text of the last fast-path dump: a file still holding it needs no layout check."""
+
+    def load(self, text: str, path: str | None) -> Loaded:
+        """Parse JSON text; syntax errors carry line and column, repeated keys a warning."""
+        if not text.strip():
+            return Loaded({}, {})
+        duplicates: list[str] = []
+
+        def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            result = dict(pairs)
+            if len(result) != len(pairs):
+                seen: set[str] = set()
+                for key, _ in pairs:
+                    if key in seen:
+                        duplicates.append(key)
+                    seen.add(key)
+            return result
+
+        check_nesting(text, path)
+        try:
+            document = json.loads(text, object_pairs_hook=pairs_to_dict)
+        except json.JSONDecodeError as error:
+            raise ConfigError(
+                f"invalid JSON: {error.msg}", path=path, line=error.lineno, column=error.colno
+            ) from None
+        if not duplicates:
+            return Loaded(document, document)
+        # The standard parser does not say where; the JSONC one (plain JSON is JSONC) does.
+        warnings = duplicate_key_warnings(text, parse_jsonc(text, path).repeated_at, path)
+        # Like every JSON reader, the last of duplicate keys wins for reading; the document
+        # remembers the others so that an edit can be refused.
+        return Loaded(_DuplicateKeys(document, duplicates), document, warnings)
+
+    def duplicates(self, document: Any) -> tuple[str, ...]:
+        """The keys a parsed file repeated."""
+        return tuple(document.duplicates) if isinstance(document, _DuplicateKeys) else ()
+
+    def begin(self, document: Any, servers_key: str) -> Any:
+        """Copy on write: the top level and the server map are copied here, and the one entry an
+        edit changes by ``writable``; everything else is shared with ``document``."""
+        root: dict[str, Any] = dict(document)
+        if isinstance(root.get(servers_key), dict):
+            root[servers_key] = dict(root[servers_key])
+        return root
+
+    def writable(self, servers: Any, name: str) -> Any:
+        """A copy of the entry, put in its place."""
+        entry = servers[name] = copy.deepcopy(servers[name])
+        return entry
+
+    def end(self, document: Any, root: Any, path: str | None) -> Any:
+        """The edited object is the new document."""
+        return root
+
+    def dump(self, document: Any, like: str | None) -> str:
+        """``document`` as JSON, the file's own layout kept.
+
+        A file already laid out the way ``dump_json`` writes it is written again that way (the
+        fast path). Any other layout (objects on one line, an odd indent) is edited by
+        splicing: only the text of what changed is rewritten, every other byte stays.
+        """
+        style = JsonStyle.of(like)
+        canonical = (
+            like is None
+            or not like.strip()
+            or like == self._written  # our own last write, as it usually is: no re-check
+            or dump_json(json.loads(like), style) == like
+        )
+        if not canonical:
+            assert like is not None
+            return splice(like, document)
+        text = dump_json(document, style)
+        self._written = text
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class JsoncDocument:
+    """A JSONC file as text plus the plain value it holds."""
+
+    text: str
+    """The file's text."""
+    value: dict[str, Any]
+    """The value it holds."""
+    duplicates: tuple[str, ...] = ()
+    """Keys the text repeats."""
+
+
+class JsoncFormat(_MappingTree):
+    """JSON with comments; an edit is made to a copy of the value and spliced into the text, so
+    comments, layout and every key the edit does not own stay byte for byte."""
+
+    def load(self, text: str, path: str | None) -> Loaded:
+        """Parse JSONC text (comments and trailing commas allowed); the top level is an object."""
+        if not text.strip():
+            return Loaded(JsoncDocument(text, {}), {})
+        root = parse_jsonc(text, path)
+        if not isinstance(root.value, dict):
+            raise ConfigError("the top level must be an object", path=path)
+        warnings: tuple[str, ...] = ()
+        if root.repeated_at:
+            warnings = duplicate_key_warnings(text, root.repeated_at, path)
+        return Loaded(JsoncDocument(text, root.value, tuple(root.duplicates)), root.value, warnings)
+
+    def duplicates(self, document: Any) -> tuple[str, ...]:
+        """The keys the text repeats."""
+        return tuple(document.duplicates)
+
+    def begin(self, document: Any, servers_key: str) -> Any:
+        """A deep copy of the value."""
+        value: MutableMapping[str, Any] = copy.deepcopy(document.value)
+        return value
+
+    def writable(self, servers: Any, name: str) -> Any:
+        """The entry itself: the tree is a copy already."""
+        return servers[name]
+
+    def end(self, document: Any, root: Any, path: str | None) -> Any:
+        """Splice the changed value into the text."""
+        if root == document.value:
+            return document
+        return JsoncDocument(splice(document.text, root, path=path), root)
+
+    def dump(self, document: Any, like: str | None) -> str:
+        """The document's text: it already is laid out like the file."""
+        text: str = document.text
+        return text
