@@ -29,7 +29,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from agentty_tui.bridge.logs import ServerLog
-from agentty_tui.bridge.reaper import ProcessTree
+from agentty_tui.bridge.reaper import SESSION_VARIABLE, ProcessTree, session_token
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
 
@@ -100,6 +100,8 @@ class StdioTransport(ManagedTransport):
         """True when the server sent a stdout line over ``MAX_LINE`` (the connection closed)."""
         self.deep_cuts = 0
         """How many messages had parts nested too deep cut out (see ``cut_deep_json``)."""
+        self.token = session_token()
+        """Marks every process of this spawn (``SESSION_VARIABLE``): see ``reaper.carriers``."""
         self._stopping = False
         self._spoke = False
         self._notice = b""
@@ -121,10 +123,13 @@ class StdioTransport(ManagedTransport):
     @contextlib.asynccontextmanager
     async def _connect(self) -> AsyncIterator[Streams]:
         self.log.open_for_child(self.shown)
+        self.token = session_token()
         try:
             self.process = await anyio.open_process(
                 [self.spec.command, *self.spec.args],
-                env=get_default_environment() | dict(self.spec.env),
+                env=get_default_environment()
+                | dict(self.spec.env)
+                | {SESSION_VARIABLE: self.token},
                 cwd=self.spec.cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -312,7 +317,7 @@ class StdioTransport(ManagedTransport):
             return
         # Read the tree while the server still runs: once it exits, its children are
         # re-parented and only the record says they were its (a setsid one left the group).
-        tree = ProcessTree(process.pid)
+        tree = ProcessTree(process.pid, self.token)
         await tree.record()
         if process.stdin is not None:
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
