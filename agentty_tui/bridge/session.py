@@ -185,7 +185,9 @@ class ServerSession(Leased):
 
     def _stdio_transport(self, spec: StdioSpec) -> StdioTransport:
         assert isinstance(self._config.spec, StdioSpec)
-        self._transport = StdioTransport(spec, self.log, shown=self._config.spec)
+        self._transport = StdioTransport(
+            spec, self.log, shown=self._config.spec, redactor=self._redactor
+        )
         return self._transport
 
     @asynccontextmanager

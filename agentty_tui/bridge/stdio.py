@@ -32,6 +32,7 @@ from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.reaper import SESSION_VARIABLE, ProcessTree, session_token
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
+from agentty_tui.secrets import Redactor
 
 __all__ = ["MAX_DEPTH", "MAX_LINE", "TOO_DEEP", "StdioTransport", "cut_deep_json"]
 
@@ -84,10 +85,19 @@ class StdioTransport(ManagedTransport):
     left in the group.
     """
 
-    def __init__(self, spec: StdioSpec, log: ServerLog, *, shown: StdioSpec | None = None) -> None:
+    def __init__(
+        self,
+        spec: StdioSpec,
+        log: ServerLog,
+        *,
+        shown: StdioSpec | None = None,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.spec = spec
         self.shown = shown or spec
         """The spec as the config writes it, before ``${VAR}`` expansion: what the log shows."""
+        self.redactor = redactor
+        """What expansion put into ``spec``, removed from the log (the server's stderr too)."""
         self.log = log
         self.process: anyio.abc.Process | None = None
         self.ended = anyio.Event()
@@ -122,7 +132,7 @@ class StdioTransport(ManagedTransport):
 
     @contextlib.asynccontextmanager
     async def _connect(self) -> AsyncIterator[Streams]:
-        self.log.open_for_child(self.shown)
+        self.log.open_for_child(self.shown, self.redactor)
         self.token = session_token()
         try:
             self.process = await anyio.open_process(
