@@ -186,7 +186,11 @@ class ServerSession(Leased):
     def _stdio_transport(self, spec: StdioSpec) -> StdioTransport:
         assert isinstance(self._config.spec, StdioSpec)
         self._transport = StdioTransport(
-            spec, self.log, shown=self._config.spec, redactor=self._redactor
+            spec,
+            self.log,
+            shown=self._config.spec,
+            redactor=self._redactor,
+            notices=self._relister.rate,
         )
         return self._transport
 

@@ -29,6 +29,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.notice_rate import NoticeRate
 from agentty_tui.bridge.reaper import SESSION_VARIABLE, ProcessTree, session_token
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
@@ -92,12 +93,15 @@ class StdioTransport(ManagedTransport):
         *,
         shown: StdioSpec | None = None,
         redactor: Redactor | None = None,
+        notices: NoticeRate | None = None,
     ) -> None:
         self.spec = spec
         self.shown = shown or spec
         """The spec as the config writes it, before ``${VAR}`` expansion: what the log shows."""
         self.redactor = redactor
         """What expansion put into ``spec``, removed from the log (the server's stderr too)."""
+        self.notices = notices
+        """Counts the change notices this transport holds back as repeats (the session's)."""
         self.log = log
         self.process: anyio.abc.Process | None = None
         self.ended = anyio.Event()
@@ -260,6 +264,8 @@ class StdioTransport(ManagedTransport):
             # The same change notice again within the window: hold one back for its end. A
             # repeat tells nothing new, so it counts as garbage against the reading budget.
             self._garbage_budget.charge(len(text))
+            if self.notices is not None:
+                self.notices.notice(anyio.current_time())
             if self._held is None:
                 self._held = self._parse(text)
             return
