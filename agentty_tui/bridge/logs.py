@@ -33,7 +33,14 @@ from typing import IO
 from agentty_tui.model import StdioSpec
 from agentty_tui.secrets import Redactor
 
-__all__ = ["LOG_FILE_NAME", "ServerLog", "default_log_dir", "log_file_name", "quiet_logging"]
+__all__ = [
+    "LOG_FILE_NAME",
+    "ServerLog",
+    "default_log_dir",
+    "log_file_name",
+    "pointing_to_log",
+    "quiet_logging",
+]
 
 TAIL_LINES = 8
 """How many stderr lines go into the error text of a server that failed."""
@@ -244,6 +251,21 @@ class ServerLog:
             del found[0]  # it lost its beginning: a secret's end would not be recognized
         kept = [line.rstrip() for line in found if line.strip()]
         return self._redactor.scrub("\n".join(kept[-lines:]))
+
+
+def pointing_to_log(message: str, log: ServerLog) -> str:
+    """``message`` on one line: the server's stderr lines it carries after its first line (an
+    error's tail) are left to ``log``, and the line says where that is.
+
+    Where the log could not be written, the lines are kept, joined on the one line.
+    """
+    first, _, rest = message.partition("\n")
+    lines = [line.strip() for line in rest.splitlines() if line.strip()]
+    if not lines:
+        return first
+    if log.problem is None:
+        return f"{first} (its stderr is in {log.path})"
+    return f"{first} (its last stderr lines: {' | '.join(lines)})"
 
 
 LOG_FILE_NAME = "agentty.log"
