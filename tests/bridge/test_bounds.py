@@ -181,6 +181,27 @@ async def test_a_schema_too_deep_to_parse_costs_only_its_tool(
 
 
 @pytest.mark.parametrize(
+    "answers", [pytest.param((), id="json"), pytest.param(("--event-answers",), id="events")]
+)
+async def test_a_schema_too_deep_to_parse_costs_only_its_tool_over_http(
+    answers: tuple[str, ...], write_config: WriteConfig, log_dir: Path
+) -> None:
+    argv = flood_argv("--deep-schema", "10000", *answers)
+    with serve_over_http(argv, "streamable-http") as url:
+        path = write_config({"deep": {"url": url, "connectTimeout": 10}})
+        async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+            model = await bridge.settled(SETTLE)
+            deep = _server(model, "deep")
+            assert deep.status == "connected", deep.error
+            assert [tool.bare for tool in deep.tools] == ["ok", "echo"]
+            assert [(d.name, d.reason) for d in deep.dropped_tools] == [
+                ("deep", "the input schema is nested too deep to read")
+            ]
+            result = await bridge.call_tool("deep", "echo", {"text": "fine"})
+            assert result.content[0].text == "fine"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
     "pace",
     [
         pytest.param((), id="identical-notices-without-pause"),
