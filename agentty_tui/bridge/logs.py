@@ -3,14 +3,16 @@
 Each server appends to ``<log dir>/<name>-<hash>.log``: a readable prefix of the server's name
 plus a short hash of the full name and the config file's path, so two servers never share a
 log (``a/b`` and ``a_b``, or servers of one name in two configs) and a long name still fits a
-file name. A header line marks every spawn.
+file name. A header line marks every spawn, and every line says when it was written: the
+server's stderr lines begin with the time of day (``12:34:56 …``), our own notes with
+``[agentty]`` and the time (``[agentty] 12:34:56 …``).
 
-The child's stderr is a pipe that we drain into the log, so the log can be capped: once it
-holds ``LOG_MAX_BYTES`` it is renamed to ``<name>.log.1`` (replacing the previous one) and a
-fresh file is begun, so a server's logs take at most about twice the cap. The last stderr bytes
-of the current spawn are also kept in memory for error text, so the tail works even when the
-log cannot be written. Logging is best effort: a folder that cannot be written costs the
-server its log, never its start (``problem`` says why).
+The child's stderr is a pipe that we drain into the log, so the log can be capped: before it
+would grow past ``LOG_MAX_BYTES`` it is renamed to ``<name>.log.1`` (replacing the previous
+one) and a fresh file is begun, so a server's logs take at most about twice the cap. The last
+stderr bytes of the current spawn are also kept in memory for error text, so the tail works
+even when the log cannot be written. Logging is best effort: a folder that cannot be written
+costs the server its log, never its start (``problem`` says why).
 
 A server may echo what it was given (its environment, its arguments), and some of that is
 what ``${VAR}`` expanded to: a secret. So stderr is written a line at a time, each line passed
@@ -49,7 +51,7 @@ TAIL_BYTES = 16 * 1024
 """How much of the end of the current spawn's stderr is kept to find those lines."""
 
 LOG_MAX_BYTES = 5 * 1024 * 1024
-"""A log file that reaches this size is rotated once (to ``.log.1``) and begun afresh."""
+"""A log file that would grow past this size is rotated once (to ``.log.1``) and begun afresh."""
 
 NAME_PREFIX = 40
 """How many characters of the (sanitized) server name a log file name keeps."""
@@ -150,11 +152,13 @@ class ServerLog:
             self._partial.clear()
 
     def _write_lines(self, data: bytes) -> None:
-        """Write complete stderr lines, scrubbed (their bytes kept as they were otherwise)."""
+        """Write complete stderr lines (``data`` ends with a newline), scrubbed and each with
+        the time (their bytes kept as they were otherwise)."""
         if self._redactor.replacements:
             text = data.decode(errors="surrogateescape")
             data = self._redactor.scrub(text).encode(errors="surrogateescape")
-        self._write(data)
+        stamp = time.strftime("%H:%M:%S ").encode()
+        self._write(stamp + data[:-1].replace(b"\n", b"\n" + stamp) + data[-1:])
 
     def note(self, text: str) -> None:
         """Append one line of our own (prefixed, so it is told apart from the server's stderr)."""
@@ -207,7 +211,7 @@ class ServerLog:
             if self._handle is None:
                 self._open()
             assert self._handle is not None
-            if self._size >= self.max_bytes:
+            if self._size > 0 and self._size + len(data) > self.max_bytes:
                 self._rotate()
             self._handle.write(data)
             self._handle.flush()

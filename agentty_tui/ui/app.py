@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from pathlib import Path
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -28,6 +29,7 @@ from textual.widgets import Footer, Input, Static
 from agentty_tui.catalog import CatalogProjector, WireCatalog
 from agentty_tui.model import PluginModel
 from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.log_view import LogViewScreen
 from agentty_tui.ui.operations import PickerOperations
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import STATE_WORDS, parse_filter
@@ -74,6 +76,7 @@ class PickerApp(PickerOperations):
         Binding("R", "restart", "restart", show=False),
         Binding("T", "trust", "trust", show=False),
         Binding("L", "login", "log in", show=False),
+        Binding("l", "log", "log", show=False),
         Binding("slash", "filter", "filter"),
         Binding("c", "call", "call"),
         Binding("question_mark", "help", "help"),
@@ -280,6 +283,17 @@ class PickerApp(PickerOperations):
             self.push_screen(ServerDetailsScreen(server))
         else:
             self.push_screen(ToolDetailsScreen(server, tool, self.catalog))
+
+    def action_log(self) -> None:
+        """l: the log of the server under the cursor, followed live."""
+        current = self._current()
+        if current is None:
+            return
+        server = current[1]
+        if server.log_path is None:
+            self.notify(f"{server.name} has not been started: it has no log yet.", timeout=3)
+            return
+        self.push_screen(LogViewScreen(server.name, Path(server.log_path)))
 
     def action_help(self) -> None:
         """?: every key."""

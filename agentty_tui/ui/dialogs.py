@@ -221,6 +221,8 @@ class ServerDetailsScreen(ModalScreen[None]):
             lines.append(f"protocol   {safe_line(info.protocol_version)}")
         if server.auth is not None:
             lines.append(f"login      {_auth_text(server)}")
+        if server.log_path is not None:
+            lines.append(f"log        {safe_line(server.log_path)} (l shows it)")
         with Vertical(classes="dialog", id="server-details"):
             yield PlainText(server.name, one_line=True, classes="dialog-title")
             with VerticalScroll(id="details-body"):
