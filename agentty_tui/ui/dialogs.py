@@ -45,6 +45,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("R", "restart the server under the cursor"),
     ("T", "trust a config file others can change, for this run (asks first)"),
     ("L", "log in to the URL server under the cursor (OAuth; escape cancels)"),
+    ("l", "the server's log (stderr and our notes, timed), followed live"),
     ("/", "filter rows by name or title; escape clears"),
     ("/ is:…", "by state: is:on is:off is:trimmed is:failed is:disabled is:needs-login"),
     ("enter", "show the tool's details"),
