@@ -172,11 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _complain(message: str) -> None:
-    """Print an error on stderr: one line ``agentty-tui: …``.
-
-    Lines after the first (a server's last stderr lines, which error texts carry) follow it
-    indented; every control in them is shown, not sent.
-    """
+    """Print an error on stderr: one line ``agentty-tui: …``, every control shown, not sent
+    (a server's stderr that an error carries was pointed to its log before)."""
     print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
 
 

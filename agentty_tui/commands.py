@@ -19,7 +19,7 @@ import anyio.to_thread
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.auth import expires_in_words, login, login_spec, logout
 from agentty_tui.bridge.elicit import accept_defaults
-from agentty_tui.bridge.logs import default_log_dir
+from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.catalog import project_catalog
 from agentty_tui.config import (
@@ -72,8 +72,8 @@ def say(text: str) -> None:
 
 
 def warn(message: str) -> None:
-    """``agentty-tui: message`` on stderr, as ``cli.main`` prints errors (a server's stderr
-    lines indented under it, every control visible)."""
+    """``agentty-tui: message`` on stderr, one line, as ``cli.main`` prints errors (every
+    control visible)."""
     print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
 
 
@@ -217,10 +217,8 @@ async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
                 if tool not in {t.name for t in session.state.tools}:
                     raise UnknownToolError(server, tool)
             else:
-                warn(
-                    f"warning: could not check the tool name, {server!r} "
-                    f"did not connect: {session.state.error}"
-                )
+                error = pointing_to_log(session.state.error or "", session.log)
+                warn(f"warning: could not check the tool name, {server!r} did not connect: {error}")
     store.apply(SetToolEnabled(server=server, tool=tool, enabled=enabled))
     say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}")
     return 0
@@ -260,14 +258,16 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     ) as session:
         state = session.state
         if state.status != "connected":
-            problem = OperationError(f"server {args.server!r} did not connect: {state.error}")
+            error = pointing_to_log(state.error or "", session.log)
+            problem = OperationError(f"server {args.server!r} did not connect: {error}")
         elif args.tool not in {t.name for t in state.tools}:
             problem = UnknownToolError(args.server, args.tool)
         else:
             try:
                 result = await session.call_tool(args.tool, arguments)
             except OperationError as exc:
-                problem = exc
+                # The server's stderr an error quotes goes to its log: the message says where.
+                problem = OperationError(pointing_to_log(str(exc), session.log))
     if problem is not None:
         raise problem
     if args.json:

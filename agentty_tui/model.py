@@ -305,6 +305,8 @@ class ServerState(Frozen):
     written, it announces changes without pause, its tool list never ended), a line each."""
     auth: AuthState | None = None
     """A URL server's OAuth login state; ``None`` for stdio servers."""
+    log_path: str | None = None
+    """The file its stderr and our notes about it go to, while it has a session."""
 
     @property
     def enabled_count(self) -> int:

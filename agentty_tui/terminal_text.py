@@ -100,14 +100,16 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text) - limit:,} more characters not shown)"
 
 
-def safe_message(text: str, indent: str = "    ") -> str:
-    """An error or a warning for a terminal: its first line, then its other lines indented.
+def safe_message(text: str) -> str:
+    """An error or a warning for a terminal: one line, whatever the text held.
 
-    Error texts carry a server's last stderr lines after the sentence that says what failed;
-    indented, they cannot pass for another message of ours. Blank lines are left out.
+    Blank lines are left out and the others joined with ``⏎``: a line break in a message
+    (a server's stderr that an error quotes) cannot pass for another message of ours. Error
+    texts that carry a server's stderr are shortened before this, to say where its log is
+    (``bridge.logs.pointing_to_log``).
     """
-    first, *rest = safe_block(text).split("\n")
-    return "\n".join([first, *(f"{indent}{line}" for line in rest if line.strip())])
+    kept = [line.strip() for line in text.split("\n") if line.strip()]
+    return safe_line(f" {NEWLINE_MARK} ".join(kept))
 
 
 _JSON_UNSAFE = re.compile(f"[{_CONTROLS_BUT_LAYOUT}{_INVISIBLE}]")

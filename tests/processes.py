@@ -9,8 +9,8 @@ import anyio
 
 from tests.servers import python_server_argv
 
-GRANDCHILD = re.compile(r"^grandchild pid (\d+)$", re.MULTILINE)
-"""What ``faulty_server.py``'s grandchild modes write to stderr."""
+GRANDCHILD = re.compile(r"^(?:\d\d:\d\d:\d\d )?grandchild pid (\d+)$", re.MULTILINE)
+"""What ``faulty_server.py``'s grandchild modes write to stderr (the log adds the time)."""
 
 SERVER = re.compile(r"^\[agentty\] (?:\d\d:\d\d:\d\d )?started pid (\d+)$", re.MULTILINE)
 """The transport's note at each spawn (our notes carry the time of day)."""

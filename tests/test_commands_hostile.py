@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from agentty_tui.bridge.logs import log_file_name
 from tests.conftest import WriteConfig
 from tests.helpers import stdio_entry
 from tests.hostile_text import unsafe_chars
@@ -131,26 +132,35 @@ FAILURES = {
         ["call", "hostile", "hang"],
         "agentty-tui: calling 'hang' on 'hostile' failed: no answer within 1 s (request timeout)\n",
     ),
+    # The server's stderr stays in its log ({log}: its path): the one line says where.
     "server dies mid-call": (
         ["call", "hostile", "die"],
-        "agentty-tui: calling 'die' on 'hostile' failed: the server exited with status 3\n"
-        "    dying ␛]0;pwned␇␛[2J␛[H\\x9b31m\n",
+        "agentty-tui: calling 'die' on 'hostile' failed: the server exited with status 3 "
+        "(its stderr is in {log})\n",
     ),
     "server did not connect": (
         ["call", "dead", "clip"],
-        "agentty-tui: server 'dead' did not connect: the server exited with status 4\n"
-        "    dying ␛]0;pwned␇␛[2J␛[H\\x9b31m\n",
+        "agentty-tui: server 'dead' did not connect: the server exited with status 4 "
+        "(its stderr is in {log})\n",
     ),
 }
+
+
+def log_of(server: str, config: Path) -> Path:
+    """Where the ``agentty-tui`` child writes ``server``'s log (conftest sets XDG_STATE_HOME)."""
+    return Path(os.environ["XDG_STATE_HOME"]) / "agentty" / "logs" / log_file_name(server, config)
 
 
 @pytest.mark.parametrize("case", list(FAILURES))
 def test_every_failure_is_one_line_with_its_status(config: Path, case: str) -> None:
     args, stderr = FAILURES[case]
+    log = log_of(args[1], config)
     before = config.read_bytes()
     result = run(*args, "--config", str(config))
-    assert (result.returncode, result.stderr, result.stdout) == (1, stderr, "")
+    assert (result.returncode, result.stderr, result.stdout) == (1, stderr.format(log=log), "")
     assert config.read_bytes() == before
+    if "{log}" in stderr:
+        assert "dying \x1b]0;pwned" in log.read_text(errors="replace"), "the stderr is there"
 
 
 def test_a_config_write_that_runs_out_of_space_is_one_line(write_config: WriteConfig) -> None:
@@ -164,11 +174,10 @@ def test_a_config_write_that_runs_out_of_space_is_one_line(write_config: WriteCo
     assert [p.name for p in config.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
-def test_a_warning_carries_the_servers_stderr_safely_indented(config: Path) -> None:
+def test_a_warning_is_one_line_pointing_to_the_servers_log(config: Path) -> None:
     result = run("disable", "dead", "clip", "--config", str(config))
     assert (result.returncode, result.stdout) == (0, "disabled dead/clip\n")
     assert result.stderr == (
         "agentty-tui: warning: could not check the tool name, 'dead' did not connect: "
-        "the server exited with status 4\n"
-        "    dying ␛]0;pwned␇␛[2J␛[H\\x9b31m\n"
+        f"the server exited with status 4 (its stderr is in {log_of('dead', config)})\n"
     )

@@ -7,7 +7,7 @@ import unicodedata
 
 from hypothesis import given, settings
 
-from agentty_tui.terminal_text import NEWLINE_MARK, safe_block, safe_line
+from agentty_tui.terminal_text import NEWLINE_MARK, safe_block, safe_line, safe_message
 from tests.hostile_text import UNSAFE_CATEGORIES, hostile_text, unsafe_chars
 
 
@@ -62,3 +62,16 @@ def test_no_control_survives(text: str) -> None:
     block.encode("utf-8")
     assert block.count("\n") == text.count("\n")
     assert safe_line(line) == line and safe_block(block) == block
+
+
+def test_a_message_with_lines_is_one_line() -> None:
+    assert safe_message("failed: it exited\n  dying \x1b]0;x\x07\n\n last  ") == (
+        f"failed: it exited {NEWLINE_MARK} dying ␛]0;x␇ {NEWLINE_MARK} last"
+    )
+
+
+@given(hostile_text(80))
+def test_a_message_is_always_one_safe_line(text: str) -> None:
+    message = safe_message(text)
+    assert "\n" not in message
+    assert unsafe_chars(message) == []

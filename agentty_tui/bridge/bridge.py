@@ -366,6 +366,7 @@ class Bridge(BridgeReader):
             pid=live.pid,
             warnings=live.warnings,
             auth=live.auth,
+            log_path=str(session.log.path),
         )
 
     def _derive(

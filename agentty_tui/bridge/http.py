@@ -21,6 +21,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from agentty_tui.bridge._sdk import create_http_client
+from agentty_tui.bridge.deep_cut import DeepCutStream
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import DEFAULT_MAX_RESPONSE_BYTES, HttpSpec
 from agentty_tui.secrets import mask_url
@@ -57,6 +58,8 @@ class HttpTransport(ManagedTransport):
         """Why the transport refused a response (over ``max_response_bytes``, compressed)."""
         self.bearer_challenge = False
         """Whether the last 401 asked for a Bearer token (``WWW-Authenticate: Bearer``)."""
+        self.deep_cuts = 0
+        """How many messages had parts nested too deep cut out (``deep_cut.DeepCutStream``)."""
 
     async def _record(self, response: httpx2.Response) -> None:
         if response.status_code >= 400:
@@ -73,7 +76,11 @@ class HttpTransport(ManagedTransport):
             )
             raise ResponseRefused(self.refused)
         events = response.headers.get("content-type", "").startswith("text/event-stream")
-        response.stream = _BoundedStream(response.stream, self, per_event=events)
+        bounded = _BoundedStream(response.stream, self, per_event=events)
+        response.stream = DeepCutStream(bounded, self._count_cut, events=events)
+
+    def _count_cut(self) -> None:
+        self.deep_cuts += 1
 
     def _over_limit(self) -> ResponseTooLarge:
         limit = f"{self.max_response_bytes:,} bytes (maxResponseBytes)"

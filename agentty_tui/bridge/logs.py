@@ -3,14 +3,22 @@
 Each server appends to ``<log dir>/<name>-<hash>.log``: a readable prefix of the server's name
 plus a short hash of the full name and the config file's path, so two servers never share a
 log (``a/b`` and ``a_b``, or servers of one name in two configs) and a long name still fits a
-file name. A header line marks every spawn.
+file name. A header line marks every spawn, and every line says when it was written: the
+server's stderr lines begin with the time of day (``12:34:56 …``), our own notes with
+``[agentty]`` and the time (``[agentty] 12:34:56 …``).
 
-The child's stderr is a pipe that we drain into the log, so the log can be capped: once it
-holds ``LOG_MAX_BYTES`` it is renamed to ``<name>.log.1`` (replacing the previous one) and a
-fresh file is begun, so a server's logs take at most about twice the cap. The last stderr bytes
-of the current spawn are also kept in memory for error text, so the tail works even when the
-log cannot be written. Logging is best effort: a folder that cannot be written costs the
-server its log, never its start (``problem`` says why).
+The child's stderr is a pipe that we drain into the log, so the log can be capped: before it
+would grow past ``LOG_MAX_BYTES`` it is renamed to ``<name>.log.1`` (replacing the previous
+one) and a fresh file is begun, so a server's logs take at most about twice the cap. The last
+stderr bytes of the current spawn are also kept in memory for error text, so the tail works
+even when the log cannot be written. Logging is best effort: a folder that cannot be written
+costs the server its log, never its start (``problem`` says why).
+
+A server may echo what it was given (its environment, its arguments), and some of that is
+what ``${VAR}`` expanded to: a secret. So stderr is written a line at a time, each line passed
+through the session's ``Redactor`` first, and the tail is scrubbed the same way; our notes are
+too. A line without an end is held back until its newline, the end of the spawn, or
+``PARTIAL_MAX`` bytes.
 """
 
 from __future__ import annotations
@@ -25,8 +33,16 @@ from pathlib import Path
 from typing import IO
 
 from agentty_tui.model import StdioSpec
+from agentty_tui.secrets import Redactor
 
-__all__ = ["LOG_FILE_NAME", "ServerLog", "default_log_dir", "log_file_name", "quiet_logging"]
+__all__ = [
+    "LOG_FILE_NAME",
+    "ServerLog",
+    "default_log_dir",
+    "log_file_name",
+    "pointing_to_log",
+    "quiet_logging",
+]
 
 TAIL_LINES = 8
 """How many stderr lines go into the error text of a server that failed."""
@@ -35,10 +51,14 @@ TAIL_BYTES = 16 * 1024
 """How much of the end of the current spawn's stderr is kept to find those lines."""
 
 LOG_MAX_BYTES = 5 * 1024 * 1024
-"""A log file that reaches this size is rotated once (to ``.log.1``) and begun afresh."""
+"""A log file that would grow past this size is rotated once (to ``.log.1``) and begun afresh."""
 
 NAME_PREFIX = 40
 """How many characters of the (sanitized) server name a log file name keeps."""
+
+PARTIAL_MAX = 64 * 1024
+"""A stderr line without a newline is written once it holds this many bytes (not kept
+forever)."""
 
 NOTES_PER_SECOND = 5
 """Notes of one kind (e.g. skipped stdout lines) logged per second; the rest are counted."""
@@ -78,6 +98,9 @@ class ServerLog:
         self._live = False  # a child runs: keep the file open between writes
         self._size = 0
         self._recent = bytearray()
+        self._recent_cut = False  # the tail's first line lost its beginning
+        self._partial = bytearray()  # stderr since its last newline, not written yet
+        self._redactor = Redactor()
         self._windows: dict[str, tuple[float, int, int]] = {}
 
     @property
@@ -87,31 +110,61 @@ class ServerLog:
 
     # --- writing --------------------------------------------------------------------
 
-    def open_for_child(self, spec: StdioSpec) -> None:
+    def open_for_child(self, spec: StdioSpec, redactor: Redactor | None = None) -> None:
         """Open the log for a new spawn of ``spec`` and mark it with a header line.
 
         ``spec`` is the spec as the config writes it (the template): the spawn line shows its
         ``${VAR}`` references, never what they expanded to (a secret passed as an argument).
         The tail starts afresh here: error text only ever shows what the current process wrote.
+        ``redactor`` removes the values expansion put into ``spec`` from everything written
+        for this spawn, the server's own stderr included.
         """
         self.close()
         self._recent.clear()
+        self._recent_cut = False
+        self._redactor = redactor if redactor is not None else Redactor()
         self.problem = None
         self._live = True
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         self._write(f"--- {stamp} spawn {spec.command} ({len(spec.args)} args)\n".encode())
 
     def write_stderr(self, data: bytes) -> None:
-        """Append a chunk of the child's stderr (kept in memory too, for the tail)."""
+        """Append a chunk of the child's stderr (kept in memory too, for the tail).
+
+        Only whole lines are written, scrubbed: a secret split across two chunks is still
+        found.
+        """
         self._recent += data
         if len(self._recent) > TAIL_BYTES:
             del self._recent[: len(self._recent) - TAIL_BYTES]
-        self._write(data)
+            self._recent_cut = True
+        self._partial += data
+        end = self._partial.rfind(b"\n")
+        if end >= 0:
+            self._write_lines(bytes(self._partial[: end + 1]))
+            del self._partial[: end + 1]
+        if len(self._partial) >= PARTIAL_MAX:
+            self._flush_partial()
+
+    def _flush_partial(self) -> None:
+        if self._partial:
+            self._write_lines(bytes(self._partial) + b"\n")
+            self._partial.clear()
+
+    def _write_lines(self, data: bytes) -> None:
+        """Write complete stderr lines (``data`` ends with a newline), scrubbed and each with
+        the time (their bytes kept as they were otherwise)."""
+        if self._redactor.replacements:
+            text = data.decode(errors="surrogateescape")
+            data = self._redactor.scrub(text).encode(errors="surrogateescape")
+        stamp = time.strftime("%H:%M:%S ").encode()
+        self._write(stamp + data[:-1].replace(b"\n", b"\n" + stamp) + data[-1:])
 
     def note(self, text: str) -> None:
         """Append one line of our own (prefixed, so it is told apart from the server's stderr)."""
         stamp = time.strftime("%H:%M:%S")
-        self._write(f"[agentty] {stamp} {text}\n".encode(errors="replace"))
+        line = self._redactor.scrub(f"[agentty] {stamp} {text}\n")
+        self._write(line.encode(errors="replace"))
 
     def note_limited(self, kind: str, text: str) -> None:
         """``note``, but at most ``NOTES_PER_SECOND`` of one ``kind`` a second.
@@ -132,7 +185,9 @@ class ServerLog:
         self._windows[kind] = (start, logged, skipped)
 
     def close(self) -> None:
-        """Sum up skipped notes and close the file (a later note reopens it)."""
+        """Write a last unfinished stderr line, sum up skipped notes and close the file (a later
+        note reopens it)."""
+        self._flush_partial()
         windows, self._windows = self._windows, {}
         for kind, (_start, _logged, skipped) in windows.items():
             self._flush_skipped(kind, skipped)
@@ -156,7 +211,7 @@ class ServerLog:
             if self._handle is None:
                 self._open()
             assert self._handle is not None
-            if self._size >= self.max_bytes:
+            if self._size > 0 and self._size + len(data) > self.max_bytes:
                 self._rotate()
             self._handle.write(data)
             self._handle.flush()
@@ -193,10 +248,28 @@ class ServerLog:
     # --- reading --------------------------------------------------------------------
 
     def tail(self, lines: int = TAIL_LINES) -> str:
-        """The last lines the current process wrote to stderr."""
+        """The last lines the current process wrote to stderr, scrubbed as the log is."""
         text = self._recent.decode(errors="replace")
-        kept = [line.rstrip() for line in text.splitlines() if line.strip()]
-        return "\n".join(kept[-lines:])
+        found = text.splitlines()
+        if self._recent_cut and found:
+            del found[0]  # it lost its beginning: a secret's end would not be recognized
+        kept = [line.rstrip() for line in found if line.strip()]
+        return self._redactor.scrub("\n".join(kept[-lines:]))
+
+
+def pointing_to_log(message: str, log: ServerLog) -> str:
+    """``message`` on one line: the server's stderr lines it carries after its first line (an
+    error's tail) are left to ``log``, and the line says where that is.
+
+    Where the log could not be written, the lines are kept, joined on the one line.
+    """
+    first, _, rest = message.partition("\n")
+    lines = [line.strip() for line in rest.splitlines() if line.strip()]
+    if not lines:
+        return first
+    if log.problem is None:
+        return f"{first} (its stderr is in {log.path})"
+    return f"{first} (its last stderr lines: {' | '.join(lines)})"
 
 
 LOG_FILE_NAME = "agentty.log"

@@ -15,6 +15,12 @@ the server's tree. So:
   and those re-parented to the app are reaped. Only recorded members are ever waited for:
   the app's own children belong to anyio, whose ``Process.wait`` a stolen exit status breaks.
 
+A daemon that double-forked and called ``setsid()`` is in none of those: its parent is gone
+and it left the session. What it keeps is its environment, so every server is spawned with
+``SESSION_VARIABLE`` set to a token of its own (``session_token``), and when the server's
+session ends the processes of our own user whose environment carries that token are ended
+with it (``carriers``); other servers' descendants carry other tokens and are left alone.
+
 Where ``/proc`` or ``prctl`` is missing (not Linux) all of this is a no-op and only the process
 group is signalled.
 """
@@ -25,13 +31,23 @@ import contextlib
 import ctypes
 import logging
 import os
+import secrets
 import signal
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import anyio
 
-__all__ = ["ProcessTree", "descendants", "enable_subreaper", "kill_tree", "reap_orphans"]
+__all__ = [
+    "SESSION_VARIABLE",
+    "ProcessTree",
+    "carriers",
+    "descendants",
+    "enable_subreaper",
+    "kill_tree",
+    "reap_orphans",
+    "session_token",
+]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +59,9 @@ KILL_WAIT = 2.0
 
 FREEZE_ROUNDS = 20
 """How many times a tree is re-read while stopping its members, at most (a fork bomb's bound)."""
+
+SESSION_VARIABLE = "AGENTTY_TUI_SESSION"
+"""The environment variable that marks every process a server started, with its token."""
 
 Members = dict[int, int]
 """pid -> start time (clock ticks after boot, ``/proc/<pid>/stat`` field 22)."""
@@ -162,6 +181,45 @@ def descendants(root: int, root_start: int | None = None) -> Members:
     }
 
 
+def session_token() -> str:
+    """A token no other server's session has: the value of ``SESSION_VARIABLE`` for one spawn."""
+    return secrets.token_hex(16)
+
+
+def carriers(token: str) -> Members:
+    """Processes of our own user whose environment holds ``SESSION_VARIABLE=token``.
+
+    A process's environment is what it was started with (``/proc/<pid>/environ``), inherited
+    through every fork and exec unless a process chose to drop it, so it finds descendants that
+    left both the parent chain and the session. Only our own uid's processes are read (others'
+    environments are not ours to read, nor are they ours to end), and a process whose start time
+    changed while it was read is left out (its pid was handed on).
+    """
+    needle = f"{SESSION_VARIABLE}={token}".encode()
+    uid, me = os.getuid(), os.getpid()
+    found: Members = {}
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return found
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit() or int(entry.name) == me:
+                continue
+            pid = int(entry.name)
+            before = _stat(pid)
+            try:
+                if before is None or before.zombie or entry.stat().st_uid != uid:
+                    continue
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    environ = handle.read()
+            except OSError:
+                continue
+            if needle in environ.split(b"\0") and start_time(pid) == before.start:
+                found[pid] = before.start
+    return found
+
+
 def start_time(pid: int) -> int | None:
     """When ``pid`` started (clock ticks after boot), or None if there is no such process."""
     stat = _stat(pid)
@@ -275,17 +333,28 @@ async def reap_orphans(*, sweep: bool = False, timeout: float = KILL_WAIT) -> No
 class ProcessTree:
     """The descendants of one server process, recorded while it runs and ended with it."""
 
-    def __init__(self, root: int) -> None:
+    def __init__(self, root: int, token: str | None = None) -> None:
         self.root = root
         self.root_start = start_time(root)
+        self.token = token
+        """The server's ``SESSION_VARIABLE`` value: what its escaped descendants still carry."""
         self.members: Members = {}
         """Every descendant recorded so far (pid -> start time)."""
 
     async def record(self) -> None:
         """Add the processes the server has now (read in a worker thread: ``/proc`` is big)."""
-        found = await anyio.to_thread.run_sync(descendants, self.root, self.root_start)
+        found = await anyio.to_thread.run_sync(self._find)
         self.members.update(found)
         _pending.update(found)
+
+    def _find(self) -> Members:
+        found = descendants(self.root, self.root_start)
+        if self.token is not None:
+            # The root carries the token too, but it is anyio's child to wait for, never ours.
+            escaped = carriers(self.token)
+            escaped.pop(self.root, None)
+            found.update(escaped)
+        return found
 
     def send(self, sig: int) -> None:
         """Send ``sig`` to every recorded descendant still alive."""

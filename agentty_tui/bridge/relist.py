@@ -3,8 +3,9 @@
 A lone notice is answered at once (a new tool shows within milliseconds). Notices that keep
 arriving while a re-list runs mean a burst: wait until the server has been quiet for
 ``BURST_QUIET`` seconds (at most ``BURST_MAX_WAIT``), then re-list once. A server that never
-stops gets ever longer intervals, up to ``MAX_RELIST_INTERVAL``, and is marked noisy until it
-has been quiet for ``RELIST_QUIET_RESET`` seconds.
+stops gets ever longer intervals, up to ``MAX_RELIST_INTERVAL``. It is marked noisy by the rate
+of its notices (``notice_rate``: a few seconds of them, however slowly its re-lists are answered)
+until it has been quiet for ``RELIST_QUIET_RESET`` seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 
 from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.notice_rate import NoticeRate
 from agentty_tui.bridge.tool_pages import Listing
 
 __all__ = [
@@ -26,7 +28,6 @@ __all__ = [
     "BURST_QUIET",
     "FREE_RELISTS",
     "MAX_RELIST_INTERVAL",
-    "NOISY_RELISTS",
     "RELIST_QUIET_RESET",
     "Relister",
     "follow_listen_stream",
@@ -44,9 +45,6 @@ FREE_RELISTS = 3
 
 MAX_RELIST_INTERVAL = 1.0
 """The longest wait between re-lists of a server whose notices never stop."""
-
-NOISY_RELISTS = 8
-"""Re-lists in a row that make a server noisy (a warning in its row)."""
 
 RELIST_QUIET_RESET = 2.0
 """Seconds without a change notice after which a server counts as quiet again."""
@@ -67,13 +65,20 @@ class Relister:
         """``note`` logs a text that may quote the server (scrubbed by the session)."""
         self.noisy = False
         """True while the server sends change notices without pause (re-lists are slowed)."""
+        self.rate = NoticeRate()
+        """Counts the notices (the stdio transport counts the repeats it holds back too)."""
         self._log = log
         self._note = note
         self._wanted = anyio.Event()
+        self._publish: Callable[[Listing | None], None] = lambda _listing: None
 
     def notice(self) -> None:
         """A change notice arrived (from the message handler or the listen stream)."""
         self._wanted.set()
+        if self.rate.notice(anyio.current_time()) and not self.noisy:
+            self.noisy = True
+            self._log.note("tools/list_changed without pause: re-listing it at a slower pace")
+            self._publish(None)
 
     async def run(
         self, relist: Callable[[], Awaitable[Listing]], publish: Callable[[Listing | None], None]
@@ -84,6 +89,7 @@ class Relister:
         updated), or ``None`` when only ``noisy`` changed. A failed re-list is logged and
         waits for the next notice.
         """
+        self._publish = publish
         streak = 0  # re-lists since the server was last quiet
         last = -math.inf
         while True:
@@ -107,17 +113,10 @@ class Relister:
                     break
                 last = anyio.current_time()
                 streak += 1
-                self._mark_noisy(streak)
                 publish(listing)
                 if not self._wanted.is_set():
                     break
                 await self._wait_for_quiet()
-
-    def _mark_noisy(self, streak: int) -> None:
-        """Mark the server noisy once ``streak`` re-lists came without a quiet pause."""
-        if streak >= NOISY_RELISTS and not self.noisy:
-            self.noisy = True
-            self._log.note(f"tools/list_changed without pause: {streak} re-lists in a row")
 
     async def _wait_for_quiet(self) -> None:
         """Return once no change notice has come for ``BURST_QUIET`` s, or ``BURST_MAX_WAIT``."""

@@ -185,7 +185,13 @@ class ServerSession(Leased):
 
     def _stdio_transport(self, spec: StdioSpec) -> StdioTransport:
         assert isinstance(self._config.spec, StdioSpec)
-        self._transport = StdioTransport(spec, self.log, shown=self._config.spec)
+        self._transport = StdioTransport(
+            spec,
+            self.log,
+            shown=self._config.spec,
+            redactor=self._redactor,
+            notices=self._relister.rate,
+        )
         return self._transport
 
     @asynccontextmanager
@@ -235,7 +241,8 @@ class ServerSession(Leased):
     async def _list_all(self, client: Client) -> Listing:
         """Every page of ``tools/list``, screened; remembers whether it was cut."""
         timeout = self._config.request_timeout
-        listing = await list_all_tools(client, self.log, timeout, self._transport, self._pages_cut)
+        transport = self._transport or self._http  # either may have cut too-deep messages
+        listing = await list_all_tools(client, self.log, timeout, transport, self._pages_cut)
         self._pages_cut = listing.pages_cut
         return listing
 

@@ -29,9 +29,11 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from agentty_tui.bridge.logs import ServerLog
-from agentty_tui.bridge.reaper import ProcessTree
+from agentty_tui.bridge.notice_rate import NoticeRate
+from agentty_tui.bridge.reaper import SESSION_VARIABLE, ProcessTree, session_token
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
+from agentty_tui.secrets import Redactor
 
 __all__ = ["MAX_DEPTH", "MAX_LINE", "TOO_DEEP", "StdioTransport", "cut_deep_json"]
 
@@ -84,10 +86,22 @@ class StdioTransport(ManagedTransport):
     left in the group.
     """
 
-    def __init__(self, spec: StdioSpec, log: ServerLog, *, shown: StdioSpec | None = None) -> None:
+    def __init__(
+        self,
+        spec: StdioSpec,
+        log: ServerLog,
+        *,
+        shown: StdioSpec | None = None,
+        redactor: Redactor | None = None,
+        notices: NoticeRate | None = None,
+    ) -> None:
         self.spec = spec
         self.shown = shown or spec
         """The spec as the config writes it, before ``${VAR}`` expansion: what the log shows."""
+        self.redactor = redactor
+        """What expansion put into ``spec``, removed from the log (the server's stderr too)."""
+        self.notices = notices
+        """Counts the change notices this transport holds back as repeats (the session's)."""
         self.log = log
         self.process: anyio.abc.Process | None = None
         self.ended = anyio.Event()
@@ -100,6 +114,8 @@ class StdioTransport(ManagedTransport):
         """True when the server sent a stdout line over ``MAX_LINE`` (the connection closed)."""
         self.deep_cuts = 0
         """How many messages had parts nested too deep cut out (see ``cut_deep_json``)."""
+        self.token = session_token()
+        """Marks every process of this spawn (``SESSION_VARIABLE``): see ``reaper.carriers``."""
         self._stopping = False
         self._spoke = False
         self._notice = b""
@@ -120,11 +136,14 @@ class StdioTransport(ManagedTransport):
 
     @contextlib.asynccontextmanager
     async def _connect(self) -> AsyncIterator[Streams]:
-        self.log.open_for_child(self.shown)
+        self.log.open_for_child(self.shown, self.redactor)
+        self.token = session_token()
         try:
             self.process = await anyio.open_process(
                 [self.spec.command, *self.spec.args],
-                env=get_default_environment() | dict(self.spec.env),
+                env=get_default_environment()
+                | dict(self.spec.env)
+                | {SESSION_VARIABLE: self.token},
                 cwd=self.spec.cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -245,6 +264,8 @@ class StdioTransport(ManagedTransport):
             # The same change notice again within the window: hold one back for its end. A
             # repeat tells nothing new, so it counts as garbage against the reading budget.
             self._garbage_budget.charge(len(text))
+            if self.notices is not None:
+                self.notices.notice(anyio.current_time())
             if self._held is None:
                 self._held = self._parse(text)
             return
@@ -312,7 +333,7 @@ class StdioTransport(ManagedTransport):
             return
         # Read the tree while the server still runs: once it exits, its children are
         # re-parented and only the record says they were its (a setsid one left the group).
-        tree = ProcessTree(process.pid)
+        tree = ProcessTree(process.pid, self.token)
         await tree.record()
         if process.stdin is not None:
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):

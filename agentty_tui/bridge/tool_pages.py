@@ -13,6 +13,7 @@ from mcp import Client
 from pydantic import ValidationError
 
 from agentty_tui.bridge._sdk import absorb_tool_listing, send_raw_request
+from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.bridge.listing import LenientToolsPage, screen_raw_tools, screen_tools
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.stdio import TOO_DEEP, StdioTransport
@@ -40,13 +41,13 @@ async def list_all_tools(
     client: Client,
     log: ServerLog,
     request_timeout: float,
-    transport: StdioTransport | None,
+    transport: StdioTransport | HttpTransport | None,
     was_cut: bool,
 ) -> Listing:
     """Every page of ``tools/list``, screened.
 
-    Only a listing during which the stdio ``transport`` cut too-deep parts out of a message
-    looks for the cut marker; ``was_cut`` says whether the previous listing was cut at
+    Only a listing during which the ``transport`` (stdio or HTTP) cut too-deep parts out of a
+    message looks for the cut marker; ``was_cut`` says whether the previous listing was cut at
     ``MAX_TOOL_PAGES`` (noted in the log only the first time).
     """
     pages: list[types.Tool] = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from pathlib import Path
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -31,6 +32,7 @@ from agentty_tui.ui.call import CallRecord
 from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
 from agentty_tui.ui.keybar import KeyBar
 from agentty_tui.ui.keys import KeyOrderApp
+from agentty_tui.ui.log_view import LogViewScreen
 from agentty_tui.ui.operations import PickerOperations
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import STATE_WORDS, parse_filter
@@ -78,6 +80,7 @@ class PickerApp(PickerOperations, KeyOrderApp):
         Binding("R", "restart", "restart"),
         Binding("T", "trust", "trust", show=False),
         Binding("L", "login", "log in", show=False),
+        Binding("l", "log", "log", show=False),
         Binding("slash", "filter", "filter"),
         Binding("c", "call", "call"),
         Binding("C", "last_call", "last call", show=False),
@@ -287,6 +290,17 @@ class PickerApp(PickerOperations, KeyOrderApp):
             self.push_screen(ServerDetailsScreen(server))
         else:
             self.push_screen(ToolDetailsScreen(server, tool, self.catalog))
+
+    def action_log(self) -> None:
+        """l: the log of the server under the cursor, followed live."""
+        current = self._current()
+        if current is None:
+            return
+        server = current[1]
+        if server.log_path is None:
+            self.notify(f"{server.name} has not been started: it has no log yet.", timeout=3)
+            return
+        self.push_screen(LogViewScreen(server.name, Path(server.log_path)))
 
     def action_help(self) -> None:
         """?: every key."""

@@ -46,6 +46,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("R", "restart the server under the cursor"),
     ("T", "trust a config file others can change, for this run (asks first)"),
     ("L", "log in to the URL server under the cursor (OAuth; escape cancels)"),
+    ("l", "the server's log (stderr and our notes, timed), followed live"),
     ("/", "filter rows by name or title; escape clears"),
     ("/ is:…", "by state: is:on is:off is:trimmed is:failed is:disabled is:needs-login"),
     ("enter", "details of the tool or the server under the cursor"),
@@ -223,6 +224,8 @@ class ServerDetailsScreen(Dialog[None]):
             lines.append(f"protocol   {safe_line(info.protocol_version)}")
         if server.auth is not None:
             lines.append(f"login      {_auth_text(server)}")
+        if server.log_path is not None:
+            lines.append(f"log        {safe_line(server.log_path)} (l shows it)")
         with VerticalScroll(classes="dialog", id="server-details"):
             yield PlainText(server.name, one_line=True, classes="dialog-title")
             with Vertical(id="details-body"):

@@ -146,3 +146,20 @@ async def test_expanded_values_never_reach_the_spawn_line_or_an_error(
     ]
     assert any(line.endswith(" spawn ${AGENTTY_SECRET_DIR}/server (3 args)") for line in ours)
     assert [line for line in ours if "planted-SECRET" in line] == []
+
+
+@pytest.mark.anyio
+async def test_a_server_echoing_its_expanded_env_and_args_leaves_no_secret_in_its_log(
+    write_config: WriteConfig, log_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTTY_SECRET_ENV", "env-planted-SECRET-1212")
+    monkeypatch.setenv("AGENTTY_SECRET_NAME", "name-planted-SECRET-3434")
+    argv = plain_argv("--echo-env", "TOKEN", "--name", "${AGENTTY_SECRET_NAME}")
+    entry = stdio_entry(argv) | {"env": {"TOKEN": "${AGENTTY_SECRET_ENV}"}}
+    path = write_config({"echo": entry})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(20)
+        assert model.servers[0].status == "connected", model.servers[0].error
+    (log,) = [await log.read_text() async for log in anyio.Path(log_dir).rglob("*.log")]
+    assert "TOKEN=${AGENTTY_SECRET_ENV} name=${AGENTTY_SECRET_NAME}\n" in log, log
+    assert "planted-SECRET" not in log

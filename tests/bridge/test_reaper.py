@@ -76,6 +76,38 @@ async def test_setsid_grandchild_of_a_stubborn_server_is_gone_when_the_bridge_cl
     assert not process_alive(grandchild)
 
 
+async def _end_session(bridge: Bridge, how: str, path: Path, write_config: WriteConfig) -> None:
+    """End the session of server ``daemon`` by a remove, a reload that replaces it, a restart."""
+    if how == "remove":
+        await bridge.plugin_remove("daemon")
+    elif how == "reload":
+        changed = stdio_entry(faulty("daemon", "--delay", "1"))
+        write_config({"daemon": changed, "other": stdio_entry(faulty("daemon"))})
+        await bridge.reload()
+    else:
+        await bridge.restart("daemon")
+
+
+@pytest.mark.parametrize("how", ["remove", "reload", "restart"])
+async def test_a_double_forked_daemon_ends_with_its_servers_session(
+    how: str, write_config: WriteConfig, log_dir: Path
+) -> None:
+    """Re-parented away (not to us: no subreaper here) and out of the session before any stop,
+    the daemon is found by the token in its environment; the other server's daemon is not."""
+    path = write_config(
+        {"daemon": stdio_entry(faulty("daemon")), "other": stdio_entry(faulty("daemon"))}
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        first, second = await _grandchild(bridge, "daemon"), await _grandchild(bridge, "other")
+        other = bridge.server_pid("other")
+        await _end_session(bridge, how, path, write_config)
+        await wait_until_gone(first)
+        assert process_alive(second), "another server's daemon carries another token"
+        assert bridge.server_pid("other") == other, "the other server was not touched"
+    await wait_until_gone(second)
+
+
 @pytest.fixture
 def subreaper() -> Iterator[None]:
     """This test process as a child subreaper, as the app is; undone afterwards."""

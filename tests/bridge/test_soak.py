@@ -47,8 +47,10 @@ def test_200_cycles_leave_no_process_fd_or_thread_and_memory_stays_flat() -> Non
         assert max(p[key] for p in late) <= report["before"][key], (key, points)
     # The worker pool is bounded by how many blocking calls overlap, never by the cycles.
     assert max(p["workers"] for p in late) <= report["before"]["workers"] + 2, points
+    # With CPython's type cache cleared at each checkpoint (see soak_cycles) the figure is flat
+    # to about a kilobyte over 50 cycles; a leak of a few hundred bytes a cycle would show.
     memory = [p["memory"] for p in late]
-    assert max(memory) - min(memory) < 512 * 1024, points
+    assert max(memory) - min(memory) < 128 * 1024, points
 
 
 def _fresh_view(model: PluginModel) -> list[tuple[str, str, tuple[tuple[str, bool], ...]]]:

@@ -14,6 +14,11 @@ option adds one hostile habit (they combine):
 - ``--long-line BYTES`` has a tool ``long_line`` that answers with one line of that many bytes;
 - ``--name NAME``      its ``serverInfo`` name (benchmarks tag their processes with it).
 
+``--transport streamable-http --port N`` answers the same requests over Streamable HTTP on
+127.0.0.1:N instead (stateless: each POST gets its answer as ``application/json``, or with
+``--event-answers`` as one event of an event stream; no GET stream), for the answers' habits
+(``--deep-schema``, ``--endless-pages``).
+
 Run: ``python tests/servers/flood_server.py [options]``.
 """
 
@@ -25,6 +30,8 @@ import os
 import sys
 import threading
 import time
+from functools import partial
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
@@ -129,6 +136,44 @@ def notify_loop(every: float) -> None:
         time.sleep(every)
 
 
+class HttpHandler(BaseHTTPRequestHandler):
+    """Streamable HTTP, stateless: a POST is answered at once, nothing else is offered."""
+
+    def __init__(self, args: argparse.Namespace, *rest: Any) -> None:
+        self.args = args
+        super().__init__(*rest)
+
+    def do_POST(self) -> None:
+        """Answer one JSON-RPC message (202 for a notification)."""
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        response = answer(self.args, json.loads(body))
+        if response is None:
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if self.args.event_answers:
+            kind, data = "text/event-stream", b"event: message\r\ndata: " + response + b"\r\n"
+        else:
+            kind, data = "application/json", response
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        """No stream of server messages: a client must do without it."""
+        self.send_error(405)
+
+    def do_DELETE(self) -> None:
+        """No session to end."""
+        self.send_error(405)
+
+    def log_message(self, format: str, *values: Any) -> None:  # noqa: A002 - the base's name
+        """Quiet: the test's output is not the place for an access log."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--stderr", type=int, default=0)
@@ -139,7 +184,13 @@ def main() -> None:
     parser.add_argument("--endless-pages", action="store_true")
     parser.add_argument("--long-line", type=int, default=0)
     parser.add_argument("--name", default="flood", help="its serverInfo name")
+    parser.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--event-answers", action="store_true")
     args = parser.parse_args()
+    if args.transport == "streamable-http":
+        ThreadingHTTPServer(("127.0.0.1", args.port), partial(HttpHandler, args)).serve_forever()
+        return
     if args.stderr > 0:
         flood_stderr(args.stderr)
         os.write(2, b"stderr flood done\n")

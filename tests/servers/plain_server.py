@@ -12,7 +12,8 @@ Tools:
 Run: ``python tests/servers/plain_server.py [--name NAME] [--transport T --port N]``;
 ``--transport streamable-http`` or ``sse`` serves on 127.0.0.1:N instead of stdio.
 ``--name`` sets the serverInfo name (default ``plain``). Only protocol is written to
-stdout; logs go to stderr at WARNING.
+stdout; logs go to stderr at WARNING. ``--echo-env VAR`` first writes ``VAR=<value> name=<name>``
+to stderr, in two writes split inside the value (a server that echoes what it was given).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -55,7 +57,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--name", default="plain", help="serverInfo name")
     parser.add_argument("--transport", choices=("stdio", "streamable-http", "sse"), default="stdio")
     parser.add_argument("--port", type=int, default=0, help="loopback port for HTTP transports")
+    parser.add_argument("--echo-env", metavar="VAR", help="write VAR's value to stderr first")
     args = parser.parse_args(argv)
+    if args.echo_env:
+        line = f"{args.echo_env}={os.environ.get(args.echo_env, '')} name={args.name}\n"
+        half = len(args.echo_env) + 4
+        sys.stderr.write(line[:half])
+        sys.stderr.flush()
+        time.sleep(0.05)  # so the reader likely gets the value in two pieces
+        sys.stderr.write(line[half:])
+        sys.stderr.flush()
     # Before MCPServer: its own logging setup is a no-op once the root logger has a handler.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     server = build_server(args.name)
