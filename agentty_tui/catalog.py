@@ -21,7 +21,7 @@ or removes a collision involving it.
 
 Linear in the number of tools; 50,000 tools project in a small fraction of a second. A
 :class:`CatalogProjector` gives the same result for a stream of snapshots and redoes only the
-servers whose tools changed since its previous snapshot, which is what a toggle changes.
+servers whose revision changed since its previous snapshot, which is what a toggle changes.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from agentty_tui.names import (
     qualified_name,
 )
 from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
-from agentty_tui.wire_catalog import WireCatalog, WireTool, budget_warning
+from agentty_tui.wire_catalog import WireCatalog, WireTool, assemble_catalog, budget_warning
 
 __all__ = ["CatalogProjector", "WireCatalog", "WireTool", "budget_warning", "project_catalog"]
 
@@ -62,8 +62,8 @@ def project_catalog(
 class _ServerPart:
     """What one connected server contributes, computed once per distinct tool list."""
 
-    tools: tuple[ToolState, ...]
-    """The server's tool states this part was computed from."""
+    revision: int
+    """The revision of the server state this part was computed from."""
     refs: tuple[ToolRef, ...]
     """Its enabled tools, in advertised order, each once (the first of a repeated name)."""
     states: tuple[ToolState, ...]
@@ -84,8 +84,8 @@ class CatalogProjector:
     """``project_catalog`` for a stream of snapshots, reusing each server's unchanged share.
 
     Owned by one consumer (the picker keeps one): a server's enabled tools, their qualified
-    names and their ``WireTool`` values are kept from the previous snapshot while its tool
-    states are the same objects, so a toggle re-projects one server instead of all of them.
+    names and their ``WireTool`` values are kept from the previous snapshot while the server's
+    ``(name, revision)`` is the same, so a toggle re-projects one server instead of all of them.
     The result always equals ``project_catalog`` of the same snapshot; only the servers of the
     latest snapshot are kept. Not thread-safe.
     """
@@ -140,7 +140,8 @@ class CatalogProjector:
             self._grouped = _group_parts(parts, room, self._grouped)
         total_requested = len(natives) + len(refs)
         over_by = max(0, total_requested - budget)
-        catalog = WireCatalog.model_construct(
+        return assemble_catalog(
+            self._grouped,
             tools=tuple(tools),
             budget=budget,
             total_requested=total_requested,
@@ -152,9 +153,6 @@ class CatalogProjector:
                 budget_warning(over_by, budget, len(trimmed), len(natives)) if over_by else None
             ),
         )
-        # Seed the catalog's lazy grouping (see ``WireCatalog._index``) with the kept sets.
-        catalog.__dict__["_by_server_cache"] = (trimmed, self._grouped)
-        return catalog
 
     def _native_wire_tools(self, native_tools: tuple[NativeTool, ...]) -> tuple[WireTool, ...]:
         cached = self._natives
@@ -180,9 +178,7 @@ class CatalogProjector:
             if server.status != "connected":
                 continue
             part = previous.get(server.name)
-            # Tuple equality compares identical elements by identity first: cheap when the
-            # bridge handed over the same tool states, as it does for an unchanged server.
-            if part is None or part.tools != server.tools:
+            if part is None or part.revision != server.revision:
                 part = _server_part(server)
             current[server.name] = part
             parts.append(part)
@@ -246,7 +242,7 @@ def _server_part(server: ServerState) -> _ServerPart:
     refs = tuple(requested)
     bases = tuple(qualified_name(name, ref.tool) for ref in refs)
     return _ServerPart(
-        tools=server.tools,
+        revision=server.revision,
         refs=refs,
         states=tuple(requested.values()),
         by_ref=dict(zip(refs, bases, strict=True)),

@@ -10,9 +10,10 @@ consumer recomputes it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from itertools import count
 from operator import attrgetter
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -41,6 +42,7 @@ __all__ = [
     "ToolFilter",
     "ToolState",
     "derive_tools",
+    "next_revision",
 ]
 
 DEFAULT_TOOL_BUDGET = 128
@@ -281,8 +283,22 @@ class ToolState(Frozen):
         return (self.description or "").strip().split("\n", 1)[0]
 
 
+_REVISIONS = count(1)
+
+
+def next_revision() -> int:
+    """A server-state revision never handed out before in this process (thread-safe)."""
+    return next(_REVISIONS)
+
+
 class ServerState(Frozen):
-    """One configured server: its config, its live status and the tools it advertises."""
+    """One configured server: its config, its live status and the tools it advertises.
+
+    Identity is the pair ``(name, revision)`` (docs/ARCHITECTURE.md §3): two states of a server
+    with the same revision say the same thing, so a cache keyed on the pair never needs to look
+    inside. A state built afresh, or copied with changes, gets a new revision; only the one who
+    keeps the previous object (the bridge, for a server whose state did not change) keeps it.
+    """
 
     name: str
     """Config key."""
@@ -305,6 +321,26 @@ class ServerState(Frozen):
     written, it announces changes without pause, its tool list never ended), a line each."""
     auth: AuthState | None = None
     """A URL server's OAuth login state; ``None`` for stdio servers."""
+    revision: int = Field(default_factory=next_revision)
+    """Which state of this server this is: new whenever anything above changes, the same for
+    as long as nothing does (``same_as``), so caches key on ``(name, revision)``. Unique within
+    the process, and later states of a server have larger ones."""
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; one with changes (``update``) is a new state and gets a new revision."""
+        if update and "revision" not in update:
+            update = {**update, "revision": next_revision()}
+        return super().model_copy(update=update, deep=deep)
+
+    def same_as(self, other: ServerState) -> bool:
+        """Whether ``other`` says exactly what this state says, whatever the two revisions."""
+        mine, theirs = self.__dict__, other.__dict__
+        # Identity first: an unchanged tool list is the same tuple, and compares in no time.
+        return all(
+            value is theirs[key] or value == theirs[key]
+            for key, value in mine.items()
+            if key != "revision"
+        )
 
     @property
     def enabled_count(self) -> int:
