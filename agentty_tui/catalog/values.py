@@ -1,7 +1,6 @@
-"""The values a wire-catalog projection produces: ``WireTool`` and ``WireCatalog``.
+"""The values the projection produces: ``WireTool`` and ``WireCatalog``, the wire catalog.
 
-Built by :mod:`agentty_tui.catalog`, which also re-exports them; kept apart so that module
-holds the projection alone.
+Built by :mod:`.projection`; kept apart so that module holds the projection alone.
 """
 
 from __future__ import annotations
@@ -11,10 +10,10 @@ from typing import Any, Literal, TypeVar, cast
 
 from pydantic import Field
 
+from agentty_tui.catalog.names import ToolRef, WireNames
 from agentty_tui.errors import UnknownToolError
 from agentty_tui.frozen import FrozenJson
 from agentty_tui.model import Frozen
-from agentty_tui.names import ToolRef, WireNames
 
 __all__ = ["WireCatalog", "WireTool", "assemble_catalog", "budget_warning", "group_trimmed"]
 
