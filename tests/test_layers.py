@@ -16,6 +16,7 @@ LAYERS: dict[str, int] = {
     "agentty_tui.frozen": 0,
     "agentty_tui.errors": 0,
     "agentty_tui.model": 0,
+    "agentty_tui.specs": 0,
     "agentty_tui.secrets": 0,
     "agentty_tui.terminal_text": 0,
     "agentty_tui.config": 1,
