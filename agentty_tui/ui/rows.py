@@ -11,9 +11,9 @@ update; ``row_layout`` lays the columns out; ``row_filter`` parses the filter te
 A ``RowMemo`` passed to ``build_rows`` keeps each server's rows from the previous call and hands
 back the very same ``Row`` objects while nothing they are built from changed (the server's
 ``(name, revision)``, whether it is folded, the filter, the shared column layout and which of
-its tools are trimmed). A toggle among 5,000 tools then rebuilds one
-server's rows, not all of them, and ``row_diff.diff_rows`` skips the reused rows by identity.
-The result is always equal to a build without the memo.
+its tools are trimmed). A toggle among 5,000 tools then rebuilds one server's rows, not all of
+them, and ``row_diff.diff_rows`` skips the reused rows by identity. The result is always equal
+to a build without the memo.
 
 Every piece of a row that a server or the config supplied (server name, error, tool name,
 title or description) passes through ``safe_line`` here, the one place rows get their text:
