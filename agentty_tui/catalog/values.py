@@ -12,8 +12,7 @@ from pydantic import Field
 
 from agentty_tui.catalog.names import ToolRef, WireNames
 from agentty_tui.errors import UnknownToolError
-from agentty_tui.frozen import FrozenJson
-from agentty_tui.model import Frozen
+from agentty_tui.frozen import Frozen, FrozenJson
 
 __all__ = ["WireCatalog", "WireTool", "assemble_catalog", "budget_warning", "group_trimmed"]
 
