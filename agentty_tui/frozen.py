@@ -1,4 +1,4 @@
-"""Deeply immutable JSON values, so that nothing mutable escapes a model snapshot.
+"""Immutable values: the base of every model value, and deeply frozen JSON values.
 
 A JSON object becomes a read-only mapping, an array a tuple; scalars stay as they are.
 ``thaw`` turns such a value back into plain dicts and lists for a wire payload.
@@ -10,9 +10,22 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, PlainSerializer, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    WithJsonSchema,
+)
 
-__all__ = ["FrozenJson", "FrozenStrMap", "freeze", "thaw"]
+__all__ = ["Frozen", "FrozenJson", "FrozenStrMap", "freeze", "thaw"]
+
+
+class Frozen(BaseModel):
+    """Base of every model value: immutable, and strict about unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 def freeze(value: Any) -> Any:

@@ -17,8 +17,10 @@ live state and hands the new immutable snapshot to the feed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -58,10 +60,8 @@ from agentty_tui.model import (
     ServerSpec,
     ServerState,
     ToolFilter,
-    ToolState,
     derive_tools,
 )
-from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
 
 __all__ = ["UNTRUSTED_ERROR", "Bridge"]
 
@@ -91,9 +91,8 @@ class Bridge(BridgeReader):
         self._trusted = trust
         self._pool = SessionPool(self.log_dir, store.path, self._publish)
         self._sessions = self._pool.live  # the live session of each server, by name
-        self._derived: dict[str, tuple[object, ToolFilter, tuple[ToolState, ...]]] = {}
         # Each server's state in the last snapshot, with what it was built from.
-        self._states: dict[str, tuple[tuple[object, ...], ServerState]] = {}
+        self._states: dict[str, _Published] = {}
         self._feed = SnapshotFeed(PluginModel(config_path=str(store.path)))
         self._revision = 0
         self._config_lock = anyio.Lock()
@@ -302,7 +301,6 @@ class Bridge(BridgeReader):
         return not self._trusted and needs_trust(self._config, server)
 
     def _retire(self, session: ServerSession) -> None:
-        self._derived.pop(session.name, None)
         self._pool.retire(session)
 
     def _publish(self) -> None:
@@ -315,7 +313,7 @@ class Bridge(BridgeReader):
         snapshot = PluginModel(
             servers=tuple(servers),
             tool_budget=self._config.tool_budget,
-            native_tools=native if native is not None else DEFAULT_NATIVE_TOOLS,
+            native_tools=native or (),  # none: the catalog's defaults
             config_path=str(self.store.path),
             config_error=self._config_error,
             config_warnings=self._config.warnings,
@@ -324,63 +322,85 @@ class Bridge(BridgeReader):
         )
         self._feed.publish(snapshot)
 
-    def _reused_state(
-        self, config: ServerConfig, previous: dict[str, tuple[tuple[object, ...], ServerState]]
-    ) -> ServerState:
-        """``_server_state``, but the previous snapshot's object when nothing of it changed.
+    def _reused_state(self, config: ServerConfig, previous: dict[str, _Published]) -> ServerState:
+        """The server's state now: the previous snapshot's object when nothing of it changed.
 
-        Consumers key their caches on these objects (the picker's rows, the catalog projector):
-        a toggle then costs them one server, not all of them.
+        This is where a server's revision is decided (docs/ARCHITECTURE.md §3): a state that
+        says anything new is built afresh, with a new revision; an unchanged one is the previous
+        object, revision and all, so consumers keying caches on ``(name, revision)`` redo one
+        server per toggle.
         """
-        session = None if config.disabled else self._sessions.get(config.name)
-        key: tuple[object, ...] = (config, session, self._gated(config))
-        if session is not None:
-            key += (session.state,)
-        entry = previous.get(config.name)
-        if entry is not None and _same(entry[0], key):
-            state = entry[1]
+        prior = previous.get(config.name)
+        fields, advertised = self._server_fields(config, prior)
+        # The state is a function of its fields: the same fields, the same state. One dict
+        # comparison, identity first for each value (an unchanged tool list is the same tuple).
+        if prior is not None and fields == prior.fields:
+            published = prior
+            published.advertised, published.rule = advertised, config.tools
         else:
-            state = self._server_state(config)
-        self._states[config.name] = (key, state)
-        return state
+            published = _Published(ServerState(**fields), fields, advertised, config.tools)
+        self._states[config.name] = published
+        return published.state
 
-    def _server_state(self, config: ServerConfig) -> ServerState:
+    def _server_fields(
+        self, config: ServerConfig, prior: _Published | None
+    ) -> tuple[dict[str, Any], tuple[AdvertisedTool, ...]]:
+        """Every field of the server's state now but its revision, and the advertised tools
+        its ``tools`` were derived from."""
+        name, spec = config.name, config.spec
+        session = None if config.disabled else self._sessions.get(name)
         if config.problem is not None:
-            return ServerState(name=config.name, status="failed", error=config.problem)
-        session = None if config.disabled else self._sessions.get(config.name)
-        if session is None and not config.disabled and self._gated(config):
-            return ServerState(
-                name=config.name, spec=config.spec, status="untrusted", error=UNTRUSTED_ERROR
-            )
+            return _fields(name, None, "failed", config.problem), ()
         if session is None:
-            return ServerState(name=config.name, spec=config.spec, status="disabled")
+            if not config.disabled and self._gated(config):
+                return _fields(name, spec, "untrusted", UNTRUSTED_ERROR), ()
+            return _fields(name, spec, "disabled", None), ()
         live = session.state
-        return ServerState(
-            name=config.name,
-            spec=config.spec,
-            status=live.status,
-            error=live.error,
-            info=live.info,
-            tools=self._derive(config, live.tools),
-            dropped_tools=live.dropped_tools,
-            pid=live.pid,
-            warnings=live.warnings,
-            auth=live.auth,
-            log_path=str(session.log.path),
-        )
-
-    def _derive(
-        self, config: ServerConfig, advertised: tuple[AdvertisedTool, ...]
-    ) -> tuple[ToolState, ...]:
-        """``derive_tools``, cached per server until its tool list or its filter changes."""
-        cached = self._derived.get(config.name)
-        if cached is not None and cached[0] is advertised and cached[1] == config.tools:
-            return cached[2]
-        tools = derive_tools(advertised, config.tools)
-        self._derived[config.name] = (advertised, config.tools, tools)
-        return tools
+        advertised = live.tools
+        if prior is not None and prior.advertised is advertised and prior.rule == config.tools:
+            tools = prior.fields["tools"]  # the same tool list under the same filter
+        else:
+            tools = derive_tools(advertised, config.tools)
+        fields = {
+            "name": name,
+            "spec": spec,
+            "status": live.status,
+            "error": live.error,
+            "info": live.info,
+            "tools": tools,
+            "dropped_tools": live.dropped_tools,
+            "pid": live.pid,
+            "warnings": live.warnings,
+            "auth": live.auth,
+            "log_path": str(session.log.path),
+        }
+        return fields, advertised
 
 
-def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
-    """Whether two state keys match: sessions and tool lists by identity, the rest by value."""
-    return len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new, strict=True))
+def _fields(name: str, spec: ServerSpec | None, status: str, error: str | None) -> dict[str, Any]:
+    """The fields of a server state without a session."""
+    return {
+        "name": name,
+        "spec": spec,
+        "status": status,
+        "error": error,
+        "info": None,
+        "tools": (),
+        "dropped_tools": (),
+        "pid": None,
+        "warnings": (),
+        "auth": None,
+        "log_path": None,
+    }
+
+
+@dataclass(slots=True)
+class _Published:
+    """A server's state in the last snapshot, the fields it was built from (every one but the
+    revision), and the tool list and filter its tools came from (so that an unchanged list
+    under an unchanged filter is not derived again)."""
+
+    state: ServerState
+    fields: dict[str, Any]
+    advertised: tuple[AdvertisedTool, ...]
+    rule: ToolFilter

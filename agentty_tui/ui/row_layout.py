@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentty_tui.model import PluginModel, ToolState
+from agentty_tui.model import PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_line
 
 __all__ = [
@@ -76,21 +76,22 @@ def first_line(text: str) -> str:
 
 
 class ToolWidths:
-    """Each server's widest tool name and title, kept while its tool tuple is the same."""
+    """Each server's widest tool name and title, kept while its ``(name, revision)`` is."""
 
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[tuple[ToolState, ...], int, int]] = {}
+        self._entries: dict[str, tuple[int, int, int]] = {}
 
-    def of(self, name: str, tools: tuple[ToolState, ...]) -> tuple[int, int]:
-        """The widest (name, title) among ``tools``, the tools of server ``name``."""
-        entry = self._entries.get(name)
-        if entry is not None and entry[0] is tools:
+    def of(self, server: ServerState) -> tuple[int, int]:
+        """The widest (name, title) among the tools of ``server``."""
+        entry = self._entries.get(server.name)
+        if entry is not None and entry[0] == server.revision:
             return entry[1], entry[2]
+        tools = server.tools
         names = max((len(safe_line(tool.bare)) for tool in tools), default=0)
         titles = max((len(safe_line(cut(tool.title or ""))) for tool in tools), default=0)
-        self._entries[name] = (tools, names, titles)
+        self._entries[server.name] = (server.revision, names, titles)
         return names, titles
 
     def layout(self, model: PluginModel, *, trimmed: bool, wide: bool) -> Layout:
@@ -98,7 +99,7 @@ class ToolWidths:
         name_width = tool_width = title_width = 0
         for server in model.servers:
             name_width = max(name_width, len(safe_line(server.name)))
-            names, titles = self.of(server.name, server.tools)
+            names, titles = self.of(server)
             tool_width = max(tool_width, names)
             title_width = max(title_width, titles)
         if len(self._entries) > len(model.servers):

@@ -9,11 +9,11 @@ text as ``(text, role)`` segments; the widget maps roles to styles and never loo
 update; ``row_layout`` lays the columns out; ``row_filter`` parses the filter text.
 
 A ``RowMemo`` passed to ``build_rows`` keeps each server's rows from the previous call and hands
-back the very same ``Row`` objects while nothing they are built from changed (the server's tool
-tuple, status, error and left-out tools, whether it is folded, the filter, the shared column
-layout and which of its tools are trimmed). A toggle among 5,000 tools then rebuilds one
-server's rows, not all of them, and ``row_diff.diff_rows`` skips the reused rows by identity.
-The result is always equal to a build without the memo.
+back the very same ``Row`` objects while nothing they are built from changed (the server's
+``(name, revision)``, whether it is folded, the filter, the shared column layout and which of
+its tools are trimmed). A toggle among 5,000 tools then rebuilds one server's rows, not all of
+them, and ``row_diff.diff_rows`` skips the reused rows by identity. The result is always equal
+to a build without the memo.
 
 Every piece of a row that a server or the config supplied (server name, error, tool name,
 title or description) passes through ``safe_line`` here, the one place rows get their text:
@@ -24,7 +24,9 @@ Pure: no I/O, no Textual (the memo is a cache the caller owns, never a source of
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 from agentty_tui.catalog import WireCatalog
@@ -194,15 +196,17 @@ class RowMemo:
     """Each server's rows from the last ``build_rows`` call, reused while their inputs hold.
 
     Owned by one caller (the picker app keeps one); not thread-safe, and needs no invalidation:
-    an entry is reused only when every input of that server's rows is the same as when it was
-    built, and entries of servers no longer shown are dropped on the next call. ``hits`` and
-    ``misses`` count reused and rebuilt servers (for tests and benchmarks).
+    an entry is keyed on the server's ``(name, revision)`` (docs/ARCHITECTURE.md §3) and the
+    view state its rows depend on, and entries of servers no longer shown are dropped on the
+    next call. ``hits`` and ``misses`` count reused and rebuilt servers (for tests and
+    benchmarks).
     """
 
-    __slots__ = ("_entries", "hits", "misses", "widths")
+    __slots__ = ("_entries", "_next", "hits", "misses", "widths")
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
+        self._next: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
         self.hits = 0
         self.misses = 0
         self.widths = ToolWidths()
@@ -211,6 +215,30 @@ class RowMemo:
     def clear(self) -> None:
         """Forget every server's rows."""
         self._entries.clear()
+        self._next.clear()
+
+    def rows(
+        self,
+        state: ServerState,
+        view: tuple[bool, RowFilter, Layout, frozenset[str]],
+        build: Callable[[], tuple[Row, ...]],
+    ) -> tuple[Row, ...]:
+        """The server's rows under ``view`` (folded, filter, layout, trimmed tools): the
+        previous call's when the server's revision and the view are the same, else ``build()``.
+        """
+        key = (state.revision, *view)
+        entry = self._entries.get(state.name)
+        if entry is not None and entry[0] == key:
+            self.hits += 1
+        else:
+            self.misses += 1
+            entry = (key, build())
+        self._next[state.name] = entry
+        return entry[1]
+
+    def end(self) -> None:
+        """Finish one ``build_rows`` call: keep only the servers it asked for."""
+        self._entries, self._next = self._next, {}
 
 
 def build_rows(
@@ -246,35 +274,15 @@ def build_rows(
             trimmed = trimmed_sets.get(state.name, _NOTHING_TRIMMED)
             rows += _server_rows(state, state.name in folded, needle, layout, trimmed)
         return tuple(rows)
-    previous = memo._entries
-    entries: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
     for state in model.servers:
         is_folded = state.name in folded
         trimmed = trimmed_sets.get(state.name, _NOTHING_TRIMMED)
-        # Everything the server's rows are built from. ``state.tools`` first: a tuple compares
-        # its items by identity before equality, so an unchanged tool list (the same ToolState
-        # objects, as the bridge keeps them) compares in a few microseconds.
-        key = (
-            state.tools,
-            state.status,
-            state.error,
-            state.dropped_tools,
-            state.warnings,
-            is_folded,
-            needle,
-            layout,
-            trimmed,
+        rows += memo.rows(
+            state,
+            (is_folded, needle, layout, trimmed),
+            partial(_server_rows, state, is_folded, needle, layout, trimmed),
         )
-        entry = previous.get(state.name)
-        if entry is not None and entry[0] == key:
-            memo.hits += 1
-            server_rows = entry[1]
-        else:
-            memo.misses += 1
-            server_rows = _server_rows(state, is_folded, needle, layout, trimmed)
-        entries[state.name] = (key, server_rows)
-        rows += server_rows
-    memo._entries = entries
+    memo.end()
     return tuple(rows)
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.bridge import Bridge
+from agentty_tui.catalog.step import open_step
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError, UnknownToolError
-from agentty_tui.wire import open_step
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv

@@ -1,4 +1,4 @@
-"""The wire catalog: the exact tool list the model sees, a pure projection of a model snapshot.
+"""The projection: a model snapshot onto the exact tool list the model sees, purely.
 
 ``project_catalog(model)`` takes a :class:`~agentty_tui.model.PluginModel`, the host's native
 tools and a tool budget, and returns a frozen :class:`WireCatalog`:
@@ -14,14 +14,14 @@ tools and a tool budget, and returns a frozen :class:`WireCatalog`:
 * **Trimming** drops the lowest-priority tools first (from the end of that order); they are
   listed in ``trimmed``, in priority order, and counted in ``over_by`` and ``warning``.
 
-Wire names (see :mod:`agentty_tui.names`) are allocated over *all* requested MCP tools, shipped
-or trimmed, with the native names reserved, so a tool's wire name does not change when the budget
-does. A name can still change when the set of requested tools changes *and* that change creates
-or removes a collision involving it.
+Wire names (see :mod:`.names` and :mod:`.allocation`) are allocated over *all* requested MCP
+tools, shipped or trimmed, with the native names reserved, so a tool's wire name does not change
+when the budget does. A name can still change when the set of requested tools changes *and*
+that change creates or removes a collision involving it.
 
 Linear in the number of tools; 50,000 tools project in a small fraction of a second. A
 :class:`CatalogProjector` gives the same result for a stream of snapshots and redoes only the
-servers whose tools changed since its previous snapshot, which is what a toggle changes.
+servers whose revision changed since its previous snapshot, which is what a toggle changes.
 """
 
 from __future__ import annotations
@@ -29,18 +29,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agentty_tui.catalog.allocation import allocate_distinct, plain_names
+from agentty_tui.catalog.names import ToolRef, qualified_name
+from agentty_tui.catalog.native_tools import DEFAULT_NATIVE_TOOLS
+from agentty_tui.catalog.values import WireCatalog, WireTool, assemble_catalog, budget_warning
 from agentty_tui.model import NativeTool, PluginModel, ServerState, ToolState
-from agentty_tui.names import (
-    MAX_WIRE_NAME_LENGTH,
-    ToolRef,
-    WireNames,
-    _allocate_unique,
-    qualified_name,
-)
-from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
-from agentty_tui.wire_catalog import WireCatalog, WireTool, budget_warning
 
-__all__ = ["CatalogProjector", "WireCatalog", "WireTool", "budget_warning", "project_catalog"]
+__all__ = ["CatalogProjector", "project_catalog"]
 
 
 def project_catalog(
@@ -52,7 +47,7 @@ def project_catalog(
     """Project a model snapshot onto the wire (see the module docstring for the rules).
 
     ``native_tools`` defaults to ``model.native_tools`` when that is non-empty, else
-    :data:`~agentty_tui.native_tools.DEFAULT_NATIVE_TOOLS`; ``budget`` defaults to
+    :data:`~agentty_tui.catalog.native_tools.DEFAULT_NATIVE_TOOLS`; ``budget`` defaults to
     ``model.tool_budget``.
     """
     return CatalogProjector().project(model, native_tools=native_tools, budget=budget)
@@ -62,8 +57,8 @@ def project_catalog(
 class _ServerPart:
     """What one connected server contributes, computed once per distinct tool list."""
 
-    tools: tuple[ToolState, ...]
-    """The server's tool states this part was computed from."""
+    revision: int
+    """The revision of the server state this part was computed from."""
     refs: tuple[ToolRef, ...]
     """Its enabled tools, in advertised order, each once (the first of a repeated name)."""
     states: tuple[ToolState, ...]
@@ -84,8 +79,8 @@ class CatalogProjector:
     """``project_catalog`` for a stream of snapshots, reusing each server's unchanged share.
 
     Owned by one consumer (the picker keeps one): a server's enabled tools, their qualified
-    names and their ``WireTool`` values are kept from the previous snapshot while its tool
-    states are the same objects, so a toggle re-projects one server instead of all of them.
+    names and their ``WireTool`` values are kept from the previous snapshot while the server's
+    ``(name, revision)`` is the same, so a toggle re-projects one server instead of all of them.
     The result always equals ``project_catalog`` of the same snapshot; only the servers of the
     latest snapshot are kept. Not thread-safe.
     """
@@ -117,11 +112,11 @@ class CatalogProjector:
         parts = self._server_parts(model)
         refs = [ref for part in parts for ref in part.refs]
         reserved = frozenset(native.name for native in natives)
-        names = _plain_names(parts, len(refs), reserved)
+        names = plain_names(((p.by_ref, p.by_base, p.longest) for p in parts), reserved)
         plain = names is not None
         if names is None:
             bases = [base for part in parts for base in part.by_ref.values()]
-            names = _allocate_unique(refs, reserved, bases)
+            names = allocate_distinct(refs, reserved, bases)
 
         room = max(0, budget - len(natives))
         tools = list(natives)
@@ -140,7 +135,8 @@ class CatalogProjector:
             self._grouped = _group_parts(parts, room, self._grouped)
         total_requested = len(natives) + len(refs)
         over_by = max(0, total_requested - budget)
-        catalog = WireCatalog.model_construct(
+        return assemble_catalog(
+            self._grouped,
             tools=tuple(tools),
             budget=budget,
             total_requested=total_requested,
@@ -152,9 +148,6 @@ class CatalogProjector:
                 budget_warning(over_by, budget, len(trimmed), len(natives)) if over_by else None
             ),
         )
-        # Seed the catalog's lazy grouping (see ``WireCatalog._index``) with the kept sets.
-        catalog.__dict__["_by_server_cache"] = (trimmed, self._grouped)
-        return catalog
 
     def _native_wire_tools(self, native_tools: tuple[NativeTool, ...]) -> tuple[WireTool, ...]:
         cached = self._natives
@@ -180,9 +173,7 @@ class CatalogProjector:
             if server.status != "connected":
                 continue
             part = previous.get(server.name)
-            # Tuple equality compares identical elements by identity first: cheap when the
-            # bridge handed over the same tool states, as it does for an unchanged server.
-            if part is None or part.tools != server.tools:
+            if part is None or part.revision != server.revision:
                 part = _server_part(server)
             current[server.name] = part
             parts.append(part)
@@ -217,26 +208,6 @@ def _group_parts(
     return grouped
 
 
-def _plain_names(
-    parts: Sequence[_ServerPart], count: int, reserved: frozenset[str]
-) -> WireNames | None:
-    """The wire names when every tool keeps its qualified name (the usual case), else ``None``.
-
-    Merges the parts' own maps instead of rebuilding them, and never looks at a single tool.
-    """
-    if any(part.longest > MAX_WIRE_NAME_LENGTH for part in parts):
-        return None
-    by_wire: dict[str, ToolRef] = {}
-    for part in parts:
-        by_wire.update(part.by_base)
-    if len(by_wire) != count or any(name in by_wire for name in reserved):
-        return None
-    by_ref: dict[ToolRef, str] = {}
-    for part in parts:
-        by_ref.update(part.by_ref)
-    return WireNames._trusted(by_ref, by_wire)
-
-
 def _server_part(server: ServerState) -> _ServerPart:
     requested: dict[ToolRef, ToolState] = {}
     name = server.name
@@ -246,7 +217,7 @@ def _server_part(server: ServerState) -> _ServerPart:
     refs = tuple(requested)
     bases = tuple(qualified_name(name, ref.tool) for ref in refs)
     return _ServerPart(
-        tools=server.tools,
+        revision=server.revision,
         refs=refs,
         states=tuple(requested.values()),
         by_ref=dict(zip(refs, bases, strict=True)),

@@ -1,8 +1,9 @@
-"""A step runtime as the model sees it: the step's wire tools, and calls by wire name.
+"""A step runtime over the wire: the step's wire tools, and calls by wire name.
 
 ``WireStep`` pairs a bridge ``StepRuntime`` (a pinned snapshot plus leases on its sessions) with
 the wire catalog projected from that same snapshot, so the tools a step advertises and the
-sessions its calls go through can never disagree.
+sessions its calls go through can never disagree. Not imported by the package itself: it
+needs the bridge's runtime, which the rest of the catalog does not.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 import mcp_types as types
 
 from agentty_tui.bridge import Bridge, StepRuntime
-from agentty_tui.catalog import WireCatalog, WireTool, project_catalog
+from agentty_tui.catalog.projection import project_catalog
+from agentty_tui.catalog.values import WireCatalog, WireTool
 from agentty_tui.errors import OperationError
 from agentty_tui.model import NativeTool
 

@@ -1,22 +1,20 @@
-"""The values a wire-catalog projection produces: ``WireTool`` and ``WireCatalog``.
+"""The values the projection produces: ``WireTool`` and ``WireCatalog``, the wire catalog.
 
-Built by :mod:`agentty_tui.catalog`, which also re-exports them; kept apart so that module
-holds the projection alone.
+Built by :mod:`.projection`; kept apart so that module holds the projection alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import Field
 
+from agentty_tui.catalog.names import ToolRef, WireNames
 from agentty_tui.errors import UnknownToolError
-from agentty_tui.frozen import FrozenJson
-from agentty_tui.model import Frozen
-from agentty_tui.names import ToolRef, WireNames
+from agentty_tui.frozen import Frozen, FrozenJson
 
-__all__ = ["WireCatalog", "WireTool", "budget_warning", "group_trimmed"]
+__all__ = ["WireCatalog", "WireTool", "assemble_catalog", "budget_warning", "group_trimmed"]
 
 _T = TypeVar("_T")
 
@@ -137,6 +135,18 @@ class WireCatalog(Frozen):
     def shipped_mcp_count(self) -> int:
         """How many MCP tools are on the wire."""
         return len(self.names) - len(self.trimmed)
+
+
+def assemble_catalog(grouped: Mapping[str, frozenset[str]], **fields: Any) -> WireCatalog:
+    """A ``WireCatalog`` of trusted, already projected ``fields``, its trimmed tools already
+    grouped by server (``grouped``, which must equal ``group_trimmed(fields["trimmed"])``).
+
+    For the projector, which keeps each server's group from one snapshot to the next so that a
+    consumer comparing them (the picker's row memo) finds the same objects.
+    """
+    catalog = WireCatalog.model_construct(**fields)
+    catalog._index("_by_server_cache", catalog.trimmed, lambda: grouped)
+    return catalog
 
 
 def group_trimmed(trimmed: Sequence[ToolRef]) -> dict[str, frozenset[str]]:

@@ -9,7 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from agentty_tui.catalog import CatalogProjector, WireCatalog, WireTool, project_catalog
+from agentty_tui.catalog import (
+    DEFAULT_NATIVE_TOOLS,
+    CatalogProjector,
+    ToolRef,
+    WireCatalog,
+    WireTool,
+    allocate_wire_names,
+    is_provider_safe,
+    project_catalog,
+)
 from agentty_tui.errors import UnknownToolError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import (
@@ -20,8 +29,6 @@ from agentty_tui.model import (
     StdioSpec,
     ToolState,
 )
-from agentty_tui.names import ToolRef, allocate_wire_names, is_provider_safe
-from agentty_tui.native_tools import DEFAULT_NATIVE_TOOLS
 
 SPEC = StdioSpec(command="server")
 NATIVES = (NativeTool(name="read"), NativeTool(name="write", description="Write a file."))

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentty_tui.errors import UnknownToolError
-from agentty_tui.names import (
+from agentty_tui.catalog import (
     MAX_WIRE_NAME_LENGTH,
     ToolRef,
     WireNames,
@@ -20,6 +19,7 @@ from agentty_tui.names import (
     qualified_name,
     sanitize,
 )
+from agentty_tui.errors import UnknownToolError
 
 PROVIDER_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

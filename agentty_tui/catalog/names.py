@@ -1,33 +1,19 @@
-"""Provider-safe wire names for MCP tools, and the way back from a wire name to its tool.
+"""Wire names for MCP tools: the identity of a tool, and the map between identities and names.
 
 Anthropic and OpenAI accept a tool name only if it matches ``^[a-zA-Z0-9_-]{1,64}$``. An MCP
 tool name may contain ``.`` and be up to 128 characters long, and a server name is whatever key
-the config uses. So each MCP tool, identified by ``(server, bare tool name)``, gets a wire name:
+the config uses. So each MCP tool, identified by ``(server, bare tool name)`` (a ``ToolRef``),
+gets a wire name, starting from its sanitized qualified name ``mcp__<server>__<tool>``
+(``qualified_name``); how clashes and long names are resolved is :mod:`.allocation`'s job, and
+``WireNames`` holds the result, both ways.
 
-1. The qualified name ``mcp__<server>__<tool>``, with every character outside
-   ``[A-Za-z0-9_-]`` replaced by ``_`` (one ``_`` per code point).
-2. That name is used as it is unless it is longer than 64 characters, or another identity in the
-   same set sanitizes to the same name (``a.b`` and ``a_b``), or it equals a reserved name (a
-   native tool's). Then *every* identity involved gets a stable suffix: the qualified name is cut
-   so that ``<prefix>_<8 hex>`` fits in 64 characters, where the hex digits are the start of
-   ``sha256(server + "\\0" + tool)`` (UTF-8).
-3. Should a name produced that way still clash (with another suffixed name, with an unsuffixed
-   one, or with a reserved name), every identity in the clash gets one more hex digit (an
-   unsuffixed one gets its 8), and this repeats until all names are distinct.
-
-Collisions are resolved over the whole set at once, so the result depends only on the set of
-identities and reserved names, never on the order they arrive in; and a name depends only on the
-identities it clashes with, so it stays stable when unrelated tools come and go.
-
-Pure: no I/O, no state.
-"""
+Pure: no I/O, no state."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -36,7 +22,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
-from agentty_tui.errors import AgenttyError, UnknownToolError
+from agentty_tui.errors import UnknownToolError
 
 __all__ = [
     "MAX_WIRE_NAME_LENGTH",
@@ -44,7 +30,6 @@ __all__ = [
     "WIRE_NAME_PATTERN",
     "ToolRef",
     "WireNames",
-    "allocate_wire_names",
     "identity_digest",
     "is_provider_safe",
     "qualified_name",
@@ -61,7 +46,6 @@ WIRE_NAME_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 """What providers accept as a tool name (use ``fullmatch``)."""
 
 _UNSAFE_CHAR = re.compile(r"[^a-zA-Z0-9_-]")
-_MAX_HEX_DIGITS = MAX_WIRE_NAME_LENGTH - 1  # "_" + digits; sha256 gives 64, one must go
 
 
 class ToolRef(NamedTuple):
@@ -102,15 +86,11 @@ def identity_digest(server: str, tool: str) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def _suffixed(base: str, digest: str, digits: int) -> str:
-    return f"{base[: MAX_WIRE_NAME_LENGTH - 1 - digits]}_{digest[:digits]}"
-
-
 class WireNames:
     """An immutable, bijective map between tool identities and their wire names.
 
-    Build one with :func:`allocate_wire_names`. Iterating yields the identities in the order they
-    were given to the allocator.
+    Build one with :func:`~agentty_tui.catalog.allocation.allocate_wire_names`. Iterating yields
+    the identities in the order they were given to the allocator.
     """
 
     __slots__ = ("_by_ref", "_by_wire")
@@ -128,7 +108,9 @@ class WireNames:
         object.__setattr__(self, "_by_wire", by_wire)
 
     @classmethod
-    def _trusted(cls, by_ref: dict[ToolRef, str], by_wire: dict[str, ToolRef]) -> WireNames:
+    def unchecked(cls, by_ref: dict[ToolRef, str], by_wire: dict[str, ToolRef]) -> WireNames:
+        """Adopt two maps the caller built as each other's inverse, without copying or checking
+        them (the allocator's and the projector's hot path); the caller gives them up."""
         self = cls.__new__(cls)
         object.__setattr__(self, "_by_ref", by_ref)
         object.__setattr__(self, "_by_wire", by_wire)
@@ -231,85 +213,3 @@ class WireNames:
             "required": ["name", "server", "tool"],
         }
         return {"type": "array", "items": entry}
-
-
-def allocate_wire_names(
-    identities: Iterable[tuple[str, str]], reserved: Collection[str] = ()
-) -> WireNames:
-    """Give every ``(server, tool)`` identity a distinct provider-safe wire name.
-
-    ``reserved`` names (the native tools') are never handed out. Duplicate identities are
-    allocated once. The result depends only on the set of identities and reserved names (see
-    the module docstring for the scheme). Linear in the number of identities.
-    """
-    refs = list(dict.fromkeys(ToolRef(server, tool) for server, tool in identities))
-    reserved_set = reserved if isinstance(reserved, frozenset | set) else frozenset(reserved)
-    return _allocate_unique(refs, reserved_set)
-
-
-def _allocate_unique(
-    refs: Sequence[ToolRef],
-    reserved: Collection[str],
-    bases: Sequence[str] | None = None,
-) -> WireNames:
-    """:func:`allocate_wire_names` for identities known to be distinct ``ToolRef`` values.
-
-    ``bases``, when given, are the identities' :func:`qualified_name`, in the same order (a
-    caller that keeps them per server saves computing them again).
-    """
-    if bases is None:
-        bases = [qualified_name(server, tool) for server, tool in refs]
-    if _all_plain(bases, reserved):
-        # The common case, and the one a toggle hits: no name needs a suffix.
-        return WireNames._trusted(
-            dict(zip(refs, bases, strict=True)), dict(zip(bases, refs, strict=True))
-        )
-    base_count = Counter(bases)
-
-    # 0 = the plain qualified name; otherwise how many hex digits the suffix has.
-    digits = [
-        SUFFIX_HEX_DIGITS
-        if len(base) > MAX_WIRE_NAME_LENGTH or base_count[base] > 1 or base in reserved
-        else 0
-        for base in bases
-    ]
-    # Plain names are now distinct from each other and from the reserved ones; suffixed
-    # names may still clash with anything, in which case everyone in the clash grows.
-    names = list(bases)
-    digests: dict[int, str] = {}
-
-    def name_of(i: int) -> str:
-        if not digits[i]:
-            return bases[i]
-        digest = digests.get(i)
-        if digest is None:
-            digest = digests[i] = identity_digest(*refs[i])
-        return _suffixed(bases[i], digest, digits[i])
-
-    clashing = [i for i, d in enumerate(digits) if d]
-    while clashing:
-        for i in clashing:
-            names[i] = name_of(i)
-        owners = Counter(names)
-        clashing = [i for i, name in enumerate(names) if owners[name] > 1 or name in reserved]
-        for i in clashing:
-            if digits[i] >= _MAX_HEX_DIGITS:  # a sha256 collision: not going to happen
-                ref = refs[i]
-                raise AgenttyError(
-                    f"cannot give tool {ref.tool!r} of server {ref.server!r} a unique wire name"
-                )
-            digits[i] = digits[i] + 1 if digits[i] else SUFFIX_HEX_DIGITS
-
-    by_ref = dict(zip(refs, names, strict=True))
-    by_wire = dict(zip(names, refs, strict=True))
-    return WireNames._trusted(by_ref, by_wire)
-
-
-def _all_plain(bases: Sequence[str], reserved: Collection[str]) -> bool:
-    """Whether every qualified name can be used as it is: short, distinct and not reserved."""
-    # Built-ins only: this runs over every requested tool on every snapshot.
-    return (
-        len(set(bases)) == len(bases)
-        and max(map(len, bases), default=0) <= MAX_WIRE_NAME_LENGTH
-        and not any(map(reserved.__contains__, bases))
-    )

@@ -1,0 +1,175 @@
+"""The config's side of the model: how to reach each server, and what it lets through.
+
+Frozen values validated once, when a config file is read (``agentty_tui.config`` builds them);
+``agentty_tui.model`` re-exports every name, and builds the live model on top of them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from agentty_tui.frozen import Frozen, FrozenJson, FrozenStrMap
+
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_TOOL_BUDGET",
+    "HttpSpec",
+    "NativeTool",
+    "OAuthSettings",
+    "PluginConfig",
+    "ServerConfig",
+    "ServerSpec",
+    "SpecField",
+    "StdioSpec",
+    "ToolFilter",
+]
+
+DEFAULT_TOOL_BUDGET = 128
+"""OpenAI and Copilot reject requests that carry more than 128 tools."""
+
+DEFAULT_CONNECT_TIMEOUT = 30.0
+"""Seconds from spawn (or first HTTP request) until the server's tools are listed."""
+
+DEFAULT_REQUEST_TIMEOUT = 60.0
+"""Seconds any single request (tools/list, tools/call) may take before it fails."""
+
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""The largest HTTP response body (or server-sent event) a URL server may send."""
+
+
+class StdioSpec(Frozen):
+    """A server started as a subprocess that speaks MCP over its stdin and stdout."""
+
+    kind: Literal["stdio"] = "stdio"
+    """Discriminator: always ``"stdio"``."""
+    command: str = Field(min_length=1)
+    """The executable, looked up on PATH; never run through a shell."""
+    args: tuple[str, ...] = ()
+    """Arguments, passed verbatim."""
+    env: FrozenStrMap = Field(default_factory=dict, validate_default=True)
+    """Environment variables added to the child's minimal inherited environment."""
+    cwd: str | None = None
+    """Working directory of the child; the app's own when absent."""
+
+
+class OAuthSettings(Frozen):
+    """How to log in to a URL server that wants OAuth (the entry's ``oauth`` object)."""
+
+    client_id: str | None = None
+    """A client registered with the authorization server beforehand (else DCR is used)."""
+    client_secret: str | None = None
+    """That client's secret, if it has one; may be a ``${VAR}`` reference."""
+    scopes: tuple[str, ...] | None = None
+    """Scopes to ask for; by default those the server's challenge or metadata names."""
+    callback_port: int | None = Field(default=None, ge=1, le=65535)
+    """Fixed loopback port for the redirect (a pre-registered redirect URI); else a free one."""
+    client_metadata_url: str | None = None
+    """An HTTPS URL of a Client ID Metadata Document, used where the server supports it."""
+
+
+class HttpSpec(Frozen):
+    """A remote server reached over Streamable HTTP (or legacy SSE)."""
+
+    kind: Literal["http"] = "http"
+    """Discriminator: always ``"http"``."""
+    url: str = Field(min_length=1)
+    """The endpoint, e.g. ``http://127.0.0.1:8000/mcp``."""
+    headers: FrozenStrMap = Field(default_factory=dict, validate_default=True)
+    """HTTP headers sent with every request (often ``Authorization``)."""
+    transport: Literal["streamable-http", "sse"] = "streamable-http"
+    """Which HTTP transport the server speaks."""
+    oauth: OAuthSettings | None = None
+    """OAuth login settings from the config; ``None`` means discover everything."""
+
+
+ServerSpec = StdioSpec | HttpSpec
+"""How to reach a server. Two servers with equal specs are the same process to run."""
+
+SpecField = Annotated[ServerSpec, Field(discriminator="kind")]
+"""A ``ServerSpec`` as a model field, told apart by its ``kind``."""
+
+
+class ToolFilter(Frozen):
+    """Which of a server's tools the config lets through."""
+
+    include: tuple[str, ...] | None = None
+    """Allow-list: when given, only these tools are on (a newly revealed tool starts off)."""
+    exclude: tuple[str, ...] = ()
+    """Deny-list: these tools are off."""
+
+    def allows(self, bare: str) -> bool:
+        """Whether a tool of this bare name is enabled under this filter."""
+        if bare in self.exclude:
+            return False
+        return self.include is None or bare in self.include
+
+
+class ServerConfig(Frozen):
+    """One server entry of the config, validated."""
+
+    name: str
+    """The config key; unique within a config."""
+    spec: SpecField | None = None
+    """How to reach the server; ``None`` when the entry is invalid (see ``problem``)."""
+    problem: str | None = None
+    """Why the entry could not be used (file, server and field named); it is never started."""
+    disabled: bool = False
+    """Kept in the config but not started."""
+    tools: ToolFilter = ToolFilter()
+    """Which tools are on."""
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    """Seconds until the server must have listed its tools."""
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    """Seconds any one request may take."""
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    """The largest HTTP response body (or server-sent event) a URL server may send."""
+    env_file: str | None = None
+    """The file some of the spec's ``env`` was read from (VS Code's ``envFile``), if any."""
+    env_file_keys: tuple[str, ...] = ()
+    """The ``env`` names whose values came from ``env_file`` (the entry's own ``env`` wins)."""
+
+    def connection_key(self) -> tuple[object, ...]:
+        """What a running session depends on: when it changes, a reload re-spawns the server."""
+        return (self.spec, self.connect_timeout, self.request_timeout, self.max_response_bytes)
+
+
+class NativeTool(Frozen):
+    """A tool of the host itself, which always ships on the wire before any MCP tool."""
+
+    name: str
+    """Wire name, already provider-safe."""
+    description: str = ""
+    """What the model reads about the tool."""
+    input_schema: FrozenJson = Field(
+        default_factory=lambda: {"type": "object"}, validate_default=True
+    )
+    """JSON Schema of the arguments."""
+
+
+class PluginConfig(Frozen):
+    """A whole config file, validated: the servers in file order plus the catalog settings."""
+
+    servers: tuple[ServerConfig, ...] = ()
+    """Server entries in the order the file lists them (that order is also wire priority)."""
+    tool_budget: int = Field(default=DEFAULT_TOOL_BUDGET, ge=0)
+    """How many tools (native + MCP) may go on the wire."""
+    native_tools: tuple[NativeTool, ...] | None = None
+    """The host's own tools; ``None`` means the built-in default list."""
+    warnings: tuple[str, ...] = ()
+    """What is wrong with the file but did not stop it loading (a key given twice), one line
+    each, naming the file and the line."""
+    insecure: str | None = None
+    """Why the file is not trusted to say which commands run as the user (others can write it,
+    or it belongs to another user), as a line that names the file and the fix; ``None`` for a
+    file only the user (or root) controls. Its stdio servers wait until the user trusts it."""
+
+    def server(self, name: str) -> ServerConfig | None:
+        """The entry called ``name``, if any."""
+        for server in self.servers:
+            if server.name == name:
+                return server
+        return None
