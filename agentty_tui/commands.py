@@ -23,24 +23,21 @@ from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.catalog import project_catalog
 from agentty_tui.config import (
-    AddServer,
     ConfigStore,
-    RemoveServer,
-    SetToolEnabled,
     apply_import,
     dialect_by_name,
+    operations,
     plan_import,
 )
-from agentty_tui.config.headers import header_problem
+from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
 from agentty_tui.config.trust import needs_trust
 from agentty_tui.errors import (
     ConfigError,
     OperationError,
-    UnknownServerError,
     UnknownToolError,
     UsageError,
 )
-from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, StdioSpec
+from agentty_tui.model import HttpSpec, PluginConfig, PluginModel, ServerConfig, ServerSpec
 from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
 from agentty_tui.terminal_text import safe_block, safe_message
 
@@ -118,24 +115,35 @@ def _trusted(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "trust", False))
 
 
-def _store(path: Path, args: argparse.Namespace, *, runs_servers: bool = False) -> ConfigStore:
-    """The config's store, once it has loaded; its warnings go to stderr, one line each (and,
-    for a command that runs servers, why an untrusted file's servers are held back)."""
+def _loaded(
+    path: Path, args: argparse.Namespace, *, runs_servers: bool = False
+) -> tuple[ConfigStore, PluginConfig]:
+    """The config's store and the config, loaded once; its warnings go to stderr, one line
+    each (and, for a command that runs servers, why an untrusted file's servers wait)."""
     store = _open(path, getattr(args, "format", None))
     config = store.load()  # a config that does not load is exit status 2, before anything starts
+    _warn_about(config, args, runs_servers=runs_servers)
+    return store, config
+
+
+def _warn_about(config: PluginConfig, args: argparse.Namespace, *, runs_servers: bool) -> None:
+    """Print what is wrong with the file but did not stop it loading."""
     notes = list(config.warnings)
     if runs_servers and config.insecure is not None and not _trusted(args):
         notes.insert(0, config.insecure)
     for note in notes:
         print(f"agentty-tui: warning: {note}", file=sys.stderr)
-    return store
 
 
 async def _settled_model(path: Path, args: argparse.Namespace) -> PluginModel:
-    store = _store(path, args, runs_servers=True)
-    config = store.load()
-    timeout = max((s.connect_timeout for s in config.servers), default=0.0) + SETTLE_MARGIN
+    """The model once every server settled; the bridge's own load is the only one."""
+    store = _open(path, getattr(args, "format", None))
     async with Bridge(store, trust=_trusted(args)) as bridge:
+        if bridge.snapshot.config_error:
+            raise ConfigError(bridge.snapshot.config_error)
+        config = bridge.config
+        _warn_about(config, args, runs_servers=True)
+        timeout = max((s.connect_timeout for s in config.servers), default=0.0) + SETTLE_MARGIN
         model = await bridge.settled(timeout)
     if model.config_error:
         raise ConfigError(model.config_error)
@@ -167,59 +175,78 @@ async def cmd_catalog(path: Path, args: argparse.Namespace) -> int:
 
 
 def _spec_from(args: argparse.Namespace) -> ServerSpec:
+    """The spec ``add``'s arguments describe, built by the config's rule book."""
     argv = list(args.argv)
     if args.url:
         if argv or args.env or args.cwd:
             raise UsageError("give either --url or -- COMMAND [ARG]..., not both")
         headers = parse_pairs(args.header, ":", "header")
-        for key, value in headers.items():  # refused now rather than failing the entry at load
-            if (why := header_problem(key, value)) is not None:
-                raise UsageError(f"--header {key!r}: {why}")
-        return HttpSpec(
-            url=args.url, headers=headers, transport="sse" if args.sse else "streamable-http"
-        )
+        # Without --sse the URL decides, as it does when the config is read (``/sse``).
+        return http_spec(args.url, headers, sse=True if args.sse else None)
     if args.header or args.sse:
         raise UsageError("--header and --sse go with --url")
     if not argv:
         raise UsageError("give the server's command after --, or --url URL")
-    env = parse_pairs(args.env, "=", "--env")
-    return StdioSpec(command=argv[0], args=tuple(argv[1:]), env=env, cwd=args.cwd)
+    return stdio_spec(argv, parse_pairs(args.env, "=", "--env"), args.cwd)
+
+
+def _refused(name: str, error: EntryError) -> UsageError:
+    """An entry the rules refuse, as a usage error naming the flag or the server."""
+    if error.field in ("header", "env"):
+        return UsageError(f"--{error.field} {error.key!r}: {error.message}")
+    return UsageError(f"cannot add {name!r}: {error.message}")
 
 
 async def cmd_add(path: Path, args: argparse.Namespace) -> int:
     """Add a server to the config (it starts the next time the config is loaded)."""
-    spec = _spec_from(args)
-    _open(path, getattr(args, "format", None)).apply(AddServer(name=args.name, spec=spec))
+    store, config = _loaded(path, args)
+    try:
+        edit = operations.add_server(config, args.name, _spec_from(args))
+    except EntryError as exc:
+        raise _refused(args.name, exc) from None
+    store.apply(edit)
     say(f"added {args.name!r} to {path}")
     return 0
 
 
 async def cmd_remove(path: Path, args: argparse.Namespace) -> int:
     """Remove a server from the config."""
-    _store(path, args).apply(RemoveServer(name=args.name))
+    store, config = _loaded(path, args)
+    store.apply(operations.remove_server(config, args.name))
     say(f"removed {args.name!r} from {path}")
     return 0
 
 
-async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
-    server, tool = args.server, args.tool
-    store = _store(path, args, runs_servers=True)
-    loaded = store.load()
-    config = loaded.server(server)
-    if config is None:
-        raise UnknownServerError(server)
-    known = tool in config.tools.exclude or tool in (config.tools.include or ())
-    held_back = needs_trust(loaded, config) and not _trusted(args)  # the warning said why
-    if not known and not config.disabled and config.problem is None and not held_back:
-        # The tool is new to the config: check the live server really advertises it.
+async def _advertised(
+    store: ConfigStore, config: ServerConfig, reason_unchecked: str | None
+) -> frozenset[str] | None:
+    """The tools ``config``'s live server lists, or ``None`` (with a warning) when it cannot
+    be asked: ``reason_unchecked`` says why not to start it, else it did not connect."""
+    if reason_unchecked is None:
         async with open_server(config, default_log_dir(), store.path) as session:
             if session.state.status == "connected":
-                if tool not in {t.name for t in session.state.tools}:
-                    raise UnknownToolError(server, tool)
-            else:
-                error = pointing_to_log(session.state.error or "", session.log)
-                warn(f"warning: could not check the tool name, {server!r} did not connect: {error}")
-    store.apply(SetToolEnabled(server=server, tool=tool, enabled=enabled))
+                return frozenset(t.name for t in session.state.tools)
+            error = pointing_to_log(session.state.error or "", session.log)
+            reason_unchecked = f"did not connect: {error}"
+    warn(f"warning: could not check the tool name, {config.name!r} {reason_unchecked}")
+    return None
+
+
+async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
+    server, tool = args.server, args.tool
+    store, loaded = _loaded(path, args, runs_servers=True)
+    config = operations.configured(loaded, server)
+    advertised: frozenset[str] | None = None
+    # A tool the config already names needs no live check: the server is asked only about a
+    # name that is new to the file (an untrusted file's warning already said why it waits).
+    if tool not in config.tools.exclude and tool not in (config.tools.include or ()):
+        if config.problem is not None:
+            advertised = await _advertised(store, config, f"cannot start: {config.problem}")
+        elif config.disabled:
+            advertised = await _advertised(store, config, "is disabled in the config")
+        elif not (needs_trust(loaded, config) and not _trusted(args)):
+            advertised = await _advertised(store, config, None)
+    store.apply(operations.set_tool_enabled(loaded, server, tool, enabled, advertised))
     say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}")
     return 0
 
@@ -237,11 +264,8 @@ async def cmd_disable(path: Path, args: argparse.Namespace) -> int:
 async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
     arguments = parse_arguments(args.arguments)
-    store = _store(path, args, runs_servers=True)
-    loaded = store.load()
-    config = loaded.server(args.server)
-    if config is None:
-        raise UnknownServerError(args.server)
+    store, loaded = _loaded(path, args, runs_servers=True)
+    config = operations.configured(loaded, args.server)
     if config.problem is not None:
         raise ConfigError(config.problem)
     if needs_trust(loaded, config) and not _trusted(args):
@@ -279,9 +303,7 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
 
 def _url_server(path: Path, args: argparse.Namespace) -> tuple[str, HttpSpec, float]:
     """The named server's expanded URL spec and request timeout, for login and logout."""
-    config = _store(path, args).load().server(args.name)
-    if config is None:
-        raise UnknownServerError(args.name)
+    config = operations.configured(_loaded(path, args)[1], args.name)
     if config.problem is not None:
         raise ConfigError(config.problem)
     return config.name, login_spec(config), config.request_timeout
@@ -336,8 +358,8 @@ async def cmd_logout(path: Path, args: argparse.Namespace) -> int:
 async def cmd_import(path: Path, args: argparse.Namespace) -> int:
     """Copy servers from another host's config: show the plan, ask (unless --yes), add."""
     source = _open(args.source, args.from_format).load()
-    store = _store(path, args)
-    plan = plan_import(source, store.load(), carried=store.dialect.timeout_fields)
+    store, target = _loaded(path, args)
+    plan = plan_import(source, target, carried=store.dialect.timeout_fields)
     say(plan.describe())
     if not plan.add:
         return 0

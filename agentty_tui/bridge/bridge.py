@@ -41,17 +41,11 @@ from agentty_tui.bridge.reconcile import (
 )
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
-from agentty_tui.config import ConfigStore
-from agentty_tui.config.edits import (
-    AddServer,
-    ConfigEdit,
-    RemoveServer,
-    SetServerDisabled,
-    SetToolEnabled,
-    UpdateServer,
-)
+from agentty_tui.config import ConfigStore, operations
+from agentty_tui.config.edits import ConfigEdit, SetToolEnabled, UpdateServer
+from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.config.trust import needs_trust
-from agentty_tui.errors import ConfigError, OperationError, UnknownServerError, UnknownToolError
+from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import (
     AdvertisedTool,
     PluginConfig,
@@ -145,7 +139,11 @@ class Bridge(BridgeReader):
 
     async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
         """Add a server to the config and start it (no other server is touched)."""
-        return await self._edit(AddServer(name=name, spec=spec))
+        try:
+            edit = operations.add_server(self._config, name, spec)
+        except EntryError as exc:
+            raise OperationError(exc.message) from exc
+        return await self._edit(edit)
 
     async def plugin_update(self, name: str, spec: ServerSpec) -> PluginModel:
         """Change how a server is reached (its command line, env and cwd, or its URL and
@@ -156,18 +154,16 @@ class Bridge(BridgeReader):
 
     async def plugin_remove(self, name: str) -> PluginModel:
         """Remove a server from the config and stop it."""
-        if self._config.server(name) is None:
-            raise UnknownServerError(name)
-        return await self._edit(RemoveServer(name=name))
+        return await self._edit(operations.remove_server(self._config, name))
 
     async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
         """Turn one tool on or off: a config write and a re-derive, never a re-spawn."""
         state = self.snapshot.server(server)
-        if state is None or self._config.server(server) is None:
+        if state is None:
             raise UnknownServerError(server)
-        if state.status == "connected" and state.tool(tool) is None:
-            raise UnknownToolError(server, tool)
-        return await self._edit(SetToolEnabled(server=server, tool=tool, enabled=enabled))
+        advertised = {t.bare for t in state.tools} if state.status == "connected" else None
+        edit = operations.set_tool_enabled(self._config, server, tool, enabled, advertised)
+        return await self._edit(edit)
 
     async def tools_set_enabled(self, server: str, enabled: bool) -> PluginModel:
         """Turn every advertised tool of ``server`` on or off, in one config write."""
@@ -183,9 +179,7 @@ class Bridge(BridgeReader):
 
     async def server_set_disabled(self, name: str, disabled: bool) -> PluginModel:
         """Park a server in the config (stopping it) or bring it back."""
-        if self._config.server(name) is None:
-            raise UnknownServerError(name)
-        return await self._edit(SetServerDisabled(server=name, disabled=disabled))
+        return await self._edit(operations.set_server_disabled(self._config, name, disabled))
 
     async def restart(self, name: str) -> PluginModel:
         """Re-spawn one server (for a server that failed, or to pick up a new binary).

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agentty_tui.config.entry_rules import url_transport
 from agentty_tui.config.headers import header_problem
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import (
@@ -197,13 +197,10 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
     for header, value in raw.headers.items():
         if (why := header_problem(header, value)) is not None:
             raise ConfigError(why, path=path, server=name, field=f"headers.{header}")
-    # Without a type, a URL whose path ends in /sse is the legacy SSE transport (the SDK's and
-    # most hosts' convention); anything else is Streamable HTTP.
-    sse = kind == "sse" or (kind is None and urlsplit(raw.url).path.rstrip("/").endswith("/sse"))
     return HttpSpec(
         url=raw.url,
         headers=raw.headers,
-        transport="sse" if sse else "streamable-http",
+        transport=url_transport(raw.url, kind),
         oauth=None if raw.oauth is None else raw.oauth.settings(),
     )
 

@@ -8,20 +8,23 @@ error quotes what the user typed, so it is shown as plain text (``[/]`` is text,
 
 from __future__ import annotations
 
-import re
 import shlex
-import shutil
 from collections.abc import Collection
 from typing import ClassVar, Literal
-from urllib.parse import urlsplit
 
-from pydantic import ValidationError
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
+from agentty_tui.config.entry_rules import (
+    EntryError,
+    command_not_found,
+    http_spec,
+    new_server_name,
+    stdio_spec,
+)
+from agentty_tui.model import ServerSpec
 from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.text import PlainText
 
@@ -29,8 +32,6 @@ __all__ = ["AddServerScreen", "FormError", "validate_add"]
 
 Field = Literal["name", "command", "url", "cwd", "env", "headers"]
 """A field of the add or the edit form."""
-
-_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 class FormError(ValueError):
@@ -45,46 +46,27 @@ class FormError(ValueError):
 def validate_add(
     name: str, command_line: str, url: str, existing: Collection[str]
 ) -> tuple[str, ServerSpec]:
-    """Validate the form's fields into ``(name, spec)``; ``FormError`` says what is wrong."""
+    """Validate the form's fields into ``(name, spec)`` by the config's rule book
+    (``config.entry_rules``); ``FormError`` says what is wrong and in which field."""
     name, command_line, url = name.strip(), command_line.strip(), url.strip()
-    if not name:
-        raise FormError("name", "Give the server a name.")
-    if not _NAME.fullmatch(name):
-        raise FormError("name", "Use up to 64 letters, digits, '.', '_' or '-' in the name.")
-    if name in existing:
-        raise FormError("name", f"A server named {name!r} already exists.")
-    if command_line and url:
-        raise FormError("url", "Give either a command or a URL, not both.")
-    if not command_line and not url:
-        raise FormError("command", "Give a command to run, or a URL to connect to.")
-    if command_line:
-        return name, _stdio_spec(command_line)
-    return name, _http_spec(url)
-
-
-def _stdio_spec(command_line: str) -> StdioSpec:
     try:
-        argv = shlex.split(command_line)
-    except ValueError as exc:
-        raise FormError("command", f"The command line does not parse: {exc}.") from None
-    if not argv:
-        raise FormError("command", "Give a command to run, or a URL to connect to.")
-    if shutil.which(argv[0]) is None:
-        raise FormError("command", f"Command not found: {argv[0]!r} (is it installed and on PATH?)")
-    try:
-        return StdioSpec(command=argv[0], args=tuple(argv[1:]))
-    except ValidationError as exc:
-        raise FormError("command", exc.errors(include_url=False)[0]["msg"]) from None
-
-
-def _http_spec(url: str) -> HttpSpec:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise FormError("url", "The URL must start with http:// or https:// and name a host.")
-    try:
-        return HttpSpec(url=url)
-    except ValidationError as exc:
-        raise FormError("url", exc.errors(include_url=False)[0]["msg"]) from None
+        new_server_name(name, existing)
+        if command_line and url:
+            raise FormError("url", "Give either a command or a URL, not both.")
+        if url:
+            return name, http_spec(url)
+        try:
+            argv = shlex.split(command_line)
+        except ValueError as exc:
+            raise FormError("command", f"The command line does not parse: {exc}.") from None
+        spec = stdio_spec(argv)
+        if (missing := command_not_found(spec.command)) is not None:
+            raise FormError("command", missing)
+        return name, spec
+    except EntryError as exc:
+        # The form has no env or header fields yet: such a problem is the command's.
+        field: Field = "name" if exc.field == "name" else "url" if exc.field == "url" else "command"
+        raise FormError(field, exc.message) from None
 
 
 class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):

@@ -1,0 +1,135 @@
+"""One rule book for a new entry: the CLI's ``add``, the picker's form and the bridge agree."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.commands import _spec_from
+from agentty_tui.config import ConfigStore, operations
+from agentty_tui.config.entry_rules import EntryError
+from agentty_tui.errors import OperationError, UsageError
+from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
+from agentty_tui.ui.add import FormError, validate_add
+from tests.conftest import WriteConfig
+from tests.test_commands import run
+
+NAME_RULE = "Use up to 64 letters, digits, '.', '_' or '-' in the name."
+
+
+@pytest.fixture
+def config(write_config: WriteConfig) -> Path:
+    return write_config({"kept": {"command": "x"}})
+
+
+@pytest.mark.parametrize(
+    ("args", "stderr"),
+    [
+        (
+            ["my server", "--", sys.executable],
+            f"agentty-tui: cannot add 'my server': {NAME_RULE}\n",
+        ),
+        (["x" * 65, "--", sys.executable], f"agentty-tui: cannot add '{'x' * 65}': {NAME_RULE}\n"),
+        (
+            ["web", "--url", "notaurl"],
+            "agentty-tui: cannot add 'web': "
+            "The URL must start with http:// or https:// and name a host.\n",
+        ),
+        (
+            ["clock", "--", "TZ=UTC", "mcp-server-time"],
+            "agentty-tui: cannot add 'clock': 'TZ=UTC' sets an environment variable, it is not "
+            "a command: put TZ=UTC under env and start the command with 'mcp-server-time'.\n",
+        ),
+        (
+            ["kept", "--", sys.executable],
+            "agentty-tui: cannot add 'kept': A server named 'kept' already exists.\n",
+        ),
+    ],
+    ids=["space", "too long", "not a URL", "env prefix", "taken"],
+)
+def test_add_refuses_what_the_rules_refuse_and_writes_nothing(
+    config: Path, args: list[str], stderr: str
+) -> None:
+    before = config.read_bytes()
+    result = run("add", "--config", str(config), *args)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", stderr)
+    assert config.read_bytes() == before
+
+
+def test_add_of_an_sse_url_writes_sse_as_the_loader_reads_it(config: Path) -> None:
+    result = run("add", "legacy", "--url", "http://127.0.0.1:9/sse", "--config", str(config))
+    assert (result.returncode, result.stderr) == (0, "")
+    entry = json.loads(config.read_text())["mcpServers"]["legacy"]
+    assert entry == {"url": "http://127.0.0.1:9/sse", "type": "sse"}
+    loaded = ConfigStore(config).load().server("legacy")
+    assert loaded is not None and loaded.spec == HttpSpec(
+        url="http://127.0.0.1:9/sse", transport="sse"
+    )
+
+
+def _cli(name: str, command: list[str], url: str) -> tuple[str, ServerSpec] | str:
+    """What ``agentty-tui add`` decides, without a process: the spec, or the message."""
+    args = argparse.Namespace(url=url or None, argv=command, env=[], cwd=None, header=[], sse=False)
+    try:
+        spec = _spec_from(args)
+        operations.add_server(PluginConfig(), name, spec)
+    except EntryError as exc:
+        return exc.message
+    except UsageError as exc:
+        return str(exc)
+    return name, spec
+
+
+def _form(name: str, command: list[str], url: str) -> tuple[str, ServerSpec] | str:
+    try:
+        return validate_add(name, " ".join(command), url, ())
+    except FormError as exc:
+        return exc.message
+
+
+@pytest.mark.parametrize(
+    ("name", "command", "url"),
+    [
+        ("ok", [sys.executable, "-V"], ""),
+        ("a.b_c-1", [sys.executable], ""),
+        ("my server", [sys.executable], ""),
+        ("", [sys.executable], ""),
+        ("x" * 64, [sys.executable], ""),
+        ("x" * 65, [sys.executable], ""),
+        ("ünï", [sys.executable], ""),
+        ("web", [], "http://127.0.0.1:9/mcp"),
+        ("legacy", [], "http://127.0.0.1:9/sse/"),
+        ("web", [], "notaurl"),
+        ("web", [], "ftp://h/mcp"),
+        ("clock", ["TZ=UTC", sys.executable], ""),
+    ],
+)
+def test_the_form_and_the_command_line_decide_alike(
+    name: str, command: list[str], url: str
+) -> None:
+    assert _form(name, command, url) == _cli(name, command, url)
+
+
+def test_the_rules_transport_matches_the_loaders(write_config: WriteConfig) -> None:
+    url = "http://127.0.0.1:9/sse/"
+    path = write_config({"legacy": {"url": url}})
+    loaded = ConfigStore(path).load().server("legacy")
+    assert loaded is not None
+    assert validate_add("legacy", "", url, ()) == ("legacy", loaded.spec)
+
+
+@pytest.mark.anyio
+async def test_the_bridge_refuses_a_name_the_form_refuses(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config({})
+    before = path.read_bytes()
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        with pytest.raises(OperationError, match=r"^Use up to 64 letters"):
+            await bridge.plugin_add("my server", StdioSpec(command=sys.executable))
+    assert path.read_bytes() == before
