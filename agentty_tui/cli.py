@@ -17,13 +17,33 @@ from pathlib import Path
 from agentty_tui import __version__
 from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.bridge.shutdown import run_command
-from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageError
+from agentty_tui.errors import (
+    AgenttyError,
+    ConfigError,
+    OperationError,
+    UsageError,
+    did_you_mean,
+)
 from agentty_tui.terminal_text import safe_message
 
 __all__ = ["default_config_path", "main"]
 
 FORMATS = ("claude", "cursor", "gemini", "vscode", "codex")
 """Config dialects ``--format`` accepts (cursor's file is claude's format)."""
+
+COMMAND_NAMES = (
+    "demo",
+    "list",
+    "add",
+    "remove",
+    "enable",
+    "disable",
+    "catalog",
+    "import",
+    "login",
+    "logout",
+    "call",
+)
 
 
 def default_config_path() -> Path:
@@ -35,7 +55,8 @@ def default_config_path() -> Path:
     return Path(base) / "agentty" / "mcp.json"
 
 
-def _parser() -> argparse.ArgumentParser:
+def _common_options() -> argparse.ArgumentParser:
+    """The options every command takes (a parent parser)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--config",
@@ -55,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="run the servers of a config file other users can change (for this run only)",
     )
+    return common
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = _common_options()
     parser = argparse.ArgumentParser(
         prog="agentty-tui",
         description=(
@@ -90,9 +116,13 @@ def _parser() -> argparse.ArgumentParser:
     remove = commands.add_parser("remove", parents=[common], help="remove a server")
     remove.add_argument("name")
     for verb in ("enable", "disable"):
-        toggle = commands.add_parser(verb, parents=[common], help=f"{verb} one tool of a server")
+        toggle = commands.add_parser(
+            verb,
+            parents=[common],
+            help=f"{verb} one tool of a server, or (without TOOL) the server itself",
+        )
         toggle.add_argument("server")
-        toggle.add_argument("tool")
+        toggle.add_argument("tool", nargs="?", help="without it, the server's disabled flag")
 
     catalog = commands.add_parser("catalog", parents=[common], help="the wire catalog")
     catalog.add_argument("--json", action="store_true", help="one JSON object")
@@ -139,7 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in words:
         cut = words.index("--")
         words, command_line = words[:cut], words[cut + 1 :]
-    args = _parser().parse_args(words)
+    parser = _parser()
+    if (typo := _unknown_command(parser, words)) is not None:
+        _complain(typo)
+        return 2
+    args = parser.parse_args(words)
     args.argv = command_line
     config_path: Path = getattr(args, "config", None) or default_config_path()
     quiet_logging(None)
@@ -169,6 +203,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug or a library's surprise: still one line, not a traceback
         _complain(f"unexpected {type(exc).__name__}: {exc}")
         return 1
+
+
+def _unknown_command(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
+    """The message for a mistyped COMMAND (``lst``), with the closest command; ``None`` when
+    the words name a command, or none at all (argparse then reports what else is wrong)."""
+    probe = argparse.ArgumentParser(add_help=False, parents=[_common_options()])
+    probe.add_argument("command", nargs="?")
+    known, _ = probe.parse_known_args(words)
+    word: str | None = known.command
+    if word is None or word in COMMAND_NAMES:
+        return None
+    return (
+        f"unknown command {word!r}{did_you_mean(word, COMMAND_NAMES)} "
+        "('agentty-tui --help' lists them)"
+    )
 
 
 def _complain(message: str) -> None:

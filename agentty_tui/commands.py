@@ -115,12 +115,26 @@ def _trusted(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "trust", False))
 
 
+def _existing(path: Path, format_name: str | None, what: str = "the config file") -> ConfigStore:
+    """A store for ``path``, which must exist: a command that only reads or edits a config
+    names a missing one (a typo in ``--config``) rather than showing it as empty."""
+    store = _open(path, format_name)
+    if store.version() is None:
+        hint = " (agentty-tui add creates it)" if what == "the config file" else ""
+        raise ConfigError(f"{what} does not exist{hint}", path=str(path))
+    return store
+
+
 def _loaded(
-    path: Path, args: argparse.Namespace, *, runs_servers: bool = False
+    path: Path, args: argparse.Namespace, *, runs_servers: bool = False, create: bool = False
 ) -> tuple[ConfigStore, PluginConfig]:
     """The config's store and the config, loaded once; its warnings go to stderr, one line
-    each (and, for a command that runs servers, why an untrusted file's servers wait)."""
-    store = _open(path, getattr(args, "format", None))
+    each (and, for a command that runs servers, why an untrusted file's servers wait).
+
+    A missing file is an error unless ``create``: then it is an empty config, to be written.
+    """
+    format_name = getattr(args, "format", None)
+    store = _open(path, format_name) if create else _existing(path, format_name)
     config = store.load()  # a config that does not load is exit status 2, before anything starts
     _warn_about(config, args, runs_servers=runs_servers)
     return store, config
@@ -137,7 +151,7 @@ def _warn_about(config: PluginConfig, args: argparse.Namespace, *, runs_servers:
 
 async def _settled_model(path: Path, args: argparse.Namespace) -> PluginModel:
     """The model once every server settled; the bridge's own load is the only one."""
-    store = _open(path, getattr(args, "format", None))
+    store = _existing(path, getattr(args, "format", None))
     async with Bridge(store, trust=_trusted(args)) as bridge:
         if bridge.snapshot.config_error:
             raise ConfigError(bridge.snapshot.config_error)
@@ -199,13 +213,14 @@ def _refused(name: str, error: EntryError) -> UsageError:
 
 async def cmd_add(path: Path, args: argparse.Namespace) -> int:
     """Add a server to the config (it starts the next time the config is loaded)."""
-    store, config = _loaded(path, args)
+    store, config = _loaded(path, args, create=True)
     try:
         edit = operations.add_server(config, args.name, _spec_from(args))
     except EntryError as exc:
         raise _refused(args.name, exc) from None
+    created = store.version() is None
     store.apply(edit)
-    say(f"added {args.name!r} to {path}")
+    say(f"added {args.name!r} to {path}" + (" (a new file)" if created else ""))
     return 0
 
 
@@ -233,6 +248,8 @@ async def _advertised(
 
 
 async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
+    if args.tool is None:
+        return _set_server_disabled(path, args, not enabled)
     server, tool = args.server, args.tool
     store, loaded = _loaded(path, args, runs_servers=True)
     config = operations.configured(loaded, server)
@@ -251,13 +268,26 @@ async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
     return 0
 
 
+def _set_server_disabled(path: Path, args: argparse.Namespace, disabled: bool) -> int:
+    """``enable NAME`` / ``disable NAME``: the server's disabled flag, in the file's dialect."""
+    store, loaded = _loaded(path, args)
+    server = operations.configured(loaded, args.server)
+    verb = "disabled" if disabled else "enabled"
+    if server.disabled == disabled:
+        say(f"{args.server!r} is already {verb} in {path}")
+        return 0
+    store.apply(operations.set_server_disabled(loaded, args.server, disabled))
+    say(f"{verb} {args.server!r} in {path}")
+    return 0
+
+
 async def cmd_enable(path: Path, args: argparse.Namespace) -> int:
-    """Turn one tool on in the config."""
+    """Turn one tool on in the config, or (without a tool) the server itself."""
     return await _toggle(path, args, True)
 
 
 async def cmd_disable(path: Path, args: argparse.Namespace) -> int:
-    """Turn one tool off in the config."""
+    """Turn one tool off in the config, or (without a tool) park the server itself."""
     return await _toggle(path, args, False)
 
 
@@ -285,7 +315,7 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
             error = pointing_to_log(state.error or "", session.log)
             problem = OperationError(f"server {args.server!r} did not connect: {error}")
         elif args.tool not in {t.name for t in state.tools}:
-            problem = UnknownToolError(args.server, args.tool)
+            problem = UnknownToolError(args.server, args.tool, [t.name for t in state.tools])
         else:
             try:
                 result = await session.call_tool(args.tool, arguments)
@@ -357,8 +387,8 @@ async def cmd_logout(path: Path, args: argparse.Namespace) -> int:
 
 async def cmd_import(path: Path, args: argparse.Namespace) -> int:
     """Copy servers from another host's config: show the plan, ask (unless --yes), add."""
-    source = _open(args.source, args.from_format).load()
-    store, target = _loaded(path, args)
+    source = _existing(args.source, args.from_format, "the file to import from").load()
+    store, target = _loaded(path, args, create=True)
     plan = plan_import(source, target, carried=store.dialect.timeout_fields)
     say(plan.describe())
     if not plan.add:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "AgenttyError",
     "ConfigError",
@@ -10,6 +13,7 @@ __all__ = [
     "UnknownServerError",
     "UnknownToolError",
     "UsageError",
+    "did_you_mean",
 ]
 
 
@@ -64,22 +68,30 @@ class ReadOnlyFileError(OperationError):
         super().__init__(f"{path} is read-only (mode {mode:04o}): not written")
 
 
-class UnknownServerError(OperationError):
-    """A server name that the config does not have."""
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` for the known name closest to a mistyped ``word``, else ``""``."""
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
-    def __init__(self, name: str) -> None:
+
+class UnknownServerError(OperationError):
+    """A server name that the config does not have; ``known`` (the names it has) gives the
+    message a suggestion when one is close."""
+
+    def __init__(self, name: str, known: Iterable[str] = ()) -> None:
         self.name = name
-        super().__init__(f"no server named {name!r} in the config")
+        super().__init__(f"no server named {name!r} in the config{did_you_mean(name, known)}")
 
 
 class UnknownToolError(OperationError):
-    """A tool name that the server does not advertise (or a wire name the catalog lacks)."""
+    """A tool name that the server does not advertise (or a wire name the catalog lacks);
+    ``known`` (the names it does advertise) gives the message a suggestion when one is close."""
 
-    def __init__(self, server: str | None, tool: str) -> None:
+    def __init__(self, server: str | None, tool: str, known: Iterable[str] = ()) -> None:
         self.server = server
         self.tool = tool
         where = f" on server {server!r}" if server is not None else ""
-        super().__init__(f"no tool named {tool!r}{where}")
+        super().__init__(f"no tool named {tool!r}{where}{did_you_mean(tool, known)}")
 
 
 class UsageError(AgenttyError):

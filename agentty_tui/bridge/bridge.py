@@ -158,6 +158,7 @@ class Bridge(BridgeReader):
 
     async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
         """Turn one tool on or off: a config write and a re-derive, never a re-spawn."""
+        operations.configured(self._config, server)
         state = self.snapshot.server(server)
         if state is None:
             raise UnknownServerError(server)

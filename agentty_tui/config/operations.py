@@ -23,7 +23,7 @@ def configured(config: PluginConfig, name: str) -> ServerConfig:
     """The entry called ``name``; ``UnknownServerError`` when the config has none."""
     server = config.server(name)
     if server is None:
-        raise UnknownServerError(name)
+        raise UnknownServerError(name, [known.name for known in config.servers])
     return server
 
 
@@ -54,7 +54,7 @@ def set_tool_enabled(
     """
     configured(config, server)
     if advertised is not None and tool not in advertised:
-        raise UnknownToolError(server, tool)
+        raise UnknownToolError(server, tool, advertised)
     return SetToolEnabled(server=server, tool=tool, enabled=enabled)
 
 
