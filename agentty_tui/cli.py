@@ -17,6 +17,7 @@ from pathlib import Path
 from agentty_tui import __version__
 from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.bridge.shutdown import run_command
+from agentty_tui.config.detect import FORMAT_NAMES
 from agentty_tui.errors import (
     AgenttyError,
     ConfigError,
@@ -26,24 +27,7 @@ from agentty_tui.errors import (
 )
 from agentty_tui.terminal_text import safe_message
 
-__all__ = ["default_config_path", "main"]
-
-FORMATS = ("claude", "cursor", "gemini", "vscode", "codex")
-"""Config dialects ``--format`` accepts (cursor's file is claude's format)."""
-
-COMMAND_NAMES = (
-    "demo",
-    "list",
-    "add",
-    "remove",
-    "enable",
-    "disable",
-    "catalog",
-    "import",
-    "login",
-    "logout",
-    "call",
-)
+__all__ = ["command_names", "default_config_path", "default_demo_dir", "main"]
 
 
 def default_config_path() -> Path:
@@ -66,7 +50,7 @@ def _common_options() -> argparse.ArgumentParser:
     )
     common.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=FORMAT_NAMES,
         default=argparse.SUPPRESS,
         help="the config file's dialect (default: detected from its name and content)",
     )
@@ -79,7 +63,20 @@ def _common_options() -> argparse.ArgumentParser:
     return common
 
 
-def _parser() -> argparse.ArgumentParser:
+def default_demo_dir() -> Path:
+    """Where ``demo`` puts its copy of the config: ``$XDG_STATE_HOME/agentty/demo``, else
+    ``~/.local/state/agentty/demo`` (a folder of its own, wherever the logs go)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "agentty" / "demo"
+
+
+def command_names() -> tuple[str, ...]:
+    """Every COMMAND: ``demo`` opens the picker, the others are the headless
+    ``commands.COMMANDS`` (a test holds the two together)."""
+    return _parser_and_commands()[1]
+
+
+def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     common = _common_options()
     parser = argparse.ArgumentParser(
         prog="agentty-tui",
@@ -134,7 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     importing.add_argument("source", type=Path, help="the other config file")
     importing.add_argument("--yes", action="store_true", help="write without asking")
     importing.add_argument(
-        "--from-format", choices=FORMATS, help="the other file's dialect (default: detected)"
+        "--from-format", choices=FORMAT_NAMES, help="the other file's dialect (default: detected)"
     )
 
     login = commands.add_parser(
@@ -157,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
         help="answer a form the server asks for with its defaults (else the server is told "
         "forms are not supported); a request to open a URL is declined",
     )
-    return parser
+    return parser, tuple(commands.choices or ())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -169,8 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in words:
         cut = words.index("--")
         words, command_line = words[:cut], words[cut + 1 :]
-    parser = _parser()
-    if (typo := _unknown_command(parser, words)) is not None:
+    parser, names = _parser_and_commands()
+    if (typo := _unknown_command(words, names)) is not None:
         _complain(typo)
         return 2
     args = parser.parse_args(words)
@@ -184,10 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         if args.command == "demo":
             return _picker(_demo_config(), None)
-        from agentty_tui import commands
+        from agentty_tui.commands import COMMANDS
 
-        handler = getattr(commands, f"cmd_{args.command.replace('-', '_')}")
-        result: int = run_command(handler, config_path, args)
+        result: int = run_command(COMMANDS[args.command], config_path, args)
         return result
     except (ConfigError, UsageError) as exc:
         _complain(str(exc))
@@ -205,19 +201,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _unknown_command(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
+def _unknown_command(words: list[str], names: tuple[str, ...]) -> str | None:
     """The message for a mistyped COMMAND (``lst``), with the closest command; ``None`` when
     the words name a command, or none at all (argparse then reports what else is wrong)."""
     probe = argparse.ArgumentParser(add_help=False, parents=[_common_options()])
     probe.add_argument("command", nargs="?")
     known, _ = probe.parse_known_args(words)
     word: str | None = known.command
-    if word is None or word in COMMAND_NAMES:
+    if word is None or word in names:
         return None
-    return (
-        f"unknown command {word!r}{did_you_mean(word, COMMAND_NAMES)} "
-        "('agentty-tui --help' lists them)"
-    )
+    return f"unknown command {word!r}{did_you_mean(word, names)} ('agentty-tui --help' lists them)"
 
 
 def _complain(message: str) -> None:
@@ -250,10 +243,8 @@ def _demo_config() -> Path:
     The demo servers are console scripts installed next to this interpreter; that folder is
     put first on PATH so they are found even when the virtual environment is not activated.
     """
-    from agentty_tui.bridge.logs import default_log_dir
-
     source = Path(__file__).parent / "demo" / "mcp.example.json"
-    target = default_log_dir().parent / "demo" / "mcp.json"
+    target = default_demo_dir() / "mcp.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
     scripts = str(Path(sys.executable).parent)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from agentty_tui.report import catalog_json, catalog_text, model_json, model_tex
 from agentty_tui.terminal_text import safe_block, safe_message
 
 __all__ = [
+    "COMMANDS",
     "cmd_add",
     "cmd_call",
     "cmd_catalog",
@@ -407,3 +408,21 @@ async def cmd_import(path: Path, args: argparse.Namespace) -> int:
     for name, why in result.failed:
         warn(f"not added {name!r}: {why}")
     return 1 if result.failed else 0
+
+
+Command = Callable[[Path, argparse.Namespace], Awaitable[int]]
+"""A headless command: the config path and the parsed arguments in, an exit status out."""
+
+COMMANDS: dict[str, Command] = {
+    "list": cmd_list,
+    "add": cmd_add,
+    "remove": cmd_remove,
+    "enable": cmd_enable,
+    "disable": cmd_disable,
+    "catalog": cmd_catalog,
+    "import": cmd_import,
+    "login": cmd_login,
+    "logout": cmd_logout,
+    "call": cmd_call,
+}
+"""Each headless COMMAND of ``agentty-tui`` and the function that runs it."""

@@ -19,6 +19,7 @@ from typing import Any, Literal, Self
 
 from pydantic import Field, field_validator
 
+from agentty_tui.errors import UnknownServerError
 from agentty_tui.frozen import Frozen, FrozenJson
 from agentty_tui.specs import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -259,6 +260,14 @@ class PluginModel(Frozen):
             if server.name == name:
                 return server
         return None
+
+    def require_server(self, name: str) -> ServerState:
+        """The server called ``name``; ``UnknownServerError`` (naming the closest configured
+        name) when there is none."""
+        server = self.server(name)
+        if server is None:
+            raise UnknownServerError(name, [known.name for known in self.servers])
+        return server
 
     @property
     def settled(self) -> bool:

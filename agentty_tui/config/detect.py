@@ -28,6 +28,7 @@ from agentty_tui.errors import ConfigError
 
 __all__ = [
     "DIALECT_NAMES",
+    "FORMAT_NAMES",
     "detect_dialect",
     "detect_file",
     "dialect_by_name",
@@ -38,6 +39,9 @@ DIALECT_NAMES = ("claude", "gemini", "vscode", "codex")
 """The names ``dialect_by_name`` takes, in the order a ``--format`` help lists them."""
 
 _ALIASES = {"cursor": "claude", "mcp.json": "claude", "vs-code": "vscode", "toml": "codex"}
+
+FORMAT_NAMES = ("claude", "cursor", *DIALECT_NAMES[1:])
+"""The names a ``--format`` offers: the dialects, and Cursor (whose file is Claude's format)."""
 _GEMINI_ENTRY_KEYS = frozenset({"httpUrl", "includeTools", "excludeTools", "trust", "timeout"})
 
 

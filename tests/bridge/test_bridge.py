@@ -124,7 +124,7 @@ async def test_add_starts_only_the_new_server(write_config: WriteConfig, log_dir
         assert list(_file(path)["mcpServers"]) == ["alpha", "beta"]  # type: ignore[call-overload]
         model = await bridge.settled(SETTLE)
         assert [s.name for s in model.servers] == ["alpha", "beta"]
-        assert model.server("beta").status == "connected"  # type: ignore[union-attr]
+        assert model.require_server("beta").status == "connected"
         assert bridge.server_pid("alpha") == pid
         with pytest.raises(OperationError):
             await bridge.plugin_add("beta", StdioSpec(command="x"))
@@ -177,7 +177,7 @@ async def test_reload_respawns_only_changed_servers(
         assert all(s.status == "connected" for s in model.servers)
         assert bridge.server_pid("keep") == pids["keep"]
         assert bridge.server_pid("change") not in (None, pids["change"])
-        assert model.server("change").info.name == "v2"  # type: ignore[union-attr]
+        assert model.require_server("change").info.name == "v2"  # type: ignore[union-attr]
         for pid in (pids["drop"], pids["change"]):
             assert pid is not None
             await wait_until_gone(pid)
@@ -203,7 +203,7 @@ async def test_reload_requests_during_a_reload_coalesce(
                 group.start_soon(request)
         assert len(results) == 101
         assert bridge.reload_runs <= 2
-        assert results[-1].snapshot.server("alpha").info.name == "v2"  # type: ignore[union-attr]
+        assert results[-1].snapshot.require_server("alpha").info.name == "v2"  # type: ignore[union-attr]
 
 
 async def test_reload_retries_a_failed_server_and_reports_config_errors(
@@ -252,7 +252,7 @@ async def test_shutdown_leaves_no_process(write_config: WriteConfig, log_dir: Pa
         }
     )
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
-        await bridge.wait_for(lambda m: m.server("alpha").status == "connected", SETTLE)  # type: ignore[union-attr]
+        await bridge.wait_for(lambda m: m.require_server("alpha").status == "connected", SETTLE)
         pids = bridge.live_pids
         assert len(pids) == 2
     for pid in pids:
@@ -271,8 +271,8 @@ async def test_shutdown_spares_a_server_still_starting_the_stdin_grace(
         }
     )
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
-        await bridge.wait_for(lambda m: m.server("alpha").status == "connected", SETTLE)  # type: ignore[union-attr]
-        assert bridge.snapshot.server("starting").status == "connecting"  # type: ignore[union-attr]
+        await bridge.wait_for(lambda m: m.require_server("alpha").status == "connected", SETTLE)
+        assert bridge.snapshot.require_server("starting").status == "connecting"
     assert "(exit status 0)" in ServerLog(log_dir, "alpha", path).path.read_text()
     starting = ServerLog(log_dir, "starting", path).path.read_text()
     assert "still running 0.2 s after its input was closed: SIGTERM" in starting
@@ -291,8 +291,8 @@ async def test_server_killed_from_outside_is_noticed_at_once(
         pid = bridge.server_pid("alpha")
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
-        model = await bridge.wait_for(lambda m: m.server("alpha").status == "failed", 5)  # type: ignore[union-attr]
-        assert "killed by signal 9" in (model.server("alpha").error or "")  # type: ignore[union-attr]
+        model = await bridge.wait_for(lambda m: m.require_server("alpha").status == "failed", 5)
+        assert "killed by signal 9" in (model.require_server("alpha").error or "")
         result = await bridge.call_tool("beta", "echo", {"text": "still here"})
         assert result.content[0].text == "still here"  # type: ignore[union-attr]
 
@@ -363,9 +363,9 @@ async def test_all_tools_of_a_server_off_and_on_in_one_write(
         await bridge.settled(SETTLE)
         pid = bridge.server_pid("alpha")
         model = await bridge.tools_set_enabled("alpha", False)
-        assert model.server("alpha").enabled_count == 0  # type: ignore[union-attr]
+        assert model.require_server("alpha").enabled_count == 0
         assert _file(path)["mcpServers"]["alpha"]["tools"] == {"exclude": list(PLAIN_TOOLS)}  # type: ignore[index]
         model = await bridge.tools_set_enabled("alpha", True)
-        assert model.server("alpha").enabled_count == len(PLAIN_TOOLS)  # type: ignore[union-attr]
+        assert model.require_server("alpha").enabled_count == len(PLAIN_TOOLS)
         assert "tools" not in _file(path)["mcpServers"]["alpha"]  # type: ignore[index]
         assert bridge.server_pid("alpha") == pid

@@ -33,7 +33,7 @@ async def test_url_server_connects_lists_toggles_and_calls(
         assert [t.bare for t in web.tools] == list(PLAIN_TOOLS)
         model = await bridge.tool_set_enabled("web", "sleep", False)
         assert model.server("web").tool("sleep").enabled is False  # type: ignore[union-attr]
-        assert model.server("web").status == "connected"  # type: ignore[union-attr]
+        assert model.require_server("web").status == "connected"
         result = await bridge.call_tool("web", "add", {"a": 1, "b": 2})
         assert result.content[0].text == "3"  # type: ignore[union-attr]
 
@@ -59,7 +59,7 @@ async def test_url_server_list_changed_reveals_and_withdrawstool_flags(
         assert relists >= 2, relists
         model = await bridge.tool_set_enabled("godot", "burst", False)
         assert tool_flags(model, "godot")["burst"] is False
-        assert model.server("godot").status == "connected"  # type: ignore[union-attr]
+        assert model.require_server("godot").status == "connected"
         written = ConfigStore(path).load().server("godot")  # what the file now says
         assert written is not None and written.tools.exclude == ("burst",)
         assert bridge.session_relists("godot") >= relists

@@ -152,7 +152,7 @@ async def test_space_toggles_with_a_config_write_and_no_respawn(
         assert excluded(config_path, "plain") == []
         assert key_of(app) == ("tool", "plain", "echo")
     assert bridge.server_pid("plain") == pid
-    assert bridge.snapshot.server("plain").pid == pid  # type: ignore[union-attr]
+    assert bridge.snapshot.require_server("plain").pid == pid
 
 
 async def test_space_on_a_server_folds_without_touching_the_config(
@@ -182,7 +182,7 @@ async def test_x_and_e_switch_every_tool_of_the_server(bridge: Bridge, config_pa
         await pilot.press("e")
         await settle(app)
         assert excluded(config_path, "plain") == []
-        assert bridge.snapshot.server("plain").enabled_count == 4  # type: ignore[union-attr]
+        assert bridge.snapshot.require_server("plain").enabled_count == 4
         assert key_of(app) == ("tool", "plain", "add")
 
 
@@ -262,7 +262,7 @@ async def test_shift_r_retries_a_failed_server_without_restarting_the_app(
         command.chmod(0o755)
         await pilot.press("R")
         await settle(app)
-        await until(pilot, lambda: bridge.snapshot.server("broken").status == "connected")  # type: ignore[union-attr]
+        await until(pilot, lambda: bridge.snapshot.require_server("broken").status == "connected")
         await until(pilot, lambda: len(app.picker.rows) == 3 + len(GATED_BASE_TOOLS) + 8)
         assert key_of(app) == ("server", "broken")
         assert "● broken" in app.picker.rows[app.picker.highlighted or 0].text

@@ -43,7 +43,7 @@ async def test_bridge_login_then_the_server_alone_reconnects(
     cli.config.write_text(json.dumps({"mcpServers": config}))
     async with Bridge(ConfigStore(cli.config), log_dir=tmp_path / "logs") as bridge:
         model = await bridge.settled(30)
-        assert model.server("web").status == "needs_login"  # type: ignore[union-attr]
+        assert model.require_server("web").status == "needs_login"
         ui = RecordingUI()
         await bridge.login("web", ui)
         model = await bridge.settled(30)
@@ -52,7 +52,7 @@ async def test_bridge_login_then_the_server_alone_reconnects(
         assert web.auth is not None and web.auth.logged_in
         assert [t.bare for t in web.tools] == ["whoami", "add", "revoke_access"]
         assert len(ui.urls) == 1 and "/authorize?" in ui.urls[0]
-        assert model.server("other").status != "connected"  # type: ignore[union-attr]
+        assert model.require_server("other").status != "connected"
         await bridge.logout("web")
         model = await bridge.settled(30)
-        assert model.server("web").status == "needs_login"  # type: ignore[union-attr]
+        assert model.require_server("web").status == "needs_login"
