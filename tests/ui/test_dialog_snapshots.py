@@ -8,6 +8,7 @@ the last line in reach. Fixed models through ``StaticSource``; no server runs. U
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
@@ -138,3 +139,32 @@ def test_edit_form(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
 
     app = PickerApp(StaticSource(model(served)), follow=False)
     assert snap_compare(app, terminal_size=size, run_before=open_form)
+
+
+SAMPLE_LOG = Path(__file__).parent / "data" / "memory.log"
+"""A fixed log of 31 lines, each with its time: longer than either terminal."""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_log_viewer(
+    snap_compare: SnapCompare, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log viewer (`l`) of a server: its title, the log's path, the log's last lines
+    followed to the end (line 30 and the "escape closes" hint in view), scrolled in the dialog
+    with a scroll bar, nothing cut at the right."""
+    # A relative path, so that the snapshot does not depend on where the clone is.
+    monkeypatch.chdir(SAMPLE_LOG.parents[3])
+    served = ServerState(
+        name="memory",
+        spec=StdioSpec(command="npx", args=("-y", "server-memory")),
+        status="connected",
+        log_path=str(SAMPLE_LOG.relative_to(SAMPLE_LOG.parents[3])),
+    )
+
+    async def open_log(pilot: Pilot[None]) -> None:
+        await pilot.press("l")
+        await pilot.pause()
+        await pilot.pause()
+
+    app = PickerApp(StaticSource(model(served)), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_log)
