@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from agentty_tui.config.discover import HostFile
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
 from agentty_tui.ui.app import PickerApp
 from tests.ui.fakes import StaticSource, connected_model, model, over_budget_model, settle
@@ -168,3 +169,32 @@ def test_log_viewer(
 
     app = PickerApp(StaticSource(model(served)), follow=False)
     assert snap_compare(app, terminal_size=size, run_before=open_log)
+
+
+FOUND_HOST_FILES = (
+    HostFile("Claude Code", Path("/home/ada/.claude.json"), "claude", 3),
+    HostFile("Cursor", Path("/home/ada/.cursor/mcp.json"), "claude", 0, "not JSON: line 2"),
+    HostFile("Codex", Path("/home/ada/.codex/config.toml"), "codex", 1),
+)
+"""What a first run could find: two files to import and one that cannot be read."""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_first_run_and_the_import_dialog(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """An empty config after `i`: the import dialog lists the three host files with their
+    server counts (Cursor's greyed, with its problem), the target config and the hint."""
+
+    async def open_import(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        await pilot.press("i")
+        await pilot.pause()
+
+    app = PickerApp(StaticSource(model()), follow=False, host_files=lambda _: FOUND_HOST_FILES)
+    assert snap_compare(app, terminal_size=size, run_before=open_import)
+
+
+def test_first_run_lists_other_hosts_files(snap_compare: SnapCompare) -> None:
+    """An empty config at 60×20: "press a to add one, or i to import" and the files found,
+    one a line, wrapped inside the screen."""
+    app = PickerApp(StaticSource(model()), follow=False, host_files=lambda _: FOUND_HOST_FILES)
+    assert snap_compare(app, terminal_size=(60, 20))
