@@ -350,3 +350,15 @@ def test_list_text_tells_how_to_log_in() -> None:
     text = model_text(m, project_catalog(m))
     assert "remote  needs_login" in text
     assert "    run: agentty-tui login remote" in text
+
+
+def test_import_skips_a_name_the_rules_refuse_and_says_why(tmp_path: Path) -> None:
+    source = tmp_path / "claude_desktop_config.json"
+    source.write_text(
+        json.dumps({"mcpServers": {"my server": {"command": "a"}, "ok": {"command": "b"}}})
+    )
+    target = tmp_path / "mcp.json"
+    done = run("import", str(source), "--yes", "--config", str(target))
+    assert done.returncode == 0, done.stderr
+    assert "! my server  (not imported: its name is refused: Use up to 64 letters" in done.stdout
+    assert sorted(json.loads(target.read_text())["mcpServers"]) == ["ok"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from agentty_tui.config import ConfigStore, operations
 from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.errors import OperationError, UsageError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
-from agentty_tui.ui.add import FormError, validate_add
+from agentty_tui.ui.add import Field, FormError, validate_add
+from agentty_tui.ui.server_form import connection_spec
 from tests.conftest import WriteConfig
 from tests.test_commands import run
 
@@ -133,3 +135,66 @@ async def test_the_bridge_refuses_a_name_the_form_refuses(
         with pytest.raises(OperationError, match=r"^Use up to 64 letters"):
             await bridge.plugin_add("my server", StdioSpec(command=sys.executable))
     assert path.read_bytes() == before
+
+
+def _cli_pairs(env: dict[str, str], headers: dict[str, str]) -> str | None:
+    """The rule's words when ``add`` refuses these env or headers (``None``: accepted)."""
+    url = "http://127.0.0.1:9/mcp" if headers else None
+    args = argparse.Namespace(
+        url=url,
+        argv=[] if url else [sys.executable],
+        env=[f"{key}={value}" for key, value in env.items()],
+        cwd=None,
+        header=[f"{key}: {value}" for key, value in headers.items()],
+        sse=False,
+    )
+    try:
+        _spec_from(args)
+    except EntryError as exc:
+        return exc.message
+    return None
+
+
+def _form_pairs(env: dict[str, str], headers: dict[str, str]) -> str | None:
+    """The form's message when it refuses the same env or headers, typed into its fields."""
+    values: dict[Field, str] = {
+        "command": "" if headers else shlex.quote(sys.executable),
+        "url": "http://127.0.0.1:9/mcp" if headers else "",
+        "env": " ".join(shlex.quote(f"{key}={value}") for key, value in env.items()),
+        "headers": " ".join(shlex.quote(f"{key}: {value}") for key, value in headers.items()),
+    }
+    try:
+        connection_spec("srv", values, ())
+    except FormError as exc:
+        return exc.message
+    return None
+
+
+@pytest.mark.parametrize(
+    ("env", "headers", "refused"),
+    [
+        ({}, {"X Team": "a"}, True),
+        ({}, {"X-Key": "a\x01b"}, True),
+        ({"A\x00B": "1"}, {}, True),
+        ({"TZ": "UTC"}, {}, False),
+        ({}, {"X-Team": "a"}, False),
+    ],
+    ids=[
+        "header name with a space",
+        "control char in a header",
+        "NUL in an env name",
+        "ok env",
+        "ok header",
+    ],
+)
+def test_the_form_and_add_refuse_the_same_env_and_headers_in_the_same_words(
+    env: dict[str, str], headers: dict[str, str], refused: bool
+) -> None:
+    cli, form = _cli_pairs(env, headers), _form_pairs(env, headers)
+    assert (cli is not None, form is not None) == (refused, refused)
+    if cli is None or form is None:
+        return
+    # The form names the header as the command line names the flag; the rule's words are one.
+    key = next(iter(headers or env))
+    assert form == (f"Header {key!r}: {cli}." if headers else cli)
+    assert "a\x01b" not in form + cli

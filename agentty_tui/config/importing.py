@@ -3,7 +3,9 @@
 ``plan_import(source, target)`` sorts the source's servers into those to add (absent from the
 target), those already there and identical, those there but different (with a short diff that
 names env and header keys but never shows their values, and masks URL credentials), and those
-the source itself cannot use (an entry with a problem, e.g. a VS Code ``${input:...}``).
+the source itself cannot use (an entry with a problem, e.g. a VS Code ``${input:...}``). A
+name the rule book's name rule refuses (``entry_rules.name_problem``: ``my server``) is not
+copied either: the line that skips it says why.
 ``apply_import(plan, store)`` writes the additions through ``AddServer`` (then ``SetToolFilter``
 and ``SetServerDisabled`` where the source has them), one atomic edit at a time. Nothing that
 exists is ever overwritten: a name taken meanwhile is refused by ``AddServer`` and reported.
@@ -15,6 +17,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolFilter
+from agentty_tui.config.entry_rules import name_problem
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.errors import AgenttyError
 from agentty_tui.model import (
@@ -56,6 +59,8 @@ class ImportPlan:
     """Source entries with a problem (their ``problem`` says why): never imported."""
     notes: tuple[str, ...] = ()
     """What an addition loses on the way (e.g. a timeout the target's format cannot hold)."""
+    refused_names: tuple[tuple[str, str], ...] = ()
+    """(name, why) of source servers whose name the entry rules refuse: never imported."""
 
     @property
     def empty(self) -> bool:
@@ -77,6 +82,8 @@ class ImportPlan:
         for server in self.unusable:
             problem = safe_line(server.problem or "")
             lines.append(f"! {safe_line(server.name)}  (not imported: {problem})")
+        for name, why in self.refused_names:
+            lines.append(f"! {safe_line(name)}  (not imported: its name is refused: {why})")
         lines.extend(f"note: {note}" for note in self.notes)
         if not self.add:
             lines.append("nothing to add")
@@ -186,12 +193,17 @@ def plan_import(
     different: list[ImportDifference] = []
     unusable: list[ServerConfig] = []
     notes: list[str] = []
+    refused: list[tuple[str, str]] = []
     for server in source.servers:
         if server.problem is not None or server.spec is None:
             unusable.append(server)
             continue
         existing = target.server(server.name)
         if existing is None:
+            # The same rule as ``add``: a copied name must be one the target could be given.
+            if (why := name_problem(server.name)) is not None:
+                refused.append((server.name, why))
+                continue
             add.append(server)
             if server.env_file_keys:
                 names = ", ".join(server.env_file_keys)
@@ -216,6 +228,7 @@ def plan_import(
         different=tuple(different),
         unusable=tuple(unusable),
         notes=tuple(notes),
+        refused_names=tuple(refused),
     )
 
 

@@ -9,7 +9,7 @@ error quotes what the user typed, so it is shown as plain text (``[/]`` is text,
 from __future__ import annotations
 
 import shlex
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import ClassVar, Literal
 
 from textual.app import ComposeResult
@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from agentty_tui.config.entry_rules import (
     EntryError,
+    EntryField,
     command_not_found,
     http_spec,
     new_server_name,
@@ -43,30 +44,56 @@ class FormError(ValueError):
         self.message = message
 
 
+_FIELD_OF_RULE: Mapping[EntryField, Field] = {
+    "name": "name",
+    "command": "command",
+    "url": "url",
+    "env": "env",
+    "header": "headers",
+}
+"""The form's field that shows a rule's refusal."""
+
+
 def validate_add(
-    name: str, command_line: str, url: str, existing: Collection[str]
+    name: str,
+    command_line: str,
+    url: str,
+    existing: Collection[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> tuple[str, ServerSpec]:
     """Validate the form's fields into ``(name, spec)`` by the config's rule book
-    (``config.entry_rules``); ``FormError`` says what is wrong and in which field."""
+    (``config.entry_rules``, as ``agentty-tui add`` does); ``FormError`` says what is wrong and
+    in which field. A header's refusal names the header, never its value."""
     name, command_line, url = name.strip(), command_line.strip(), url.strip()
     try:
         new_server_name(name, existing)
         if command_line and url:
             raise FormError("url", "Give either a command or a URL, not both.")
         if url:
-            return name, http_spec(url)
+            if env or cwd:
+                raise FormError(
+                    "env", "Env and a folder are for a command; a URL server takes headers."
+                )
+            return name, http_spec(url, headers)
+        if headers:
+            raise FormError("headers", "Headers are for a URL server; a command takes env.")
         try:
             argv = shlex.split(command_line)
         except ValueError as exc:
             raise FormError("command", f"The command line does not parse: {exc}.") from None
-        spec = stdio_spec(argv)
+        spec = stdio_spec(argv, env, cwd)
         if (missing := command_not_found(spec.command)) is not None:
             raise FormError("command", missing)
         return name, spec
     except EntryError as exc:
-        # The form has no env or header fields yet: such a problem is the command's.
-        field: Field = "name" if exc.field == "name" else "url" if exc.field == "url" else "command"
-        raise FormError(field, exc.message) from None
+        message = exc.message
+        if exc.field == "header":
+            # The header rule names what is wrong, not which header: the form says which.
+            message = f"Header {exc.key!r}: {message}."
+        raise FormError(_FIELD_OF_RULE[exc.field], message) from None
 
 
 class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):

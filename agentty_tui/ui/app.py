@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,7 +29,9 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static
 
 from agentty_tui.catalog import CatalogProjector, WireCatalog
+from agentty_tui.config.discover import HostFile, host_config_files
 from agentty_tui.model import PluginModel
+from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.call import CallRecord
 from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
 from agentty_tui.ui.keybar import KeyBar
@@ -48,6 +52,11 @@ log = logging.getLogger(__name__)
 
 _ONE_LINE_BARS = frozenset({"#title"})
 """Text bars of a fixed height of one line (``picker.tcss``): a new text never changes layout."""
+
+
+def _host_files_here(config: Path | None) -> tuple[HostFile, ...]:
+    """The other hosts' config files of this user and folder, but ``config`` itself."""
+    return host_config_files(Path.home(), os.environ, Path.cwd(), exclude=config)
 
 
 def config_notes(model: PluginModel) -> str:
@@ -74,6 +83,7 @@ class PickerApp(PickerOperations, KeyOrderApp):
         Binding("e", "all_tools(True)", "all on"),
         Binding("x", "all_tools(False)", "all off"),
         Binding("a", "add", "add"),
+        Binding("i", "import_host", "import", show=False),
         Binding("d", "remove", "remove"),
         Binding("E", "edit_server", "edit", show=False),
         Binding("r", "reload", "reload"),
@@ -90,9 +100,17 @@ class PickerApp(PickerOperations, KeyOrderApp):
     ]
 
     def __init__(
-        self, source: PluginSource, *, follow: bool = True, freeze_heap: bool = False
+        self,
+        source: PluginSource,
+        *,
+        follow: bool = True,
+        freeze_heap: bool = False,
+        host_files: Callable[[Path | None], tuple[HostFile, ...]] | None = None,
     ) -> None:
         """``follow=False`` shows ``source.snapshot`` only (snapshot tests).
+
+        ``host_files(config)``: the other hosts' config files an empty config offers to import
+        (``config.discover`` on the real home when not given; a test passes a fake home's).
 
         ``freeze_heap``: at the first settled snapshot, ``gc.freeze()`` the whole process
         (``run_picker`` does, owning the process; an app embedded in a host's process should
@@ -101,6 +119,7 @@ class PickerApp(PickerOperations, KeyOrderApp):
         super().__init__()
         self.source = source
         self.model: PluginModel = source.snapshot
+        self.find_host_files = host_files or _host_files_here
         # Re-projects only the servers whose tools changed since the previous snapshot.
         self._projector = CatalogProjector()
         self.catalog: WireCatalog = self._projector.project(self.model)
@@ -202,12 +221,23 @@ class PickerApp(PickerOperations, KeyOrderApp):
     def _nothing_shown(self) -> str:
         """Why the list is empty."""
         if not self.model.servers:
-            return "No servers in this config yet: press a to add one."
+            return self._first_run_text()
         unknown = parse_filter(self.filter_text).unknown
         if unknown:
             states = " ".join(STATE_WORDS)
             return f"No such state: {' '.join(unknown)} (there are {states}); escape clears."
         return "Nothing matches the filter (escape clears it)."
+
+    def _first_run_text(self) -> str:
+        """An empty config: how to add a server, and the host files it could import."""
+        files = self.host_files()
+        if not files:
+            return "No servers in this config yet: press a to add one."
+        found = "\n".join(f"  {safe_line(found.describe())}" for found in files)
+        return (
+            "No servers in this config yet: press a to add one, or i to import another "
+            f"host's servers from:\n{found}"
+        )
 
     @on(PickerList.Resized, "#picker")
     def _resized(self, event: PickerList.Resized) -> None:

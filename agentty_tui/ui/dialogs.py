@@ -40,6 +40,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("e / x", "turn all tools of the server on / off"),
     ("z", "fold every server; when all are folded, unfold them all"),
     ("a", "add a server"),
+    ("i", "import another host's config file (Claude, Cursor, Gemini, VS Code, Codex)"),
     ("E", "edit the server: command, args, env, folder, or URL and headers"),
     ("d", "remove the server (asks first)"),
     ("r", "reload the config (restarts what changed, retries what failed)"),

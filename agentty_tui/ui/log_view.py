@@ -19,10 +19,10 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.text import PlainText
 
 __all__ = ["LINE_CHARS", "POLL_SECONDS", "SHOWN_LINES", "TAIL_BYTES", "LogTail", "LogViewScreen"]
@@ -92,14 +92,11 @@ def _shown(line: bytes) -> str:
     return f"{text[:LINE_CHARS]}… ({len(text) - LINE_CHARS:,} more characters)"
 
 
-class LogViewScreen(ModalScreen[None]):
-    """One server's log: its path, then its last lines, following new ones live."""
+class LogViewScreen(Dialog[None]):
+    """One server's log: its path, then its last lines, following new ones live.
 
-    DEFAULT_CSS = """
-    #log-body {
-        height: auto;
-        max-height: 30;
-    }
+    Like every dialog it is one scrolled ``.dialog``: at 60×20 it fills the screen, and the
+    arrow keys, page keys and ``home``/``end`` move through the lines.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,l", "close", "Close")]
@@ -112,11 +109,10 @@ class LogViewScreen(ModalScreen[None]):
         self._painted = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="log-view"):
+        with VerticalScroll(classes="dialog", id="log-view"):
             yield PlainText(f"Log of {self._server}", one_line=True, classes="dialog-title")
             yield PlainText(str(self._tail.path), one_line=True, id="log-path")
-            with VerticalScroll(id="log-body"):
-                yield PlainText("", id="log-lines")
+            yield PlainText("", id="log-lines")
             yield Static("escape closes; new lines show as they are written", classes="dialog-hint")
 
     def on_mount(self) -> None:
@@ -136,7 +132,7 @@ class LogViewScreen(ModalScreen[None]):
             return
         self._painted = True
         self._lines.extend(new)
-        body = self.query_one("#log-body", VerticalScroll)
+        body = self.query_one("#log-view", VerticalScroll)
         at_end = body.scroll_y >= body.max_scroll_y
         text = "\n".join(self._lines) if self._lines else "(nothing written yet)"
         self.query_one("#log-lines", PlainText).update(text)

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
+import anyio
 from textual.app import App
 from textual.notifications import SeverityLevel
 
+from agentty_tui.config.discover import HostFile
 from agentty_tui.errors import AgenttyError
 from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, ToolState
 from agentty_tui.terminal_text import safe_block, safe_line
@@ -27,6 +30,7 @@ from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.call import CallRecord, CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen
 from agentty_tui.ui.edit import EditServerScreen
+from agentty_tui.ui.import_dialog import ImportScreen, import_host_file
 from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.rows import Row, server_key
@@ -46,6 +50,9 @@ class PickerOperations(App[None]):
     """The snapshot on screen."""
     last_call: CallRecord | None
     """The last call dialog's call, for ``C`` (its result outlives the dialog)."""
+    find_host_files: Callable[[Path | None], tuple[HostFile, ...]]
+    """Looks for other hosts' config files (all but the given config) to offer to import."""
+    _host_files: tuple[HostFile, ...] | None = None
 
     @property
     def picker(self) -> PickerList:
@@ -214,6 +221,35 @@ class PickerOperations(App[None]):
         effect = "It is disconnected." if remote else "Its process is stopped."
         question = f"Remove server {name!r} from the config?\n{effect}"
         self.push_screen(ConfirmScreen(question, yes="Remove"), confirmed)
+
+    def host_files(self) -> tuple[HostFile, ...]:
+        """The other hosts' config files found, looked for once (the first run lists them)."""
+        if self._host_files is None:
+            config = self.model.config_path
+            self._host_files = self.find_host_files(Path(config) if config else None)
+        return self._host_files
+
+    def action_import_host(self) -> None:
+        """i: import the servers of another host's config file into this one, then reload."""
+        target = self.model.config_path
+        files = self.host_files()
+        if target is None or not files:
+            self.notify("No other host's config file was found to import.", timeout=4)
+            return
+
+        async def imported(source: HostFile) -> None:
+            said, ok = await anyio.to_thread.run_sync(import_host_file, source, Path(target))
+            report = await self.source.reload()
+            if not report.reloaded:
+                said += f"\n{report.summary}"
+                ok = False
+            self.notify(said, severity="information" if ok else "error", timeout=8, markup=False)
+
+        def chosen(source: HostFile | None) -> None:
+            if source is not None:
+                self.run_operation("Import", lambda: imported(source))
+
+        self.push_screen(ImportScreen(files, target), chosen)
 
     def action_reload(self) -> None:
         """r: re-read the config (only what changed is restarted)."""

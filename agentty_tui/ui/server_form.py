@@ -6,8 +6,8 @@ there"`` and ``"Authorization: Bearer …" "X-Team: a"``. A value already saved 
 the edit form shows it as ``MASK``, and a ``MASK`` left in place keeps the saved value (a URL
 with credentials the same way, as ``mask_url`` shows it).
 
-The command and the URL are checked by ``validate_add``, the add form's rules (the hook for the
-config's rule book of entries); env and headers are checked by the model's own validation.
+Every field is checked by ``validate_add``, through the config's rule book of entries
+(``config.entry_rules``): the form refuses what ``agentty-tui add`` refuses, in the same words.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import shlex
 from collections.abc import Collection, Mapping
 
-from pydantic import ValidationError
 from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Input, Label
@@ -116,28 +115,18 @@ def connection_spec(
     url = get["url"]
     if isinstance(saved, HttpSpec) and url == mask_url(saved.url):
         url = saved.url
-    _, base = validate_add(name, get["command"], url, existing)
-    if isinstance(base, StdioSpec):
-        if get["headers"]:
-            raise FormError("headers", "Headers are for a URL server; a command takes env.")
-        old_env = saved.env if isinstance(saved, StdioSpec) else None
-        env = parse_pairs(get["env"], "=", "env", old_env)
-        try:
-            return StdioSpec(command=base.command, args=base.args, env=env, cwd=get["cwd"] or None)
-        except ValidationError as exc:
-            raise FormError("env", exc.errors(include_url=False)[0]["msg"]) from None
-    if get["env"] or get["cwd"]:
-        raise FormError("env", "Env and a folder are for a command; a URL server takes headers.")
     old = saved if isinstance(saved, HttpSpec) else None
+    old_env = saved.env if isinstance(saved, StdioSpec) else None
+    env = parse_pairs(get["env"], "=", "env", old_env)
     headers = parse_pairs(get["headers"], ": ", "headers", old.headers if old else None)
-    # An unchanged URL keeps its transport (a ``"type": "sse"``) and its OAuth settings.
-    same = old is not None and old.url == base.url
-    try:
-        return HttpSpec(
-            url=base.url,
-            headers=headers,
-            transport=old.transport if same and old else base.transport,
-            oauth=old.oauth if old else None,
-        )
-    except ValidationError as exc:
-        raise FormError("headers", exc.errors(include_url=False)[0]["msg"]) from None
+    # Env and headers go through the rule book with the rest, as ``agentty-tui add``'s do.
+    _, spec = validate_add(
+        name, get["command"], url, existing, env=env, cwd=get["cwd"] or None, headers=headers
+    )
+    if not isinstance(spec, HttpSpec) or old is None:
+        return spec
+    # An unchanged URL keeps its transport (a ``"type": "sse"``); an edit keeps OAuth settings.
+    same = old.url == spec.url
+    return spec.model_copy(
+        update={"transport": old.transport if same else spec.transport, "oauth": old.oauth}
+    )

@@ -252,7 +252,30 @@ def test_a_name_or_command_with_a_line_break_cannot_forge_a_line_of_the_plan() -
     """Another host's file is untrusted: each server stays on its own line of the plan."""
     forged = "x\n+ evil  rm -rf ~"
     source = PluginConfig(
-        servers=(ServerConfig(name=forged, spec=StdioSpec(command="run\r\n+ fake", args=("a",))),)
+        servers=(
+            ServerConfig(name="ok", spec=StdioSpec(command="run\r\n+ fake", args=("a",))),
+            ServerConfig(name=forged, spec=StdioSpec(command="b")),
+        )
     )
     lines = plan_import(source, PluginConfig()).describe().splitlines()
-    assert lines == ["+ x⏎+ evil  rm -rf ~  run⏎+ fake a"]
+    # The forged name is refused by the name rule, and its refusal stays on one line too.
+    assert lines == [
+        "+ ok  run⏎+ fake a",
+        "! x⏎+ evil  rm -rf ~  (not imported: its name is refused: Use up to 64 letters, "
+        "digits, '.', '_' or '-' in the name.)",
+    ]
+
+
+def test_a_name_the_entry_rules_refuse_is_skipped_with_the_reason() -> None:
+    source = PluginConfig(
+        servers=(
+            ServerConfig(name="my server", spec=StdioSpec(command="a")),
+            ServerConfig(name="x" * 65, spec=StdioSpec(command="b")),
+            ServerConfig(name="fine", spec=StdioSpec(command="c")),
+        )
+    )
+    plan = plan_import(source, PluginConfig())
+    assert [server.name for server in plan.add] == ["fine"]
+    rule = "Use up to 64 letters, digits, '.', '_' or '-' in the name."
+    assert plan.refused_names == (("my server", rule), ("x" * 65, rule))
+    assert f"! my server  (not imported: its name is refused: {rule})" in plan.describe()

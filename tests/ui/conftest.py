@@ -23,3 +23,16 @@ class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):  # type: 
 def _snapshots_at_top_level(monkeypatch: pytest.MonkeyPatch) -> None:
     """``snap_compare`` looks the extension up by module global when the fixture is set up."""
     monkeypatch.setattr(pytest_textual_snapshot, "SVGImageExtension", TopLevelSVGExtension)
+
+
+@pytest.fixture(autouse=True)
+def _no_host_files_of_the_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first run's offer looks in an empty fake home: the developer's own
+    ``~/.claude.json`` never changes what a test sees (a test passes its own ``host_files``)."""
+    import agentty_tui.ui.app as app_module
+    from agentty_tui.config.discover import HostFile, host_config_files
+
+    def fake_home(config: Path | None) -> tuple[HostFile, ...]:
+        return host_config_files(tmp_path / "no-home", {}, None, exclude=config)
+
+    monkeypatch.setattr(app_module, "_host_files_here", fake_home)

@@ -8,10 +8,12 @@ the last line in reach. Fixed models through ``StaticSource``; no server runs. U
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 
+from agentty_tui.config.discover import HostFile
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
 from agentty_tui.ui.app import PickerApp
 from tests.ui.fakes import StaticSource, connected_model, model, over_budget_model, settle
@@ -138,3 +140,61 @@ def test_edit_form(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
 
     app = PickerApp(StaticSource(model(served)), follow=False)
     assert snap_compare(app, terminal_size=size, run_before=open_form)
+
+
+SAMPLE_LOG = Path(__file__).parent / "data" / "memory.log"
+"""A fixed log of 31 lines, each with its time: longer than either terminal."""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_log_viewer(
+    snap_compare: SnapCompare, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log viewer (`l`) of a server: its title, the log's path, the log's last lines
+    followed to the end (line 30 and the "escape closes" hint in view), scrolled in the dialog
+    with a scroll bar, nothing cut at the right."""
+    # A relative path, so that the snapshot does not depend on where the clone is.
+    monkeypatch.chdir(SAMPLE_LOG.parents[3])
+    served = ServerState(
+        name="memory",
+        spec=StdioSpec(command="npx", args=("-y", "server-memory")),
+        status="connected",
+        log_path=str(SAMPLE_LOG.relative_to(SAMPLE_LOG.parents[3])),
+    )
+
+    async def open_log(pilot: Pilot[None]) -> None:
+        await pilot.press("l")
+        await pilot.pause()
+        await pilot.pause()
+
+    app = PickerApp(StaticSource(model(served)), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_log)
+
+
+FOUND_HOST_FILES = (
+    HostFile("Claude Code", Path("/home/ada/.claude.json"), "claude", 3),
+    HostFile("Cursor", Path("/home/ada/.cursor/mcp.json"), "claude", 0, "not JSON: line 2"),
+    HostFile("Codex", Path("/home/ada/.codex/config.toml"), "codex", 1),
+)
+"""What a first run could find: two files to import and one that cannot be read."""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_first_run_and_the_import_dialog(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """An empty config after `i`: the import dialog lists the three host files with their
+    server counts (Cursor's greyed, with its problem), the target config and the hint."""
+
+    async def open_import(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        await pilot.press("i")
+        await pilot.pause()
+
+    app = PickerApp(StaticSource(model()), follow=False, host_files=lambda _: FOUND_HOST_FILES)
+    assert snap_compare(app, terminal_size=size, run_before=open_import)
+
+
+def test_first_run_lists_other_hosts_files(snap_compare: SnapCompare) -> None:
+    """An empty config at 60×20: "press a to add one, or i to import" and the files found,
+    one a line, wrapped inside the screen."""
+    app = PickerApp(StaticSource(model()), follow=False, host_files=lambda _: FOUND_HOST_FILES)
+    assert snap_compare(app, terminal_size=(60, 20))
