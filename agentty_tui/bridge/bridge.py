@@ -17,10 +17,8 @@ live state and hands the new immutable snapshot to the feed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 import anyio
 import anyio.abc
@@ -41,29 +39,20 @@ from agentty_tui.bridge.reconcile import (
 )
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
+from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates
 from agentty_tui.config import ConfigStore, operations
 from agentty_tui.config.edits import ConfigEdit, SetToolEnabled, UpdateServer
 from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.config.trust import needs_trust
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import (
-    AdvertisedTool,
     PluginConfig,
     PluginModel,
     ServerConfig,
     ServerSpec,
-    ServerState,
-    ToolFilter,
-    derive_tools,
 )
 
 __all__ = ["UNTRUSTED_ERROR", "Bridge"]
-
-UNTRUSTED_ERROR = (
-    "not started: the config file is not trusted (T in the picker, --trust on the command line)"
-)
-"""The error of a stdio server held back by an untrusted config (the file's own problem is
-the model's ``config_untrusted``)."""
 
 
 class Bridge(BridgeReader):
@@ -86,7 +75,7 @@ class Bridge(BridgeReader):
         self._pool = SessionPool(self.log_dir, store.path, self._publish)
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
-        self._states: dict[str, _Published] = {}
+        self._states = ServerStates()
         self._feed = SnapshotFeed(PluginModel(config_path=str(store.path)))
         self._revision = 0
         self._config_lock = anyio.Lock()
@@ -300,13 +289,11 @@ class Bridge(BridgeReader):
 
     def _publish(self) -> None:
         """Rebuild the model from config + live sessions and publish it."""
-        previous = self._states
-        self._states = {}
-        servers = [self._reused_state(server, previous) for server in self._config.servers]
+        servers = self._states.build(self._config, self._sessions, self._gated)
         self._revision += 1
         native = self._config.native_tools
         snapshot = PluginModel(
-            servers=tuple(servers),
+            servers=servers,
             tool_budget=self._config.tool_budget,
             native_tools=native or (),  # none: the catalog's defaults
             config_path=str(self.store.path),
@@ -316,86 +303,3 @@ class Bridge(BridgeReader):
             revision=self._revision,
         )
         self._feed.publish(snapshot)
-
-    def _reused_state(self, config: ServerConfig, previous: dict[str, _Published]) -> ServerState:
-        """The server's state now: the previous snapshot's object when nothing of it changed.
-
-        This is where a server's revision is decided (docs/ARCHITECTURE.md §3): a state that
-        says anything new is built afresh, with a new revision; an unchanged one is the previous
-        object, revision and all, so consumers keying caches on ``(name, revision)`` redo one
-        server per toggle.
-        """
-        prior = previous.get(config.name)
-        fields, advertised = self._server_fields(config, prior)
-        # The state is a function of its fields: the same fields, the same state. One dict
-        # comparison, identity first for each value (an unchanged tool list is the same tuple).
-        if prior is not None and fields == prior.fields:
-            published = prior
-            published.advertised, published.rule = advertised, config.tools
-        else:
-            published = _Published(ServerState(**fields), fields, advertised, config.tools)
-        self._states[config.name] = published
-        return published.state
-
-    def _server_fields(
-        self, config: ServerConfig, prior: _Published | None
-    ) -> tuple[dict[str, Any], tuple[AdvertisedTool, ...]]:
-        """Every field of the server's state now but its revision, and the advertised tools
-        its ``tools`` were derived from."""
-        name, spec = config.name, config.spec
-        session = None if config.disabled else self._sessions.get(name)
-        if config.problem is not None:
-            return _fields(name, None, "failed", config.problem), ()
-        if session is None:
-            if not config.disabled and self._gated(config):
-                return _fields(name, spec, "untrusted", UNTRUSTED_ERROR), ()
-            return _fields(name, spec, "disabled", None), ()
-        live = session.state
-        advertised = live.tools
-        if prior is not None and prior.advertised is advertised and prior.rule == config.tools:
-            tools = prior.fields["tools"]  # the same tool list under the same filter
-        else:
-            tools = derive_tools(advertised, config.tools)
-        fields = {
-            "name": name,
-            "spec": spec,
-            "status": live.status,
-            "error": live.error,
-            "info": live.info,
-            "tools": tools,
-            "dropped_tools": live.dropped_tools,
-            "pid": live.pid,
-            "warnings": live.warnings,
-            "auth": live.auth,
-            "log_path": str(session.log.path),
-        }
-        return fields, advertised
-
-
-def _fields(name: str, spec: ServerSpec | None, status: str, error: str | None) -> dict[str, Any]:
-    """The fields of a server state without a session."""
-    return {
-        "name": name,
-        "spec": spec,
-        "status": status,
-        "error": error,
-        "info": None,
-        "tools": (),
-        "dropped_tools": (),
-        "pid": None,
-        "warnings": (),
-        "auth": None,
-        "log_path": None,
-    }
-
-
-@dataclass(slots=True)
-class _Published:
-    """A server's state in the last snapshot, the fields it was built from (every one but the
-    revision), and the tool list and filter its tools came from (so that an unchanged list
-    under an unchanged filter is not derived again)."""
-
-    state: ServerState
-    fields: dict[str, Any]
-    advertised: tuple[AdvertisedTool, ...]
-    rule: ToolFilter

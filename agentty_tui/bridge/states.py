@@ -1,0 +1,139 @@
+"""Each server's state for a snapshot, and where a server's revision is decided.
+
+A state is a function of its fields (docs/ARCHITECTURE.md §3): when every field but the revision
+equals what the previous snapshot's state was built from, the previous object is handed out
+again, revision and all; otherwise a new ``ServerState`` is built and gets a new revision. The
+picker's rows and the catalog projector key their caches on ``(name, revision)``, so a toggle
+costs them one server, not all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agentty_tui.bridge.session import ServerSession
+from agentty_tui.model import (
+    AdvertisedTool,
+    PluginConfig,
+    ServerConfig,
+    ServerSpec,
+    ServerState,
+    ToolFilter,
+    derive_tools,
+)
+
+__all__ = ["UNTRUSTED_ERROR", "ServerStates"]
+
+UNTRUSTED_ERROR = (
+    "not started: the config file is not trusted (T in the picker, --trust on the command line)"
+)
+"""The error of a stdio server held back by an untrusted config (the file's own problem is
+the model's ``config_untrusted``)."""
+
+
+class ServerStates:
+    """Builds the servers' states snapshot after snapshot, keeping what each was built from."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, _Published] = {}
+
+    def build(
+        self,
+        config: PluginConfig,
+        sessions: Mapping[str, ServerSession],
+        gated: Callable[[ServerConfig], bool],
+    ) -> tuple[ServerState, ...]:
+        """Every configured server's state now, in config order. ``sessions``: the live session
+        of each server, by name; ``gated``: whether a server waits for the config's trust."""
+        previous, self._last = self._last, {}
+        return tuple(self._state(server, previous, sessions, gated) for server in config.servers)
+
+    def _state(
+        self,
+        config: ServerConfig,
+        previous: dict[str, _Published],
+        sessions: Mapping[str, ServerSession],
+        gated: Callable[[ServerConfig], bool],
+    ) -> ServerState:
+        prior = previous.get(config.name)
+        session = None if config.disabled else sessions.get(config.name)
+        fields, advertised = _fields_now(config, session, prior, gated)
+        # One dict comparison, identity first for each value (an unchanged tool list is the
+        # same tuple).
+        if prior is not None and fields == prior.fields:
+            published = prior
+            published.advertised, published.rule = advertised, config.tools
+        else:
+            published = _Published(ServerState(**fields), fields, advertised, config.tools)
+        self._last[config.name] = published
+        return published.state
+
+
+def _fields_now(
+    config: ServerConfig,
+    session: ServerSession | None,
+    prior: _Published | None,
+    gated: Callable[[ServerConfig], bool],
+) -> tuple[dict[str, Any], tuple[AdvertisedTool, ...]]:
+    """Every field of the server's state now but its revision, and the advertised tools its
+    ``tools`` were derived from."""
+    name, spec = config.name, config.spec
+    if config.problem is not None:
+        return _without_session(name, None, "failed", config.problem), ()
+    if session is None:
+        if not config.disabled and gated(config):
+            return _without_session(name, spec, "untrusted", UNTRUSTED_ERROR), ()
+        return _without_session(name, spec, "disabled", None), ()
+    live = session.state
+    advertised = live.tools
+    if prior is not None and prior.advertised is advertised and prior.rule == config.tools:
+        tools = prior.fields["tools"]  # the same tool list under the same filter
+    else:
+        tools = derive_tools(advertised, config.tools)
+    fields = {
+        "name": name,
+        "spec": spec,
+        "status": live.status,
+        "error": live.error,
+        "info": live.info,
+        "tools": tools,
+        "dropped_tools": live.dropped_tools,
+        "pid": live.pid,
+        "warnings": live.warnings,
+        "auth": live.auth,
+        "log_path": str(session.log.path),
+    }
+    return fields, advertised
+
+
+def _without_session(
+    name: str, spec: ServerSpec | None, status: str, error: str | None
+) -> dict[str, Any]:
+    """The fields of a server state without a session."""
+    return {
+        "name": name,
+        "spec": spec,
+        "status": status,
+        "error": error,
+        "info": None,
+        "tools": (),
+        "dropped_tools": (),
+        "pid": None,
+        "warnings": (),
+        "auth": None,
+        "log_path": None,
+    }
+
+
+@dataclass(slots=True)
+class _Published:
+    """A server's state in the last snapshot, the fields it was built from (every one but the
+    revision), and the tool list and filter its tools came from (so that an unchanged list
+    under an unchanged filter is not derived again)."""
+
+    state: ServerState
+    fields: dict[str, Any]
+    advertised: tuple[AdvertisedTool, ...]
+    rule: ToolFilter
