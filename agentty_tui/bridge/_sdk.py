@@ -13,15 +13,15 @@ other module may touch a private name of mcp (``tests/test_private_names.py`` ch
   the session's protocol envelope, which only the session's private stamp knows how to make).
 - ``create_http_client``: the HTTP client with the MCP transports' own default timeouts.
 - ``OAuthProviderBase``: the SDK's OAuth provider is extended (``bridge/auth/provider.py``) at
-  three private hooks (after stored tokens load, around the auth flow, before the authorization
-  code grant); the base class gives each a public name of ours.
+  three private hooks (after stored tokens load, around the auth flow, before and around the
+  authorization code grant); the base class gives each a public name of ours.
 - ``lowlevel_server``: the demo servers advertise ``tools.listChanged`` on 2025 connections,
   which only the low-level server's initialization options can say.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
@@ -80,8 +80,8 @@ def create_http_client(
 class OAuthProviderBase(OAuthClientProvider):
     """The SDK's ``OAuthClientProvider`` with its private hooks under public names of ours.
 
-    Override ``after_initialize``, ``before_code_grant`` and ``wrap_auth_flow``; never the
-    SDK's private methods themselves.
+    Override ``after_initialize``, ``before_code_grant``, ``run_code_grant`` and
+    ``wrap_auth_flow``; never the SDK's private methods themselves.
     """
 
     @property
@@ -98,10 +98,17 @@ class OAuthProviderBase(OAuthClientProvider):
 
     async def _perform_authorization_code_grant(self) -> tuple[str, str]:
         await self.before_code_grant()
-        return await super()._perform_authorization_code_grant()
+        return await self.run_code_grant(super()._perform_authorization_code_grant)
 
     async def before_code_grant(self) -> None:
         """Runs before a login's authorization code grant; raise to refuse the login."""
+
+    async def run_code_grant(
+        self, grant: Callable[[], Awaitable[tuple[str, str]]]
+    ) -> tuple[str, str]:
+        """Run ``grant``, the SDK's authorization code grant (it returns the code and the PKCE
+        verifier); a subclass may run it elsewhere (through a browser of its own)."""
+        return await grant()
 
     def _auth_flow(
         self, request: httpx2.Request

@@ -7,7 +7,8 @@ Each test checks the effect we rely on, through the SDK's public API where one s
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
@@ -15,10 +16,14 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.auth import OAuthClientProvider
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientMetadata
+from pydantic import AnyUrl
 
 from agentty_tui.bridge import _sdk
+from agentty_tui.bridge.auth.storage import FileVault, ServerTokenStorage
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.model import StdioSpec
@@ -99,3 +104,33 @@ def test_lowlevel_server_takes_the_initialization_options() -> None:
         )
         assert options.capabilities.tools is not None
         assert options.capabilities.tools.list_changed is True
+
+
+async def test_the_code_grant_runs_through_our_hooks(tmp_path: Path) -> None:
+    # The SDK calls its private grant hook when a login needs a code; the base must route that
+    # through ``before_code_grant`` and then ``run_code_grant``, handing it the SDK's own grant.
+    seen: list[object] = []
+
+    class Probe(_sdk.OAuthProviderBase):
+        async def before_code_grant(self) -> None:
+            seen.append("before")
+
+        async def run_code_grant(
+            self, grant: Callable[[], Awaitable[tuple[str, str]]]
+        ) -> tuple[str, str]:
+            seen.append(grant)
+            return "code", "verifier"
+
+    metadata = OAuthClientMetadata(redirect_uris=[AnyUrl("http://127.0.0.1/callback")])
+    provider = Probe(
+        "http://127.0.0.1/mcp",
+        metadata,
+        ServerTokenStorage("http://127.0.0.1/mcp", FileVault(tmp_path)),
+    )
+    with seam("OAuthProviderBase.run_code_grant"):
+        hook = OAuthClientProvider._perform_authorization_code_grant  # what the SDK calls
+        assert inspect.iscoroutinefunction(hook)
+        assert await provider._perform_authorization_code_grant() == ("code", "verifier")
+        assert seen[0] == "before", seen
+        grant = seen[1]
+        assert inspect.ismethod(grant) and grant.__func__ is hook, grant
