@@ -11,7 +11,8 @@ other module may touch a private name of mcp (``tests/test_private_names.py`` ch
 - ``send_raw_request``: the typed requests validate a whole result, so one malformed tool would
   fail a whole ``tools/list`` page; the raw request returns the page unvalidated (stamped with
   the session's protocol envelope, which only the session's private stamp knows how to make).
-- ``create_http_client``: the HTTP client with the MCP transports' own default timeouts.
+- ``create_http_client``: the HTTP client with the MCP transports' own default timeouts (also
+  when it sends through a transport of ours, which the SDK's factory cannot take).
 - ``OAuthProviderBase``: the SDK's OAuth provider is extended (``bridge/auth/provider.py``) at
   three private hooks (after stored tokens load, around the auth flow, before and around the
   authorization code grant); the base class gives each a public name of ours.
@@ -29,7 +30,11 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import (
+    MCP_DEFAULT_SSE_READ_TIMEOUT,
+    MCP_DEFAULT_TIMEOUT,
+    create_mcp_http_client,
+)
 
 if TYPE_CHECKING:  # the client side must not pay for the server's import
     from mcp.server.lowlevel.server import Server
@@ -71,10 +76,22 @@ async def send_raw_request(
 
 
 def create_http_client(
-    headers: dict[str, str] | None, timeout: httpx2.Timeout | None, auth: httpx2.Auth | None
+    headers: dict[str, str] | None,
+    timeout: httpx2.Timeout | None,
+    auth: httpx2.Auth | None,
+    transport: httpx2.AsyncBaseTransport | None = None,
 ) -> httpx2.AsyncClient:
-    """An HTTP client as the SDK's own transports make it (their timeouts, no redirects)."""
-    return create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+    """An HTTP client as the SDK's own transports make it (their timeouts, no redirects),
+    sending through ``transport`` when one is given."""
+    if transport is None:
+        return create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+    # The SDK's factory takes no transport: the same client, with the SDK's default timeouts.
+    return httpx2.AsyncClient(
+        headers=headers,
+        timeout=timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        auth=auth,
+        transport=transport,
+    )
 
 
 class OAuthProviderBase(OAuthClientProvider):

@@ -282,14 +282,17 @@ class ServerSession(Leased):
             if closed and self._transport is not None:
                 await see_exit(self._transport)
             message = self._describe(exc)
-            self._needs_login_after_call(message)
+            self._after_failed_call(message)
             raise OperationError(f"calling {bare!r} on {self.name!r} failed: {message}") from exc
 
-    def _needs_login_after_call(self, message: str) -> None:
-        """A call refused for want of a login (a step-up nobody is there to complete) turns
-        the session ``needs_login`` with the reason, until ``L`` logs in again."""
+    def _after_failed_call(self, message: str) -> None:
+        """What a failed call says about the whole session: refused for want of a login (a
+        step-up nobody is there to complete) is ``needs_login`` until ``L`` logs in again; a
+        URL server that refuses connections is gone, ``failed`` until ``R``."""
         if self._needs_login():
             self._fail(message, "needs_login")
+        elif self._http is not None and self._http.unreachable is not None:
+            self._fail(message)
 
     # --- error text -----------------------------------------------------------------
 
@@ -299,7 +302,8 @@ class ServerSession(Leased):
             return login_hint(self.name, self._auth.login_reason if self._auth else None)
         if observed is None and self._auth is not None and self._auth.failure is not None:
             return self._redactor.scrub(f"authorization failed: {self._auth.failure}")
-        return self._with_tail(observed or failure_text(exc, self._config, self._http))
+        cause = self._http.unreachable if self._http is not None else None
+        return self._with_tail(observed or failure_text(cause or exc, self._config, self._http))
 
     def _read_auth(self) -> AuthState | None:
         """The OAuth login state as it is now (URL servers that use OAuth)."""

@@ -96,6 +96,24 @@ def test_create_http_client_sends_our_headers_and_auth() -> None:
         assert not client.follow_redirects
 
 
+async def test_create_http_client_sends_through_a_given_transport() -> None:
+    seen: list[str] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request.headers["X-Probe"])
+        return httpx2.Response(204)
+
+    with seam("create_http_client"):
+        default = _sdk.create_http_client(None, None, None).timeout
+        client = _sdk.create_http_client({"X-Probe": "2"}, None, None, httpx2.MockTransport(answer))
+        async with client:
+            response = await client.get("http://127.0.0.1/mcp")
+        assert response.status_code == 204
+        assert seen == ["2"]
+        assert client.timeout == default  # the SDK's own defaults, as without a transport
+        assert not client.follow_redirects
+
+
 def test_lowlevel_server_takes_the_initialization_options() -> None:
     server = MCPServer("seam")
     with seam("lowlevel_server"):
