@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agentty_tui.config.entry_rules import url_transport
 from agentty_tui.config.headers import header_problem
+from agentty_tui.config.oauth_hosts import split_scopes
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -74,6 +75,12 @@ class RawOAuth(RawBase):
     """Fixed loopback port of the redirect URI."""
     client_metadata_url: str | None = Field(default=None, alias="clientMetadataUrl")
     """URL of a Client ID Metadata Document."""
+
+    @field_validator("scopes", mode="before")
+    @classmethod
+    def _scope_string(cls, value: object) -> object:
+        """Claude Code writes the scopes as one space-separated string."""
+        return split_scopes(value)
 
     @field_validator("client_metadata_url")
     @classmethod
