@@ -124,8 +124,12 @@ def test_gemini_spelling(tmp_path: Path) -> None:
     assert _oauth(config, "off") is None  # enabled: false
 
 
-def test_gemini_redirect_uri_we_cannot_serve_is_named(tmp_path: Path) -> None:
-    text = GEMINI.replace("http://localhost:7777/callback", "https://app.example/oauth")
+@pytest.mark.parametrize(
+    "uri",
+    ["https://app.example/oauth", "http://localhost:7777/oauth/callback", "http://[::1]/callback"],
+)
+def test_gemini_redirect_uri_we_cannot_serve_is_named(tmp_path: Path, uri: str) -> None:
+    text = GEMINI.replace("http://localhost:7777/callback", uri)
     server = _load(tmp_path, "settings.json", text).server("tracker")
     assert server is not None and server.problem is not None
     assert "oauth.redirectUri" in server.problem
