@@ -308,8 +308,10 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     # line as themselves rather than wrapped in an exception group.
     problem: Exception | None = None
     elicitation = accept_defaults if args.accept_defaults else None
+    # A step-up the server asks for during the call is completed in the browser.
+    login_ui = TerminalLoginUI(config.name)
     async with open_server(
-        config, default_log_dir(), store.path, elicitation=elicitation
+        config, default_log_dir(), store.path, elicitation=elicitation, login_ui=login_ui
     ) as session:
         state = session.state
         if state.status != "connected":

@@ -11,17 +11,18 @@ other module may touch a private name of mcp (``tests/test_private_names.py`` ch
 - ``send_raw_request``: the typed requests validate a whole result, so one malformed tool would
   fail a whole ``tools/list`` page; the raw request returns the page unvalidated (stamped with
   the session's protocol envelope, which only the session's private stamp knows how to make).
-- ``create_http_client``: the HTTP client with the MCP transports' own default timeouts.
+- ``create_http_client``: the HTTP client with the MCP transports' own default timeouts (also
+  when it sends through a transport of ours, which the SDK's factory cannot take).
 - ``OAuthProviderBase``: the SDK's OAuth provider is extended (``bridge/auth/provider.py``) at
-  three private hooks (after stored tokens load, around the auth flow, before the authorization
-  code grant); the base class gives each a public name of ours.
+  three private hooks (after stored tokens load, around the auth flow, before and around the
+  authorization code grant); the base class gives each a public name of ours.
 - ``lowlevel_server``: the demo servers advertise ``tools.listChanged`` on 2025 connections,
   which only the low-level server's initialization options can say.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,11 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import (
+    MCP_DEFAULT_SSE_READ_TIMEOUT,
+    MCP_DEFAULT_TIMEOUT,
+    create_mcp_http_client,
+)
 
 if TYPE_CHECKING:  # the client side must not pay for the server's import
     from mcp.server.lowlevel.server import Server
@@ -71,17 +76,29 @@ async def send_raw_request(
 
 
 def create_http_client(
-    headers: dict[str, str] | None, timeout: httpx2.Timeout | None, auth: httpx2.Auth | None
+    headers: dict[str, str] | None,
+    timeout: httpx2.Timeout | None,
+    auth: httpx2.Auth | None,
+    transport: httpx2.AsyncBaseTransport | None = None,
 ) -> httpx2.AsyncClient:
-    """An HTTP client as the SDK's own transports make it (their timeouts, no redirects)."""
-    return create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+    """An HTTP client as the SDK's own transports make it (their timeouts, no redirects),
+    sending through ``transport`` when one is given."""
+    if transport is None:
+        return create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+    # The SDK's factory takes no transport: the same client, with the SDK's default timeouts.
+    return httpx2.AsyncClient(
+        headers=headers,
+        timeout=timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        auth=auth,
+        transport=transport,
+    )
 
 
 class OAuthProviderBase(OAuthClientProvider):
     """The SDK's ``OAuthClientProvider`` with its private hooks under public names of ours.
 
-    Override ``after_initialize``, ``before_code_grant`` and ``wrap_auth_flow``; never the
-    SDK's private methods themselves.
+    Override ``after_initialize``, ``before_code_grant``, ``run_code_grant`` and
+    ``wrap_auth_flow``; never the SDK's private methods themselves.
     """
 
     @property
@@ -98,10 +115,17 @@ class OAuthProviderBase(OAuthClientProvider):
 
     async def _perform_authorization_code_grant(self) -> tuple[str, str]:
         await self.before_code_grant()
-        return await super()._perform_authorization_code_grant()
+        return await self.run_code_grant(super()._perform_authorization_code_grant)
 
     async def before_code_grant(self) -> None:
         """Runs before a login's authorization code grant; raise to refuse the login."""
+
+    async def run_code_grant(
+        self, grant: Callable[[], Awaitable[tuple[str, str]]]
+    ) -> tuple[str, str]:
+        """Run ``grant``, the SDK's authorization code grant (it returns the code and the PKCE
+        verifier); a subclass may run it elsewhere (through a browser of its own)."""
+        return await grant()
 
     def _auth_flow(
         self, request: httpx2.Request

@@ -28,9 +28,10 @@ def root_cause(exc: BaseException) -> BaseException:
     return exc
 
 
-def login_hint(name: str) -> str:
-    """What a server that wants an OAuth login says in its error."""
-    return f"needs login: run agentty-tui login {name}"
+def login_hint(name: str, reason: str | None = None) -> str:
+    """What a server that wants an OAuth login says in its error (and why, when known)."""
+    why = f" ({reason})" if reason else ""
+    return f"needs login{why}: run agentty-tui login {name}"
 
 
 def _asks_for_bearer(cause: BaseException) -> bool:

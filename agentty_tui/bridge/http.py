@@ -7,6 +7,10 @@ Every response body is bounded (``maxResponseBytes``): a body, or one event of a
 stream, that grows past the limit ends with an error instead of filling memory. The limit counts
 the bytes as they arrive, so the client asks for no compression and refuses a compressed body:
 a few kilobytes of gzip can unpack to gigabytes.
+
+A Streamable HTTP session is ended with a ``DELETE`` however the connection closes (the SDK's
+own is lost when the close is a cancellation, as it is for ``list``, ``call``, remove, reload
+and quit), and a session the server forgot is re-established once (``http_session``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agentty_tui.bridge._sdk import create_http_client
 from agentty_tui.bridge.deep_cut import DeepCutStream
+from agentty_tui.bridge.http_session import SessionKeeper
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import DEFAULT_MAX_RESPONSE_BYTES, HttpSpec
 from agentty_tui.secrets import mask_url
@@ -60,6 +65,13 @@ class HttpTransport(ManagedTransport):
         """Whether the last 401 asked for a Bearer token (``WWW-Authenticate: Bearer``)."""
         self.deep_cuts = 0
         """How many messages had parts nested too deep cut out (``deep_cut.DeepCutStream``)."""
+        self.sessions: SessionKeeper | None = None
+        """The Streamable HTTP connection's session keeper (``None`` before it connects)."""
+
+    @property
+    def unreachable(self) -> httpx2.ConnectError | None:
+        """The refused connection of the latest request, when the server is gone."""
+        return self.sessions.unreachable if self.sessions is not None else None
 
     async def _record(self, response: httpx2.Response) -> None:
         if response.status_code >= 400:
@@ -94,9 +106,10 @@ class HttpTransport(ManagedTransport):
         headers: dict[str, str] | None = None,
         timeout: httpx2.Timeout | None = None,
         auth: httpx2.Auth | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
     ) -> httpx2.AsyncClient:
         auth = auth if auth is not None else self.auth
-        client = create_http_client(headers, timeout, auth)
+        client = create_http_client(headers, timeout, auth, transport)
         client.headers["Accept-Encoding"] = "identity"  # see the module docstring
         client.event_hooks["response"].append(self._record)
         return client
@@ -114,11 +127,17 @@ class HttpTransport(ManagedTransport):
                 yield streams
             return
         timeout = httpx2.Timeout(self.request_timeout, read=max(self.request_timeout, 300.0))
-        async with (
-            self._client_factory(headers=headers, timeout=timeout) as http,
-            streamable_http_client(self.spec.url, http_client=http) as streams,
-        ):
-            yield streams
+        self.sessions = SessionKeeper(httpx2.AsyncHTTPTransport())
+        async with self._client_factory(
+            headers=headers, timeout=timeout, transport=self.sessions
+        ) as http:
+            try:
+                async with streamable_http_client(
+                    self.spec.url, http_client=http, terminate_on_close=False
+                ) as streams:
+                    yield streams
+            finally:
+                await self.sessions.end_session(http, self.spec.url)
 
 
 _EVENT_END = re.compile(rb"\r?\n\r?\n")

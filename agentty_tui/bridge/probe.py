@@ -16,6 +16,7 @@ from pathlib import Path
 import anyio
 from mcp.client.session import ElicitationFnT
 
+from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.model import ServerConfig
@@ -30,6 +31,7 @@ async def open_server(
     config_path: str | os.PathLike[str] | None = None,
     *,
     elicitation: ElicitationFnT | None = None,
+    login_ui: LoginUI | None = None,
 ) -> AsyncIterator[ServerSession]:
     """A session of ``config``'s server, yielded once it is connected or has failed.
 
@@ -41,7 +43,9 @@ async def open_server(
     hold the block's error, and it is unwrapped here where the group is made.
     """
     log = ServerLog(log_dir, config.name, config_path)
-    session = ServerSession(config, log, lambda _state: None, elicitation=elicitation)
+    session = ServerSession(
+        config, log, lambda _state: None, elicitation=elicitation, login_ui=login_ui
+    )
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(session.run)

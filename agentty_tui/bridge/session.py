@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentty_tui import __version__
-from agentty_tui.bridge.auth import AgenttyOAuthProvider, auth_state, connect_provider
+from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
 from agentty_tui.bridge.errors import login_hint
 from agentty_tui.bridge.exits import exit_message, failure_text, observed_failure, see_exit
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
@@ -59,7 +59,10 @@ class ServerSession(Leased):
         log: ServerLog,
         on_change: Callable[[SessionState], None],
         elicitation: ElicitationFnT | None = None,
+        login_ui: LoginUI | None = None,
     ) -> None:
+        """``login_ui``: where a step-up (``403 insufficient_scope``) shows its browser login;
+        without one such a server turns ``needs_login`` with the reason."""
         self._config = config
         self.log = log
         self.closed = anyio.Event()
@@ -75,6 +78,7 @@ class ServerSession(Leased):
         self._http: HttpTransport | None = None
         self._auth: AgenttyOAuthProvider | None = None
         self._auth_spec: HttpSpec | None = None
+        self._login_ui = login_ui
         self._scope: anyio.CancelScope | None = None
         self._stopping = False
         self._pages_cut = False
@@ -202,7 +206,7 @@ class ServerSession(Leased):
             yield streams
 
     def _http_transport(self, spec: HttpSpec) -> HttpTransport:
-        self._auth = connect_provider(spec)
+        self._auth = connect_provider(spec, ui=self._login_ui)
         self._http = HttpTransport(
             spec, self._config.request_timeout, self._config.max_response_bytes, auth=self._auth
         )
@@ -277,17 +281,29 @@ class ServerSession(Leased):
             closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
             if closed and self._transport is not None:
                 await see_exit(self._transport)
-            raise OperationError(
-                f"calling {bare!r} on {self.name!r} failed: {self._describe(exc)}"
-            ) from exc
+            message = self._describe(exc)
+            self._after_failed_call(message)
+            raise OperationError(f"calling {bare!r} on {self.name!r} failed: {message}") from exc
+
+    def _after_failed_call(self, message: str) -> None:
+        """What a failed call says about the whole session: refused for want of a login (a
+        step-up nobody is there to complete) is ``needs_login`` until ``L`` logs in again; a
+        URL server that refuses connections is gone, ``failed`` until ``R``."""
+        if self._needs_login():
+            self._fail(message, "needs_login")
+        elif self._http is not None and self._http.unreachable is not None:
+            self._fail(message)
 
     # --- error text -----------------------------------------------------------------
 
     def _describe(self, exc: BaseException) -> str:
         observed = observed_failure(self._transport, self._http)
         if observed is None and self._needs_login():
-            return login_hint(self.name)
-        return self._with_tail(observed or failure_text(exc, self._config, self._http))
+            return login_hint(self.name, self._auth.login_reason if self._auth else None)
+        if observed is None and self._auth is not None and self._auth.failure is not None:
+            return self._redactor.scrub(f"authorization failed: {self._auth.failure}")
+        cause = self._http.unreachable if self._http is not None else None
+        return self._with_tail(observed or failure_text(cause or exc, self._config, self._http))
 
     def _read_auth(self) -> AuthState | None:
         """The OAuth login state as it is now (URL servers that use OAuth)."""

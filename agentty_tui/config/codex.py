@@ -25,6 +25,7 @@ from agentty_tui.config.connection import ConnectionSpelling, same_name
 from agentty_tui.config.engine import Adapter, TimeoutKey, validate_entries
 from agentty_tui.config.filters import filter_entry
 from agentty_tui.config.headers import header_problem
+from agentty_tui.config.oauth_hosts import codex_oauth, codex_oauth_table
 from agentty_tui.config.settings import settings_config, str_list
 from agentty_tui.config.tomlformat import TomlFormat
 from agentty_tui.errors import ConfigError
@@ -91,6 +92,12 @@ def codex_table(spec: ServerSpec) -> Table:
         table["http_headers"] = _inline(headers)
     if by_name:
         table["env_http_headers"] = _inline(by_name)
+    if spec.oauth is not None:
+        scopes, oauth = codex_oauth_table(spec.oauth)
+        if scopes is not None:
+            table["scopes"] = scopes
+        if oauth:
+            table["oauth"] = _inline(oauth)
     return table
 
 
@@ -187,7 +194,12 @@ class CodexDialect(Adapter):
         servers = value.get(CODEX_SERVERS_KEY, {})
         if not isinstance(servers, dict):
             raise ConfigError("must be a table of servers", path=path, field=CODEX_SERVERS_KEY)
-        configs = validate_entries(servers, lambda name, entry: _ours(name, entry, path), path)
+        port = value.get("mcp_oauth_callback_port")
+        configs = validate_entries(
+            servers,
+            lambda name, entry: _ours(name, entry, path) | codex_oauth(entry, name, path, port),
+            path,
+        )
         return settings_config(value, configs, path)
 
     def new_entry(self, spec: ServerSpec) -> Any:

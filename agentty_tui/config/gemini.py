@@ -22,6 +22,7 @@ from agentty_tui.config.engine import Adapter, TimeoutKey, validate_entries
 from agentty_tui.config.filters import filter_entry
 from agentty_tui.config.formats import JsoncFormat
 from agentty_tui.config.mcpjson import SERVERS_KEY, spec_to_entry
+from agentty_tui.config.oauth_hosts import gemini_oauth, gemini_oauth_entry
 from agentty_tui.config.settings import settings_config, str_list
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
@@ -47,6 +48,8 @@ def gemini_entry(spec: ServerSpec) -> dict[str, Any]:
     entry: dict[str, Any] = {"url" if spec.transport == "sse" else "httpUrl": spec.url}
     if spec.headers:
         entry["headers"] = dict(spec.headers)
+    if spec.oauth is not None:
+        entry["oauth"] = gemini_oauth_entry(spec.oauth)
     return entry
 
 
@@ -87,6 +90,7 @@ def _ours(name: str, entry: dict[str, Any], disabled: bool, path: str | None) ->
     if tools:
         out["tools"] = tools
     out["disabled"] = disabled
+    out.update(gemini_oauth(entry, name, path))
     # Gemini expands $VAR too; the connect-time expansion knows ${VAR}.
     converted: dict[str, Any] = map_strings(
         out, lambda text: _BARE_VARIABLE.sub(lambda m: "${" + m.group(1) + "}", text)

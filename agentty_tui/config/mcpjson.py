@@ -14,6 +14,7 @@ from agentty_tui.config.connection import ConnectionSpelling, same_name
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.engine import Adapter, TimeoutKey
 from agentty_tui.config.formats import JsonFormat
+from agentty_tui.config.oauth_hosts import oauth_entry
 from agentty_tui.config.raw import json_type, server_or_problem
 from agentty_tui.config.settings import settings_config
 from agentty_tui.errors import ConfigError
@@ -67,6 +68,8 @@ def spec_to_entry(spec: ServerSpec) -> dict[str, Any]:
     # A url alone means Streamable HTTP; only the legacy transport needs saying.
     if spec.transport == "sse":
         entry["type"] = "sse"
+    if spec.oauth is not None:
+        entry["oauth"] = oauth_entry(spec.oauth)
     return entry
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agentty_tui.config.entry_rules import url_transport
 from agentty_tui.config.headers import header_problem
+from agentty_tui.config.oauth_hosts import split_scopes
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -73,6 +75,21 @@ class RawOAuth(RawBase):
     """Fixed loopback port of the redirect URI."""
     client_metadata_url: str | None = Field(default=None, alias="clientMetadataUrl")
     """URL of a Client ID Metadata Document."""
+
+    @field_validator("scopes", mode="before")
+    @classmethod
+    def _scope_string(cls, value: object) -> object:
+        """Claude Code writes the scopes as one space-separated string."""
+        return split_scopes(value)
+
+    @field_validator("client_metadata_url")
+    @classmethod
+    def _document_url(cls, value: str | None) -> str | None:
+        """The URL is the client id: the spec wants HTTPS and a path."""
+        parts = urlsplit(value) if value is not None else None
+        if parts is not None and (parts.scheme != "https" or parts.path in ("", "/")):
+            raise ValueError("must be an https:// URL with a path (a Client ID Metadata Document)")
+        return value
 
     def settings(self) -> OAuthSettings:
         """The model value."""

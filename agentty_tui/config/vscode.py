@@ -28,6 +28,7 @@ from agentty_tui.config.engine import Adapter
 from agentty_tui.config.envfile import read_env_file
 from agentty_tui.config.formats import JsoncFormat
 from agentty_tui.config.mcpjson import MCP_JSON_SPELLING, MCP_JSON_TIMEOUTS, spec_to_entry
+from agentty_tui.config.oauth_hosts import oauth_entry
 from agentty_tui.config.raw import server_or_problem
 from agentty_tui.config.settings import settings_config
 from agentty_tui.errors import ConfigError
@@ -50,6 +51,8 @@ def vscode_entry(spec: ServerSpec) -> dict[str, Any]:
     entry: dict[str, Any] = {"type": "sse" if spec.transport == "sse" else "http", "url": spec.url}
     if spec.headers:
         entry["headers"] = dict(spec.headers)
+    if spec.oauth is not None:
+        entry["oauth"] = oauth_entry(spec.oauth)
     return entry
 
 

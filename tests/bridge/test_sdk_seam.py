@@ -7,7 +7,8 @@ Each test checks the effect we rely on, through the SDK's public API where one s
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
@@ -15,10 +16,14 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.auth import OAuthClientProvider
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientMetadata
+from pydantic import AnyUrl
 
 from agentty_tui.bridge import _sdk
+from agentty_tui.bridge.auth.storage import FileVault, ServerTokenStorage
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.model import StdioSpec
@@ -91,6 +96,24 @@ def test_create_http_client_sends_our_headers_and_auth() -> None:
         assert not client.follow_redirects
 
 
+async def test_create_http_client_sends_through_a_given_transport() -> None:
+    seen: list[str] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request.headers["X-Probe"])
+        return httpx2.Response(204)
+
+    with seam("create_http_client"):
+        default = _sdk.create_http_client(None, None, None).timeout
+        client = _sdk.create_http_client({"X-Probe": "2"}, None, None, httpx2.MockTransport(answer))
+        async with client:
+            response = await client.get("http://127.0.0.1/mcp")
+        assert response.status_code == 204
+        assert seen == ["2"]
+        assert client.timeout == default  # the SDK's own defaults, as without a transport
+        assert not client.follow_redirects
+
+
 def test_lowlevel_server_takes_the_initialization_options() -> None:
     server = MCPServer("seam")
     with seam("lowlevel_server"):
@@ -99,3 +122,33 @@ def test_lowlevel_server_takes_the_initialization_options() -> None:
         )
         assert options.capabilities.tools is not None
         assert options.capabilities.tools.list_changed is True
+
+
+async def test_the_code_grant_runs_through_our_hooks(tmp_path: Path) -> None:
+    # The SDK calls its private grant hook when a login needs a code; the base must route that
+    # through ``before_code_grant`` and then ``run_code_grant``, handing it the SDK's own grant.
+    seen: list[object] = []
+
+    class Probe(_sdk.OAuthProviderBase):
+        async def before_code_grant(self) -> None:
+            seen.append("before")
+
+        async def run_code_grant(
+            self, grant: Callable[[], Awaitable[tuple[str, str]]]
+        ) -> tuple[str, str]:
+            seen.append(grant)
+            return "code", "verifier"
+
+    metadata = OAuthClientMetadata(redirect_uris=[AnyUrl("http://127.0.0.1/callback")])
+    provider = Probe(
+        "http://127.0.0.1/mcp",
+        metadata,
+        ServerTokenStorage("http://127.0.0.1/mcp", FileVault(tmp_path)),
+    )
+    with seam("OAuthProviderBase.run_code_grant"):
+        hook = OAuthClientProvider._perform_authorization_code_grant  # what the SDK calls
+        assert inspect.iscoroutinefunction(hook)
+        assert await provider._perform_authorization_code_grant() == ("code", "verifier")
+        assert seen[0] == "before", seen
+        grant = seen[1]
+        assert inspect.ismethod(grant) and grant.__func__ is hook, grant

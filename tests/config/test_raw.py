@@ -272,7 +272,9 @@ def test_oauth_settings_of_a_url_server() -> None:
     [
         ({"command": "x", "oauth": {}}, "'oauth' belongs to a url server"),
         ({"url": "https://h/mcp", "oauth": {"callbackPort": 0}}, "callbackPort"),
-        ({"url": "https://h/mcp", "oauth": {"scopes": "read"}}, "scopes"),
+        ({"url": "https://h/mcp", "oauth": {"scopes": 3}}, "scopes"),
+        ({"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "http://h/c.json"}}, "https://"),
+        ({"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "https://h/"}}, "with a path"),
     ],
 )
 def test_bad_oauth_settings_are_named(entry: object, fragment: str) -> None:

@@ -184,10 +184,17 @@ def plan_for(scenario: str) -> tuple[Step, ...]:
     return (LIST,)
 
 
-def server_entry(url: str, suite: Mapping[str, Any]) -> dict[str, Any]:
+CLIENT_METADATA_URLS = {"auth/basic-cimd": "https://conformance-test.local/client-metadata.json"}
+"""Scenarios whose user has published a Client ID Metadata Document: its URL, configured as
+``oauth.clientMetadataUrl`` (the URL the scenario's authorization server knows)."""
+
+
+def server_entry(url: str, suite: Mapping[str, Any], scenario: str | None = None) -> dict[str, Any]:
     """The config entry for the scenario's server; a pre-registered client goes in ``oauth``."""
     entry: dict[str, Any] = {"url": url}
     oauth: dict[str, Any] = {}
+    if scenario in CLIENT_METADATA_URLS:
+        oauth["clientMetadataUrl"] = CLIENT_METADATA_URLS[scenario]
     if suite.get("client_id"):
         oauth["clientId"] = suite["client_id"]
     if suite.get("client_secret"):
@@ -281,7 +288,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         home = Path(tmp)
         config = home / "mcp.json"
         config.write_text(
-            json.dumps({"mcpServers": {SERVER: server_entry(context.url, suite)}}, indent=2)
+            json.dumps(
+                {"mcpServers": {SERVER: server_entry(context.url, suite, context.scenario)}},
+                indent=2,
+            )
         )
         env = _environment(home)
         base = [*_cli(), "--config", str(config)]

@@ -130,6 +130,13 @@ def test_a_pre_registered_client_goes_into_the_oauth_settings() -> None:
     assert entry == {"url": url, "oauth": {"clientId": "id", "clientSecret": "secret"}}
 
 
+def test_the_metadata_document_scenario_configures_its_url() -> None:
+    url = "http://localhost:1/mcp"
+    entry = client.server_entry(url, {}, "auth/basic-cimd")
+    assert entry["oauth"]["clientMetadataUrl"].startswith("https://")
+    assert client.server_entry(url, {}, "auth/metadata-default") == {"url": url}
+
+
 def test_invalid_header_plan_calls_exactly_what_the_cli_listed() -> None:
     context = client.Context(url="u", scenario="http-invalid-tool-headers", suite={})
     context.outputs["list"] = {

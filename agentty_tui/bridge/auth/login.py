@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import os
 import time
-import webbrowser
-from typing import Protocol
-from urllib.parse import parse_qs, urlsplit
+from collections.abc import Sequence
 
 import anyio
-import anyio.to_thread
 import mcp_types as types
 from mcp import Client
-from mcp.shared.auth import AuthorizationCodeResult
 
 from agentty_tui import __version__
+from agentty_tui.bridge.auth.browser import BrowserStepUp, BrowserTrip, LoginUI
 from agentty_tui.bridge.auth.callback import DEFAULT_LOGIN_TIMEOUT, LoginError, LoopbackCallback
 from agentty_tui.bridge.auth.provider import AgenttyOAuthProvider
 from agentty_tui.bridge.auth.storage import ServerTokenStorage, Vault
@@ -45,20 +42,6 @@ __all__ = [
 
 LOGIN_TIMEOUT_ENV = "AGENTTY_LOGIN_TIMEOUT"
 """Environment variable: seconds a login waits for the browser (default 300)."""
-
-
-class LoginUI(Protocol):
-    """How a host shows a login to its user: the URL, progress, and maybe a pasted redirect."""
-
-    def show_url(self, url: str) -> None:
-        """Show the authorization URL in full, so it can be copied (it is also opened)."""
-
-    def tell(self, message: str) -> None:
-        """Show a line of progress or a problem (e.g. a pasted URL that was refused)."""
-
-    async def pasted_redirect(self) -> str | None:
-        """The URL the browser was redirected to, pasted by the user; ``None`` if the host
-        offers no way to paste (the loopback listener is then the only way back)."""
 
 
 def login_spec(config: ServerConfig) -> HttpSpec:
@@ -90,11 +73,16 @@ def uses_oauth(spec: HttpSpec) -> bool:
     return not any(key.lower() == "authorization" for key in spec.headers)
 
 
-def connect_provider(spec: HttpSpec, vault: Vault | None = None) -> AgenttyOAuthProvider | None:
-    """The non-interactive provider for ordinary connections (``None`` when OAuth is not used)."""
+def connect_provider(
+    spec: HttpSpec, vault: Vault | None = None, ui: LoginUI | None = None
+) -> AgenttyOAuthProvider | None:
+    """The provider for ordinary connections (``None`` when OAuth is not used): it never starts
+    a login; with a ``ui`` it completes a step-up (``403 insufficient_scope``) in the browser."""
     if not uses_oauth(spec):
         return None
-    return AgenttyOAuthProvider(spec.url, ServerTokenStorage(spec.url, vault), settings=spec.oauth)
+    step_up = BrowserStepUp(spec, ui, login_timeout()) if ui is not None else None
+    storage = ServerTokenStorage(spec.url, vault)
+    return AgenttyOAuthProvider(spec.url, storage, settings=spec.oauth, step_up=step_up)
 
 
 def auth_state(spec: HttpSpec, vault: Vault | None = None) -> AuthState:
@@ -143,13 +131,6 @@ async def _open_callback(spec: HttpSpec, storage: ServerTokenStorage) -> Loopbac
     return await LoopbackCallback().__aenter__()
 
 
-def _open_browser(url: str) -> bool:
-    try:
-        return webbrowser.open(url)
-    except Exception:  # no browser is not an error: the URL is shown for copying
-        return False
-
-
 async def login(
     spec: HttpSpec,
     ui: LoginUI,
@@ -167,63 +148,34 @@ async def login(
     wait = timeout if timeout is not None else login_timeout()
     storage = ServerTokenStorage(spec.url, vault)
     callback = await _open_callback(spec, storage)
-    failure: list[BaseException] = []
-    async with anyio.create_task_group() as browsers:
-
-        async def redirect(url: str) -> None:
-            state = parse_qs(urlsplit(url).query).get("state", [None])[0]
-            callback.expected_state = state
-            ui.show_url(url)
-            browsers.start_soon(_launch, url)
-
-        async def _launch(url: str) -> None:
-            # webbrowser waits for a $BROWSER command to exit, and that command may wait for
-            # our listener: it must not block the event loop.
-            opened = await anyio.to_thread.run_sync(_open_browser, url, abandon_on_cancel=True)
-            if not opened:
-                ui.tell("could not open a browser: open the URL above yourself")
-
-        async def pasted() -> None:
-            while (text := await ui.pasted_redirect()) is not None:
-                why = callback.offer(text.strip())
-                if why is None:
-                    return
-                ui.tell(why)
-
-        async def receive() -> AuthorizationCodeResult:
-            async with anyio.create_task_group() as group:
-                group.start_soon(pasted)
-                try:
-                    result = await callback.wait(wait)
-                except LoginError as exc:
-                    failure.append(exc)
-                    raise
-                finally:
-                    group.cancel_scope.cancel()
-            return result
-
+    error: LoginError | None = None
+    completed = False
+    # An error is raised after the trip's task group is left, so it arrives as itself.
+    async with BrowserTrip.open(ui, callback, wait) as trip:
         provider = AgenttyOAuthProvider(
             spec.url,
             storage,
             settings=spec.oauth,
             redirect_uri=callback.redirect_uri,
-            redirect_handler=redirect,
-            callback_handler=receive,
+            redirect_handler=trip.redirect,
+            callback_handler=trip.receive,
         )
         provider.fresh_login = True
-        completed = False
         try:
             await _handshake(spec, provider, request_timeout, wait)
             completed = True
         except Exception as exc:
-            raise _login_failure(exc, failure, provider, spec) from None
+            error = _login_failure(exc, trip.failure, provider, spec)
         finally:
-            browsers.cancel_scope.cancel()
             await callback.__aexit__(None, None, None)
+    if error is not None:
+        raise error
     # The SDK's transport turns an error of the auth flow into a cancellation, which the
     # cancelled task group above absorbs: what the flow itself recorded decides.
-    if failure or provider.failure is not None or not completed:
-        raise _login_failure(RuntimeError("the login did not complete"), failure, provider, spec)
+    if trip.failure or provider.failure is not None or not completed:
+        raise _login_failure(
+            RuntimeError("the login did not complete"), trip.failure, provider, spec
+        )
     state = auth_state(spec, vault)
     if not state.logged_in:
         raise LoginError("the server accepted the connection but no token was stored")
@@ -248,7 +200,7 @@ async def _handshake(
 
 def _login_failure(
     exc: BaseException,
-    failure: list[BaseException],
+    failure: Sequence[BaseException],
     provider: AgenttyOAuthProvider,
     spec: HttpSpec,
 ) -> LoginError:

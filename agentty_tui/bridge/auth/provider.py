@@ -13,7 +13,12 @@ falls short of the MCP authorization spec or of what a terminal tool needs, this
   server no longer accepts is first refreshed once (a refresh token may still be good).
 - **Never a browser unasked.** ``list`` and connecting must not start a login: without an
   interactive user the provider stops at the first 401 (or 403 ``insufficient_scope``) that
-  a refresh cannot cure, and says a login is needed.
+  a refresh cannot cure, and says a login is needed (and why). The scopes a step-up asked for
+  are remembered, so the next login asks for them too.
+- **Step-up, bounded.** With a ``StepUp`` (the command line's ``call``), a ``403
+  insufficient_scope`` runs the browser flow for the union of the granted and the challenged
+  scopes, at most ``MAX_STEP_UPS`` times per connection; a challenge for scopes the token
+  already holds cannot be cured by asking again and ends the request with the reason.
 - **Configured scopes and a pre-registered client.** Scopes named in the config replace the
   ones discovered; a client id from the config is used instead of registering one.
 """
@@ -21,10 +26,15 @@ falls short of the MCP authorization spec or of what a terminal tool needs, this
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Protocol
 
 import httpx2
 from mcp.client.auth import OAuthFlowError
-from mcp.client.auth.utils import extract_field_from_www_auth
+from mcp.client.auth.utils import (
+    extract_field_from_www_auth,
+    extract_scope_from_www_auth,
+    union_scopes,
+)
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
@@ -35,11 +45,30 @@ from agentty_tui.bridge._sdk import OAuthProviderBase
 from agentty_tui.bridge.auth.storage import ServerTokenStorage
 from agentty_tui.model import OAuthSettings
 
-__all__ = ["AgenttyOAuthProvider", "LoginRequired"]
+__all__ = ["MAX_STEP_UPS", "AgenttyOAuthProvider", "LoginRequired", "StepUp", "StepUpRefused"]
+
+MAX_STEP_UPS = 2
+"""Browser trips a connection may make for ``403 insufficient_scope`` before it gives up."""
+
+AuthorizationGrant = Callable[[], Awaitable[tuple[str, str]]]
+"""The SDK's authorization step: sends the browser, returns the code and the PKCE verifier."""
 
 
 class LoginRequired(OAuthFlowError):
     """The server wants a login and nobody is there to do it (``list``, connecting)."""
+
+
+class StepUpRefused(OAuthFlowError):
+    """A ``403 insufficient_scope`` that asking for more scope cannot cure (or asked too often)."""
+
+
+class StepUp(Protocol):
+    """How a non-interactive connection runs the browser flow for a step-up (``call``)."""
+
+    async def authorize(
+        self, provider: AgenttyOAuthProvider, grant: AuthorizationGrant
+    ) -> tuple[str, str]:
+        """Open the redirect listener and a browser, run ``grant`` through them."""
 
 
 class AgenttyOAuthProvider(OAuthProviderBase):
@@ -54,12 +83,20 @@ class AgenttyOAuthProvider(OAuthProviderBase):
         redirect_uri: str = "http://127.0.0.1/callback",
         redirect_handler: Callable[[str], Awaitable[None]] | None = None,
         callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
+        step_up: StepUp | None = None,
     ) -> None:
         self.settings = settings or OAuthSettings()
         self.interactive = redirect_handler is not None and callback_handler is not None
         """Whether a login may be run (a user is there to open the URL)."""
+        self.step_up = step_up
+        """Runs the browser for a step-up when not ``interactive``; ``None``: no step-up."""
+        self.step_ups = 0
+        """Browser trips made for ``403 insufficient_scope`` so far."""
+        self._stepping_up = False
         self.login_required = False
         """Set once the server turned us away and only a login can help."""
+        self.login_reason: str | None = None
+        """Why a login is needed, when it is more than "no usable token" (a step-up)."""
         self.fresh_login = False
         """Ignore stored tokens: a login asks for new ones even when the old still work."""
         self.failure: Exception | None = None
@@ -116,13 +153,24 @@ class AgenttyOAuthProvider(OAuthProviderBase):
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         """The SDK's flow, refreshing once on a 401 and stopping where only a login helps."""
         refreshed = False
+        stepped_up = False  # the SDK's flow steps up once per request, then gives up
         flow = self.sdk_auth_flow(request)
         try:
             outgoing = await flow.__anext__()
             while True:
                 response = yield outgoing
                 if outgoing is request and _turned_away(response):
-                    if response.status_code == 401 and not refreshed and self._may_refresh():
+                    if response.status_code == 403:
+                        await self._before_step_up(response)  # raises where it must stop
+                        if stepped_up:
+                            # Another round: a fresh SDK flow, handed this refusal at once.
+                            await flow.aclose()
+                            flow = self.sdk_auth_flow(request)
+                            outgoing = await flow.__anext__()
+                            if outgoing is not request:
+                                continue  # it refreshes first: send that, then the request
+                        stepped_up = True
+                    elif response.status_code == 401 and not refreshed and self._may_refresh():
                         # Start over with the access token marked expired: the SDK's flow then
                         # refreshes first and sends the request again.
                         refreshed = True
@@ -131,7 +179,7 @@ class AgenttyOAuthProvider(OAuthProviderBase):
                         flow = self.sdk_auth_flow(request)
                         outgoing = await flow.__anext__()
                         continue
-                    if not self.interactive:
+                    elif not self.interactive:
                         if not _asks_for_bearer(response):
                             return  # not OAuth: the caller gets the answer as it is
                         self.login_required = True
@@ -149,8 +197,38 @@ class AgenttyOAuthProvider(OAuthProviderBase):
     def _may_refresh(self) -> bool:
         return self.initialized and self.context.can_refresh_token()
 
+    async def _before_step_up(self, response: httpx2.Response) -> None:
+        """Decide on a ``403 insufficient_scope``: step up, or say why not (raises)."""
+        tokens = self.context.current_tokens
+        granted = set((tokens.scope or "").split()) if tokens is not None else set()
+        challenged = extract_scope_from_www_auth(response)
+        wanted = union_scopes(" ".join(sorted(granted)) or None, challenged)
+        missing = sorted(set((challenged or "").split()) - granted)
+        if challenged and not missing:
+            # Asking again for what the token holds would loop through the browser forever.
+            raise StepUpRefused(
+                f"the server refuses the request for want of scope ({challenged}), which the "
+                "token already holds"
+            )
+        needed = " ".join(missing) or "more scope"
+        if self.interactive:
+            return
+        if self.step_up is None:
+            await self.storage.want_scope(wanted)
+            self.login_required = True
+            self.login_reason = f"the server asks for more scope: {needed}"
+            raise LoginRequired(self.login_reason)
+        if self.step_ups >= MAX_STEP_UPS:
+            raise StepUpRefused(
+                f"the server still asks for more scope ({needed}) after {self.step_ups} "
+                "logins for it; giving up"
+            )
+        self.step_ups += 1
+        self._stepping_up = True
+
     async def before_code_grant(self) -> None:
-        """Refuse an authorization server without PKCE S256; ask for the configured scopes."""
+        """Refuse an authorization server without PKCE S256; ask for the configured scopes
+        (with what a step-up, or an earlier one remembered in storage, asks for)."""
         metadata = self.context.oauth_metadata
         methods = metadata.code_challenge_methods_supported if metadata is not None else None
         if not methods or "S256" not in methods:
@@ -160,7 +238,23 @@ class AgenttyOAuthProvider(OAuthProviderBase):
                 f"{methods or 'none'}); refusing to log in without it"
             )
         if self.settings.scopes:
-            self.context.client_metadata.scope = " ".join(self.settings.scopes)
+            configured = " ".join(self.settings.scopes)
+            self.context.client_metadata.scope = union_scopes(
+                configured, self.context.client_metadata.scope if self._stepping_up else None
+            )
+        if self.fresh_login:
+            # What an earlier step-up asked for, which a plain 401 does not name again.
+            wanted = self.storage.load().wanted_scope
+            self.context.client_metadata.scope = union_scopes(
+                self.context.client_metadata.scope, wanted
+            )
+
+    async def run_code_grant(self, grant: AuthorizationGrant) -> tuple[str, str]:
+        """A step-up's grant goes through the ``StepUp`` (a browser of its own); others as is."""
+        if self._stepping_up and self.step_up is not None:
+            self._stepping_up = False
+            return await self.step_up.authorize(self, grant)
+        return await grant()
 
 
 def _asks_for_bearer(response: httpx2.Response) -> bool:

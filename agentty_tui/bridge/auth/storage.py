@@ -59,6 +59,8 @@ class AuthRecord(BaseModel):
     """When the access token expires (Unix time), from ``expires_in`` at the time it came."""
     client_info: OAuthClientInformationFull | None = None
     """The registered client (dynamic registration or a Client ID Metadata Document)."""
+    wanted_scope: str | None = None
+    """Scopes a step-up asked for that no token holds yet: the next login asks for them."""
 
 
 class Vault(Protocol):
@@ -228,7 +230,16 @@ class ServerTokenStorage:
         """Store new tokens, with the time they expire."""
         record = self.load()
         expires_at = None if tokens.expires_in is None else time.time() + int(tokens.expires_in)
-        self.save(record.model_copy(update={"tokens": tokens, "expires_at": expires_at}))
+        update: dict[str, Any] = {"tokens": tokens, "expires_at": expires_at}
+        granted = set((tokens.scope or "").split())
+        if record.wanted_scope and set(record.wanted_scope.split()) <= granted:
+            update["wanted_scope"] = None  # the step-up is done
+        self.save(record.model_copy(update=update))
+
+    async def want_scope(self, scope: str | None) -> None:
+        """Remember the scopes a step-up asked for, for the next login."""
+        if scope:
+            self.save(self.load().model_copy(update={"wanted_scope": scope}))
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         """The stored client registration."""

@@ -50,7 +50,7 @@ async def test_bridge_login_then_the_server_alone_reconnects(
         web = model.server("web")
         assert web is not None and web.status == "connected"
         assert web.auth is not None and web.auth.logged_in
-        assert [t.bare for t in web.tools] == ["whoami", "add", "revoke_access"]
+        assert [t.bare for t in web.tools] == ["whoami", "add", "revoke_access", "admin_report"]
         assert len(ui.urls) == 1 and "/authorize?" in ui.urls[0]
         assert model.require_server("other").status != "connected"
         await bridge.logout("web")
