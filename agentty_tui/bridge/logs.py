@@ -19,19 +19,22 @@ what ``${VAR}`` expanded to: a secret. So stderr is written a line at a time, ea
 through the session's ``Redactor`` first, and the tail is scrubbed the same way; our notes are
 too. A line without an end is held back until its newline, the end of the spawn, or
 ``PARTIAL_MAX`` bytes.
+
+Where logs go by default and the app's own log are in ``app_log`` (its names are re-exported
+here, where callers import them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import re
 import time
 from pathlib import Path
 from typing import IO
 
+from agentty_tui.bridge.app_log import LOG_FILE_NAME, default_log_dir, quiet_logging
 from agentty_tui.model import StdioSpec
 from agentty_tui.secrets import Redactor
 
@@ -62,12 +65,6 @@ forever)."""
 
 NOTES_PER_SECOND = 5
 """Notes of one kind (e.g. skipped stdout lines) logged per second; the rest are counted."""
-
-
-def default_log_dir() -> Path:
-    """``$XDG_STATE_HOME/agentty/logs``, else ``~/.local/state/agentty/logs``."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "agentty" / "logs"
 
 
 def log_file_name(server: str, config_path: str | os.PathLike[str] | None = None) -> str:
@@ -270,33 +267,3 @@ def pointing_to_log(message: str, log: ServerLog) -> str:
     if log.problem is None:
         return f"{first} (its stderr is in {log.path})"
     return f"{first} (its last stderr lines: {' | '.join(lines)})"
-
-
-LOG_FILE_NAME = "agentty.log"
-"""The app's own log, next to the servers' logs."""
-
-
-def quiet_logging(log_dir: Path | None) -> Path | None:
-    """Send every log record to a file (or nowhere), never to the terminal under the TUI.
-
-    Removes the handlers that imports put on the root logger (mcp adds a Rich one) and turns
-    Python warnings into log records. Returns the log file's path, or ``None`` if it could not
-    be opened (then records are dropped).
-    """
-    root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-        old.close()
-    path: Path | None = (log_dir if log_dir is not None else default_log_dir()) / LOG_FILE_NAME
-    handler: logging.Handler
-    try:
-        assert path is not None
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(path, encoding="utf-8")
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    except OSError:
-        handler, path = logging.NullHandler(), None
-    root.addHandler(handler)
-    root.setLevel(logging.WARNING)
-    logging.captureWarnings(True)
-    return path

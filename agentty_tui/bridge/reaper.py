@@ -21,6 +21,9 @@ and it left the session. What it keeps is its environment, so every server is sp
 session ends the processes of our own user whose environment carries that token are ended
 with it (``carriers``); other servers' descendants carry other tokens and are left alone.
 
+What ``/proc`` holds is read in ``proctable``; this module ends what it finds (and re-exports
+its names, which the transport and the tests import from here).
+
 Where ``/proc`` or ``prctl`` is missing (not Linux) all of this is a no-op and only the process
 group is signalled.
 """
@@ -31,15 +34,26 @@ import contextlib
 import ctypes
 import logging
 import os
-import secrets
 import signal
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 import anyio
 
+from agentty_tui.bridge.proctable import (
+    SESSION_VARIABLE,
+    Members,
+    carriers,
+    closure,
+    descendants,
+    process_table,
+    read_stat,
+    session_token,
+    start_time,
+)
+
 __all__ = [
     "SESSION_VARIABLE",
+    "Members",
     "ProcessTree",
     "carriers",
     "descendants",
@@ -47,6 +61,7 @@ __all__ = [
     "kill_tree",
     "reap_orphans",
     "session_token",
+    "start_time",
 ]
 
 log = logging.getLogger(__name__)
@@ -60,68 +75,10 @@ KILL_WAIT = 2.0
 FREEZE_ROUNDS = 20
 """How many times a tree is re-read while stopping its members, at most (a fork bomb's bound)."""
 
-SESSION_VARIABLE = "AGENTTY_TUI_SESSION"
-"""The environment variable that marks every process a server started, with its token."""
-
-Members = dict[int, int]
-"""pid -> start time (clock ticks after boot, ``/proc/<pid>/stat`` field 22)."""
-
 _pending: Members = {}
 """Recorded descendants not yet seen gone: what ``reap_orphans`` still has to end."""
 
 _subreaper: bool | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Stat:
-    """The fields of ``/proc/<pid>/stat`` that tell who a process is and where it hangs."""
-
-    ppid: int
-    """Parent pid."""
-    pgid: int
-    """Process group."""
-    sid: int
-    """Session."""
-    start: int
-    """Start time in clock ticks after boot: with the pid, it names one process for good."""
-    zombie: bool
-    """Exited, waiting for its parent to reap it."""
-
-
-def _stat(pid: int) -> _Stat | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    # The command name is in parentheses and may hold anything: split after the last ")".
-    fields = data[data.rfind(b")") + 2 :].split()
-    try:
-        return _Stat(
-            ppid=int(fields[1]),
-            pgid=int(fields[2]),
-            sid=int(fields[3]),
-            start=int(fields[19]),
-            zombie=fields[0] in (b"Z", b"X"),
-        )
-    except (IndexError, ValueError):
-        return None
-
-
-def _table() -> dict[int, _Stat]:
-    """Every process on the system, read from ``/proc`` (empty where there is none)."""
-    table: dict[int, _Stat] = {}
-    try:
-        entries = os.scandir("/proc")
-    except OSError:
-        return table
-    with entries:
-        for entry in entries:
-            if entry.name.isdigit():
-                stat = _stat(int(entry.name))
-                if stat is not None:
-                    table[int(entry.name)] = stat
-    return table
 
 
 def enable_subreaper() -> bool:
@@ -144,88 +101,6 @@ def enable_subreaper() -> bool:
     return True
 
 
-def _closure(roots: Iterable[int], table: Mapping[int, _Stat]) -> set[int]:
-    """``roots`` and every process whose parent chain leads to one of them."""
-    children: dict[int, list[int]] = {}
-    for pid, stat in table.items():
-        children.setdefault(stat.ppid, []).append(pid)
-    found: set[int] = set()
-    stack = list(roots)
-    while stack:
-        pid = stack.pop()
-        if pid in found:
-            continue
-        found.add(pid)
-        stack.extend(children.get(pid, ()))
-    return found
-
-
-def descendants(root: int, root_start: int | None = None) -> Members:
-    """The processes ``root`` (a session leader) started, directly or not, with start times.
-
-    Found by parent links and, for those re-parented already, by session and process group: a
-    pid that is some process's session or group id is never handed to a new process, so those
-    are the root's for sure. ``root_start`` is the root's own start time: when the pid names
-    another process by now, its children are not followed.
-    """
-    table = _table()
-    own = table.get(root)
-    roots = [pid for pid, stat in table.items() if root in (stat.sid, stat.pgid)]
-    if own is not None and (root_start is None or own.start == root_start):
-        roots.append(root)
-    since = root_start if root_start is not None else 0
-    return {
-        pid: table[pid].start
-        for pid in _closure(roots, table)
-        if pid != root and table[pid].start >= since
-    }
-
-
-def session_token() -> str:
-    """A token no other server's session has: the value of ``SESSION_VARIABLE`` for one spawn."""
-    return secrets.token_hex(16)
-
-
-def carriers(token: str) -> Members:
-    """Processes of our own user whose environment holds ``SESSION_VARIABLE=token``.
-
-    A process's environment is what it was started with (``/proc/<pid>/environ``), inherited
-    through every fork and exec unless a process chose to drop it, so it finds descendants that
-    left both the parent chain and the session. Only our own uid's processes are read (others'
-    environments are not ours to read, nor are they ours to end), and a process whose start time
-    changed while it was read is left out (its pid was handed on).
-    """
-    needle = f"{SESSION_VARIABLE}={token}".encode()
-    uid, me = os.getuid(), os.getpid()
-    found: Members = {}
-    try:
-        entries = os.scandir("/proc")
-    except OSError:
-        return found
-    with entries:
-        for entry in entries:
-            if not entry.name.isdigit() or int(entry.name) == me:
-                continue
-            pid = int(entry.name)
-            before = _stat(pid)
-            try:
-                if before is None or before.zombie or entry.stat().st_uid != uid:
-                    continue
-                with open(f"/proc/{pid}/environ", "rb") as handle:
-                    environ = handle.read()
-            except OSError:
-                continue
-            if needle in environ.split(b"\0") and start_time(pid) == before.start:
-                found[pid] = before.start
-    return found
-
-
-def start_time(pid: int) -> int | None:
-    """When ``pid`` started (clock ticks after boot), or None if there is no such process."""
-    stat = _stat(pid)
-    return stat.start if stat is not None else None
-
-
 def _send(pid: int, start: int, sig: int) -> bool:
     """Signal ``pid`` only if it is still the process that started at ``start``."""
     pidfd = -1
@@ -240,7 +115,7 @@ def _send(pid: int, start: int, sig: int) -> bool:
         except OSError:
             pidfd = -1
     try:
-        stat = _stat(pid)
+        stat = read_stat(pid)
         if stat is None or stat.start != start:
             return False
         if pidfd >= 0:
@@ -257,7 +132,7 @@ def _send(pid: int, start: int, sig: int) -> bool:
 
 def _reap(pid: int, start: int) -> bool:
     """True once ``pid`` is gone; reaps it if it is a zombie re-parented to us."""
-    stat = _stat(pid)
+    stat = read_stat(pid)
     if stat is None or stat.start != start:
         return True
     if not stat.zombie:
@@ -288,10 +163,10 @@ async def kill_tree(members: Mapping[int, int], timeout: float = KILL_WAIT) -> N
         if _send(pid, start, signal.SIGSTOP):
             targets[pid] = start
     for _ in range(FREEZE_ROUNDS):
-        table = _table()
+        table = process_table()
         new = {
             pid: table[pid].start
-            for pid in _closure(targets, table)
+            for pid in closure(targets, table)
             if pid not in targets and pid in table
         }
         if not new:
@@ -324,7 +199,7 @@ async def reap_orphans(*, sweep: bool = False, timeout: float = KILL_WAIT) -> No
     _pending.clear()
     if sweep:
         me, session = os.getpid(), os.getsid(0)
-        for pid, stat in _table().items():
+        for pid, stat in process_table().items():
             if stat.ppid == me and stat.sid != session:
                 candidates[pid] = stat.start
     await kill_tree(candidates, timeout)

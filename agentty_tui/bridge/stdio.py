@@ -7,17 +7,16 @@ grandchildren it forked are gone with it.
 
 The child runs in a session of its own (its own process group), with stderr appended to a
 per-server log file, never to the terminal. No shell is involved: argv goes to exec verbatim.
+
+Here: the transport itself, which reads the pipes and turns lines into messages. Spawning and
+stopping the process are in ``child``, the line splitting and byte budgets in ``pipes``, the
+cutting of JSON nested too deep in ``json_depth`` (re-exported here, where callers import it).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
-import os
-import re
-import signal
-import subprocess
 from collections.abc import AsyncIterator
 
 import anyio
@@ -25,12 +24,14 @@ import anyio.abc
 import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from agentty_tui.bridge.child import spawn, stop
+from agentty_tui.bridge.json_depth import MAX_DEPTH, TOO_DEEP, cut_deep_json
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.notice_rate import NoticeRate
-from agentty_tui.bridge.reaper import SESSION_VARIABLE, ProcessTree, session_token
+from agentty_tui.bridge.pipes import LineSplitter, RateBudget, receive, size_text
+from agentty_tui.bridge.reaper import session_token
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
 from agentty_tui.secrets import Redactor
@@ -41,16 +42,6 @@ Streams = tuple[
     MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
 ]
 """What an mcp ``Transport`` yields: messages from the server, messages to it."""
-
-STDIN_CLOSE_GRACE = 2.0
-"""Seconds a server gets to exit by itself once its stdin is closed (the MCP shutdown rule)."""
-
-SILENT_GRACE = 0.2
-"""The same for a server that has not written a message yet: still starting, it has nothing to
-save and may not read its stdin for seconds (quitting while it starts must not wait for it)."""
-
-TERM_GRACE = 2.0
-"""Seconds between SIGTERM and SIGKILL to the process group."""
 
 MAX_LINE = 64 * 1024 * 1024
 """A stdout line longer than this is treated as a broken server, not buffered forever."""
@@ -70,12 +61,6 @@ STDERR_BUDGET = 4 * 1024 * 1024
 GARBAGE_BUDGET = 256 * 1024
 """The same for stdout lines that are not JSON-RPC, or repeat a change notice just passed
 on: garbage is not worth our CPU."""
-
-MAX_DEPTH = 128
-"""Nesting below this depth is cut from a message too deep for the JSON parser (about 200)."""
-
-TOO_DEEP = "\u0000agentty: nested too deep"
-"""What replaces a cut part of a message (a JSON string no server has a reason to send)."""
 
 
 class StdioTransport(ManagedTransport):
@@ -121,8 +106,8 @@ class StdioTransport(ManagedTransport):
         self._notice = b""
         self._notice_at = -math.inf
         self._held: SessionMessage | None = None
-        self._stderr_budget = _RateBudget(STDERR_BUDGET)
-        self._garbage_budget = _RateBudget(GARBAGE_BUDGET)
+        self._stderr_budget = RateBudget(STDERR_BUDGET)
+        self._garbage_budget = RateBudget(GARBAGE_BUDGET)
 
     @property
     def pid(self) -> int | None:
@@ -139,19 +124,7 @@ class StdioTransport(ManagedTransport):
         self.log.open_for_child(self.shown, self.redactor)
         self.token = session_token()
         try:
-            self.process = await anyio.open_process(
-                [self.spec.command, *self.spec.args],
-                env=get_default_environment()
-                | dict(self.spec.env)
-                | {SESSION_VARIABLE: self.token},
-                cwd=self.spec.cwd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                # A pipe we drain into the log, not the log file itself: only then can the log
-                # be capped, and a log that cannot be written cannot stop the server.
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
+            self.process = await spawn(self.spec, self.token)
             self.log.note(f"started pid {self.process.pid}")
             read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
@@ -183,7 +156,7 @@ class StdioTransport(ManagedTransport):
                 if await self._stderr_budget.spend(len(chunk)):
                     self.log.note_limited(
                         "stderr slow-downs",
-                        f"stderr over {_size(STDERR_BUDGET)}/s: reading it slower",
+                        f"stderr over {size_text(STDERR_BUDGET)}/s: reading it slower",
                     )
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
@@ -198,31 +171,24 @@ class StdioTransport(ManagedTransport):
     async def _read_stdout(self, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         assert self.process is not None and self.process.stdout is not None
         stdout = self.process.stdout
-        # The unfinished line as a list of chunks: each byte is copied once when its line is
-        # complete, and only new chunks are searched for the newline (linear in the line).
-        pending: list[bytes] = []
-        pending_size = 0
+        # MAX_LINE is read here, at each connection: a test may lower it.
+        splitter = LineSplitter(MAX_LINE)
         try:
             async with sink:
                 while True:
                     chunk = await self._next_chunk(stdout, sink)
                     if chunk is None:
                         return
-                    parts = chunk.split(b"\n")
-                    if pending_size + len(parts[0]) > MAX_LINE:
+                    lines = splitter.feed(chunk)
+                    if lines is None:
                         self.line_too_long = True
                         self.log.note(
-                            f"a stdout line of more than {_size(MAX_LINE)}: closing the connection"
+                            f"a stdout line of more than {size_text(splitter.limit)}: "
+                            "closing the connection"
                         )
                         return
-                    if len(parts) == 1:
-                        pending.append(chunk)
-                        pending_size += len(chunk)
+                    if not lines:  # the line goes on: nothing to hand on, no turn to give
                         continue
-                    pending.append(parts[0])
-                    lines = [b"".join(pending), *parts[1:-1]]
-                    pending = [parts[-1]]
-                    pending_size = len(parts[-1])
                     for line in lines:
                         await self._handle_line(line, sink)
                     # Other servers' turn: a pipe that always has data never yields by itself.
@@ -230,7 +196,7 @@ class StdioTransport(ManagedTransport):
                     if await self._garbage_budget.spend(0):
                         self.log.note_limited(
                             "stdout slow-downs",
-                            f"stdout garbage or repeats over {_size(GARBAGE_BUDGET)}/s: "
+                            f"stdout garbage or repeats over {size_text(GARBAGE_BUDGET)}/s: "
                             "reading it slower",
                         )
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -248,11 +214,11 @@ class StdioTransport(ManagedTransport):
         while self._held is not None:
             left = self._notice_at + NOTICE_WINDOW - anyio.current_time()
             with anyio.move_on_after(max(left, 0.0)):
-                return await _receive(stdout)
+                return await receive(stdout)
             held, self._held = self._held, None
             self._notice_at = anyio.current_time()
             await sink.send(held)
-        return await _receive(stdout)
+        return await receive(stdout)
 
     async def _handle_line(
         self, line: bytes, sink: MemoryObjectSendStream[SessionMessage | Exception]
@@ -328,113 +294,5 @@ class StdioTransport(ManagedTransport):
 
     async def _stop_process(self) -> None:
         self._stopping = True
-        process = self.process
-        if process is None:
-            return
-        # Read the tree while the server still runs: once it exits, its children are
-        # re-parented and only the record says they were its (a setsid one left the group).
-        tree = ProcessTree(process.pid, self.token)
-        await tree.record()
-        if process.stdin is not None:
-            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await process.stdin.aclose()
-        grace = STDIN_CLOSE_GRACE if self._spoke else SILENT_GRACE
-        if not await _exited_within(process, grace):
-            self.log.note(f"still running {grace:g} s after its input was closed: SIGTERM")
-            await tree.record()
-            _signal_group(process.pid, signal.SIGTERM)
-            tree.send(signal.SIGTERM)
-            if not await _exited_within(process, TERM_GRACE):
-                _signal_group(process.pid, signal.SIGKILL)
-                await _exited_within(process, TERM_GRACE)
-        # Grandchildren outlive their parent in the group; nothing of the server may stay.
-        _signal_group(process.pid, signal.SIGKILL)
-        await tree.record()  # those re-parented meanwhile are still found by their session
-        await tree.kill()
-        self.log.note(f"stopped pid {process.pid} (exit status {process.returncode})")
-        with contextlib.suppress(Exception):
-            await process.aclose()
-
-
-async def _exited_within(process: anyio.abc.Process, seconds: float) -> bool:
-    """Poll the exit status: ``wait()`` would also wait for pipes a grandchild holds open."""
-    with anyio.move_on_after(seconds):
-        while process.returncode is None:  # noqa: ASYNC110 - no event fires on exit
-            await anyio.sleep(0.01)
-    return process.returncode is not None
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-class _RateBudget:
-    """A per-second allowance of bytes; going over it waits for the next second."""
-
-    def __init__(self, per_second: int) -> None:
-        self.per_second = per_second
-        self._start = -math.inf
-        self._used = 0
-
-    def charge(self, amount: int) -> None:
-        """Count ``amount`` bytes against the current second."""
-        now = anyio.current_time()
-        if now - self._start >= 1.0:
-            self._start, self._used = now, 0
-        self._used += amount
-
-    async def spend(self, amount: int) -> bool:
-        """Charge ``amount``; if the second's allowance is gone, wait for the next (True)."""
-        self.charge(amount)
-        if self._used <= self.per_second:
-            return False
-        await anyio.sleep(self._start + 1.0 - anyio.current_time())
-        self._start, self._used = anyio.current_time(), 0
-        return True
-
-
-async def _receive(stream: anyio.abc.ByteReceiveStream) -> bytes | None:
-    try:
-        return await stream.receive()
-    except anyio.EndOfStream:
-        return None
-
-
-def _size(count: int) -> str:
-    return f"{count / 2**20:g} MiB" if count >= 2**20 else f"{count} bytes"
-
-
-_JSON_TOKEN = re.compile(rb'["\\\[\]{}]')
-
-
-def cut_deep_json(text: bytes, depth: int) -> bytes:
-    """``text`` (JSON) with every array or object nested deeper than ``depth`` replaced by
-    the string ``TOO_DEEP``; linear in the text and free of recursion."""
-    out: list[bytes] = []
-    level = 0
-    in_string = False
-    copied = 0
-    cut_from: int | None = None
-    pos = 0
-    while (match := _JSON_TOKEN.search(text, pos)) is not None:
-        char = match.group()
-        pos = match.end()
-        if in_string:
-            if char == b"\\":
-                pos += 1  # the escaped character, whatever it is
-            elif char == b'"':
-                in_string = False
-        elif char == b'"':
-            in_string = True
-        elif char in (b"[", b"{"):
-            level += 1
-            if level == depth + 1 and cut_from is None:
-                cut_from = match.start()
-        elif char in (b"]", b"}"):
-            if level == depth + 1 and cut_from is not None:
-                out += [text[copied:cut_from], json.dumps(TOO_DEEP).encode()]
-                copied, cut_from = pos, None
-            level -= 1
-    out.append(text[copied:])
-    return b"".join(out)
+        if self.process is not None:
+            await stop(self.process, self.token, self.log, spoke=self._spoke)

@@ -12,62 +12,29 @@ Textual's public API (``tests/ui/test_textual_public_api.py`` checks), so that a
 release cannot break the list; ``OptionList`` was not used because keeping it fast at 5,000
 rows meant splicing its private state (ARCHITECTURE §9).
 
-Row roles map to the component classes ``picker--<role>`` (styled in ``picker.tcss``), the
-cursor's line to ``picker--cursor`` and the line under the pointer to ``picker--hover``.
+The painting and its cache are in ``row_paint`` (``RowPainter``), the messages in
+``picker_messages``; this module is the widget: its rows, cursor, pointer and keys. Row roles
+map to the component classes ``picker--<role>`` (styled in ``picker.tcss``), the cursor's line
+to ``picker--cursor`` and the line under the pointer to ``picker--hover``.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeAlias
 
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.content import Content
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.style import Style
-from textual.visual import Visual
 
+from agentty_tui.ui import picker_messages
 from agentty_tui.ui.row_diff import diff_rows, follow_cursor
+from agentty_tui.ui.row_paint import CURSOR, HOVER, ROLES, RowPainter
 from agentty_tui.ui.rows import Row
 
 __all__ = ["ROLES", "PickerList"]
-
-ROLES = (
-    "fold",
-    "plain",
-    "status-connecting",
-    "status-connected",
-    "status-failed",
-    "status-needs_login",
-    "status-disabled",
-    "status-untrusted",
-    "server-name",
-    "count",
-    "error",
-    "on",
-    "off",
-    "tool-name",
-    "tool-name-off",
-    "trimmed",
-    "label",
-    "hint",
-    "warning",
-    "unavailable",
-    "description",
-)
-"""Every role a row segment may have (see ``rows.py``)."""
-
-CURSOR = "picker--cursor"
-"""The component class of the line under the cursor."""
-HOVER = "picker--hover"
-"""The component class of the line under the mouse pointer (unless the cursor is on it)."""
-
-_CACHE_LIMIT = 2048
-"""Painted lines kept; far more than a screen holds, so scrolling back and forth stays cheap."""
 
 
 class PickerList(ScrollView, can_focus=True):
@@ -124,64 +91,16 @@ class PickerList(ScrollView, can_focus=True):
     hovered: var[int | None] = var[int | None](None)
     """The index of the row under the mouse pointer, if any."""
 
-    class RowChosen(Message):
-        """Enter was pressed (or a row clicked) on ``row``."""
-
-        def __init__(self, picker: PickerList, row: Row, index: int) -> None:
-            super().__init__()
-            self.picker = picker
-            """The list the row is in."""
-            self.row = row
-            """The row under the cursor."""
-            self.index = index
-            """Its index in ``picker.rows``."""
-
-        @property
-        def control(self) -> PickerList:
-            """The list (so that ``@on(PickerList.RowChosen, "#id")`` can match it)."""
-            return self.picker
-
-    class MarkClicked(Message):
-        """A click on a row's mark (a tool's ``[x]``, a server's fold mark); the cursor is
-        already on that row."""
-
-        def __init__(self, picker: PickerList, row: Row) -> None:
-            super().__init__()
-            self.picker = picker
-            """The list the row is in."""
-            self.row = row
-            """The row whose mark was clicked."""
-
-        @property
-        def control(self) -> PickerList:
-            """The list (so that ``@on(PickerList.MarkClicked, "#id")`` can match it)."""
-            return self.picker
-
-    class Resized(Message):
-        """The list got a new size (the app may lay its rows out for the new width)."""
-
-        def __init__(self, picker: PickerList, width: int) -> None:
-            super().__init__()
-            self.picker = picker
-            """The list."""
-            self.width = width
-            """Its new width, in cells."""
-
-        @property
-        def control(self) -> PickerList:
-            """The list (so that ``@on(PickerList.Resized, "#id")`` can match it)."""
-            return self.picker
+    # Defined in ``picker_messages`` (with this class's namespace, so handlers keep their
+    # ``on_picker_list_...`` names) and reachable here as ``PickerList.RowChosen`` etc.
+    RowChosen: TypeAlias = picker_messages.RowChosen
+    MarkClicked: TypeAlias = picker_messages.MarkClicked
+    Resized: TypeAlias = picker_messages.Resized
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
         self._rows: tuple[Row, ...] = ()
-        self._styles: dict[str, Style] = {}
-        # row -> (the style it was painted with, width, strip). Keyed on the row's value: a row
-        # rebuilt equal to the one before (a toggle rebuilds its server's rows) is not painted
-        # again; an unchanged row is the same object, found by identity before any comparison.
-        self._strips: dict[Row, tuple[Style, int, Strip]] = {}
-        self.rows_rendered = 0
-        """How many row lines were rendered (not taken from the cache): for tests and benches."""
+        self._painter = RowPainter(self)
 
     @property
     def rows(self) -> tuple[Row, ...]:
@@ -267,7 +186,7 @@ class PickerList(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         """Lines painted for another width are no use; the app hears of the new width."""
-        self._strips.clear()
+        self._painter.forget()
         self.scroll_to_cursor()
         self.post_message(self.Resized(self, event.size.width))
 
@@ -340,7 +259,12 @@ class PickerList(ScrollView, can_focus=True):
             if index is not None:
                 self.refresh_line(index)
 
-    # --- painting -----------------------------------------------------------------------
+    # --- painting ---------------------------------------------------------------------
+
+    @property
+    def rows_rendered(self) -> int:
+        """How many row lines were rendered (not taken from the cache): for tests and benches."""
+        return self._painter.rendered
 
     def render_line(self, y: int) -> Strip:
         """Line ``y`` of the view: the row there, from the cache unless it changed."""
@@ -355,38 +279,10 @@ class PickerList(ScrollView, can_focus=True):
             style = self.get_visual_style(HOVER)
         else:
             style = self.get_visual_style()
-        cached = self._strips.get(row)
-        if cached is not None and cached[0] is style and cached[1] == width:
-            return cached[2]
-        strip = self._render_row(row, style, width)
-        if len(self._strips) >= _CACHE_LIMIT:
-            self._strips.clear()
-        self._strips[row] = (style, width, strip)
-        return strip
-
-    def _render_row(self, row: Row, style: Style, width: int) -> Strip:
-        self.rows_rendered += 1
-        content = Content.assemble(*((text, self._role_style(role)) for text, role in row.segments))
-        strips = Visual.to_strips(self, content, width, 1, style)
-        strip = strips[0] if strips else Strip.blank(0)
-        return strip.extend_cell_length(width, style.rich_style)
-
-    def _role_style(self, role: str) -> Style:
-        style = self._styles.get(role)
-        if style is None:
-            style = self._styles[role] = self.get_visual_style(f"picker--{role}", partial=True)
-        return style
+        return self._painter.line(row, style, width)
 
     def notify_style_update(self) -> None:
         """Repaint every line when the theme or the CSS changes a role's style."""
         super().notify_style_update()
-        if not self._styles:
-            return
-        fresh = {
-            role: self.get_visual_style(f"picker--{role}", partial=True) for role in self._styles
-        }
-        if fresh == self._styles:
-            return
-        self._styles = fresh
-        self._strips.clear()
-        self.refresh()
+        if self._painter.restyle():
+            self.refresh()
