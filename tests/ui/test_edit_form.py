@@ -102,7 +102,9 @@ async def test_add_form_takes_env_and_refuses_headers_on_a_command() -> None:
         assert "Headers are for a URL server" in str(screen.query_one("#add-error").render())
         screen.query_one("#add-headers", Input).value = ""
         screen.query_one("#add-env", Input).value = 'TZ=UTC "GREETING=hello there"'
-        await pilot.click("#add-ok")
+        # The refusal focused the headers field and scrolled the form to it: enter submits.
+        assert screen.focused is screen.query_one("#add-headers", Input)
+        await pilot.press("enter")
         await settle(app)
         spec = StdioSpec(command="echo", args=("hi",), env={"TZ": "UTC", "GREETING": "hello there"})
         assert source.calls == [("plugin_add", ("mem", spec))]
