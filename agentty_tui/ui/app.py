@@ -317,7 +317,7 @@ class PickerApp(PickerOperations, KeyOrderApp):
         row, server = current
         tool = server.tool(row.tool) if row.tool is not None else None
         if tool is None:
-            self.push_screen(ServerDetailsScreen(server))
+            self.push_screen(ServerDetailsScreen(server), self._details_closed(server.name))
         else:
             self.push_screen(ToolDetailsScreen(server, tool, self.catalog))
 

@@ -175,11 +175,20 @@ class ToolDetailsScreen(Dialog[None]):
                 yield PlainText(tool.description or "(none)", id="details-description")
                 yield Static("Input schema", classes="dialog-heading")
                 yield PlainText(schema, id="details-schema")
-            yield Static("escape closes", classes="dialog-hint")
+            hint = "o logs out · escape closes" if self._logged_in() else "escape closes"
+            yield Static(hint, classes="dialog-hint")
+
+    def _logged_in(self) -> bool:
+        return self._server.auth is not None and self._server.auth.logged_in
 
     def action_close(self) -> None:
         """Close the details."""
         self.dismiss(None)
+
+    def action_logout(self) -> None:
+        """o: close, asking the app to log this server out (only when it is logged in)."""
+        if self._logged_in():
+            self.dismiss("logout")
 
 
 def _spec_text(server: ServerState) -> str:
@@ -204,10 +213,14 @@ def _spec_text(server: ServerState) -> str:
     return "\n".join(lines)
 
 
-class ServerDetailsScreen(Dialog[None]):
-    """A server's status, full error text, how it is reached and who answered."""
+class ServerDetailsScreen(Dialog[str | None]):
+    """A server's status, full error text, how it is reached and who answered; for a URL
+    server that is logged in, ``o`` logs out (the dialog closes with ``"logout"``)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter,q", "close", "Close"),
+        Binding("o", "logout", "Log out", show=False),
+    ]
 
     def __init__(self, server: ServerState) -> None:
         super().__init__()
@@ -242,8 +255,17 @@ class ServerDetailsScreen(Dialog[None]):
                         "Tools left out (they break the MCP rules)", classes="dialog-heading"
                     )
                     yield PlainText(dropped, classes="form-error", id="server-dropped")
-            yield Static("escape closes", classes="dialog-hint")
+            hint = "o logs out · escape closes" if self._logged_in() else "escape closes"
+            yield Static(hint, classes="dialog-hint")
+
+    def _logged_in(self) -> bool:
+        return self._server.auth is not None and self._server.auth.logged_in
 
     def action_close(self) -> None:
         """Close the details."""
         self.dismiss(None)
+
+    def action_logout(self) -> None:
+        """o: close, asking the app to log this server out (only when it is logged in)."""
+        if self._logged_in():
+            self.dismiss("logout")

@@ -321,6 +321,21 @@ class PickerOperations(App[None]):
             self._operate("Login", log_in), group="login", exclusive=True, exit_on_error=False
         )
 
+    def _details_closed(self, name: str) -> Callable[[str | None], None]:
+        """What a server's details ask for when they close: ``"logout"`` logs it out."""
+
+        def closed(choice: str | None) -> None:
+            if choice != "logout":
+                return
+
+            async def log_out() -> None:
+                await self.source.logout(name)
+                self.notify(f"Logged out of {name}: its tokens are forgotten.", markup=False)
+
+            self.run_operation("Logout", log_out)
+
+        return closed
+
     def action_call(self) -> None:
         """c: call the tool under the cursor."""
         found = self._current_tool()

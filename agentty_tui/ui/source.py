@@ -74,6 +74,10 @@ class PluginSource(Protocol):
         """Log in to a URL server through ``ui`` (URL, progress, paste), then reconnect it."""
         ...
 
+    async def logout(self, name: str) -> PluginModel:
+        """Forget a URL server's tokens and client registration, then reconnect it."""
+        ...
+
     async def call_tool(
         self, server: str, tool: str, arguments: dict[str, Any] | None = None
     ) -> types.CallToolResult:

@@ -277,6 +277,11 @@ class StaticSource:
         self._maybe_fail()
         return self._model
 
+    async def logout(self, name: str) -> PluginModel:
+        self.calls.append(("logout", (name,)))
+        self._maybe_fail()
+        return self._model
+
     async def login(self, name: str, ui: LoginUI) -> PluginModel:
         """Show a URL, then wait for a pasted redirect; records a cancellation."""
         self.calls.append(("login", (name,)))

@@ -625,3 +625,34 @@ async def test_server_details_say_whether_it_is_logged_in() -> None:
         assert isinstance(app.screen, ServerDetailsScreen)
         text = " ".join(str(s.render()) for s in app.screen.query(Static))
         assert "logged in · mcp:tools · access token until 1970-01-01 00:00 UTC" in text
+
+
+async def test_o_in_a_logged_in_servers_details_logs_it_out() -> None:
+    """The details of a URL server that is logged in offer logout (`o`); elsewhere `o` does
+    nothing."""
+    from agentty_tui.model import AuthState
+
+    remote = _remote_model().servers[0]
+    logged_in = remote.model_copy(update={"auth": AuthState(logged_in=True, scopes=("a",))})
+    source = StaticSource(model(logged_in))
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ServerDetailsScreen)
+        hint = " ".join(str(s.render()) for s in app.screen.query(".dialog-hint"))
+        assert "o logs out" in hint
+        await pilot.press("o")
+        await settle(app)
+        assert not isinstance(app.screen, ServerDetailsScreen)
+        assert source.calls == [("logout", (remote.name,))]
+    logged_out = remote.model_copy(update={"auth": AuthState(logged_in=False)})
+    source = StaticSource(model(logged_out))
+    app = PickerApp(source)
+    async with app.run_test() as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, ServerDetailsScreen)
+        assert source.calls == []
