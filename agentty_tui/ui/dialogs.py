@@ -175,20 +175,11 @@ class ToolDetailsScreen(Dialog[None]):
                 yield PlainText(tool.description or "(none)", id="details-description")
                 yield Static("Input schema", classes="dialog-heading")
                 yield PlainText(schema, id="details-schema")
-            hint = "o logs out · escape closes" if self._logged_in() else "escape closes"
-            yield Static(hint, classes="dialog-hint")
-
-    def _logged_in(self) -> bool:
-        return self._server.auth is not None and self._server.auth.logged_in
+            yield Static("escape closes", classes="dialog-hint")
 
     def action_close(self) -> None:
         """Close the details."""
         self.dismiss(None)
-
-    def action_logout(self) -> None:
-        """o: close, asking the app to log this server out (only when it is logged in)."""
-        if self._logged_in():
-            self.dismiss("logout")
 
 
 def _spec_text(server: ServerState) -> str:
