@@ -198,3 +198,36 @@ def test_first_run_lists_other_hosts_files(snap_compare: SnapCompare) -> None:
     one a line, wrapped inside the screen."""
     app = PickerApp(StaticSource(model()), follow=False, host_files=lambda _: FOUND_HOST_FILES)
     assert snap_compare(app, terminal_size=(60, 20))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tool_details(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """A tool's details: its facts (server, wire name, on the wire), its description and its
+    input schema; at 60×20 the dialog fills the screen with a scroll bar."""
+
+    async def open_details(pilot: Pilot[None]) -> None:
+        await pilot.press("down")  # the first tool of the first server
+        await pilot.press("enter")
+        await no_blink(pilot)
+
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_details)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_server_details_of_a_failed_server(
+    snap_compare: SnapCompare, size: tuple[int, int]
+) -> None:
+    """A failed server's details: its status, its command, and its whole error wrapped inside
+    the dialog under "Error", with "escape closes" in reach."""
+    error = "exited with status 1: " + " ".join(f"stderr line {i:02d}." for i in range(1, 31))
+    broken = ServerState(
+        name="broken", spec=StdioSpec(command="broken-server"), status="failed", error=error
+    )
+
+    async def open_details(pilot: Pilot[None]) -> None:
+        await pilot.press("enter")
+        await no_blink(pilot)
+
+    app = PickerApp(StaticSource(model(broken)), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_details)
