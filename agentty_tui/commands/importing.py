@@ -1,0 +1,40 @@
+"""The ``import`` command: copy servers from another host's config file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import anyio.to_thread
+
+from agentty_tui.commands.loading import existing_store, load_config
+from agentty_tui.commands.output import say, warn
+from agentty_tui.config import apply_import, plan_import
+from agentty_tui.errors import UsageError
+
+__all__ = ["cmd_import"]
+
+
+async def cmd_import(path: Path, args: argparse.Namespace) -> int:
+    """Copy servers from another host's config: show the plan, ask (unless --yes), add."""
+    source = existing_store(args.source, args.from_format, "the file to import from").load()
+    store, target = load_config(path, args, create=True)
+    plan = plan_import(source, target, carried=store.dialect.timeout_fields)
+    say(plan.describe())
+    if not plan.add:
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("not writing without --yes: standard input is not a terminal")
+        question = f"add {len(plan.add)} server(s) to {path}? [y/N] "
+        answer = await anyio.to_thread.run_sync(input, question)
+        if answer.strip().lower() not in ("y", "yes"):
+            say("nothing written")
+            return 0
+    result = apply_import(plan, store)
+    for name in result.added:
+        say(f"added {name!r}")
+    for name, why in result.failed:
+        warn(f"not added {name!r}: {why}")
+    return 1 if result.failed else 0
