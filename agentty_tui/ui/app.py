@@ -4,7 +4,8 @@ A worker follows ``source.updates()``; every snapshot is projected onto the wire
 ``CatalogProjector``, which redoes only the servers that changed), turned into rows
 (``build_rows``, with a ``RowMemo`` so that only the servers that changed get new rows) and
 handed to the list, which updates only the rows that changed. The keys that change plugins
-are ``PickerOperations``' (``operations.py``): they dispatch to the source in workers, so the
+are ``PickerOperations``' (``operations.py``) and ``PickerDialogs``' (``dialog_actions.py``,
+those that open a dialog first): they dispatch to the source in workers, so the
 UI never waits on a server. The app keeps no plugin state: only the view's own state (folded
 servers, the filter text, whether the terminal is wide).
 
@@ -33,17 +34,15 @@ from agentty_tui.config.discover import HostFile, host_config_files
 from agentty_tui.model import PluginModel
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.call import CallRecord
-from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.dialog_actions import PickerDialogs
 from agentty_tui.ui.keybar import KeyBar
 from agentty_tui.ui.keys import KeyOrderApp
-from agentty_tui.ui.log_view import LogViewScreen
-from agentty_tui.ui.operations import PickerOperations
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import STATE_WORDS, parse_filter
 from agentty_tui.ui.row_layout import WIDE_COLUMNS
 from agentty_tui.ui.rows import RowMemo, build_rows
 from agentty_tui.ui.source import PluginSource
-from agentty_tui.ui.status import summarize
+from agentty_tui.ui.status import config_notes, summarize
 from agentty_tui.ui.text import PlainText
 
 __all__ = ["PickerApp"]
@@ -59,18 +58,7 @@ def _host_files_here(config: Path | None) -> tuple[HostFile, ...]:
     return host_config_files(Path.home(), os.environ, Path.cwd(), exclude=config)
 
 
-def config_notes(model: PluginModel) -> str:
-    """The config-error bar: why the file did not (re)load, why its servers wait for trust,
-    and its warnings, one line each (empty when all is well)."""
-    lines = list(model.config_warnings)
-    if model.config_untrusted:
-        lines.insert(0, model.config_untrusted)
-    if model.config_error:
-        lines.insert(0, f"config not (re)loaded, showing the last good one: {model.config_error}")
-    return "\n".join(lines)
-
-
-class PickerApp(PickerOperations, KeyOrderApp):
+class PickerApp(PickerDialogs, KeyOrderApp):
     """Shows every configured server and its tools, live, and changes them from the keyboard."""
 
     CSS_PATH = "picker.tcss"
@@ -307,31 +295,3 @@ class PickerApp(PickerOperations, KeyOrderApp):
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
         self.picker.focus()
-
-    @on(PickerList.RowChosen, "#picker")
-    def _selected(self) -> None:
-        """enter: the details of the tool (or server) under the cursor."""
-        current = self._current()
-        if current is None:
-            return
-        row, server = current
-        tool = server.tool(row.tool) if row.tool is not None else None
-        if tool is None:
-            self.push_screen(ServerDetailsScreen(server), self._details_closed(server.name))
-        else:
-            self.push_screen(ToolDetailsScreen(server, tool, self.catalog))
-
-    def action_log(self) -> None:
-        """l: the log of the server under the cursor, followed live."""
-        current = self._current()
-        if current is None:
-            return
-        server = current[1]
-        if server.log_path is None:
-            self.notify(f"{server.name} has not been started: it has no log yet.", timeout=3)
-            return
-        self.push_screen(LogViewScreen(server.name, Path(server.log_path)))
-
-    def action_help(self) -> None:
-        """?: every key."""
-        self.push_screen(HelpScreen())

@@ -2,10 +2,11 @@
 
 ``PickerOperations`` is the base of ``PickerApp``: it holds the actions that ask the
 ``PluginSource`` to change the plugins (turn tools on and off, add, remove, reload, restart,
-enable, trust, log in, call), each run in a worker so that the UI never waits on a server, and
+enable, trust), each run in a worker so that the UI never waits on a server, and
 each failure turned into a notification. It decides nothing the source decides: it picks the
 server or tool under the cursor, asks, and says how it went. The view (rows, bars, the
-filter, folding) is ``app.py``'s.
+filter, folding) is ``app.py``'s; the actions that open a dialog first (add, edit, import,
+log in, call) are ``PickerDialogs``' (``dialog_actions.py``).
 
 Every notification, whoever raises it, goes through ``notify`` here, as plain text: messages
 quote server names, errors and paths, which are never markup and never reach the terminal with
@@ -16,24 +17,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
-import anyio
 from textual.app import App
 from textual.notifications import SeverityLevel
 
-from agentty_tui.config.discover import HostFile
 from agentty_tui.errors import AgenttyError
-from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, ToolState
+from agentty_tui.model import HttpSpec, PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_block, safe_line
-from agentty_tui.ui.add import AddServerScreen
-from agentty_tui.ui.call import CallRecord, CallToolScreen
 from agentty_tui.ui.dialogs import ConfirmScreen
-from agentty_tui.ui.edit import EditServerScreen
-from agentty_tui.ui.import_dialog import ImportScreen, import_host_file
-from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.picker import PickerList
-from agentty_tui.ui.rows import Row, server_key
+from agentty_tui.ui.rows import Row
 from agentty_tui.ui.source import PluginSource
 
 __all__ = ["PickerOperations"]
@@ -48,11 +41,6 @@ class PickerOperations(App[None]):
     """Where snapshots come from and operations go."""
     model: PluginModel
     """The snapshot on screen."""
-    last_call: CallRecord | None
-    """The last call dialog's call, for ``C`` (its result outlives the dialog)."""
-    find_host_files: Callable[[Path | None], tuple[HostFile, ...]]
-    """Looks for other hosts' config files (all but the given config) to offer to import."""
-    _host_files: tuple[HostFile, ...] | None = None
 
     @property
     def picker(self) -> PickerList:
@@ -107,9 +95,10 @@ class PickerOperations(App[None]):
 
     def run_operation(self, what: str, operation: Callable[[], Awaitable[object]]) -> None:
         """Run ``operation`` in a worker; its failure becomes an error notification."""
-        self.run_worker(self._operate(what, operation), group="operations", exit_on_error=False)
+        self.run_worker(self.operate(what, operation), group="operations", exit_on_error=False)
 
-    async def _operate(self, what: str, operation: Callable[[], Awaitable[object]]) -> None:
+    async def operate(self, what: str, operation: Callable[[], Awaitable[object]]) -> None:
+        """Await ``operation``; its failure becomes an error notification titled ``what``."""
         try:
             await operation()
         except AgenttyError as exc:
@@ -166,45 +155,6 @@ class PickerOperations(App[None]):
             "All on" if on else "All off", lambda: self.source.tools_set_enabled(name, on)
         )
 
-    def action_add(self) -> None:
-        """a: the add form; the server is added once the form is valid."""
-
-        def added(result: tuple[str, ServerSpec] | None) -> None:
-            if result is not None:
-                name, spec = result
-                self.run_operation("Add", lambda: self._add(name, spec))
-
-        names = [server.name for server in self.model.servers]
-        self.push_screen(AddServerScreen(names), added)
-
-    async def _add(self, name: str, spec: ServerSpec) -> None:
-        """Add the server, then put the cursor on its row and say so."""
-        added = await self.source.plugin_add(name, spec)
-        if self.model.server(name) is None and added.server(name) is not None:
-            self.show_snapshot(added)  # the follow worker may not have shown it yet
-        if self.picker.select_key(server_key(name)):
-            self.notify(f"Added server {name!r}.", timeout=3)
-        else:
-            self.notify(f"Added server {name!r} (the filter hides it).", timeout=4)
-
-    def action_edit_server(self) -> None:
-        """E: the edit form of the server under the cursor; saving restarts that server."""
-        current = self._current()
-        if current is None:
-            return
-        server = current[1]
-        if server.spec is None:
-            self.notify("The entry is invalid: fix it in the config file.", severity="error")
-            return
-        name = server.name
-
-        def edited(spec: ServerSpec | None) -> None:
-            if spec is not None:
-                self.run_operation("Edit", lambda: self.source.plugin_update(name, spec))
-
-        others = [s.name for s in self.model.servers if s.name != name]
-        self.push_screen(EditServerScreen(name, server.spec, others), edited)
-
     def action_remove(self) -> None:
         """d: remove the server under the cursor, after a confirmation."""
         current = self._current()
@@ -221,35 +171,6 @@ class PickerOperations(App[None]):
         effect = "It is disconnected." if remote else "Its process is stopped."
         question = f"Remove server {name!r} from the config?\n{effect}"
         self.push_screen(ConfirmScreen(question, yes="Remove"), confirmed)
-
-    def host_files(self) -> tuple[HostFile, ...]:
-        """The other hosts' config files found, looked for once (the first run lists them)."""
-        if self._host_files is None:
-            config = self.model.config_path
-            self._host_files = self.find_host_files(Path(config) if config else None)
-        return self._host_files
-
-    def action_import_host(self) -> None:
-        """i: import the servers of another host's config file into this one, then reload."""
-        target = self.model.config_path
-        files = self.host_files()
-        if target is None or not files:
-            self.notify("No other host's config file was found to import.", timeout=4)
-            return
-
-        async def imported(source: HostFile) -> None:
-            said, ok = await anyio.to_thread.run_sync(import_host_file, source, Path(target))
-            report = await self.source.reload()
-            if not report.reloaded:
-                said += f"\n{report.summary}"
-                ok = False
-            self.notify(said, severity="information" if ok else "error", timeout=8, markup=False)
-
-        def chosen(source: HostFile | None) -> None:
-            if source is not None:
-                self.run_operation("Import", lambda: imported(source))
-
-        self.push_screen(ImportScreen(files, target), chosen)
 
     def action_reload(self) -> None:
         """r: re-read the config (only what changed is restarted)."""
@@ -292,67 +213,3 @@ class PickerOperations(App[None]):
 
         question = f"{problem}\n\nTrust it for this run and start its servers as you?"
         self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
-
-    def action_login(self) -> None:
-        """L: log in to the URL server under the cursor, in a dialog; escape cancels."""
-        current = self._current()
-        if current is None:
-            return
-        server = current[1]
-        if not isinstance(server.spec, HttpSpec):
-            self.notify("Only a URL server has a login.", severity="warning")
-            return
-        name = server.name
-        screen = LoginScreen(name)
-
-        async def log_in() -> None:
-            try:
-                await self.source.login(name, screen)
-            finally:
-                if screen.is_attached:
-                    screen.dismiss(None)
-            self.notify(f"Logged in to {name}.", timeout=3, markup=False)
-
-        def closed(_: None) -> None:
-            worker.cancel()  # escape: the login stops, its listener closes
-
-        self.push_screen(screen, closed)
-        worker = self.run_worker(
-            self._operate("Login", log_in), group="login", exclusive=True, exit_on_error=False
-        )
-
-    def _details_closed(self, name: str) -> Callable[[str | None], None]:
-        """What a server's details ask for when they close: ``"logout"`` logs it out."""
-
-        def closed(choice: str | None) -> None:
-            if choice != "logout":
-                return
-
-            async def log_out() -> None:
-                await self.source.logout(name)
-                self.notify(f"Logged out of {name}: its tokens are forgotten.", markup=False)
-
-            self.run_operation("Logout", log_out)
-
-        return closed
-
-    def action_call(self) -> None:
-        """c: call the tool under the cursor."""
-        found = self._current_tool()
-        if found is None:
-            return
-        server, tool = found
-        if server.status != "connected":
-            self.notify(f"Server {server.name!r} is {server.status}.", severity="error")
-            return
-        screen = CallToolScreen(self.source, server.name, tool)
-        self.last_call = screen.record
-        self.push_screen(screen)
-
-    def action_last_call(self) -> None:
-        """C: the last call dialog again, with its result (or its progress)."""
-        record = self.last_call
-        if record is None:
-            self.notify("No call yet: c calls the tool under the cursor.", timeout=3)
-            return
-        self.push_screen(CallToolScreen(self.source, record.server, record.tool, record))

@@ -1,4 +1,4 @@
-"""The status bar's numbers, from one snapshot and its wire catalog (pure)."""
+"""The status bar's numbers and the config-error bar's notes, from one snapshot (pure)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.model import PluginModel
 
-__all__ = ["Summary", "summarize"]
+__all__ = ["Summary", "config_notes", "summarize"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +76,14 @@ def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
         budget=catalog.budget,
         warning=catalog.warning,
     )
+
+
+def config_notes(model: PluginModel) -> str:
+    """The config-error bar: why the file did not (re)load, why its servers wait for trust,
+    and its warnings, one line each (empty when all is well)."""
+    lines = list(model.config_warnings)
+    if model.config_untrusted:
+        lines.insert(0, model.config_untrusted)
+    if model.config_error:
+        lines.insert(0, f"config not (re)loaded, showing the last good one: {model.config_error}")
+    return "\n".join(lines)
