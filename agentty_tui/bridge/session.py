@@ -15,8 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -28,7 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentty_tui import __version__
-from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
+from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI
 from agentty_tui.bridge.errors import login_hint
 from agentty_tui.bridge.exits import exit_message, failure_text, observed_failure, see_exit
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
@@ -36,11 +35,12 @@ from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.bridge.leases import Leased
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.relist import Relister, follow_listen_stream
+from agentty_tui.bridge.session_links import http_connection, login_needed, oauth_state, spawned
 from agentty_tui.bridge.session_state import SessionState, server_info, session_warnings
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.bridge.tool_pages import Listing, list_all_tools
 from agentty_tui.errors import OperationError
-from agentty_tui.model import AuthState, HttpSpec, ServerConfig, ServerStatus, StdioSpec
+from agentty_tui.model import HttpSpec, ServerConfig, ServerStatus, StdioSpec
 from agentty_tui.secrets import Redactor
 
 __all__ = ["ServerSession", "SessionState"]
@@ -125,7 +125,7 @@ class ServerSession(Leased):
                 message = self._redactor.scrub(
                     f"{type(exc).__name__} ({describing!r} while describing it)"
                 )
-            self._fail(message, "needs_login" if self._needs_login() else "failed")
+            self._fail(message, "needs_login" if login_needed(self._http, self._auth) else "failed")
         finally:
             self._client = None
             self.closed.set()
@@ -153,7 +153,15 @@ class ServerSession(Leased):
             if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
                 self._fail(f"working directory {spec.cwd!r} does not exist")
                 return
-            transport: Any = self._spawned(self._stdio_transport(spec))
+            assert isinstance(self._config.spec, StdioSpec)
+            self._transport = StdioTransport(
+                spec,
+                self.log,
+                shown=self._config.spec,
+                redactor=self._redactor,
+                notices=self._relister.rate,
+            )
+            transport: Any = spawned(self._transport, self._publish)
         else:
             transport = self._http_transport(spec)
         client = Client(
@@ -187,29 +195,8 @@ class ServerSession(Leased):
         elif self._scope.cancelled_caught and not self._stopping:
             self._fail(self._with_tail(f"timed out after {timeout:g} s while connecting"))
 
-    def _stdio_transport(self, spec: StdioSpec) -> StdioTransport:
-        assert isinstance(self._config.spec, StdioSpec)
-        self._transport = StdioTransport(
-            spec,
-            self.log,
-            shown=self._config.spec,
-            redactor=self._redactor,
-            notices=self._relister.rate,
-        )
-        return self._transport
-
-    @asynccontextmanager
-    async def _spawned(self, transport: StdioTransport) -> AsyncIterator[Any]:
-        """``transport``, publishing the server's pid as soon as the process runs."""
-        async with transport as streams:
-            self._publish()
-            yield streams
-
     def _http_transport(self, spec: HttpSpec) -> HttpTransport:
-        self._auth = connect_provider(spec, ui=self._login_ui)
-        self._http = HttpTransport(
-            spec, self._config.request_timeout, self._config.max_response_bytes, auth=self._auth
-        )
+        self._http, self._auth = http_connection(spec, self._config, self._login_ui)
         self._auth_spec = spec
         return self._http
 
@@ -230,7 +217,7 @@ class ServerSession(Leased):
             info=server_info(client),
             tools=listing.tools,
             dropped_tools=listing.dropped,
-            auth=self._read_auth(),
+            auth=oauth_state(self._auth_spec, self._auth),
         )
 
     def _fail(self, message: str, status: ServerStatus = "failed") -> None:
@@ -238,7 +225,7 @@ class ServerSession(Leased):
             return
         self.log.note(f"failed: {message}")
         self.settled.set()
-        self._publish(status=status, error=message, auth=self._read_auth())
+        self._publish(status=status, error=message, auth=oauth_state(self._auth_spec, self._auth))
 
     # --- tools ----------------------------------------------------------------------
 
@@ -289,7 +276,7 @@ class ServerSession(Leased):
         """What a failed call says about the whole session: refused for want of a login (a
         step-up nobody is there to complete) is ``needs_login`` until ``L`` logs in again; a
         URL server that refuses connections is gone, ``failed`` until ``R``."""
-        if self._needs_login():
+        if login_needed(self._http, self._auth):
             self._fail(message, "needs_login")
         elif self._http is not None and self._http.unreachable is not None:
             self._fail(message)
@@ -298,25 +285,12 @@ class ServerSession(Leased):
 
     def _describe(self, exc: BaseException) -> str:
         observed = observed_failure(self._transport, self._http)
-        if observed is None and self._needs_login():
+        if observed is None and login_needed(self._http, self._auth):
             return login_hint(self.name, self._auth.login_reason if self._auth else None)
         if observed is None and self._auth is not None and self._auth.failure is not None:
             return self._redactor.scrub(f"authorization failed: {self._auth.failure}")
         cause = self._http.unreachable if self._http is not None else None
         return self._with_tail(observed or failure_text(cause or exc, self._config, self._http))
-
-    def _read_auth(self) -> AuthState | None:
-        """The OAuth login state as it is now (URL servers that use OAuth)."""
-        if self._auth_spec is not None and self._auth is not None:
-            return auth_state(self._auth_spec)
-        return None
-
-    def _needs_login(self) -> bool:
-        """Whether the server turned us away for want of an OAuth login."""
-        http, auth = self._http, self._auth
-        if http is None or auth is None:
-            return False
-        return auth.login_required or (http.error_status == 401 and http.bearer_challenge)
 
     def _with_tail(self, message: str) -> str:
         """``message`` plus the stderr tail, scrubbed: every error text of the session passes
