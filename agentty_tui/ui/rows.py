@@ -8,12 +8,12 @@ text as ``(text, role)`` segments; the widget maps roles to styles and never loo
 ``row_diff`` says which rows of two such tuples changed and where the cursor belongs after an
 update; ``row_layout`` lays the columns out; ``row_filter`` parses the filter text.
 
-A ``RowMemo`` passed to ``build_rows`` keeps each server's rows from the previous call and hands
-back the very same ``Row`` objects while nothing they are built from changed (the server's
-``(name, revision)``, whether it is folded, the filter, the shared column layout and which of
-its tools are trimmed). A toggle among 5,000 tools then rebuilds one server's rows, not all of
-them, and ``row_diff.diff_rows`` skips the reused rows by identity. The result is always equal
-to a build without the memo.
+A ``RowMemo`` (``row_memo``) passed to ``build_rows`` keeps each server's rows from the previous
+call and hands back the very same ``Row`` objects while nothing they are built from changed (the
+server's ``(name, revision)``, whether it is folded, the filter, the shared column layout and
+which of its tools are trimmed). A toggle among 5,000 tools then rebuilds one server's rows,
+not all of them, and ``row_diff.diff_rows`` skips the reused rows by identity. The result is
+always equal to a build without the memo.
 
 Every piece of a row that a server or the config supplied (server name, error, tool name,
 title or description) passes through ``safe_line`` here, the one place rows get their text:
@@ -24,16 +24,16 @@ Pure: no I/O, no Textual (the memo is a cache the caller owns, never a source of
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal
+from typing import Literal
 
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.model import PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.row_filter import RowFilter, parse_filter
 from agentty_tui.ui.row_layout import Layout, ToolWidths, first_line, tool_cells
+from agentty_tui.ui.row_memo import RowMemo
 
 __all__ = [
     "Row",
@@ -190,55 +190,6 @@ def _one_line(text: str) -> str:
 
 
 _NOTHING_TRIMMED: frozenset[str] = frozenset()
-
-
-class RowMemo:
-    """Each server's rows from the last ``build_rows`` call, reused while their inputs hold.
-
-    Owned by one caller (the picker app keeps one); not thread-safe, and needs no invalidation:
-    an entry is keyed on the server's ``(name, revision)`` (docs/ARCHITECTURE.md §3) and the
-    view state its rows depend on, and entries of servers no longer shown are dropped on the
-    next call. ``hits`` and ``misses`` count reused and rebuilt servers (for tests and
-    benchmarks).
-    """
-
-    __slots__ = ("_entries", "_next", "hits", "misses", "widths")
-
-    def __init__(self) -> None:
-        self._entries: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
-        self._next: dict[str, tuple[tuple[Any, ...], tuple[Row, ...]]] = {}
-        self.hits = 0
-        self.misses = 0
-        self.widths = ToolWidths()
-        """Each server's widest tool name and title (the shared columns are their maxima)."""
-
-    def clear(self) -> None:
-        """Forget every server's rows."""
-        self._entries.clear()
-        self._next.clear()
-
-    def rows(
-        self,
-        state: ServerState,
-        view: tuple[bool, RowFilter, Layout, frozenset[str]],
-        build: Callable[[], tuple[Row, ...]],
-    ) -> tuple[Row, ...]:
-        """The server's rows under ``view`` (folded, filter, layout, trimmed tools): the
-        previous call's when the server's revision and the view are the same, else ``build()``.
-        """
-        key = (state.revision, *view)
-        entry = self._entries.get(state.name)
-        if entry is not None and entry[0] == key:
-            self.hits += 1
-        else:
-            self.misses += 1
-            entry = (key, build())
-        self._next[state.name] = entry
-        return entry[1]
-
-    def end(self) -> None:
-        """Finish one ``build_rows`` call: keep only the servers it asked for."""
-        self._entries, self._next = self._next, {}
 
 
 def build_rows(
