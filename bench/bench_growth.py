@@ -120,9 +120,10 @@ def _peak(function: Callable[[], object]) -> int:
 def _row_functions() -> RowFunctions | None:
     try:
         rows = importlib.import_module("agentty_tui.ui.rows")
+        row_diff = importlib.import_module("agentty_tui.ui.row_diff")
     except ImportError:
         return None
-    return rows.build_rows, rows.diff_rows
+    return rows.build_rows, row_diff.diff_rows
 
 
 def measure(sizes: list[int], budget: float) -> dict[str, dict[int, dict[str, float]]]:
