@@ -106,7 +106,8 @@ def _as_json(text: str | None) -> str | None:
     """``text`` as any JSON reader gets it back: a pair of surrogates (which no server's JSON
     can put into a string, since a reader joins them) comes back as the one character they
     encode, and nothing else changes."""
-    return json.loads(json.dumps(text))
+    back: str | None = json.loads(json.dumps(text))
+    return back
 
 
 STRUCTURED = st.none() | st.dictionaries(hostile_text(8), hostile_text())
