@@ -45,8 +45,8 @@ def split_scopes(value: object) -> object:
     return value.split() if isinstance(value, str) else value
 
 
-def oauth_entry(settings: OAuthSettings) -> dict[str, Any]:
-    """Our (and Claude Code's, VS Code's) ``oauth`` object for ``settings``: set fields only."""
+def _client_fields(settings: OAuthSettings) -> dict[str, Any]:
+    """The client's id, secret and scopes, spelled alike by every JSON host: set fields only."""
     entry: dict[str, Any] = {}
     if settings.client_id is not None:
         entry["clientId"] = settings.client_id
@@ -54,6 +54,12 @@ def oauth_entry(settings: OAuthSettings) -> dict[str, Any]:
         entry["clientSecret"] = settings.client_secret
     if settings.scopes is not None:
         entry["scopes"] = list(settings.scopes)
+    return entry
+
+
+def oauth_entry(settings: OAuthSettings) -> dict[str, Any]:
+    """Our (and Claude Code's, VS Code's) ``oauth`` object for ``settings``: set fields only."""
+    entry = _client_fields(settings)
     if settings.callback_port is not None:
         entry["callbackPort"] = settings.callback_port
     if settings.client_metadata_url is not None:
@@ -117,13 +123,7 @@ def gemini_oauth(entry: dict[str, Any], name: str, path: str | None) -> dict[str
 
 def gemini_oauth_entry(settings: OAuthSettings) -> dict[str, Any]:
     """Gemini CLI's ``oauth`` object for ``settings`` (what it cannot say is left out)."""
-    entry: dict[str, Any] = {"enabled": True}
-    if settings.client_id is not None:
-        entry["clientId"] = settings.client_id
-    if settings.client_secret is not None:
-        entry["clientSecret"] = settings.client_secret
-    if settings.scopes is not None:
-        entry["scopes"] = list(settings.scopes)
+    entry: dict[str, Any] = {"enabled": True, **_client_fields(settings)}
     if settings.callback_port is not None:
         entry["redirectUri"] = f"http://127.0.0.1:{settings.callback_port}{_CALLBACK_PATH}"
     return entry
