@@ -1,0 +1,461 @@
+"""A fake home and project holding realistic config files of every host, for workspace tests.
+
+``build_fake_home(root)`` makes ``root/home`` (our user file, Claude Code's ``~/.claude.json``
+with several projects, Claude Desktop, Cursor, Gemini CLI, VS Code and Codex user files) and
+``root/project`` (a git repository root with ``.mcp.json``, ``.cursor/``, ``.gemini/``,
+``.vscode/`` and ``.codex/`` files), and returns where everything is plus a manifest: which
+servers each file holds and how each is reached. Every server is runnable: by default
+``tests/servers/plain_server.py`` under ``sys.executable``, with ``--name`` set to a label
+unique to the entry, so two entries are the same connection only where planned.
+
+Planned cases (each can be turned off):
+- ``LAYERED`` is in our user file, the project's ``.mcp.json`` and Claude Code's local scope,
+  each time with a different connection: the local one wins, the others are shadowed;
+- ``TWIN`` is the same connection (command, args, env) in two user files of different hosts
+  (``twins``): one server with two sources;
+- ``REPO_TOOL`` is a stdio server of the project's ``.mcp.json``: it needs trust;
+- ``REMOTE_DOCS`` is a URL server in a project file (``url_source``): it needs trust too;
+- ``VAULT`` (VS Code project file) needs ``${input:vault-token}``: it loads with a problem;
+- ``MUTED`` (Gemini user file) is listed in ``mcp.excluded``: it loads disabled.
+Other projects in ``~/.claude.json`` hold servers too (``LAYERED`` among them): none of them
+belongs to this project. Everything is deterministic: the same arguments give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from tests.fake_home_files import (
+    PlannedServer,
+    claude_code_json,
+    codex_toml,
+    gemini_settings,
+    mcp_servers_json,
+    vscode_jsonc,
+)
+from tests.servers import plain_argv
+
+__all__ = [
+    "LAYERED",
+    "MUTED",
+    "REMOTE_DOCS",
+    "REPO_TOOL",
+    "SOURCES",
+    "TWIN",
+    "VAULT",
+    "FakeEntry",
+    "FakeHome",
+    "Source",
+    "build_fake_home",
+]
+
+Scope = Literal["user", "project", "local"]
+
+LAYERED = "layered"
+"""The name in the user, project and local scopes, each with its own connection."""
+TWIN = "twin"
+"""The name with one identical connection in two hosts' user files."""
+REPO_TOOL = "repo-tool"
+"""A stdio server of the project's ``.mcp.json`` (needs trust)."""
+REMOTE_DOCS = "remote-docs"
+"""A URL server of a project file (needs trust)."""
+VAULT = "vault"
+"""The VS Code project server that needs a prompted input (loads with a problem)."""
+MUTED = "muted"
+"""The Gemini user server listed in ``mcp.excluded`` (loads disabled)."""
+DEFAULT_URL = "http://127.0.0.1:9/mcp"
+"""Where ``REMOTE_DOCS`` points unless told: the discard port, refused at once."""
+OTHER_PROJECTS = ("src/website", "notes")
+"""Other projects in ``~/.claude.json``, relative to the fake home."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One kind of file the builder writes."""
+
+    host: str
+    """Who reads it: ``agentty``, ``claude``, ``claude-desktop``, ``cursor``, ``gemini``,
+    ``vscode`` or ``codex``."""
+    scope: Scope
+    """``user``, ``project`` or ``local`` (Claude Code's per-project entries)."""
+    dialect: str
+    """Its format as ``dialect_by_name`` takes it; the local scope is ``mcpServers`` JSON
+    inside ``projects[root]`` of ``~/.claude.json``."""
+
+
+SOURCES: Mapping[str, Source] = {
+    "agentty-user": Source("agentty", "user", "claude"),
+    "claude-user": Source("claude", "user", "claude"),
+    "claude-local": Source("claude", "local", "claude"),
+    "claude-desktop": Source("claude-desktop", "user", "claude"),
+    "cursor-user": Source("cursor", "user", "claude"),
+    "gemini-user": Source("gemini", "user", "gemini"),
+    "codex-user": Source("codex", "user", "codex"),
+    "vscode-user": Source("vscode", "user", "vscode"),
+    "project-mcp": Source("claude", "project", "claude"),
+    "cursor-project": Source("cursor", "project", "claude"),
+    "gemini-project": Source("gemini", "project", "gemini"),
+    "vscode-project": Source("vscode", "project", "vscode"),
+    "codex-project": Source("codex", "project", "codex"),
+}
+"""Every source key, in the order files and manifests list them."""
+
+_RANK: Mapping[Scope, int] = {"local": 0, "project": 1, "user": 2}
+_LAYERED_IN = ("agentty-user", "project-mcp", "claude-local")
+
+ServerCommand = Sequence[str] | Callable[[str], Sequence[str]]
+"""An argv to which ``--name LABEL`` is appended, or a function of the label giving the argv."""
+
+
+@dataclass(frozen=True)
+class FakeEntry:
+    """One server entry the builder wrote, as the file's dialect should load it."""
+
+    source: str
+    """The key of its file in ``FakeHome.files`` (and ``SOURCES``)."""
+    name: str
+    """The server's name in that file."""
+    argv: tuple[str, ...] | None = None
+    """Command and arguments of a stdio server."""
+    url: str | None = None
+    """Endpoint of a Streamable HTTP server."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Environment of a stdio server, as written."""
+    disabled: bool = False
+    """Whether the file turns it off."""
+    problem: bool = False
+    """Whether it loads with a problem instead of a spec (it cannot be started)."""
+
+    @property
+    def scope(self) -> Scope:
+        """The scope of its source."""
+        return SOURCES[self.source].scope
+
+    @property
+    def connection(self) -> tuple[object, ...]:
+        """What makes two entries the same server: command, args, env, or the URL."""
+        return (self.argv, self.url, tuple(sorted(self.env.items())))
+
+
+@dataclass(frozen=True)
+class FakeHome:
+    """The fake home and project a test works in, and what their files hold."""
+
+    root: Path
+    """The folder given to ``build_fake_home``."""
+    home: Path
+    """``$HOME``."""
+    project: Path
+    """The project root: holds ``.git/``."""
+    cwd: Path
+    """A folder inside the project, where a test "runs" agentty-tui."""
+    env: dict[str, str]
+    """``HOME``, ``XDG_CONFIG_HOME``, ``XDG_STATE_HOME``, ``XDG_RUNTIME_DIR`` (and
+    ``CODEX_HOME`` when asked); ``APPDATA`` is never set."""
+    files: dict[str, Path]
+    """Source key -> the file written for it (``claude-user`` and ``claude-local`` are the same
+    ``~/.claude.json``)."""
+    entries: tuple[FakeEntry, ...]
+    """Every entry written, by source in ``SOURCES`` order, each file's entries in file order."""
+
+    @property
+    def servers(self) -> dict[str, tuple[str, ...]]:
+        """Source key -> the names its file holds, in file order (the manifest)."""
+        return {key: tuple(e.name for e in self.entries if e.source == key) for key in self.files}
+
+    def entry(self, source: str, name: str) -> FakeEntry:
+        """The entry ``name`` of ``source`` (``KeyError`` when there is none)."""
+        for item in self.entries:
+            if item.source == source and item.name == name:
+                return item
+        raise KeyError((source, name))
+
+    def winners(self) -> dict[str, FakeEntry]:
+        """Name -> the entry that runs: local over project over user; between entries of one
+        scope (only identical twins are planned there) the first in ``SOURCES`` order."""
+        best: dict[str, FakeEntry] = {}
+        for item in self.entries:
+            held = best.get(item.name)
+            if held is None or _RANK[item.scope] < _RANK[held.scope]:
+                best[item.name] = item
+        return best
+
+    def sources_of(self, name: str) -> tuple[str, ...]:
+        """The sources that hold the winning connection of ``name`` (more than one: de-dup)."""
+        winner = self.winners()[name]
+        return tuple(
+            e.source for e in self.entries if e.name == name and e.connection == winner.connection
+        )
+
+    def shadowed(self) -> tuple[FakeEntry, ...]:
+        """The entries that lose to another connection of the same name."""
+        winners = self.winners()
+        return tuple(e for e in self.entries if e.connection != winners[e.name].connection)
+
+    def single_file(self, path: Path) -> Path:
+        """Write the winners to one ``mcpServers`` file at ``path`` (entries with a problem
+        left out): the one-file side of a workspace-against-one-file benchmark."""
+        servers = [
+            PlannedServer(
+                e.name, e.argv, e.url, e.env, extra={"disabled": True} if e.disabled else {}
+            )
+            for e in self.winners().values()
+            if not e.problem
+        ]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(mcp_servers_json(servers))
+        return path
+
+    def process_env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """``base`` (default: this process's environment) with the fake home's variables, and
+        without any the fake home leaves unset: for a subprocess of the CLI."""
+        cleared = {"HOME", "CODEX_HOME", "APPDATA", "AGENTTY_CONFIG"}
+        kept = {
+            k: v
+            for k, v in (os.environ if base is None else base).items()
+            if k not in cleared and not k.startswith("XDG_")
+        }
+        return {**kept, **self.env}
+
+
+def _command(server_command: ServerCommand | None) -> Callable[[str], tuple[str, ...]]:
+    if server_command is None:
+        return lambda label: tuple(plain_argv("--name", label))
+    if callable(server_command):
+        made = server_command
+        return lambda label: tuple(made(label))
+    base = tuple(server_command)
+    return lambda label: (*base, "--name", label)
+
+
+def _plan(
+    selected: Sequence[str],
+    per_source: int,
+    command: Callable[[str], tuple[str, ...]],
+    *,
+    layered: bool,
+    twins: Sequence[str],
+    untrusted: bool,
+    url: str | None,
+    url_source: str,
+    prompted_input: bool,
+    muted: bool,
+) -> list[FakeEntry]:
+    """Every entry, by source in ``SOURCES`` order."""
+    plan: list[FakeEntry] = []
+    for key in selected:
+        for index in range(1, per_source + 1):
+            name = f"{key}-{index}"
+            plan.append(FakeEntry(key, name, command(name)))
+        if layered and key in _LAYERED_IN:
+            plan.append(FakeEntry(key, LAYERED, command(f"{LAYERED}@{SOURCES[key].scope}")))
+        if key in twins:
+            plan.append(FakeEntry(key, TWIN, command(TWIN), env={"TWIN_MODE": "same"}))
+        if untrusted and key == "project-mcp":
+            plan.append(FakeEntry(key, REPO_TOOL, command(REPO_TOOL)))
+        if url is not None and key == url_source:
+            plan.append(FakeEntry(key, REMOTE_DOCS, url=url))
+        if prompted_input and key == "vscode-project":
+            env = {"VAULT_TOKEN": "${input:vault-token}"}
+            plan.append(FakeEntry(key, VAULT, command(VAULT), env=env, problem=True))
+        if muted and key == "gemini-user":
+            plan.append(FakeEntry(key, MUTED, command(MUTED), disabled=True))
+    return plan
+
+
+def _spelled(entries: Sequence[FakeEntry], source: str) -> list[PlannedServer]:
+    """The entries of ``source`` with the comments and host keys its file carries."""
+    planned = []
+    for number, item in enumerate(e for e in entries if e.source == source):
+        extra: dict[str, object] = {}
+        comment = None
+        filler = item.name.startswith(source + "-")
+        if source == "agentty-user" and number == 0:
+            extra = {"tools": {"exclude": ["sleep"]}}
+        elif source.startswith("gemini") and filler:
+            extra = {"timeout": 30000, "trust": False}
+        elif source.startswith("codex") and filler:
+            extra = {"startup_timeout_sec": 20}
+            comment = f"{item.name}: started with every session"
+        elif source.startswith("vscode"):
+            comment = "asks for a token first" if item.name == VAULT else "the test server"
+        planned.append(PlannedServer(item.name, item.argv, item.url, item.env, comment, extra))
+    return planned
+
+
+def _paths(home: Path, project: Path, env: Mapping[str, str]) -> dict[str, Path]:
+    config = Path(env["XDG_CONFIG_HOME"])
+    codex = Path(env["CODEX_HOME"]) if "CODEX_HOME" in env else home / ".codex"
+    return {
+        "agentty-user": config / "agentty" / "mcp.json",
+        "claude-user": home / ".claude.json",
+        "claude-local": home / ".claude.json",
+        "claude-desktop": config / "Claude" / "claude_desktop_config.json",
+        "cursor-user": home / ".cursor" / "mcp.json",
+        "gemini-user": home / ".gemini" / "settings.json",
+        "codex-user": codex / "config.toml",
+        "vscode-user": config / "Code" / "User" / "mcp.json",
+        "project-mcp": project / ".mcp.json",
+        "cursor-project": project / ".cursor" / "mcp.json",
+        "gemini-project": project / ".gemini" / "settings.json",
+        "vscode-project": project / ".vscode" / "mcp.json",
+        "codex-project": project / ".codex" / "config.toml",
+    }
+
+
+def _texts(fake: FakeHome, command: Callable[[str], tuple[str, ...]]) -> dict[Path, str]:
+    """Path -> text of every file to write."""
+    home, project = fake.home, fake.project
+    spelled = {key: _spelled(fake.entries, key) for key in fake.files}
+    others = [str(home / other) for other in OTHER_PROJECTS]
+    website = [
+        PlannedServer(LAYERED, command(f"{LAYERED}@website")),
+        PlannedServer("website-preview", command("website-preview")),
+    ]
+    inputs = [
+        {
+            "type": "promptString",
+            "id": "vault-token",
+            "description": "Vault token",
+            "password": True,
+        }
+    ]
+    texts = {
+        "agentty-user": lambda: mcp_servers_json(spelled["agentty-user"]),
+        "claude-user": lambda: claude_code_json(
+            spelled.get("claude-user", []),
+            {
+                others[0]: website,
+                str(project): spelled.get("claude-local", []),
+                others[1]: [],
+            },
+        ),
+        "claude-desktop": lambda: mcp_servers_json(
+            spelled["claude-desktop"], top={"globalShortcut": "Ctrl+Alt+Space"}
+        ),
+        "cursor-user": lambda: mcp_servers_json(spelled["cursor-user"]),
+        "gemini-user": lambda: gemini_settings(
+            spelled["gemini-user"],
+            settings={
+                "theme": "GitHub",
+                "selectedAuthType": "oauth-personal",
+                "preferredEditor": "vscode",
+            },
+            excluded=[MUTED] if MUTED in fake.servers["gemini-user"] else [],
+            comment="servers for every session",
+        ),
+        "codex-user": lambda: codex_toml(
+            spelled["codex-user"],
+            preamble='# Codex settings\nmodel = "gpt-5-codex"\nmodel_reasoning_effort = "high"\n'
+            'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n',
+            tables={f"projects.{json.dumps(str(project))}": {"trust_level": "trusted"}},
+        ),
+        "vscode-user": lambda: vscode_jsonc(
+            spelled["vscode-user"], inputs=[], heading="VS Code user MCP servers"
+        ),
+        "project-mcp": lambda: mcp_servers_json(spelled["project-mcp"], typed=True),
+        "cursor-project": lambda: mcp_servers_json(spelled["cursor-project"]),
+        "gemini-project": lambda: gemini_settings(
+            spelled["gemini-project"],
+            settings={"ui": {"hideBanner": True}, "context": {"fileName": "AGENTS.md"}},
+            comment="the project's own servers",
+        ),
+        "vscode-project": lambda: vscode_jsonc(
+            spelled["vscode-project"], inputs=inputs, heading="servers of this workspace"
+        ),
+        "codex-project": lambda: codex_toml(
+            spelled["codex-project"],
+            preamble='# settings for this repository\nmodel_reasoning_effort = "medium"\n',
+            tables={"tui": {"notifications": True}},
+        ),
+    }
+    texts["claude-local"] = texts["claude-user"]
+    return {fake.files[key]: texts[key]() for key in fake.files}
+
+
+def _git_root(project: Path) -> None:
+    """Enough of ``.git`` for a folder to be a repository root (git is not run)."""
+    git = project / ".git"
+    for folder in ("objects", "refs/heads"):
+        (git / folder).mkdir(parents=True, exist_ok=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    (git / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+
+
+def build_fake_home(
+    root: Path,
+    *,
+    server_command: ServerCommand | None = None,
+    servers_per_source: int = 1,
+    sources: Sequence[str] | None = None,
+    layered: bool = True,
+    twins: Sequence[str] = ("claude-user", "codex-user"),
+    untrusted: bool = True,
+    url: str | None = DEFAULT_URL,
+    url_source: str = "project-mcp",
+    prompted_input: bool = True,
+    muted: bool = True,
+    codex_home: bool = False,
+) -> FakeHome:
+    """Write a fake home and project under ``root`` and return what is where.
+
+    ``servers_per_source`` plain entries (``<source>-1``, ...) go in every selected source
+    (``sources``: keys of ``SOURCES``, default all), then the planned cases of the module's
+    docstring: ``layered``, ``twins`` (the sources that hold ``TWIN``; empty for none),
+    ``untrusted`` (``REPO_TOOL``), ``url`` (``REMOTE_DOCS`` in ``url_source``; ``None`` for
+    none), ``prompted_input`` (``VAULT``) and ``muted`` (``MUTED``), each only where its source
+    is selected. ``server_command`` starts every stdio server (see ``ServerCommand``; default
+    ``plain_server.py``); ``codex_home`` puts Codex's file under ``$CODEX_HOME`` instead.
+    """
+    selected = list(SOURCES) if sources is None else [k for k in SOURCES if k in sources]
+    unknown = sorted({*(sources or ()), *twins, url_source} - set(SOURCES))
+    if unknown:
+        raise ValueError(f"unknown sources {unknown}; use keys of SOURCES")
+    root = root.resolve()  # Claude Code keys its projects by the real path
+    home, project = root / "home", root / "project"
+    cwd = project / "src" / "app"
+    cwd.mkdir(parents=True, exist_ok=True)
+    home.mkdir(parents=True, exist_ok=True)
+    _git_root(project)
+    runtime = root / "run"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_RUNTIME_DIR": str(runtime),
+    }
+    if codex_home:
+        env["CODEX_HOME"] = str(root / "codex-home")
+    command = _command(server_command)
+    entries = _plan(
+        selected,
+        servers_per_source,
+        command,
+        layered=layered,
+        twins=twins,
+        untrusted=untrusted,
+        url=url,
+        url_source=url_source,
+        prompted_input=prompted_input,
+        muted=muted,
+    )
+    paths = _paths(home, project, env)
+    fake = FakeHome(
+        root=root,
+        home=home,
+        project=project,
+        cwd=cwd,
+        env=env,
+        files={key: paths[key] for key in selected},
+        entries=tuple(entries),
+    )
+    for path, text in _texts(fake, command).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return fake
