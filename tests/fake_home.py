@@ -30,14 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from tests.fake_home_files import (
-    PlannedServer,
-    claude_code_json,
-    codex_toml,
-    gemini_settings,
-    mcp_servers_json,
-    vscode_jsonc,
-)
+from tests.fake_home_files import PlannedServer, mcp_servers_json, source_texts
 from tests.servers import plain_argv
 
 __all__ = [
@@ -147,7 +140,8 @@ class FakeHome:
     """The fake home and project a test works in, and what their files hold."""
 
     root: Path
-    """The folder given to ``build_fake_home``."""
+    """The folder given to ``build_fake_home``, resolved (Claude Code keys a project by its
+    real path)."""
     home: Path
     """``$HOME``."""
     project: Path
@@ -221,6 +215,31 @@ class FakeHome:
             if k not in cleared and not k.startswith("XDG_")
         }
         return {**kept, **self.env}
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Source key -> its file's bytes now (``b""`` once deleted): compare two snapshots to
+        see which files an edit touched."""
+        return {
+            key: path.read_bytes() if path.exists() else b"" for key, path in self.files.items()
+        }
+
+    def claude_code_writes(self, prompt: str = "one more prompt", *, atomic: bool = True) -> str:
+        """Rewrite ``~/.claude.json`` as Claude Code does after a session: one more start, the
+        prompt added to this project's history, every server left as it is; written whole as
+        ``JSON.stringify(x, null, 2)``, by a rename (``atomic``) or in place. Returns the text."""
+        path = self.files.get("claude-user") or self.files["claude-local"]
+        document = json.loads(path.read_text())
+        document["numStartups"] += 1
+        local = document["projects"][str(self.project)]
+        local["history"].insert(0, {"display": prompt, "pastedContents": {}})
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        if atomic:
+            temporary = path.with_name(f"{path.name}.tmp.{os.getpid()}")
+            temporary.write_text(text)
+            os.replace(temporary, path)
+        else:
+            path.write_text(text)
+        return text
 
 
 def _command(server_command: ServerCommand | None) -> Callable[[str], tuple[str, ...]]:
@@ -310,72 +329,14 @@ def _paths(home: Path, project: Path, env: Mapping[str, str]) -> dict[str, Path]
 
 def _texts(fake: FakeHome, command: Callable[[str], tuple[str, ...]]) -> dict[Path, str]:
     """Path -> text of every file to write."""
-    home, project = fake.home, fake.project
     spelled = {key: _spelled(fake.entries, key) for key in fake.files}
-    others = [str(home / other) for other in OTHER_PROJECTS]
     website = [
         PlannedServer(LAYERED, command(f"{LAYERED}@website")),
         PlannedServer("website-preview", command("website-preview")),
     ]
-    inputs = [
-        {
-            "type": "promptString",
-            "id": "vault-token",
-            "description": "Vault token",
-            "password": True,
-        }
-    ]
-    texts = {
-        "agentty-user": lambda: mcp_servers_json(spelled["agentty-user"]),
-        "claude-user": lambda: claude_code_json(
-            spelled.get("claude-user", []),
-            {
-                others[0]: website,
-                str(project): spelled.get("claude-local", []),
-                others[1]: [],
-            },
-        ),
-        "claude-desktop": lambda: mcp_servers_json(
-            spelled["claude-desktop"], top={"globalShortcut": "Ctrl+Alt+Space"}
-        ),
-        "cursor-user": lambda: mcp_servers_json(spelled["cursor-user"]),
-        "gemini-user": lambda: gemini_settings(
-            spelled["gemini-user"],
-            settings={
-                "theme": "GitHub",
-                "selectedAuthType": "oauth-personal",
-                "preferredEditor": "vscode",
-            },
-            excluded=[MUTED] if MUTED in fake.servers["gemini-user"] else [],
-            comment="servers for every session",
-        ),
-        "codex-user": lambda: codex_toml(
-            spelled["codex-user"],
-            preamble='# Codex settings\nmodel = "gpt-5-codex"\nmodel_reasoning_effort = "high"\n'
-            'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n',
-            tables={f"projects.{json.dumps(str(project))}": {"trust_level": "trusted"}},
-        ),
-        "vscode-user": lambda: vscode_jsonc(
-            spelled["vscode-user"], inputs=[], heading="VS Code user MCP servers"
-        ),
-        "project-mcp": lambda: mcp_servers_json(spelled["project-mcp"], typed=True),
-        "cursor-project": lambda: mcp_servers_json(spelled["cursor-project"]),
-        "gemini-project": lambda: gemini_settings(
-            spelled["gemini-project"],
-            settings={"ui": {"hideBanner": True}, "context": {"fileName": "AGENTS.md"}},
-            comment="the project's own servers",
-        ),
-        "vscode-project": lambda: vscode_jsonc(
-            spelled["vscode-project"], inputs=inputs, heading="servers of this workspace"
-        ),
-        "codex-project": lambda: codex_toml(
-            spelled["codex-project"],
-            preamble='# settings for this repository\nmodel_reasoning_effort = "medium"\n',
-            tables={"tui": {"notifications": True}},
-        ),
-    }
-    texts["claude-local"] = texts["claude-user"]
-    return {fake.files[key]: texts[key]() for key in fake.files}
+    others = {str(fake.home / OTHER_PROJECTS[0]): website, str(fake.home / OTHER_PROJECTS[1]): []}
+    texts = source_texts(spelled, project=str(fake.project), others=others, excluded=(MUTED,))
+    return {fake.files[key]: text for key, text in texts.items()}
 
 
 def _git_root(project: Path) -> None:
@@ -416,7 +377,7 @@ def build_fake_home(
     unknown = sorted({*(sources or ()), *twins, url_source} - set(SOURCES))
     if unknown:
         raise ValueError(f"unknown sources {unknown}; use keys of SOURCES")
-    root = root.resolve()  # Claude Code keys its projects by the real path
+    root = root.resolve()
     home, project = root / "home", root / "project"
     cwd = project / "src" / "app"
     cwd.mkdir(parents=True, exist_ok=True)

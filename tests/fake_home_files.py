@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "codex_toml",
     "gemini_settings",
     "mcp_servers_json",
+    "source_texts",
     "vscode_jsonc",
 ]
 
@@ -233,3 +235,84 @@ def codex_toml(
         rows = "".join(f"{_toml_key(k)} = {_toml_value(v)}\n" for k, v in table.items())
         parts.append(f"\n{lead}[mcp_servers.{_toml_key(server.name)}]\n{rows}")
     return "".join(parts)
+
+
+_VAULT_INPUT = {
+    "type": "promptString",
+    "id": "vault-token",
+    "description": "Vault token",
+    "password": True,
+}
+
+
+def _writers(
+    spelled: Mapping[str, Sequence[PlannedServer]],
+    project: str,
+    others: Mapping[str, Sequence[PlannedServer]],
+    excluded: Sequence[str],
+) -> dict[str, Callable[[], str]]:
+    """Source key -> how its file is written (called only for the keys in ``spelled``)."""
+    gemini_user = [s.name for s in spelled.get("gemini-user", [])]
+    first, *rest = others.items() if others else [(project, [])]
+    # Claude Code keeps projects in the order it first met them: ours after the first other.
+    projects = dict([first, (project, spelled.get("claude-local", [])), *rest])
+    claude = partial(claude_code_json, spelled.get("claude-user", []), projects)
+    return {
+        "agentty-user": lambda: mcp_servers_json(spelled["agentty-user"]),
+        "claude-user": claude,
+        "claude-local": claude,
+        "claude-desktop": lambda: mcp_servers_json(
+            spelled["claude-desktop"], top={"globalShortcut": "Ctrl+Alt+Space"}
+        ),
+        "cursor-user": lambda: mcp_servers_json(spelled["cursor-user"]),
+        "gemini-user": lambda: gemini_settings(
+            spelled["gemini-user"],
+            settings={
+                "theme": "GitHub",
+                "selectedAuthType": "oauth-personal",
+                "preferredEditor": "vscode",
+            },
+            excluded=[name for name in excluded if name in gemini_user],
+            comment="servers for every session",
+        ),
+        "codex-user": lambda: codex_toml(
+            spelled["codex-user"],
+            preamble='# Codex settings\nmodel = "gpt-5-codex"\nmodel_reasoning_effort = "high"\n'
+            'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n',
+            tables={f"projects.{json.dumps(project)}": {"trust_level": "trusted"}},
+        ),
+        "vscode-user": lambda: vscode_jsonc(
+            spelled["vscode-user"], inputs=[], heading="VS Code user MCP servers"
+        ),
+        "project-mcp": lambda: mcp_servers_json(spelled["project-mcp"], typed=True),
+        "cursor-project": lambda: mcp_servers_json(spelled["cursor-project"]),
+        "gemini-project": lambda: gemini_settings(
+            spelled["gemini-project"],
+            settings={"ui": {"hideBanner": True}, "context": {"fileName": "AGENTS.md"}},
+            comment="the project's own servers",
+        ),
+        "vscode-project": lambda: vscode_jsonc(
+            spelled["vscode-project"], inputs=[_VAULT_INPUT], heading="servers of this workspace"
+        ),
+        "codex-project": lambda: codex_toml(
+            spelled["codex-project"],
+            preamble='# settings for this repository\nmodel_reasoning_effort = "medium"\n',
+            tables={"tui": {"notifications": True}},
+        ),
+    }
+
+
+def source_texts(
+    spelled: Mapping[str, Sequence[PlannedServer]],
+    *,
+    project: str,
+    others: Mapping[str, Sequence[PlannedServer]],
+    excluded: Sequence[str] = (),
+) -> dict[str, str]:
+    """Source key (as in ``tests.fake_home.SOURCES``) -> its file's text, for the keys of
+    ``spelled``. ``project`` is the project root's absolute path (its key in
+    ``~/.claude.json``, a trusted project in Codex's file), ``others`` the other projects of
+    ``~/.claude.json`` and their servers, ``excluded`` the names Gemini's user file turns off
+    (where it holds them)."""
+    writers = _writers(spelled, project, others, excluded)
+    return {key: writers[key]() for key in spelled}

@@ -148,6 +148,22 @@ def test_claude_json_is_laid_out_as_claude_code_writes_it(fake: FakeHome) -> Non
     assert ours[LAYERED]["args"][-1] == "layered@local"
 
 
+@pytest.mark.parametrize("atomic", [True, False], ids=["rename", "in-place"])
+def test_claude_code_rewrites_its_file_keeping_the_servers(fake: FakeHome, atomic: bool) -> None:
+    before = fake.snapshot()
+    text = fake.claude_code_writes("add a test", atomic=atomic)
+    after = fake.snapshot()
+    assert {k for k in before if before[k] != after[k]} == {"claude-user", "claude-local"}
+    assert after["claude-user"] == text.encode()
+    document = json.loads(text)
+    assert document["numStartups"] == 185
+    assert document["projects"][str(fake.project)]["history"][0]["display"] == "add a test"
+    assert text == json.dumps(document, indent=2, ensure_ascii=False)
+    for source in ("claude-user", "claude-local"):
+        assert tuple(s.name for s in _load(fake, source).servers) == fake.servers[source]
+    assert not list(fake.home.glob(".claude.json.*"))  # no temporary file left behind
+
+
 def test_the_codex_files_carry_comments_and_other_settings(fake: FakeHome) -> None:
     user = fake.files["codex-user"].read_text()
     assert user.startswith("# Codex settings\n")
