@@ -19,6 +19,16 @@ Planned cases (each can be turned off):
 - ``MUTED`` (Gemini user file) is listed in ``mcp.excluded``: it loads disabled.
 Other projects in ``~/.claude.json`` hold servers too (``LAYERED`` among them): none of them
 belongs to this project. Everything is deterministic: the same arguments give the same bytes.
+
+Use::
+
+    fake = build_fake_home(tmp_path)                 # every source, one plain server each
+    sources = workspace_sources(fake.home, fake.env, fake.project)
+    assert fake.winners()[LAYERED].source == "claude-local"
+    assert fake.sources_of(TWIN) == ("claude-user", "codex-user")
+    before = fake.snapshot()
+    ...                                               # an edit of one entry
+    changed = {key for key, data in fake.snapshot().items() if data != before[key]}
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ from tests.fake_home_files import PlannedServer, mcp_servers_json, source_texts
 from tests.servers import plain_argv
 
 __all__ = [
+    "DEFAULT_URL",
     "LAYERED",
     "MUTED",
     "REMOTE_DOCS",
@@ -77,14 +88,14 @@ class Source:
     scope: Scope
     """``user``, ``project`` or ``local`` (Claude Code's per-project entries)."""
     dialect: str
-    """Its format as ``dialect_by_name`` takes it; the local scope is ``mcpServers`` JSON
-    inside ``projects[root]`` of ``~/.claude.json``."""
+    """Its format as ``dialect_by_name`` takes it; ``claude-local`` is the project's part of
+    ``~/.claude.json`` (``projects[root].mcpServers``, spelled as ``claude``)."""
 
 
 SOURCES: Mapping[str, Source] = {
     "agentty-user": Source("agentty", "user", "claude"),
     "claude-user": Source("claude", "user", "claude"),
-    "claude-local": Source("claude", "local", "claude"),
+    "claude-local": Source("claude", "local", "claude-local"),
     "claude-desktop": Source("claude-desktop", "user", "claude"),
     "cursor-user": Source("cursor", "user", "claude"),
     "gemini-user": Source("gemini", "user", "gemini"),
@@ -363,7 +374,7 @@ def build_fake_home(
     muted: bool = True,
     codex_home: bool = False,
 ) -> FakeHome:
-    """Write a fake home and project under ``root`` and return what is where.
+    """Write a fake home and project under ``root`` (an empty folder) and return what is where.
 
     ``servers_per_source`` plain entries (``<source>-1``, ...) go in every selected source
     (``sources``: keys of ``SOURCES``, default all), then the planned cases of the module's
