@@ -13,7 +13,7 @@ import tomlkit
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
-from agentty_tui.config.detect import dialect_by_name
+from agentty_tui.config.detect import detect_file, dialect_by_name
 from agentty_tui.config.discover import host_config_files
 from agentty_tui.config.jsonc import parse_jsonc
 from agentty_tui.config.mcpjson import validate_document
@@ -77,6 +77,16 @@ def test_each_file_loads_with_its_own_dialect_and_holds_the_manifest(
         assert _matches(server, entry), (source, server)
         assert server.disabled is entry.disabled
     assert config.insecure is None and config.warnings == ()
+
+
+@pytest.mark.parametrize("source", [k for k in SOURCES if k != "claude-local"])
+def test_each_file_is_recognised_and_loaded_by_the_store_without_being_told_its_format(
+    fake: FakeHome, source: str
+) -> None:
+    path = fake.files[source]
+    assert detect_file(path).name == SOURCES[source].dialect
+    config = ConfigStore(path).load()
+    assert tuple(s.name for s in config.servers) == fake.servers[source]
 
 
 def test_the_same_name_has_another_connection_in_each_scope_and_local_wins(
