@@ -21,6 +21,9 @@ from typing import Any
 
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.formats import refuse_duplicates
+from agentty_tui.config.jsonc_edit import splice
+from agentty_tui.config.jsonlayout import JsonStyle
+from agentty_tui.config.jsonspan import value_span
 from agentty_tui.config.mcpjson import SERVERS_KEY, McpJsonDialect
 from agentty_tui.config.raw import json_type, server_or_problem, validate_server
 from agentty_tui.errors import ConfigError, UnknownServerError
@@ -131,7 +134,17 @@ class ClaudeLocalDialect:
         return edited
 
     def dump(self, document: Any, like: str | None) -> str:
-        """The whole file's text, laid out like ``like`` (spliced when it is not our layout)."""
+        """The whole file's text, laid out like ``like``.
+
+        When only this project changed (what ``apply`` does), only the project's own text is
+        spliced: the rest of the file is copied as it was, without being parsed again, which
+        keeps an edit of a file of megabytes quick. Anything else (a new project, another
+        change) goes the JSON format's way (our layout rewritten, any other spliced).
+        """
+        if like is not None:
+            spliced = self._splice_project(document, like)
+            if spliced is not None:
+                return spliced
         return self.format.dump(document, like)
 
     # --- helpers ----------------------------------------------------------------------------
@@ -184,6 +197,33 @@ class ClaudeLocalDialect:
             server=error.server,
             field=field,
         )
+
+    def _splice_project(self, document: Any, like: str) -> str | None:
+        """``like`` with the project's text spliced to hold the document's project; ``None``
+        when the file has no such project or the document differs from it elsewhere."""
+        try:
+            span = value_span(like, (PROJECTS_KEY, self.project_root))
+            old = json.loads(like) if span is not None else None
+        except ValueError:
+            return None
+        if span is None or not isinstance(old, dict) or not isinstance(document, Mapping):
+            return None
+        projects = document.get(PROJECTS_KEY)
+        if not isinstance(projects, Mapping) or self.project_root not in projects:
+            return None
+        project = projects[self.project_root]
+        expected = {**old, PROJECTS_KEY: {**old[PROJECTS_KEY], self.project_root: project}}
+        # Key order is text too: a document that moved a key is no case for a local splice.
+        if expected != document or list(expected) != list(document):
+            return None
+        if list(expected[PROJECTS_KEY]) != list(projects):
+            return None
+        start, end = span
+        line = like[like.rfind("\n", 0, start) + 1 : start]
+        # Cut out with its line's indentation, the project's text is laid out as in the file.
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        edited = splice(indent + like[start:end], project, style=JsonStyle.of(like))
+        return like[:start] + edited[len(indent) :] + like[end:]
 
     @staticmethod
     def _names(project: Mapping[str, Any]) -> list[str]:

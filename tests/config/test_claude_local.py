@@ -33,6 +33,7 @@ from agentty_tui.config import (
     UpdateServer,
 )
 from agentty_tui.config.claude_local import ClaudeLocalDialect
+from agentty_tui.config.formats import JsonFormat
 from agentty_tui.config.jsonc import JsoncNode, parse_jsonc
 from agentty_tui.config.jsonlayout import JsonStyle, dump_json
 from agentty_tui.config.mcpjson import McpJsonDialect
@@ -576,3 +577,60 @@ def test_the_variants_take_both_ways_of_writing() -> None:
     quirky one is not (the store splices it)."""
     for text, ours in ((CANONICAL, True), (QUIRKY, False)):
         assert (dump_json(json.loads(text), JsonStyle.of(text)) == text) is ours
+
+
+# --- splicing only the project ---------------------------------------------------------------
+
+
+@VARIANTS
+@pytest.mark.parametrize(("name", "edit"), EDITS, ids=[repr(edit) for _, edit in EDITS])
+def test_splicing_the_project_writes_what_the_whole_file_way_writes(
+    original: str, name: str, edit: ConfigEdit
+) -> None:
+    """Splicing the project's text alone gives the very text the JSON format writes for the
+    whole file (our printer's for the canonical file, the whole-file splice for the other)."""
+    dialect = ClaudeLocalDialect(HERE)
+    document, _ = dialect.parse(original, None)
+    edited = dialect.apply(document, edit, None)
+    assert dialect.dump(edited, original) == JsonFormat().dump(edited, original)
+
+
+def test_only_the_projects_text_goes_through_the_jsonc_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large file (a long history in another project) is not parsed whole for an edit."""
+    document = copy.deepcopy(DOCUMENT)
+    document["projects"][OTHER]["history"] = [_history(f"prompt {i} ✓") for i in range(3000)]
+    document["projects"][OTHER]["lastCost"] = 1e-7  # not our printer's layout: a splice
+    text = _claude_code_text(document)
+    assert '"lastCost": 1e-7' in text
+    path = _write(tmp_path, text)
+    parsed: list[int] = []
+
+    def counting(source: str, where: str | None = None) -> JsoncNode:
+        parsed.append(len(source))
+        return parse_jsonc(source, where)
+
+    monkeypatch.setattr("agentty_tui.config.jsonc_edit.parse_jsonc", counting)
+    _store(path).apply(SetToolEnabled("time", "convert_time", False))
+    assert parsed and max(parsed) < len(text) // 20
+    after = path.read_text(encoding="utf-8")
+    assert _same_outside(text, _slot(text, ("projects", HERE)), after)
+    value = json.loads(after)
+    assert value["projects"][HERE]["mcpServers"]["time"]["tools"] == {"exclude": ["convert_time"]}
+
+
+def test_a_document_changed_elsewhere_is_written_the_whole_file_way() -> None:
+    """``dump`` of a document that differs outside the project (no edit of ours does that)
+    still writes that difference."""
+    dialect = ClaudeLocalDialect(HERE)
+    document, _ = dialect.parse(QUIRKY, None)
+    edited = dialect.apply(document, SetServerDisabled("docs", True), None)
+    other = {**edited["projects"][OTHER], "allowedTools": []}
+    for changed in (
+        {**edited, "numStartups": 1},
+        {**edited, "projects": {**edited["projects"], OTHER: other}},
+    ):
+        text = dialect.dump(changed, QUIRKY)
+        assert text == JsonFormat().dump(changed, QUIRKY)
+        assert json.loads(text) == changed
