@@ -76,11 +76,12 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 
 class UnknownServerError(OperationError):
     """A server name that the config does not have; ``known`` (the names it has) gives the
-    message a suggestion when one is close."""
+    message a suggestion when one is close; ``where`` says which config (a file holding servers
+    of several scopes names the part it looked in)."""
 
-    def __init__(self, name: str, known: Iterable[str] = ()) -> None:
+    def __init__(self, name: str, known: Iterable[str] = (), *, where: str = "the config") -> None:
         self.name = name
-        super().__init__(f"no server named {name!r} in the config{did_you_mean(name, known)}")
+        super().__init__(f"no server named {name!r} in {where}{did_you_mean(name, known)}")
 
 
 class UnknownToolError(OperationError):

@@ -193,14 +193,23 @@ def _apply(text: str, edits: list[_Edit]) -> str:
     return text
 
 
-def splice(text: str, new: Any, *, path: str | None = None, max_steps: int = 10_000) -> str:
+def splice(
+    text: str,
+    new: Any,
+    *,
+    path: str | None = None,
+    max_steps: int = 10_000,
+    style: JsonStyle | None = None,
+) -> str:
     """Rewrite JSONC ``text`` so that it holds ``new``, changing only the text of what differs.
 
     Blank text gets a fresh document. Raises ``ConfigError`` if ``text`` does not parse.
+    ``style`` lays out what is inserted; by default it is read from ``text`` (a caller splicing
+    a part cut out of a larger file passes the whole file's).
     """
     if not text.strip():
         return dump_json(new, JsonStyle.of(None))
-    layout = _Layout(JsonStyle.of(text))
+    layout = _Layout(style if style is not None else JsonStyle.of(text))
     for _ in range(max_steps):
         root = parse_jsonc(text, path)
         edits = _change(text, root, new, _indent_at(text, root.start), layout)
