@@ -30,8 +30,10 @@ from agentty_tui.specs import (
     NativeTool,
     OAuthSettings,
     PluginConfig,
+    Scope,
     ServerConfig,
     ServerSpec,
+    SourceRef,
     SpecField,
     StdioSpec,
     ToolFilter,
@@ -51,11 +53,13 @@ __all__ = [
     "OAuthSettings",
     "PluginConfig",
     "PluginModel",
+    "Scope",
     "ServerConfig",
     "ServerInfo",
     "ServerSpec",
     "ServerState",
     "ServerStatus",
+    "SourceRef",
     "StdioSpec",
     "ToolFilter",
     "ToolState",
@@ -115,10 +119,13 @@ class AuthState(Frozen):
     """When the access token expires (Unix time); a refresh token may outlive it."""
 
 
-ServerStatus = Literal["connecting", "connected", "failed", "needs_login", "disabled", "untrusted"]
+ServerStatus = Literal[
+    "connecting", "connected", "failed", "needs_login", "disabled", "untrusted", "shadowed"
+]
 """Life cycle of one server as the user sees it; ``needs_login``: it asks for an OAuth login;
-``untrusted`` is a stdio server not started because its config file is not trusted yet
-(``PluginConfig.insecure``)."""
+``untrusted``: not started because its file is not trusted yet (``PluginConfig.insecure``, or a
+project file's entry, ``ServerConfig.untrusted``); ``shadowed``: an entry hidden by one of the
+same name in a file that takes precedence (``PluginModel.shadowed``), never started."""
 
 
 class ToolState(Frozen):
@@ -167,7 +174,8 @@ class ServerState(Frozen):
     spec: SpecField | None = None
     """How the server is reached (from config); ``None`` for an invalid config entry."""
     status: ServerStatus
-    """``connecting``, ``connected``, ``failed``, ``needs_login``, ``disabled`` or ``untrusted``."""
+    """``connecting``, ``connected``, ``failed``, ``needs_login``, ``disabled``, ``untrusted``
+    or ``shadowed``."""
     error: str | None = None
     """Why the server is not connected, in words a user can act on."""
     info: ServerInfo | None = None
@@ -185,6 +193,12 @@ class ServerState(Frozen):
     """A URL server's OAuth login state; ``None`` for stdio servers."""
     log_path: str | None = None
     """The file its stderr and our notes about it go to, while it has a session."""
+    source: SourceRef | None = None
+    """The workspace file its entry is in (``ServerConfig.source``); ``None`` for one file."""
+    also_in: tuple[SourceRef, ...] = ()
+    """Other workspace files with the same server and connection (``ServerConfig.also_in``)."""
+    shadowed_by: SourceRef | None = None
+    """For a ``shadowed`` entry: the file whose entry of the same name wins."""
     revision: int = Field(default_factory=next_revision)
     """Which state of this server this is: new whenever anything above changes, the same for
     as long as nothing does (``same_as``), so caches key on ``(name, revision)``. Unique within
@@ -241,6 +255,9 @@ class PluginModel(Frozen):
     config_untrusted: str | None = None
     """The config's ``PluginConfig.insecure`` while the user has not trusted the file: its
     stdio servers are ``untrusted`` (not started) until then."""
+    shadowed: tuple[ServerState, ...] = ()
+    """A workspace's entries hidden by one of the same name in a file that takes precedence,
+    each ``shadowed`` (``ServerState.shadowed_by`` names the winner's file); never started."""
     revision: int = 0
     """Increases with every published snapshot; lets readers tell two snapshots apart cheaply."""
 

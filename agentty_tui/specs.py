@@ -21,8 +21,10 @@ __all__ = [
     "NativeTool",
     "OAuthSettings",
     "PluginConfig",
+    "Scope",
     "ServerConfig",
     "ServerSpec",
+    "SourceRef",
     "SpecField",
     "StdioSpec",
     "ToolFilter",
@@ -108,6 +110,30 @@ class ToolFilter(Frozen):
         return self.include is None or bare in self.include
 
 
+Scope = Literal["user", "project", "local"]
+"""Where a config file applies: to every project of the user, to one project for everyone who
+checks it out (the file is in the repository), or to one project for this user alone."""
+
+
+class SourceRef(Frozen):
+    """One config file of a workspace, as a server entry names where it came from."""
+
+    path: str
+    """The file, as the workspace found it (``~`` expanded, links not resolved)."""
+    scope: Scope
+    """``user``, ``project`` or ``local``."""
+    host: str
+    """Whose file it is: ``agentty`` (ours), ``claude``, ``claude-desktop``, ``cursor``,
+    ``gemini``, ``codex`` or ``vscode``."""
+
+    @property
+    def label(self) -> str:
+        """How a row names it: ``claude · local``, ``codex · user``, ``project .mcp.json``."""
+        if self.scope == "project" and self.host == "claude":
+            return "project .mcp.json"
+        return f"{self.host} · {self.scope}"
+
+
 class ServerConfig(Frozen):
     """One server entry of the config, validated."""
 
@@ -131,6 +157,17 @@ class ServerConfig(Frozen):
     """The file some of the spec's ``env`` was read from (VS Code's ``envFile``), if any."""
     env_file_keys: tuple[str, ...] = ()
     """The ``env`` names whose values came from ``env_file`` (the entry's own ``env`` wins)."""
+    source: SourceRef | None = None
+    """The workspace file that holds the entry, where every edit of it goes; ``None`` for a
+    config read from one file (``--config``)."""
+    also_in: tuple[SourceRef, ...] = ()
+    """Other workspace files holding the same server with the same connection: it is started
+    once, and shown once with every source."""
+    shadowed_by: SourceRef | None = None
+    """For an entry of ``PluginConfig.shadowed``: the file whose entry of the same name wins."""
+    untrusted: str | None = None
+    """Why the entry waits for the user's trust before it starts (a project file's server not
+    trusted yet, or a file others can write), as a line that says how to trust it."""
 
     def connection_key(self) -> tuple[object, ...]:
         """What a running session depends on: when it changes, a reload re-spawns the server."""
@@ -166,6 +203,10 @@ class PluginConfig(Frozen):
     """Why the file is not trusted to say which commands run as the user (others can write it,
     or it belongs to another user), as a line that names the file and the fix; ``None`` for a
     file only the user (or root) controls. Its stdio servers wait until the user trusts it."""
+
+    shadowed: tuple[ServerConfig, ...] = ()
+    """Entries of a workspace hidden by an entry of the same name in a file that takes
+    precedence (local over project over user), each with ``shadowed_by``; never started."""
 
     def server(self, name: str) -> ServerConfig | None:
         """The entry called ``name``, if any."""

@@ -24,7 +24,7 @@ from agentty_tui.model import (
     derive_tools,
 )
 
-__all__ = ["UNTRUSTED_ERROR", "ServerStates"]
+__all__ = ["UNTRUSTED_ERROR", "ServerStates", "shadowed_state"]
 
 UNTRUSTED_ERROR = (
     "not started: the config file is not trusted (T in the picker, --trust on the command line)"
@@ -81,11 +81,12 @@ def _fields_now(
     ``tools`` were derived from."""
     name, spec = config.name, config.spec
     if config.problem is not None:
-        return _without_session(name, None, "failed", config.problem), ()
+        return _without_session(config, None, "failed", config.problem), ()
     if session is None:
         if not config.disabled and gated(config):
-            return _without_session(name, spec, "untrusted", UNTRUSTED_ERROR), ()
-        return _without_session(name, spec, "disabled", None), ()
+            why = config.untrusted or UNTRUSTED_ERROR
+            return _without_session(config, spec, "untrusted", why), ()
+        return _without_session(config, spec, "disabled", None), ()
     live = session.state
     advertised = live.tools
     if prior is not None and prior.advertised is advertised and prior.rule == config.tools:
@@ -104,16 +105,30 @@ def _fields_now(
         "warnings": live.warnings,
         "auth": live.auth,
         "log_path": str(session.log.path),
+        "source": config.source,
+        "also_in": config.also_in,
+        "shadowed_by": None,
     }
     return fields, advertised
 
 
+def shadowed_state(config: ServerConfig, prior: ServerState | None) -> ServerState:
+    """The state of an entry shadowed by one of the same name (``PluginConfig.shadowed``):
+    ``prior`` again when it says the same, so that its revision stays."""
+    by = config.shadowed_by
+    error = f"shadowed by {by.label} ({by.path})" if by is not None else "shadowed"
+    fields = _without_session(config, config.spec, "shadowed", error)
+    fields["shadowed_by"] = by
+    state = ServerState(**fields)
+    return prior if prior is not None and prior.same_as(state) else state
+
+
 def _without_session(
-    name: str, spec: ServerSpec | None, status: str, error: str | None
+    config: ServerConfig, spec: ServerSpec | None, status: str, error: str | None
 ) -> dict[str, Any]:
     """The fields of a server state without a session."""
     return {
-        "name": name,
+        "name": config.name,
         "spec": spec,
         "status": status,
         "error": error,
@@ -124,6 +139,9 @@ def _without_session(
         "warnings": (),
         "auth": None,
         "log_path": None,
+        "source": config.source,
+        "also_in": config.also_in,
+        "shadowed_by": None,
     }
 
 

@@ -36,6 +36,9 @@ def file_trust_problem(path: str, mode: int, uid: int) -> str | None:
 
 
 def needs_trust(config: PluginConfig, server: ServerConfig) -> bool:
-    """Whether ``server`` of ``config`` may only start once the user trusts the file: a stdio
-    server (it runs a command) of an untrusted file. A URL server runs nothing here."""
+    """Whether ``server`` of ``config`` may only start once the user trusts it: an entry the
+    workspace marked ``untrusted`` (a project file's, not trusted yet), or a stdio server (it
+    runs a command) of an untrusted file. A URL server of such a file runs nothing here."""
+    if server.untrusted is not None:
+        return True
     return config.insecure is not None and isinstance(server.spec, StdioSpec)
