@@ -29,7 +29,7 @@ from agentty_tui.config.locking import locked
 from agentty_tui.config.replace import fsync_directory, remove_orphaned_temps, write_temp
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
-from agentty_tui.model import PluginConfig
+from agentty_tui.model import PluginConfig, SourceRef
 
 __all__ = ["ConfigStore", "FileVersion"]
 
@@ -179,15 +179,26 @@ class ConfigStore:
         text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
         return _with_trust(self.dialect.parse(text, self._display)[1], snapshot, self._display)
 
-    def apply(self, edit: ConfigEdit | Sequence[ConfigEdit]) -> PluginConfig:
+    def watched_paths(self) -> tuple[Path, ...]:
+        """The one file (``ConfigSource``)."""
+        return (self.path,)
+
+    def apply(
+        self, edit: ConfigEdit | Sequence[ConfigEdit], *, source: SourceRef | None = None
+    ) -> PluginConfig:
         """Write ``edit`` (or several, as one write) into the file; return the config afterwards.
 
         The edit is applied to the file's content as of now, not as of the last ``load``. A file
         that does not parse is left untouched (``ConfigError``); so is one whose edit is a no-op,
         and a read-only one (``ReadOnlyFileError``).
         A missing file (and its directory) is created. Several edits are applied in order and
-        written together: all of them land, or none.
+        written together: all of them land, or none. ``source`` (``ConfigSource``) is for a
+        workspace; one file is its only source.
         """
+        if source is not None and Path(source.path) != self.path:
+            raise ConfigError(
+                f"this config is one file; {source.path} is not it", path=self._display
+            )
         edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
         target = self.target()
         try:

@@ -1,0 +1,104 @@
+"""Which config files a workspace reads: ours and every host's, at user, local and project level.
+
+``workspace_sources(home, env, root)`` lists every place a source may be, whether or not the
+file exists (a file created later joins the workspace), in precedence order: local first, then
+project, then user; within a scope, our own file first and then the hosts in a fixed order. The
+same file reached by two names is listed once. ``home`` and ``env`` are given, never read from
+the process, so that a test runs it on a fake home.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentty_tui.model import Scope, SourceRef
+
+__all__ = ["HOSTS", "SourceFile", "find_project_root", "our_user_file", "workspace_sources"]
+
+HOSTS = ("agentty", "claude", "claude-desktop", "cursor", "gemini", "codex", "vscode")
+"""Every host whose files a workspace can read, as ``--hosts`` and the ``hosts`` setting name
+them (``agentty`` is our own files, always read)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One place a workspace reads servers from."""
+
+    ref: SourceRef
+    """The file, its scope and its host, as server entries name it."""
+    dialect: str
+    """Its format, as ``detect.dialect_by_name`` takes it; ``claude-local`` is a project's
+    part of ``~/.claude.json``."""
+
+    @property
+    def path(self) -> Path:
+        """The file."""
+        return Path(self.ref.path)
+
+
+def find_project_root(cwd: Path) -> Path:
+    """The project that holds ``cwd``: the nearest folder upwards with a ``.git``, else ``cwd``."""
+    here = cwd.absolute()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def _config_home(home: Path, env: Mapping[str, str]) -> Path:
+    return Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
+
+
+def _places(home: Path, env: Mapping[str, str], root: Path) -> list[tuple[Scope, str, Path, str]]:
+    """(scope, host, path, dialect) of every source, in precedence order."""
+    config_home = _config_home(home, env)
+    codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+    return [
+        ("local", "claude", home / ".claude.json", "claude-local"),
+        ("project", "claude", root / ".mcp.json", "claude"),
+        ("project", "cursor", root / ".cursor" / "mcp.json", "claude"),
+        ("project", "gemini", root / ".gemini" / "settings.json", "gemini"),
+        ("project", "vscode", root / ".vscode" / "mcp.json", "vscode"),
+        ("project", "codex", root / ".codex" / "config.toml", "codex"),
+        ("user", "agentty", config_home / "agentty" / "mcp.json", "claude"),
+        ("user", "claude", home / ".claude.json", "claude"),
+        ("user", "claude-desktop", config_home / "Claude" / "claude_desktop_config.json", "claude"),
+        ("user", "cursor", home / ".cursor" / "mcp.json", "claude"),
+        ("user", "gemini", home / ".gemini" / "settings.json", "gemini"),
+        ("user", "codex", codex_home / "config.toml", "codex"),
+        ("user", "vscode", config_home / "Code" / "User" / "mcp.json", "vscode"),
+    ]
+
+
+def our_user_file(home: Path, env: Mapping[str, str]) -> Path:
+    """Our own user config: ``$XDG_CONFIG_HOME/agentty/mcp.json``, where ``a`` adds a server
+    unless told otherwise."""
+    return _config_home(home, env) / "agentty" / "mcp.json"
+
+
+def workspace_sources(
+    home: Path, env: Mapping[str, str], root: Path, *, hosts: Collection[str] | None = None
+) -> tuple[SourceFile, ...]:
+    """Every source of the workspace of the project at ``root``, present or not, in precedence
+    order; ``hosts`` (default: all) limits which hosts' files are read (ours always are).
+
+    A project whose root is the home folder has no project files of its own: the user's
+    ``~/.cursor/mcp.json`` is a user file there, not a project one.
+    """
+    sources: list[SourceFile] = []
+    seen: set[tuple[str, str]] = set()
+    same_as_home = os.path.realpath(root) == os.path.realpath(home)
+    for scope, host, path, dialect in _places(home, env, root):
+        if host != "agentty" and hosts is not None and host not in hosts:
+            continue
+        if scope == "project" and same_as_home and host != "claude":
+            continue
+        key = (os.path.realpath(path), dialect)
+        if key in seen:
+            continue
+        seen.add(key)
+        sources.append(SourceFile(SourceRef(path=str(path), scope=scope, host=host), dialect))
+    return tuple(sources)

@@ -1,0 +1,217 @@
+"""A workspace: every config file of a project and its user, read as one config.
+
+``Workspace`` stands where a ``ConfigStore`` stands for one file: ``load`` gives one
+``PluginConfig`` (layered by ``layering.layer``), ``apply`` writes an edit, ``version`` tells
+whether any file changed. Behind it is one ``ConfigStore`` per source, so each file keeps every
+guarantee of the store (lock, re-read, atomic replace, its own dialect and layout), and each
+edit goes to the one file that owns the entry it changes (``ServerConfig.source``).
+
+- A file that stops parsing keeps its servers as last read (a half-saved edit in the user's
+  editor must not stop them), with a warning that names the file and the problem.
+- A project file's entries wait for the user's trust (``project_trust.TrustBook``); so do the
+  stdio entries of a file other users can write (``trust.file_trust_problem``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentty_tui.config.claude_local import ClaudeLocalDialect
+from agentty_tui.config.detect import dialect_by_name
+from agentty_tui.config.dialect import Dialect
+from agentty_tui.config.edits import AddServer, ConfigEdit, RemoveServer
+from agentty_tui.config.layering import Layer, layer
+from agentty_tui.config.project_trust import TrustBook
+from agentty_tui.config.sources import SourceFile
+from agentty_tui.config.store import ConfigStore, FileVersion
+from agentty_tui.errors import ConfigError, UnknownServerError
+from agentty_tui.model import PluginConfig, ServerConfig, SourceRef, StdioSpec
+
+__all__ = ["SourceReport", "Workspace", "trust_prompt"]
+
+
+def trust_prompt(server: ServerConfig) -> str:
+    """The line an untrusted project entry shows: what trusting it runs, and how."""
+    spec = server.spec
+    if isinstance(spec, StdioSpec):
+        runs = shlex.join((spec.command, *spec.args))
+        return f"not trusted — T to trust (runs: {runs})"
+    return "not trusted — T to trust (it would receive this file's headers and tokens)"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceReport:
+    """One source file as the last ``load`` found it (for ``agentty-tui sources``)."""
+
+    source: SourceFile
+    """The file, its scope, host and dialect."""
+    exists: bool
+    """Whether the file is there."""
+    servers: int
+    """How many servers it holds (as last read, for a file that no longer parses)."""
+    problem: str | None = None
+    """Why it could not be read this time, or ``None``."""
+
+
+def _dialect(source: SourceFile, root: Path) -> Dialect:
+    if source.dialect == "claude-local":
+        return ClaudeLocalDialect(str(root))
+    return dialect_by_name(source.dialect)
+
+
+class Workspace:
+    """The config files of one project and its user, read and edited as one config."""
+
+    def __init__(
+        self,
+        sources: Sequence[SourceFile],
+        *,
+        root: Path,
+        trust: TrustBook,
+        add_to: SourceRef,
+    ) -> None:
+        """``sources`` in precedence order (``sources.workspace_sources``); ``root``: the
+        project; ``trust``: the user's trust book; ``add_to``: where a new server goes unless
+        the caller names a file (our user file)."""
+        self.sources = tuple(sources)
+        """Every source considered, present or not, in precedence order."""
+        self.root = root
+        """The project's root folder."""
+        self.path = root
+        """What log names and messages call this config: the project root."""
+        self.add_to = add_to
+        """The file a new server goes to by default."""
+        self._trust = trust
+        self._stores = {s.ref: ConfigStore(s.path, dialect=_dialect(s, root)) for s in sources}
+        self._good: dict[SourceRef, PluginConfig] = {}
+        self.reports: tuple[SourceReport, ...] = ()
+        """Each source as the last ``load`` found it."""
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r}, {len(self.sources)} sources)"
+
+    def store(self, ref: SourceRef) -> ConfigStore:
+        """The store of one source file."""
+        return self._stores[ref]
+
+    def watched_paths(self) -> tuple[Path, ...]:
+        """Every source file, present or not: an outside edit of any of them is a reload."""
+        return tuple(dict.fromkeys(source.path for source in self.sources))
+
+    def version(self) -> tuple[FileVersion | None, ...]:
+        """A fingerprint of every source file (one ``stat`` each)."""
+        return tuple(self._stores[source.ref].version() for source in self.sources)
+
+    def load(self) -> PluginConfig:
+        """Read every source afresh and layer them into one config."""
+        parts: list[Layer] = []
+        problems: list[str] = []
+        reports: list[SourceReport] = []
+        settings = PluginConfig()
+        for source in self.sources:
+            ref, problem = source.ref, None
+            store = self._stores[ref]
+            try:
+                config = store.load()
+                self._good[ref] = config
+            except ConfigError as error:
+                kept = ref in self._good
+                config = self._good.get(ref, PluginConfig())
+                problem = str(error)
+                tail = "its servers are kept as last read" if kept else "its servers are not shown"
+                problems.append(f"{problem} ({tail})")
+            if ref == self.add_to:
+                settings = config
+            exists = store.version() is not None
+            reports.append(SourceReport(source, exists, len(config.servers), problem))
+            parts.append(Layer(ref, config, self._untrusted(source, config)))
+        self.reports = tuple(reports)
+        return layer(parts, settings=settings, warnings=problems)
+
+    def _untrusted(self, source: SourceFile, config: PluginConfig) -> dict[str, str]:
+        """The entries of one file that wait for trust, each with why."""
+        waiting: dict[str, str] = {}
+        for server in config.servers:
+            if config.insecure is not None and isinstance(server.spec, StdioSpec):
+                waiting[server.name] = config.insecure
+            elif source.ref.scope == "project":
+                stamped = server.model_copy(update={"source": source.ref})
+                if not self._trust.trusted(self.root, stamped):
+                    waiting[server.name] = trust_prompt(server)
+        return waiting
+
+    def trust(self, config: PluginConfig, names: Collection[str] | None = None) -> int:
+        """Remember the user's trust in the project entries of ``config`` that wait for it
+        (``names`` of them, or all); returns how many were trusted."""
+        chosen = [
+            server
+            for server in config.servers
+            if server.untrusted is not None
+            and server.source is not None
+            and server.source.scope == "project"
+            and (names is None or server.name in names)
+        ]
+        if chosen:
+            self._trust.trust(self.root, chosen)
+        return len(chosen)
+
+    def owner(self, config: PluginConfig, name: str) -> SourceRef:
+        """The file that owns the entry ``name`` of ``config`` (``UnknownServerError`` when no
+        file has it)."""
+        server = config.server(name)
+        if server is not None and server.source is not None:
+            return server.source
+        for hidden in config.shadowed:
+            if hidden.name == name and hidden.source is not None:
+                return hidden.source
+        raise UnknownServerError(name, [server.name for server in config.servers])
+
+    def holders(self, config: PluginConfig, name: str) -> tuple[SourceRef, ...]:
+        """Every file with an entry called ``name``, in precedence order."""
+        refs: list[SourceRef] = []
+        server = config.server(name)
+        if server is not None and server.source is not None:
+            refs += [server.source, *server.also_in]
+        refs += [s.source for s in config.shadowed if s.name == name and s.source is not None]
+        order = {source.ref: index for index, source in enumerate(self.sources)}
+        return tuple(sorted(refs, key=lambda ref: order.get(ref, len(order))))
+
+    def source_by_path(self, path: str, scope: str | None = None) -> SourceRef:
+        """The source at ``path`` (``~/.claude.json`` is two: its ``scope`` tells them apart);
+        a ``ConfigError`` that lists the sources when none or several match."""
+        wanted = Path(path).expanduser().absolute()
+        found = [
+            source.ref
+            for source in self.sources
+            if source.path.absolute() == wanted and (scope is None or source.ref.scope == scope)
+        ]
+        if len(found) == 1:
+            return found[0]
+        known = ", ".join(f"{s.ref.path} ({s.ref.scope})" for s in self.sources)
+        if found:
+            raise ConfigError(f"{path} is {len(found)} sources; say which with --scope")
+        raise ConfigError(f"{path} is not a source of this workspace; the sources: {known}")
+
+    def apply(
+        self, edit: ConfigEdit | Sequence[ConfigEdit], *, source: SourceRef | None = None
+    ) -> PluginConfig:
+        """Write ``edit`` into the file that owns its entry (or into ``source``; a new server
+        goes to ``add_to`` unless ``source`` says otherwise); return the workspace's config
+        afterwards. Several edits go to one file, as one write."""
+        edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
+        if source is None:
+            source = self._target(edits)
+        if source not in self._stores:
+            raise ConfigError(f"{source.path} is not a source of this workspace")
+        self._stores[source].apply(edits)
+        return self.load()
+
+    def _target(self, edits: tuple[ConfigEdit, ...]) -> SourceRef:
+        first = edits[0]
+        if isinstance(first, AddServer):
+            return self.add_to
+        name = first.name if isinstance(first, RemoveServer) else first.server
+        return self.owner(self.load(), name)

@@ -1,0 +1,212 @@
+"""The workspace over a fake home: every host's files layered, each edit in its own file.
+
+The fake home (``tests/fake_home.py``) holds realistic files of every host at user, local and
+project level, with planned cases: ``LAYERED`` in three scopes with three connections, ``TWIN``
+with one connection in two hosts' files, ``REPO_TOOL`` and ``REMOTE_DOCS`` in project files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
+from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.errors import ConfigError, UnknownServerError
+from agentty_tui.model import PluginConfig, SourceRef, StdioSpec
+from tests.fake_home import (
+    LAYERED,
+    MUTED,
+    REMOTE_DOCS,
+    REPO_TOOL,
+    SOURCES,
+    TWIN,
+    FakeHome,
+    build_fake_home,
+)
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> FakeHome:
+    return build_fake_home(tmp_path)
+
+
+def opened(fake: FakeHome, hosts: list[str] | None = None) -> Workspace:
+    return open_workspace(fake.cwd, home=fake.home, env=fake.env, hosts=hosts)
+
+
+def key_of(fake: FakeHome, ref: SourceRef | None) -> str:
+    """The fake home's source key of ``ref``."""
+    assert ref is not None
+    for key, source in SOURCES.items():
+        if (
+            str(fake.files.get(key)) == ref.path
+            and source.scope == ref.scope
+            and source.host == ref.host
+        ):
+            return key
+    raise AssertionError(f"no source key for {ref}")
+
+
+def changed(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]:
+    # ``claude-user`` and ``claude-local`` are one file: an edit of either shows in both.
+    return {key for key in before if before[key] != after[key]}
+
+
+def test_every_server_of_every_file_is_shown_once_from_where_it_came(fake: FakeHome) -> None:
+    config = opened(fake).load()
+    winners = fake.winners()
+    assert {server.name for server in config.servers} == set(winners)
+    for server in config.servers:
+        assert key_of(fake, server.source) == winners[server.name].source, server.name
+
+
+def test_local_wins_over_project_over_user_and_the_others_are_shadowed(fake: FakeHome) -> None:
+    config = opened(fake).load()
+    layered = config.server(LAYERED)
+    assert layered is not None and key_of(fake, layered.source) == "claude-local"
+    hidden = {(key_of(fake, s.source), s.name) for s in config.shadowed}
+    assert hidden == {(e.source, e.name) for e in fake.shadowed()}
+    assert all(s.shadowed_by == layered.source for s in config.shadowed if s.name == LAYERED)
+
+
+def test_one_connection_in_several_hosts_files_is_one_server_with_every_source(
+    fake: FakeHome,
+) -> None:
+    config = opened(fake).load()
+    twins = [server for server in config.servers if server.name == TWIN]
+    assert len(twins) == 1
+    keys = (key_of(fake, twins[0].source), *(key_of(fake, r) for r in twins[0].also_in))
+    assert keys == fake.sources_of(TWIN)
+    assert not [s for s in config.shadowed if s.name == TWIN]
+
+
+def test_the_other_projects_of_claude_json_stay_out(fake: FakeHome) -> None:
+    config = opened(fake).load()
+    for server in (*config.servers, *config.shadowed):
+        if key_of(fake, server.source) == "claude-local":
+            assert server.name in fake.servers["claude-local"]
+
+
+def test_project_servers_wait_for_trust_and_user_and_local_ones_do_not(fake: FakeHome) -> None:
+    config = opened(fake).load()
+    for server in config.servers:
+        assert server.source is not None
+        project = server.source.scope == "project"
+        assert (server.untrusted is not None) == project, server.name
+    repo = config.server(REPO_TOOL)
+    assert repo is not None and isinstance(repo.spec, StdioSpec)
+    # The row shows exactly what trusting it runs.
+    assert repo.untrusted is not None and repo.spec.command in repo.untrusted
+    remote = config.server(REMOTE_DOCS)
+    assert remote is not None and remote.untrusted is not None
+
+
+def test_trust_is_remembered_and_asked_again_when_the_entry_changes(fake: FakeHome) -> None:
+    workspace = opened(fake)
+    assert workspace.trust(workspace.load(), [REPO_TOOL]) == 1
+    again = opened(fake).load()  # another run
+    repo = again.server(REPO_TOOL)
+    assert repo is not None and repo.untrusted is None
+    other = again.server(REMOTE_DOCS)
+    assert other is not None and other.untrusted is not None
+    path = fake.files["project-mcp"]
+    document = json.loads(path.read_text())
+    document["mcpServers"][REPO_TOOL]["args"].append("--changed")
+    path.write_text(json.dumps(document, indent=2))
+    changed_entry = opened(fake).load().server(REPO_TOOL)
+    assert changed_entry is not None and changed_entry.untrusted is not None
+
+
+@pytest.mark.parametrize(
+    "name", [LAYERED, TWIN, REPO_TOOL, MUTED], ids=["local", "twin", "project", "gemini"]
+)
+def test_a_tool_toggle_lands_in_the_file_that_owns_the_entry_alone(
+    fake: FakeHome, name: str
+) -> None:
+    workspace = opened(fake)
+    owner = key_of(fake, workspace.load().server(name).source)  # type: ignore[union-attr]
+    before = fake.snapshot()
+    after_config = workspace.apply(SetToolEnabled(server=name, tool="echo", enabled=False))
+    files = changed(before, fake.snapshot())
+    same_file = {k for k, p in fake.files.items() if p == fake.files[owner]}
+    assert files == same_file
+    server = after_config.server(name)
+    assert server is not None and not server.tools.allows("echo")
+
+
+def test_an_edit_of_claude_json_changes_only_its_entry(fake: FakeHome) -> None:
+    workspace = opened(fake)
+    path = fake.files["claude-local"]
+    before = json.loads(path.read_text())
+    workspace.apply(SetServerDisabled(server=LAYERED, disabled=True))
+    after = json.loads(path.read_text())
+    entry = after["projects"][str(fake.project)]["mcpServers"][LAYERED]
+    assert entry.pop("disabled") is True
+    assert after == before
+
+
+def test_a_new_server_goes_to_our_user_file_or_to_the_file_asked_for(fake: FakeHome) -> None:
+    workspace = opened(fake)
+    spec = StdioSpec(command="true")
+    before = fake.snapshot()
+    config = workspace.apply(AddServer(name="fresh", spec=spec))
+    assert changed(before, fake.snapshot()) == {"agentty-user"}
+    assert key_of(fake, config.server("fresh").source) == "agentty-user"  # type: ignore[union-attr]
+    local = next(s.ref for s in workspace.sources if s.dialect == "claude-local")
+    config = workspace.apply(AddServer(name="fresh-local", spec=spec), source=local)
+    assert key_of(fake, config.server("fresh-local").source) == "claude-local"  # type: ignore[union-attr]
+
+
+def test_removing_the_winner_lets_the_next_entry_of_the_name_run(fake: FakeHome) -> None:
+    workspace = opened(fake)
+    config = workspace.apply(RemoveServer(name=LAYERED))
+    layered = config.server(LAYERED)
+    assert layered is not None and key_of(fake, layered.source) == "project-mcp"
+    assert [key_of(fake, s.source) for s in config.shadowed if s.name == LAYERED] == [
+        "agentty-user"
+    ]
+
+
+def test_a_file_that_stops_parsing_keeps_its_servers_with_a_warning(fake: FakeHome) -> None:
+    workspace = opened(fake)
+    first = workspace.load()
+    path = fake.files["cursor-user"]
+    path.write_text(path.read_text()[:-5])
+    config = workspace.load()
+    names = {server.name for server in first.servers}
+    assert {server.name for server in config.servers} == names
+    assert any(str(path) in warning and "as last read" in warning for warning in config.warnings)
+    with pytest.raises(ConfigError):
+        workspace.store(next(s.ref for s in workspace.sources if s.path == path)).load()
+
+
+def test_the_hosts_setting_and_hosts_flag_limit_the_files_read(fake: FakeHome) -> None:
+    only_codex = opened(fake, hosts=["codex"])
+    assert {s.ref.host for s in only_codex.sources} == {"agentty", "codex"}
+    ours = fake.files["agentty-user"]
+    document = json.loads(ours.read_text())
+    document["hosts"] = ["cursor"]
+    ours.write_text(json.dumps(document))
+    assert {s.ref.host for s in opened(fake).sources} == {"agentty", "cursor"}
+    document["hosts"] = ["cursr"]
+    ours.write_text(json.dumps(document))
+    with pytest.raises(ConfigError, match="unknown host 'cursr'"):
+        opened(fake)
+
+
+def test_an_unknown_server_names_the_closest_one(fake: FakeHome) -> None:
+    with pytest.raises(UnknownServerError, match=LAYERED):
+        opened(fake).apply(RemoveServer(name=LAYERED + "x"))
+
+
+def test_the_catalog_settings_come_from_our_user_file(fake: FakeHome) -> None:
+    ours = fake.files["agentty-user"]
+    document = json.loads(ours.read_text())
+    document["toolBudget"] = 7
+    ours.write_text(json.dumps(document))
+    assert opened(fake).load().tool_budget == 7
+    assert PluginConfig().tool_budget != 7
