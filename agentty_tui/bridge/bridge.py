@@ -39,17 +39,21 @@ from agentty_tui.bridge.reconcile import (
 )
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
-from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates
-from agentty_tui.config import ConfigStore, operations
-from agentty_tui.config.edits import ConfigEdit, SetToolEnabled, UpdateServer
+from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, shadowed_state
+from agentty_tui.config import operations
+from agentty_tui.config.config_source import ConfigSource
+from agentty_tui.config.edits import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
 from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.config.trust import needs_trust
+from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import (
     PluginConfig,
     PluginModel,
     ServerConfig,
     ServerSpec,
+    ServerState,
+    SourceRef,
 )
 
 __all__ = ["UNTRUSTED_ERROR", "Bridge"]
@@ -63,7 +67,7 @@ class Bridge(BridgeReader):
     """
 
     def __init__(
-        self, store: ConfigStore, *, log_dir: Path | str | None = None, trust: bool = False
+        self, store: ConfigSource, *, log_dir: Path | str | None = None, trust: bool = False
     ) -> None:
         """``trust``: start the stdio servers of the config even if it is not trusted (as
         ``trust_config`` does later)."""
@@ -76,6 +80,9 @@ class Bridge(BridgeReader):
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
         self._states = ServerStates()
+        self._shadowed: dict[tuple[str, str], ServerState] = {}
+        # The files' fingerprint as of our last read or write: an outside edit changes it.
+        self._seen_version: object = None
         self._feed = SnapshotFeed(PluginModel(config_path=str(store.path)))
         self._revision = 0
         self._config_lock = anyio.Lock()
@@ -87,7 +94,7 @@ class Bridge(BridgeReader):
         await self._pool.open()
         try:
             try:
-                config = await anyio.to_thread.run_sync(self.store.load)
+                config = await anyio.to_thread.run_sync(self._load)
             except ConfigError as exc:
                 self._config_error = str(exc)
                 config = PluginConfig()
@@ -126,13 +133,16 @@ class Bridge(BridgeReader):
 
     # --- the four operations --------------------------------------------------------
 
-    async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
-        """Add a server to the config and start it (no other server is touched)."""
+    async def plugin_add(
+        self, name: str, spec: ServerSpec, *, source: SourceRef | None = None
+    ) -> PluginModel:
+        """Add a server to the config and start it (no other server is touched); in a
+        workspace, into ``source`` (default: our user file)."""
         try:
             edit = operations.add_server(self._config, name, spec)
         except EntryError as exc:
             raise OperationError(exc.message) from exc
-        return await self._edit(edit)
+        return await self._edit(edit, source)
 
     async def plugin_update(self, name: str, spec: ServerSpec) -> PluginModel:
         """Change how a server is reached (its command line, env and cwd, or its URL and
@@ -141,8 +151,12 @@ class Bridge(BridgeReader):
             raise UnknownServerError(name)
         return await self._edit(UpdateServer(server=name, spec=spec))
 
-    async def plugin_remove(self, name: str) -> PluginModel:
-        """Remove a server from the config and stop it."""
+    async def plugin_remove(self, name: str, *, source: SourceRef | None = None) -> PluginModel:
+        """Remove a server from the config and stop it; in a workspace, its entry in
+        ``source`` (default: the file whose entry is in use, after which another file's
+        entry of that name, if any, takes its place)."""
+        if source is not None:
+            return await self._edit(RemoveServer(name=name), source)
         return await self._edit(operations.remove_server(self._config, name))
 
     async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
@@ -202,6 +216,19 @@ class Bridge(BridgeReader):
             self._reconcile(self._config, retry_failed=False)
         return self.snapshot
 
+    async def trust_servers(self, names: Sequence[str] | None = None) -> PluginModel:
+        """Trust the waiting project servers ``names`` (or all of them) of a workspace, on
+        disk: they start now, and in later runs for as long as their entries stay the same.
+        One file (``--config``) has no project servers: its trust is ``trust_config``."""
+        if not isinstance(self.store, Workspace):
+            return await self.trust_config()
+        workspace = self.store
+        async with self._config_lock:
+            await anyio.to_thread.run_sync(workspace.trust, self._config, names)
+            config = await anyio.to_thread.run_sync(self._load)
+            self._reconcile(config, retry_failed=False)
+        return self.snapshot
+
     async def login(self, name: str, ui: LoginUI) -> PluginModel:
         """Log in to the URL server ``name`` through ``ui``, then reconnect it alone.
 
@@ -239,7 +266,7 @@ class Bridge(BridgeReader):
     async def _reload(self) -> ReloadReport:
         async with self._config_lock:
             try:
-                config = await anyio.to_thread.run_sync(self.store.load)
+                config = await anyio.to_thread.run_sync(self._load)
             except ConfigError as exc:
                 self._config_error = str(exc)
                 self._publish()
@@ -252,10 +279,25 @@ class Bridge(BridgeReader):
 
     # --- internals ------------------------------------------------------------------
 
-    async def _edit(self, edit: ConfigEdit | Sequence[ConfigEdit]) -> PluginModel:
+    def _load(self) -> PluginConfig:
+        """Load the config (in a worker thread), noting the files' fingerprint first: an
+        outside edit that lands meanwhile still differs from it, and is reloaded."""
+        self._seen_version = self.store.version()
+        return self.store.load()
+
+    def _write(
+        self, edit: ConfigEdit | Sequence[ConfigEdit], source: SourceRef | None
+    ) -> PluginConfig:
+        config = self.store.apply(edit, source=source)
+        self._seen_version = self.store.version()
+        return config
+
+    async def _edit(
+        self, edit: ConfigEdit | Sequence[ConfigEdit], source: SourceRef | None = None
+    ) -> PluginModel:
         async with self._config_lock:
             try:
-                config = await anyio.to_thread.run_sync(self.store.apply, edit)
+                config = await anyio.to_thread.run_sync(self._write, edit, source)
             except ConfigError as exc:
                 raise OperationError(str(exc)) from exc
             self._config_error = None
@@ -290,6 +332,7 @@ class Bridge(BridgeReader):
     def _publish(self) -> None:
         """Rebuild the model from config + live sessions and publish it."""
         servers = self._states.build(self._config, self._sessions, self._gated)
+        shadowed = self._shadowed_states()
         self._revision += 1
         native = self._config.native_tools
         snapshot = PluginModel(
@@ -300,6 +343,15 @@ class Bridge(BridgeReader):
             config_error=self._config_error,
             config_warnings=self._config.warnings,
             config_untrusted=None if self._trusted else self._config.insecure,
+            shadowed=shadowed,
             revision=self._revision,
         )
         self._feed.publish(snapshot)
+
+    def _shadowed_states(self) -> tuple[ServerState, ...]:
+        """The states of the shadowed entries, each the same object while it says the same."""
+        prior, self._shadowed = self._shadowed, {}
+        for config in self._config.shadowed:
+            key = (config.name, config.source.path if config.source is not None else "")
+            self._shadowed[key] = shadowed_state(config, prior.get(key))
+        return tuple(self._shadowed.values())

@@ -8,19 +8,21 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.bridge.shutdown import StopRequest, run_app
 from agentty_tui.config import ConfigStore, Dialect
+from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.ui.app import PickerApp
 
 __all__ = ["run_picker"]
 
 
 def run_picker(
-    config_path: Path,
+    config_path: Path | ConfigSource,
     *,
     log_dir: Path | None = None,
     dialect: Dialect | None = None,
     trust: bool = False,
 ) -> int:
-    """Open the picker on ``config_path``; returns the exit code once every server is stopped.
+    """Open the picker on ``config_path`` (a file, or an opened workspace); returns the exit
+    code once every server is stopped.
 
     ``dialect`` forces the config file's format (detected from the file when ``None``);
     ``trust`` starts the servers of a config file others can change without asking.
@@ -32,7 +34,11 @@ def run_picker(
     quiet_logging(log_dir)
 
     async def main(request: StopRequest) -> int:
-        store = ConfigStore(config_path, dialect=dialect)
+        store = (
+            ConfigStore(config_path, dialect=dialect)
+            if isinstance(config_path, Path)
+            else config_path
+        )
         async with Bridge(store, log_dir=log_dir, trust=trust) as bridge:
             app = PickerApp(bridge, freeze_heap=True)
             # The app's own way out, so that it restores the terminal before the servers stop.
