@@ -27,7 +27,16 @@ from agentty_tui.errors import (
 )
 from agentty_tui.terminal_text import safe_message
 
-__all__ = ["command_names", "default_config_path", "default_demo_dir", "main"]
+__all__ = ["chosen_config", "command_names", "default_config_path", "default_demo_dir", "main"]
+
+
+def chosen_config(args: argparse.Namespace) -> Path | None:
+    """The one file ``--config`` or ``$AGENTTY_CONFIG`` names; ``None`` for the workspace."""
+    given: Path | None = getattr(args, "config", None)
+    if given is not None:
+        return given
+    explicit = os.environ.get("AGENTTY_CONFIG")
+    return Path(explicit) if explicit else None
 
 
 def default_config_path() -> Path:
@@ -46,7 +55,14 @@ def _common_options() -> argparse.ArgumentParser:
         "--config",
         type=Path,
         default=argparse.SUPPRESS,
-        help="config file (default: $AGENTTY_CONFIG, else ~/.config/agentty/mcp.json)",
+        help="one config file, trusted, nothing else (default: $AGENTTY_CONFIG, else the "
+        "workspace: every host's files for this project and user)",
+    )
+    common.add_argument(
+        "--hosts",
+        default=argparse.SUPPRESS,
+        metavar="HOST,...",
+        help="which hosts' files the workspace reads (default: the 'hosts' setting, else all)",
     )
     common.add_argument(
         "--format",
@@ -94,9 +110,14 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     listing = commands.add_parser("list", parents=[common], help="connect and list servers, tools")
     listing.add_argument("--json", action="store_true", help="one JSON object")
 
+    where = argparse.ArgumentParser(add_help=False)
+    where.add_argument(
+        "--scope", choices=("user", "project", "local"), help="the workspace file to write"
+    )
+    where.add_argument("--source", metavar="PATH", help="the workspace file to write")
     add = commands.add_parser(
         "add",
-        parents=[common],
+        parents=[common, where],
         help="add a server to the config",
         usage=(
             "agentty-tui add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARG]...\n"
@@ -110,7 +131,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
     add.add_argument("--cwd", help="working directory of the server")
 
-    remove = commands.add_parser("remove", parents=[common], help="remove a server")
+    remove = commands.add_parser("remove", parents=[common, where], help="remove a server")
     remove.add_argument("name")
     for verb in ("enable", "disable"):
         toggle = commands.add_parser(
@@ -154,6 +175,15 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
         help="answer a form the server asks for with its defaults (else the server is told "
         "forms are not supported); a request to open a URL is declined",
     )
+    sources = commands.add_parser(
+        "sources", parents=[common], help="the workspace's files: which exist, what they hold"
+    )
+    sources.add_argument("--json", action="store_true", help="one JSON object")
+    trust = commands.add_parser(
+        "trust", parents=[common], help="trust a project's server (as its entry is now)"
+    )
+    trust.add_argument("name", nargs="?")
+    trust.add_argument("--all", action="store_true", help="every server that waits for trust")
     return parser, tuple(commands.choices or ())
 
 
@@ -172,12 +202,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args = parser.parse_args(words)
     args.argv = command_line
-    config_path: Path = getattr(args, "config", None) or default_config_path()
+    config_path = chosen_config(args)
     quiet_logging(None)
     try:
         if args.command is None:
             return _picker(
-                config_path, getattr(args, "format", None), getattr(args, "trust", False)
+                config_path,
+                getattr(args, "format", None),
+                getattr(args, "trust", False),
+                getattr(args, "hosts", None),
             )
         if args.command == "demo":
             return _picker(_demo_config(), None)
@@ -219,20 +252,31 @@ def _complain(message: str) -> None:
     print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
 
 
-def _os_error_text(error: OSError, config_path: Path) -> str:
+def _os_error_text(error: OSError, config_path: Path | None) -> str:
     """``path: reason`` for an error of the operating system.
 
     The path is the one the error names; a write that fails half-way (a full disk) names
     none, and then it is the config file, the only file a command writes itself.
     """
     reason = error.strerror or str(error) or type(error).__name__
-    return f"{error.filename or config_path}: {reason}"
+    return f"{error.filename or config_path or 'the workspace'}: {reason}"
 
 
-def _picker(config_path: Path, format_name: str | None, trust: bool = False) -> int:
+def _picker(
+    config_path: Path | None,
+    format_name: str | None,
+    trust: bool = False,
+    hosts: str | None = None,
+) -> int:
     from agentty_tui.config import dialect_by_name
     from agentty_tui.ui import run_picker
 
+    if config_path is None:
+        from agentty_tui.config.opening import open_workspace
+
+        names = None if hosts is None else hosts.split(",")
+        found = open_workspace(Path.cwd(), home=Path.home(), env=os.environ, hosts=names)
+        return run_picker(found, trust=trust)
     dialect = dialect_by_name(format_name) if format_name else None
     return run_picker(config_path, dialect=dialect, trust=trust)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.frozen import thaw
-from agentty_tui.model import HttpSpec, PluginModel, ServerState
+from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef
 from agentty_tui.secrets import mask_url, mask_value
 from agentty_tui.terminal_text import safe_block, safe_line
 
@@ -59,8 +59,26 @@ def _auth_json(server: ServerState) -> dict[str, Any]:
     }
 
 
+def _source_json(ref: SourceRef) -> dict[str, str]:
+    return {"path": ref.path, "scope": ref.scope, "host": ref.host}
+
+
+def _sources_json(server: ServerState) -> dict[str, Any]:
+    """``"source"`` (a workspace's server: the file its entry is in), ``"sources"`` when the
+    same server stands in several files, ``"shadowed_by"`` for a shadowed entry."""
+    if server.source is None:
+        return {}
+    found: dict[str, Any] = {"source": _source_json(server.source)}
+    if server.also_in:
+        found["sources"] = [_source_json(ref) for ref in (server.source, *server.also_in)]
+    if server.shadowed_by is not None:
+        found["shadowed_by"] = _source_json(server.shadowed_by)
+    return found
+
+
 def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
-    """``list --json``: every server with status, error and tools, plus the budget figures."""
+    """``list --json``: every server with status, error and tools, plus the budget figures; a
+    workspace's shadowed entries follow the others, with the status ``shadowed``."""
     return {
         "config": model.config_path,
         "servers": [
@@ -68,6 +86,7 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                 "name": server.name,
                 "status": server.status,
                 "error": server.error,
+                **_sources_json(server),
                 "spec": _spec_json(server),
                 "server_info": server.info.model_dump() if server.info else None,
                 "warnings": list(server.warnings),
@@ -83,7 +102,7 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                     for tool in server.tools
                 ],
             }
-            for server in model.servers
+            for server in (*model.servers, *model.shadowed)
         ],
         "budget": {
             "limit": catalog.budget,
@@ -115,6 +134,15 @@ def catalog_json(catalog: WireCatalog) -> dict[str, Any]:
     }
 
 
+def _by_source(model: PluginModel) -> list[ServerState]:
+    """The servers, then the shadowed entries, grouped by the file they are in (a group for
+    each file, in the order the files first appear); one file's servers in their order."""
+    groups: dict[SourceRef | None, list[ServerState]] = {}
+    for server in (*model.servers, *model.shadowed):
+        groups.setdefault(server.source, []).append(server)
+    return [server for group in groups.values() for server in group]
+
+
 def model_text(model: PluginModel, catalog: WireCatalog) -> str:
     """``list``: a human-readable table of servers and their tools."""
     lines: list[str] = []
@@ -126,7 +154,13 @@ def model_text(model: PluginModel, catalog: WireCatalog) -> str:
         max((len(safe_line(t.bare)) for s in model.servers for t in s.tools), default=0),
         _TOOL_NAME_LIMIT,
     )
-    for server in model.servers:
+    group: SourceRef | None = None
+    for server in _by_source(model):
+        if server.source is not None and server.source != group:
+            group = server.source
+            if lines:
+                lines.append("")
+            lines.append(f"{safe_line(group.label)}  ({safe_line(group.path)})")
         count = f"{server.enabled_count}/{len(server.tools)} tools on" if server.tools else ""
         lines.append(f"{names[server.name]:<{width}}  {server.status:<10}  {count}".rstrip())
         if server.status == "needs_login":

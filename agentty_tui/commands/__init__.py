@@ -20,11 +20,15 @@ from agentty_tui.bridge.probe import open_server
 from agentty_tui.catalog import project_catalog
 from agentty_tui.commands.auth import TerminalLoginUI, cmd_login, cmd_logout
 from agentty_tui.commands.importing import cmd_import
-from agentty_tui.commands.loading import existing_store, load_config, trusted, warn_about
+from agentty_tui.commands.loading import Config, load_config, open_config, trusted, warn_about
 from agentty_tui.commands.output import say, say_json, warn
-from agentty_tui.config import ConfigStore, operations
+from agentty_tui.commands.targets import add_target, edited_file, remove_target
+from agentty_tui.commands.workspace import cmd_sources, cmd_trust
+from agentty_tui.config import operations
+from agentty_tui.config.edits import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
 from agentty_tui.config.trust import needs_trust
+from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import (
     ConfigError,
     OperationError,
@@ -47,6 +51,8 @@ __all__ = [
     "cmd_login",
     "cmd_logout",
     "cmd_remove",
+    "cmd_sources",
+    "cmd_trust",
 ]
 
 
@@ -79,9 +85,9 @@ def parse_arguments(text: str) -> dict[str, Any]:
     return value
 
 
-async def _settled_model(path: Path, args: argparse.Namespace) -> PluginModel:
+async def _settled_model(path: Path | None, args: argparse.Namespace) -> PluginModel:
     """The model once every server settled; the bridge's own load is the only one."""
-    store = existing_store(path, getattr(args, "format", None))
+    store = open_config(path, args)
     async with Bridge(store, trust=trusted(args)) as bridge:
         if bridge.snapshot.config_error:
             raise ConfigError(bridge.snapshot.config_error)
@@ -94,7 +100,7 @@ async def _settled_model(path: Path, args: argparse.Namespace) -> PluginModel:
     return model
 
 
-async def cmd_list(path: Path, args: argparse.Namespace) -> int:
+async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     """Connect every server concurrently, wait until each settled, print them, stop them."""
     model = await _settled_model(path, args)
     catalog = project_catalog(model)
@@ -105,7 +111,7 @@ async def cmd_list(path: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-async def cmd_catalog(path: Path, args: argparse.Namespace) -> int:
+async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     """Print the wire catalog the model would see."""
     if args.budget is not None and args.budget < 0:
         raise UsageError("--budget must be zero or more")
@@ -141,29 +147,34 @@ def _refused(name: str, error: EntryError) -> UsageError:
     return UsageError(f"cannot add {name!r}: {error.message}")
 
 
-async def cmd_add(path: Path, args: argparse.Namespace) -> int:
+async def cmd_add(path: Path | None, args: argparse.Namespace) -> int:
     """Add a server to the config (it starts the next time the config is loaded)."""
     store, config = load_config(path, args, create=True)
     try:
         edit = operations.add_server(config, args.name, _spec_from(args))
     except EntryError as exc:
         raise _refused(args.name, exc) from None
-    created = store.version() is None
-    store.apply(edit)
-    say(f"added {args.name!r} to {path}" + (" (a new file)" if created else ""))
+    source = add_target(store, args)
+    written = store.store(source or store.add_to) if isinstance(store, Workspace) else store
+    created = written.version() is None
+    store.apply(edit, source=source)
+    say(f"added {args.name!r} to {written.path}" + (" (a new file)" if created else ""))
     return 0
 
 
-async def cmd_remove(path: Path, args: argparse.Namespace) -> int:
+async def cmd_remove(path: Path | None, args: argparse.Namespace) -> int:
     """Remove a server from the config."""
     store, config = load_config(path, args)
-    store.apply(operations.remove_server(config, args.name))
-    say(f"removed {args.name!r} from {path}")
+    source = remove_target(store, config, args.name, args)
+    where = source.path if source is not None else edited_file(store, config, args.name, path)
+    edit = operations.remove_server(config, args.name) if source is None else None
+    store.apply(edit or RemoveServer(name=args.name), source=source)
+    say(f"removed {args.name!r} from {where}")
     return 0
 
 
 async def _advertised(
-    store: ConfigStore, config: ServerConfig, reason_unchecked: str | None
+    store: Config, config: ServerConfig, reason_unchecked: str | None
 ) -> frozenset[str] | None:
     """The tools ``config``'s live server lists, or ``None`` (with a warning) when it cannot
     be asked: ``reason_unchecked`` says why not to start it, else it did not connect."""
@@ -177,7 +188,7 @@ async def _advertised(
     return None
 
 
-async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
+async def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) -> int:
     if args.tool is None:
         return _set_server_disabled(path, args, not enabled)
     server, tool = args.server, args.tool
@@ -194,34 +205,37 @@ async def _toggle(path: Path, args: argparse.Namespace, enabled: bool) -> int:
         elif not (needs_trust(loaded, config) and not trusted(args)):
             advertised = await _advertised(store, config, None)
     store.apply(operations.set_tool_enabled(loaded, server, tool, enabled, advertised))
-    say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}")
+    # One file says nothing of where; in a workspace the file is news.
+    where = "" if path is not None else f" in {edited_file(store, loaded, server, path)}"
+    say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}{where}")
     return 0
 
 
-def _set_server_disabled(path: Path, args: argparse.Namespace, disabled: bool) -> int:
+def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: bool) -> int:
     """``enable NAME`` / ``disable NAME``: the server's disabled flag, in the file's dialect."""
     store, loaded = load_config(path, args)
     server = operations.configured(loaded, args.server)
     verb = "disabled" if disabled else "enabled"
+    where = edited_file(store, loaded, args.server, path)
     if server.disabled == disabled:
-        say(f"{args.server!r} is already {verb} in {path}")
+        say(f"{args.server!r} is already {verb} in {where}")
         return 0
     store.apply(operations.set_server_disabled(loaded, args.server, disabled))
-    say(f"{verb} {args.server!r} in {path}")
+    say(f"{verb} {args.server!r} in {where}")
     return 0
 
 
-async def cmd_enable(path: Path, args: argparse.Namespace) -> int:
+async def cmd_enable(path: Path | None, args: argparse.Namespace) -> int:
     """Turn one tool on in the config, or (without a tool) the server itself."""
     return await _toggle(path, args, True)
 
 
-async def cmd_disable(path: Path, args: argparse.Namespace) -> int:
+async def cmd_disable(path: Path | None, args: argparse.Namespace) -> int:
     """Turn one tool off in the config, or (without a tool) park the server itself."""
     return await _toggle(path, args, False)
 
 
-async def cmd_call(path: Path, args: argparse.Namespace) -> int:
+async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
     arguments = parse_arguments(args.arguments)
     store, loaded = load_config(path, args, runs_servers=True)
@@ -229,10 +243,11 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     if config.problem is not None:
         raise ConfigError(config.problem)
     if needs_trust(loaded, config) and not trusted(args):
-        raise OperationError(
-            f"server {args.server!r} was not started: the config file is not trusted "
-            "(--trust runs it)"
-        )
+        if config.untrusted is None:
+            why = "the config file is not trusted (--trust runs it)"
+        else:
+            why = f"it waits for trust (agentty-tui trust {args.server}, or --trust once)"
+        raise OperationError(f"server {args.server!r} was not started: {why}")
     # Errors are raised once the session's task group is left, so they reach the command
     # line as themselves rather than wrapped in an exception group.
     problem: Exception | None = None
@@ -263,8 +278,9 @@ async def cmd_call(path: Path, args: argparse.Namespace) -> int:
     return 1 if result.is_error else 0
 
 
-Command = Callable[[Path, argparse.Namespace], Awaitable[int]]
-"""A headless command: the config path and the parsed arguments in, an exit status out."""
+Command = Callable[[Path | None, argparse.Namespace], Awaitable[int]]
+"""A headless command: the config path (``None``: the workspace) and the parsed arguments in,
+an exit status out."""
 
 COMMANDS: dict[str, Command] = {
     "list": cmd_list,
@@ -277,5 +293,7 @@ COMMANDS: dict[str, Command] = {
     "login": cmd_login,
     "logout": cmd_logout,
     "call": cmd_call,
+    "sources": cmd_sources,
+    "trust": cmd_trust,
 }
 """Each headless COMMAND of ``agentty-tui`` and the function that runs it."""

@@ -17,7 +17,7 @@ from agentty_tui.model import HttpSpec
 __all__ = ["TerminalLoginUI", "cmd_login", "cmd_logout", "url_server"]
 
 
-def url_server(path: Path, args: argparse.Namespace) -> tuple[str, HttpSpec, float]:
+def url_server(path: Path | None, args: argparse.Namespace) -> tuple[str, HttpSpec, float]:
     """The named server's expanded URL spec and request timeout, for login and logout."""
     config = operations.configured(load_config(path, args)[1], args.name)
     if config.problem is not None:
@@ -52,7 +52,7 @@ class TerminalLoginUI:
         return line or None
 
 
-async def cmd_login(path: Path, args: argparse.Namespace) -> int:
+async def cmd_login(path: Path | None, args: argparse.Namespace) -> int:
     """Run the OAuth login for one URL server; 0 once authorized, 1 with the reason if not."""
     name, spec, request_timeout = url_server(path, args)
     state = await login(spec, TerminalLoginUI(name), request_timeout=request_timeout)
@@ -61,7 +61,7 @@ async def cmd_login(path: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-async def cmd_logout(path: Path, args: argparse.Namespace) -> int:
+async def cmd_logout(path: Path | None, args: argparse.Namespace) -> int:
     """Forget one URL server's tokens and client registration."""
     name, spec, _ = url_server(path, args)
     if logout(spec):

@@ -10,16 +10,24 @@ import anyio.to_thread
 
 from agentty_tui.commands.loading import existing_store, load_config
 from agentty_tui.commands.output import say, warn
-from agentty_tui.config import apply_import, plan_import
+from agentty_tui.config import ConfigStore, apply_import, plan_import
+from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import UsageError
 
 __all__ = ["cmd_import"]
 
 
-async def cmd_import(path: Path, args: argparse.Namespace) -> int:
+async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
     """Copy servers from another host's config: show the plan, ask (unless --yes), add."""
     source = existing_store(args.source, args.from_format, "the file to import from").load()
-    store, target = load_config(path, args, create=True)
+    opened, target = load_config(path, args, create=True)
+    store: ConfigStore
+    if not isinstance(opened, Workspace):
+        store = opened
+    else:
+        # A workspace imports into our own user file, where ``add`` writes too.
+        store = opened.store(opened.add_to)
+        target = store.load()
     plan = plan_import(source, target, carried=store.dialect.timeout_fields)
     say(plan.describe())
     if not plan.add:
@@ -27,7 +35,7 @@ async def cmd_import(path: Path, args: argparse.Namespace) -> int:
     if not args.yes:
         if not sys.stdin.isatty():
             raise UsageError("not writing without --yes: standard input is not a terminal")
-        question = f"add {len(plan.add)} server(s) to {path}? [y/N] "
+        question = f"add {len(plan.add)} server(s) to {store.path}? [y/N] "
         answer = await anyio.to_thread.run_sync(input, question)
         if answer.strip().lower() not in ("y", "yes"):
             say("nothing written")

@@ -1,0 +1,81 @@
+"""The workspace's own commands: ``sources`` (which files are read) and ``trust`` (a project's
+servers, remembered)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from agentty_tui.commands.loading import workspace
+from agentty_tui.commands.output import say, say_json
+from agentty_tui.errors import UnknownServerError, UsageError
+from agentty_tui.terminal_text import safe_line
+
+__all__ = ["cmd_sources", "cmd_trust"]
+
+
+def _one_file(path: Path | None, command: str) -> None:
+    if path is not None:
+        raise UsageError(f"{command} is about the workspace; --config names one file")
+
+
+async def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
+    """List every source file the workspace considers: scope, host, dialect, whether it
+    exists, how many servers it holds, and why it cannot be read."""
+    _one_file(path, "sources")
+    found = workspace(args)
+    found.load()
+    if getattr(args, "json", False):
+        say_json(
+            {
+                "root": str(found.root),
+                "sources": [
+                    {
+                        "path": report.source.ref.path,
+                        "scope": report.source.ref.scope,
+                        "host": report.source.ref.host,
+                        "dialect": report.source.dialect,
+                        "exists": report.exists,
+                        "servers": report.servers,
+                        "problem": report.problem,
+                    }
+                    for report in found.reports
+                ],
+            }
+        )
+        return 0
+    lines = [f"project: {safe_line(str(found.root))}"]
+    for report in found.reports:
+        ref = report.source.ref
+        if report.problem is not None:
+            state = f"cannot be read: {report.problem}"
+        elif not report.exists:
+            state = "absent"
+        else:
+            state = f"{report.servers} server{'' if report.servers == 1 else 's'}"
+        lines.append(
+            f"{ref.scope:<8} {ref.host:<15} {report.source.dialect:<13} "
+            f"{safe_line(ref.path)}  {safe_line(state)}"
+        )
+    say("\n".join(lines))
+    return 0
+
+
+async def cmd_trust(path: Path | None, args: argparse.Namespace) -> int:
+    """Trust a project's server (or ``--all`` of them) as its entry is now: it starts from
+    then on, until its entry changes."""
+    _one_file(path, "trust")
+    if (args.name is None) == (not args.all):
+        raise UsageError("give a server NAME, or --all")
+    found = workspace(args)
+    config = found.load()
+    if args.name is not None:
+        server = config.server(args.name)
+        if server is None:
+            raise UnknownServerError(args.name, [s.name for s in config.servers])
+        if server.untrusted is None:
+            say(f"{args.name!r} does not wait for trust")
+            return 0
+    count = found.trust(config, None if args.all else [args.name])
+    say(f"trusted {count} server{'' if count == 1 else 's'} of {found.root}")
+    return 0
