@@ -7,9 +7,11 @@ allowed tools, and the user scope's top-level ``mcpServers``, which ``McpJsonDia
 
 ``ClaudeLocalDialect(root)`` reads and edits that one project's ``mcpServers`` and nothing else:
 the entries are spelled exactly as ``McpJsonDialect`` spells them, and an edit is the McpJson
-engine's edit applied to the project's object, put back into a copy of the whole document. The
-file is written by the JSON format, which splices only the changed entry into a file that is not
-in our own layout, so every other byte of it stays as Claude Code wrote it.
+engine's edit applied to the project's object, put back into a copy of the whole document. Only
+the project's own text is spliced when the file is written (the JSONC splicer, given the whole
+file's layout), so every other byte stays as Claude Code wrote it and a file of megabytes is not
+parsed into a tree for one edit; the store's re-read and re-check keep an edit Claude Code made
+meanwhile.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from agentty_tui.config.jsonspan import value_span
@@ -44,6 +44,7 @@ def _at(value: Any, keys: tuple[str, ...]) -> tuple[bool, Any]:
     layout=LAYOUTS,
     padding=st.sampled_from(["", " ", "\n", " \r\n\t"]),
 )
+@example(document={"a": {"b": 1}}, keys=("a", "b"), layout={"indent": 2}, padding=" \r\n\t")
 def test_the_span_holds_the_value_at_the_path(
     document: dict[str, Any], keys: tuple[str, ...], layout: dict[str, Any], padding: str
 ) -> None:
