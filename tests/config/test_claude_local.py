@@ -39,6 +39,7 @@ from agentty_tui.config.jsonlayout import JsonStyle, dump_json
 from agentty_tui.config.mcpjson import McpJsonDialect
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, StdioSpec
+from tests.fake_home import build_fake_home
 
 HERE = "/home/ada/code/wéb-app"
 """The project under test (non-ASCII, as real folder names are)."""
@@ -634,3 +635,41 @@ def test_a_document_changed_elsewhere_is_written_the_whole_file_way() -> None:
         text = dialect.dump(changed, QUIRKY)
         assert text == JsonFormat().dump(changed, QUIRKY)
         assert json.loads(text) == changed
+
+
+# --- the fake home ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("atomic", [True, False], ids=["by-rename", "in-place"])
+def test_the_fake_homes_local_scope_loads_and_survives_claude_codes_rewrite(
+    tmp_path: Path, atomic: bool
+) -> None:
+    """The shared fake home: this project's local servers load (none of the user scope's or
+    other projects'), and an edit raced by Claude Code's own rewrite keeps both."""
+    fake = build_fake_home(tmp_path)
+    path = fake.files["claude-local"]
+    store = ConfigStore(path, dialect=ClaudeLocalDialect(fake.project))
+    config = store.load()
+    assert tuple(s.name for s in config.servers) == fake.servers["claude-local"]
+    for server in config.servers:
+        planned = fake.entry("claude-local", server.name)
+        spec = server.spec
+        if planned.argv is not None:
+            assert isinstance(spec, StdioSpec) and (spec.command, *spec.args) == planned.argv
+        else:
+            assert isinstance(spec, HttpSpec) and spec.url == planned.url
+    name = config.servers[0].name
+    theirs: list[str] = []
+
+    def meanwhile(_target: Path) -> None:
+        if not theirs:
+            theirs.append(fake.claude_code_writes("typed during our edit", atomic=atomic))
+
+    store._before_replace = meanwhile
+    store.apply(SetToolEnabled(name, "echo", False))
+    value = json.loads(path.read_text(encoding="utf-8"))
+    expected = json.loads(theirs[0])
+    project = expected["projects"][str(fake.project)]
+    project["mcpServers"][name]["tools"] = {"exclude": ["echo"]}
+    assert value == expected
+    assert project["history"][0]["display"] == "typed during our edit"
