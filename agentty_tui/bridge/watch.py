@@ -1,14 +1,12 @@
 """Live reload on outside edits: watch a set of config files and call back, debounced.
 
-The files may not exist yet (a ``.mcp.json`` added to the project later, a ``.cursor/`` folder
-created later), and editors — like our own store — replace a file by renaming a new one over it,
-which a watch on the file itself would lose. So the *parent directories* are watched (or, for a
-missing parent, its nearest existing ancestor, re-armed when the parent appears), and only events
-on the given paths count. A symlinked file is watched at its target's folder too.
-
-Ignoring our own writes is the caller's job (it compares fingerprints after writing); the
-callback receives the changed paths to make that easy. Nothing is printed: failures go to the
-app log (``app_log``).
+The files may not exist yet (a ``.mcp.json`` added later, a ``.cursor/`` folder made later), and
+editors, like our own store, replace a file by renaming a new one over it, which a watch on the
+file itself would lose. So *parent folders* are watched (a missing one through its nearest
+existing ancestor, re-armed when it appears), and only events on the given paths count; a
+symlinked file is watched at its target too. Ignoring our own writes is the caller's job (it
+compares fingerprints); the callback gets the changed paths for that. Failures go to the app log
+(``app_log``), never to the terminal.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from pathlib import Path
 
 import anyio
 import anyio.abc
-import anyio.lowlevel
+from anyio.lowlevel import EventLoopToken, current_token
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from watchfiles._rust_notify import RustNotify  # the documented direct backend
 
@@ -32,6 +30,8 @@ log = logging.getLogger(__name__)
 
 OnChange = Callable[[frozenset[Path]], Awaitable[None]]
 """The callback: awaited with the given paths that changed (as they were given)."""
+
+_Send = MemoryObjectSendStream[set[Path]]
 
 _STEP_MS = 50
 """How often the watch thread checks its stop event (and groups raw events)."""
@@ -45,11 +45,6 @@ class _Plan:
     """A resolved path whose events count -> the given paths it stands for."""
     dirs: Mapping[Path, frozenset[Path]]
     """A given path -> the directories watched for it (parents, or nearest existing ancestors)."""
-
-    @property
-    def roots(self) -> frozenset[Path]:
-        """Every directory to watch."""
-        return frozenset(d for ds in self.dirs.values() for d in ds)
 
 
 def _nearest_dir(path: Path) -> Path:
@@ -67,41 +62,27 @@ def _plan(paths: Iterable[Path]) -> _Plan:
         absolute = given.absolute()
         try:
             names = {absolute.parent.resolve() / absolute.name, absolute.resolve()}
-        except (OSError, RuntimeError):  # a symlink loop: watch the name as given
-            names = {absolute}
-        for key in names:
-            keys.setdefault(key, set()).add(given)
-        dirs[given] = frozenset(_nearest_dir(key.parent) for key in names)
+            dirs[given] = frozenset(_nearest_dir(name.parent) for name in names)
+        except (OSError, RuntimeError):  # a symlink loop, an unreadable folder: as given
+            names, dirs[given] = {absolute}, frozenset({_nearest_dir(absolute.parent)})
+        for name in names:
+            keys.setdefault(name, set()).add(given)
     return _Plan({k: frozenset(v) for k, v in keys.items()}, dirs)
 
 
-def _pump(
-    notify: RustNotify,
-    stop: threading.Event,
-    send: MemoryObjectSendStream[set[Path]],
-    token: anyio.lowlevel.EventLoopToken,
-) -> None:
+def _pump(notify: RustNotify, stop: threading.Event, send: _Send, token: EventLoopToken) -> None:
     """The watch thread: hand each batch of raw event paths to the event loop until stopped."""
     try:
         while not stop.is_set():
-            raw = notify.watch(_STEP_MS, _STEP_MS, 1000, stop)
+            raw = notify.watch(_STEP_MS, _STEP_MS, 0, stop)  # 0: no timeout
             if isinstance(raw, set):
                 batch = {Path(path) for _, path in raw}
                 anyio.from_thread.run_sync(send.send_nowait, batch, token=token)
-    except Exception:  # the loop closed under us, or the backend failed: stop quietly
-        if not stop.is_set():
+    except Exception:  # the loop closed under us, or the backend failed
+        if not stop.is_set():  # (once stopped, the stream's close is expected)
             log.exception("file watcher stopped")
     finally:
         notify.close()  # only here: close() while another thread is in watch() would fail
-
-
-@dataclass
-class _Arm:
-    """One armed watch: its plan, its thread and the event that stops that thread."""
-
-    plan: _Plan
-    thread: threading.Thread
-    stop: threading.Event
 
 
 class SourceWatcher:
@@ -122,36 +103,33 @@ class SourceWatcher:
     ) -> None:
         self._paths = frozenset(paths)
         self._on_change = on_change
-        self._debounce = debounce
-        self._max_delay = max_delay
-        self._armed: _Arm | None = None
-        self._old: list[_Arm] = []
-        self._send: MemoryObjectSendStream[set[Path]] | None = None
-        self._token: anyio.lowlevel.EventLoopToken | None = None
+        self._debounce, self._max_delay = debounce, max_delay
+        self._plan: _Plan | None = None  # None: not running
+        self._threads: list[tuple[threading.Thread, threading.Event]] = []  # the last is armed
+        self._send: _Send | None = None
 
     def set_paths(self, paths: Iterable[Path]) -> None:
         """Watch ``paths`` instead, from when this returns (call it on the event loop)."""
         self._paths = frozenset(paths)
-        if self._armed is not None:
-            self._rearm()
+        if self._plan is not None and self._send is not None:
+            self._send.send_nowait(self._rearm_or_log())  # the loop reports what the re-arm found
 
-    def _rearm(self) -> frozenset[Path]:
-        """Arm for the file system as it is now if that changed; return paths to report.
+    def _rearm(self) -> set[Path]:
+        """Arm for the file system as it is now, if that changed; return what to report.
 
-        A path whose watched directory changed is reported: a folder appeared (or went) and the
-        file may have been written in it before the new watch was armed.
+        A path whose watched folder changed is reported (as one of its event paths): the folder
+        appeared (or went), and the file may have been written before the new watch was armed.
         """
-        assert self._send is not None and self._token is not None
+        old = self._plan
         for attempt in range(10):
-            plan, old = _plan(self._paths), self._armed
-            if old is not None and plan == old.plan:
-                return frozenset()
+            plan = _plan(self._paths)
+            if plan == old:
+                return set()
             try:
                 notify = RustNotify(
-                    sorted(str(root) for root in plan.roots),
+                    sorted({str(d) for dirs in plan.dirs.values() for d in dirs}),
                     debug=False,  # it would print to the terminal
-                    force_polling=os.environ.get("WATCHFILES_FORCE_POLLING", "")
-                    not in ("", "false"),
+                    force_polling=bool(os.environ.get("WATCHFILES_FORCE_POLLING")),  # WSL, NFS
                     poll_delay_ms=300,
                     recursive=False,
                     ignore_permission_denied=True,
@@ -160,37 +138,51 @@ class SourceWatcher:
             except FileNotFoundError:  # a folder went between the plan and the watch
                 if attempt == 9:
                     raise
+        assert self._send is not None
+        for _, stop in self._threads:
+            stop.set()  # after the new watch is armed, so no event falls between the two
+        self._threads = [(thread, stop) for thread, stop in self._threads if thread.is_alive()]
         stop = threading.Event()
-        args = (notify, stop, self._send, self._token)
+        args = (notify, stop, self._send, current_token())
         thread = threading.Thread(target=_pump, args=args, name="source-watcher", daemon=True)
         thread.start()
-        self._armed = _Arm(plan, thread, stop)
+        self._threads.append((thread, stop))
+        self._plan = plan
         if old is None:
-            return frozenset()
-        old.stop.set()  # after the new watch is armed, so no event falls between the two
-        self._old = [arm for arm in self._old if arm.thread.is_alive()] + [old]
-        return frozenset(p for p, ds in plan.dirs.items() if old.plan.dirs.get(p, ds) != ds)
+            return set()
+        moved = {p for p, ds in plan.dirs.items() if old.dirs.get(p, ds) != ds}
+        return {key for key, given in plan.keys.items() if given & moved}
+
+    def _rearm_or_log(self) -> set[Path]:
+        """``_rearm``, or if that fails (no inotify watches left...) log it, keep the old watch."""
+        try:
+            return self._rearm()
+        except (OSError, RuntimeError):
+            log.exception("could not re-arm the file watcher")
+            return set()
 
     def _match(self, batch: set[Path]) -> set[Path]:
-        """The given paths that a batch of raw event paths touched (and any re-arm reports)."""
-        assert self._armed is not None
-        keys = self._armed.plan.keys
-        hits = {given for path in batch if path in keys for given in keys[path]}
-        return hits | self._rearm()
+        """The given paths a batch of event paths touched, re-arming if the folders changed."""
+        batch = batch | self._rearm_or_log()
+        assert self._plan is not None
+        keys = self._plan.keys
+        return {given for path in batch if path in keys for given in keys[path]}
 
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
     ) -> None:
-        """Watch until cancelled; ``task_status.started()`` once the watch is armed."""
+        """Watch until cancelled; ``task_status.started()`` once the watch is armed.
+
+        Raises ``OSError`` if the first watch cannot be armed (no inotify watches left).
+        """
         send, receive = anyio.create_memory_object_stream[set[Path]](float("inf"))
-        self._send, self._token = send, anyio.lowlevel.current_token()
+        self._send = send
         try:
             with receive, send:
                 self._rearm()
                 task_status.started()
                 while True:
-                    changed = self._match(await receive.receive())
-                    if changed:
+                    if changed := self._match(await receive.receive()):
                         await self._settle(receive, changed)
         finally:
             await self._disarm()
@@ -212,12 +204,11 @@ class SourceWatcher:
 
     async def _disarm(self) -> None:
         """Stop every watch thread and wait (shielded, bounded) until each has ended."""
-        arms = [*self._old, *([self._armed] if self._armed else [])]
-        self._armed, self._old, self._send, self._token = None, [], None, None
-        for arm in arms:
-            arm.stop.set()
+        threads, self._threads, self._plan, self._send = self._threads, [], None, None
+        for _, stop in threads:
+            stop.set()
         with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-            for arm in arms:
+            for thread, _ in threads:
                 # Polled, not signalled: the thread must never wait on a loop that is closing.
-                while arm.thread.is_alive():  # noqa: ASYNC110
+                while thread.is_alive():  # noqa: ASYNC110
                     await anyio.sleep(_STEP_MS / 1000 / 5)

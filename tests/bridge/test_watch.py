@@ -259,3 +259,15 @@ async def test_cancelling_leaves_no_thread(tmp_path: Path) -> None:
         await recorder.until(path)
         watcher.set_paths([path, tmp_path / "other.json"])
     assert threading.active_count() == before
+
+
+@pytest.mark.anyio
+async def test_nothing_is_printed_to_the_terminal(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "later" / "mcp.json"
+    async with watching([path]) as (_, recorder):
+        path.parent.mkdir()
+        path.write_text("{}")
+        await recorder.until(path)
+    assert capfd.readouterr() == ("", "")
