@@ -117,8 +117,8 @@ class SourceWatcher:
     def _rearm(self) -> set[Path]:
         """Arm for the file system as it is now, if that changed; return what to report.
 
-        A path whose watched folder changed is reported (as one of its event paths): the folder
-        appeared (or went), and the file may have been written before the new watch was armed.
+        A path whose watched folder changed may have changed unseen, before the new watch was
+        armed; it is reported (as one of its event paths) if it is there now or its folder went.
         """
         old = self._plan
         for attempt in range(10):
@@ -151,7 +151,9 @@ class SourceWatcher:
         if old is None:
             return set()
         moved = {p for p, ds in plan.dirs.items() if old.dirs.get(p, ds) != ds}
-        return {key for key, given in plan.keys.items() if given & moved}
+        # Written in a folder that just appeared, or gone with a folder (``mv``, ``rm -r``).
+        hit = {p for p in moved if os.path.lexists(p) or not all(d.is_dir() for d in old.dirs[p])}
+        return {key for key, given in plan.keys.items() if given & hit}
 
     def _rearm_or_log(self) -> set[Path]:
         """``_rearm``, or if that fails (no inotify watches left...) log it, keep the old watch."""

@@ -156,12 +156,23 @@ async def test_a_folder_removed_and_made_again_is_watched_again(tmp_path: Path) 
 
 
 @pytest.mark.anyio
-async def test_an_unrelated_file_in_the_same_folder_triggers_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "mcp.json"
+async def test_a_file_gone_with_its_folder_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / ".cursor" / "mcp.json"
+    path.parent.mkdir()
     path.write_text("{}")
     async with watching([path]) as (_, recorder):
+        path.parent.rename(tmp_path / ".cursor.bak")  # no event names the file itself
+        assert await recorder.next() == {path}
+
+
+@pytest.mark.anyio
+async def test_an_unrelated_file_in_the_same_folder_triggers_nothing(tmp_path: Path) -> None:
+    path, quiet = tmp_path / "mcp.json", tmp_path / "other" / "settings.json"
+    path.write_text("{}")
+    async with watching([path, quiet]) as (_, recorder):
         (tmp_path / "notes.json").write_text("{}")
         (tmp_path / "mcp.json.bak").write_text("{}")
+        (tmp_path / "other").mkdir()  # a watched path's folder appears, but not the file
         path.write_text('{"mcpServers": {}}')
         assert await recorder.next() == {path}
     assert recorder.calls == [{path}]
