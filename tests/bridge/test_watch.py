@@ -82,10 +82,10 @@ async def test_a_write_gives_one_callback_naming_the_file(tmp_path: Path) -> Non
 @pytest.mark.anyio
 async def test_a_burst_of_writes_gives_one_callback(tmp_path: Path) -> None:
     path, marker = tmp_path / "mcp.json", tmp_path / "marker.json"
-    async with watching([path, marker]) as (_, recorder):
+    async with watching([path, marker], debounce=0.3) as (_, recorder):
         for n in range(20):
             path.write_text(f'{{"n": {n}}}')
-            await anyio.sleep(0.005)  # a burst spread over ~0.1 s, within the debounce
+            await anyio.sleep(0.02)  # a burst over ~0.4 s: gaps within the debounce, many batches
         marker.write_text("{}")
         seen = await recorder.until(marker)
     assert sum(path in call for call in seen) <= 2, seen
