@@ -24,9 +24,10 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 
-from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.coalesce import Coalescer
 from agentty_tui.bridge.feed import SnapshotFeed
+from agentty_tui.bridge.live_reload import LiveReload
+from agentty_tui.bridge.login_ops import LoginOperations
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.pool import SessionPool
 from agentty_tui.bridge.reading import BridgeReader
@@ -39,7 +40,7 @@ from agentty_tui.bridge.reconcile import (
 )
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
-from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, shadowed_state
+from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
 from agentty_tui.config import operations
 from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.config.edits import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
@@ -52,14 +53,13 @@ from agentty_tui.model import (
     PluginModel,
     ServerConfig,
     ServerSpec,
-    ServerState,
     SourceRef,
 )
 
 __all__ = ["UNTRUSTED_ERROR", "Bridge"]
 
 
-class Bridge(BridgeReader):
+class Bridge(LoginOperations, BridgeReader):
     """The live plugin state of one config file, and the only way to change it.
 
     Use as an async context manager: entering loads the config and starts every enabled
@@ -80,13 +80,15 @@ class Bridge(BridgeReader):
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
         self._states = ServerStates()
-        self._shadowed: dict[tuple[str, str], ServerState] = {}
+        self._shadowed = ShadowedStates()
         # The files' fingerprint as of our last read or write: an outside edit changes it.
         self._seen_version: object = None
         self._feed = SnapshotFeed(PluginModel(config_path=str(store.path)))
         self._revision = 0
         self._config_lock = anyio.Lock()
         self._reloads = Coalescer(self._reload)
+        self.live = LiveReload(store, lambda: self._seen_version, self.reload)
+        """The live reload on outside edits (``watch`` runs it)."""
 
     # --- life cycle -----------------------------------------------------------------
 
@@ -229,26 +231,6 @@ class Bridge(BridgeReader):
             self._reconcile(config, retry_failed=False)
         return self.snapshot
 
-    async def login(self, name: str, ui: LoginUI) -> PluginModel:
-        """Log in to the URL server ``name`` through ``ui``, then reconnect it alone.
-
-        ``ui`` shows the authorization URL (also opened in the browser) and may take a pasted
-        redirect; a login that is denied, times out or is refused raises ``LoginError``.
-        """
-        config = self._config.server(name)
-        if config is None:
-            raise UnknownServerError(name)
-        await login(login_spec(config), ui, request_timeout=config.request_timeout)
-        return await self.restart(name)
-
-    async def logout(self, name: str) -> PluginModel:
-        """Forget the URL server ``name``'s tokens and client registration; reconnect it."""
-        config = self._config.server(name)
-        if config is None:
-            raise UnknownServerError(name)
-        logout(login_spec(config))
-        return await self.restart(name)
-
     async def reload(self) -> ReloadReport:
         """Re-read the config and converge on it; returns once the servers it started settle.
 
@@ -257,6 +239,13 @@ class Bridge(BridgeReader):
         report. A config that does not load changes nothing: the report says why.
         """
         return await self._reloads.request()
+
+    async def watch(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Reload on every outside edit of the config's files until cancelled (run it in a
+        task beside the bridge); ``task_status`` is told once the files are watched."""
+        await self.live.run(task_status=task_status)
 
     @property
     def reload_runs(self) -> int:
@@ -332,7 +321,7 @@ class Bridge(BridgeReader):
     def _publish(self) -> None:
         """Rebuild the model from config + live sessions and publish it."""
         servers = self._states.build(self._config, self._sessions, self._gated)
-        shadowed = self._shadowed_states()
+        shadowed = self._shadowed.build(self._config.shadowed)
         self._revision += 1
         native = self._config.native_tools
         snapshot = PluginModel(
@@ -347,11 +336,3 @@ class Bridge(BridgeReader):
             revision=self._revision,
         )
         self._feed.publish(snapshot)
-
-    def _shadowed_states(self) -> tuple[ServerState, ...]:
-        """The states of the shadowed entries, each the same object while it says the same."""
-        prior, self._shadowed = self._shadowed, {}
-        for config in self._config.shadowed:
-            key = (config.name, config.source.path if config.source is not None else "")
-            self._shadowed[key] = shadowed_state(config, prior.get(key))
-        return tuple(self._shadowed.values())

@@ -9,7 +9,7 @@ costs them one server, not all of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,7 @@ from agentty_tui.model import (
     derive_tools,
 )
 
-__all__ = ["UNTRUSTED_ERROR", "ServerStates", "shadowed_state"]
+__all__ = ["UNTRUSTED_ERROR", "ServerStates", "ShadowedStates", "shadowed_state"]
 
 UNTRUSTED_ERROR = (
     "not started: the config file is not trusted (T in the picker, --trust on the command line)"
@@ -110,6 +110,23 @@ def _fields_now(
         "shadowed_by": None,
     }
     return fields, advertised
+
+
+class ShadowedStates:
+    """The states of a workspace's shadowed entries, snapshot after snapshot: each the same
+    object (and revision) for as long as it says the same."""
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, str, str], ServerState] = {}
+
+    def build(self, shadowed: Sequence[ServerConfig]) -> tuple[ServerState, ...]:
+        """The state of each of ``shadowed`` (``PluginConfig.shadowed``), in its order."""
+        prior, self._last = self._last, {}
+        for config in shadowed:
+            where = config.source
+            key = (config.name, where.path, where.scope) if where else (config.name, "", "")
+            self._last[key] = shadowed_state(config, prior.get(key))
+        return tuple(self._last.values())
 
 
 def shadowed_state(config: ServerConfig, prior: ServerState | None) -> ServerState:

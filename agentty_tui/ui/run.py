@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
+
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.bridge.shutdown import StopRequest, run_app
@@ -43,7 +45,11 @@ def run_picker(
             app = PickerApp(bridge, freeze_heap=True)
             # The app's own way out, so that it restores the terminal before the servers stop.
             request.handler = app.exit
-            await app.run_async()
+            async with anyio.create_task_group() as watching:
+                # An outside edit of a config file reloads, as `r` does.
+                await watching.start(bridge.watch)
+                await app.run_async()
+                watching.cancel_scope.cancel()
             return app.return_code or 0
 
     return run_app(main)

@@ -1,0 +1,39 @@
+"""The bridge's OAuth operations: log in to a URL server, or forget its tokens; either way
+the server alone is reconnected."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
+from agentty_tui.errors import UnknownServerError
+from agentty_tui.model import PluginConfig, PluginModel
+
+__all__ = ["LoginOperations"]
+
+
+class LoginOperations:
+    """``login`` and ``logout``, for the bridge (which gives ``_config`` and ``restart``)."""
+
+    _config: PluginConfig
+    restart: Callable[[str], Awaitable[PluginModel]]
+
+    async def login(self, name: str, ui: LoginUI) -> PluginModel:
+        """Log in to the URL server ``name`` through ``ui``, then reconnect it alone.
+
+        ``ui`` shows the authorization URL (also opened in the browser) and may take a pasted
+        redirect; a login that is denied, times out or is refused raises ``LoginError``.
+        """
+        config = self._config.server(name)
+        if config is None:
+            raise UnknownServerError(name)
+        await login(login_spec(config), ui, request_timeout=config.request_timeout)
+        return await self.restart(name)
+
+    async def logout(self, name: str) -> PluginModel:
+        """Forget the URL server ``name``'s tokens and client registration; reconnect it."""
+        config = self._config.server(name)
+        if config is None:
+            raise UnknownServerError(name)
+        logout(login_spec(config))
+        return await self.restart(name)

@@ -1,0 +1,165 @@
+"""Outside edits, live: a bridge that watches its files reloads on an edit made elsewhere.
+
+Real files and real stdio servers (``plain_server.py``): an outside rewrite of one entry
+restarts that server alone; our own writes cause no second reload; a file created later joins
+the workspace; a burst of writes is one reload or two, not one each.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.config import ConfigStore
+from agentty_tui.config.opening import open_workspace
+from agentty_tui.model import PluginModel
+from tests.fake_home import REPO_TOOL, FakeHome, build_fake_home
+from tests.helpers import stdio_entry
+from tests.servers import plain_argv
+
+pytestmark = pytest.mark.anyio
+
+TIMEOUT = 30.0
+
+
+def write(path: Path, servers: dict[str, object]) -> None:
+    path.write_text(json.dumps({"mcpServers": servers}, indent=2))
+
+
+def pid(model: PluginModel, name: str) -> int | None:
+    server = model.server(name)
+    return None if server is None else server.pid
+
+
+def connected(*names: str) -> Callable[[PluginModel], bool]:
+    def check(model: PluginModel) -> bool:
+        return all(
+            (s := model.server(name)) is not None and s.status == "connected" for name in names
+        )
+
+    return check
+
+
+@pytest.fixture
+async def watched(tmp_path: Path) -> AsyncIterator[tuple[Bridge, Path]]:
+    path = tmp_path / "mcp.json"
+    write(
+        path,
+        {
+            "one": stdio_entry(plain_argv("--name", "one")),
+            "two": stdio_entry(plain_argv("--name", "two")),
+        },
+    )
+    bridge = Bridge(ConfigStore(path), log_dir=tmp_path / "logs")
+    async with bridge, anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        await bridge.wait_for(connected("one", "two"), TIMEOUT)
+        yield bridge, path
+        group.cancel_scope.cancel()
+
+
+async def test_an_outside_edit_restarts_the_changed_server_alone(
+    watched: tuple[Bridge, Path],
+) -> None:
+    bridge, path = watched
+    before = bridge.snapshot
+    write(
+        path,
+        {
+            "one": stdio_entry(plain_argv("--name", "one")),
+            "two": stdio_entry(plain_argv("--name", "two-changed")),
+        },
+    )
+    model = await bridge.wait_for(
+        lambda m: pid(m, "two") not in (None, pid(before, "two")) and connected("two")(m),
+        TIMEOUT,
+    )
+    assert pid(model, "one") == pid(before, "one")
+    assert bridge.live.reloads == 1
+    assert bridge.live.last_report is not None
+    assert bridge.live.last_report.restarted == ("two",)
+
+
+async def test_our_own_write_is_not_reloaded_again(watched: tuple[Bridge, Path]) -> None:
+    bridge, path = watched
+    runs = bridge.reload_runs
+    await bridge.tool_set_enabled("one", "echo", False)
+    # The watcher sees our write, and leaves it alone.
+    with anyio.fail_after(TIMEOUT):
+        while bridge.live.ignored < 1:
+            await bridge.live.next_check()
+    assert bridge.live.reloads == 0
+    assert bridge.reload_runs == runs
+    text = path.read_text()
+    path.write_text(text.replace('"two"', '"two-b"', 1))
+    await bridge.wait_for(lambda m: m.server("two-b") is not None, TIMEOUT)
+    assert bridge.live.reloads == 1
+
+
+async def test_a_burst_of_writes_is_one_reload_or_two(watched: tuple[Bridge, Path]) -> None:
+    bridge, path = watched
+    runs = bridge.reload_runs
+    for number in range(10):
+        write(
+            path,
+            {
+                "one": stdio_entry(plain_argv("--name", "one")),
+                "two": stdio_entry(plain_argv("--name", "two")),
+                f"extra{number}": {"command": "true", "disabled": True},
+            },
+        )
+    await bridge.wait_for(lambda m: m.server("extra9") is not None, TIMEOUT)
+    assert bridge.reload_runs - runs <= 2
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> FakeHome:
+    return build_fake_home(
+        tmp_path,
+        sources=["agentty-user", "project-mcp"],
+        layered=False,
+        twins=(),
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )
+
+
+async def test_a_file_created_later_joins_the_workspace(fake: FakeHome, tmp_path: Path) -> None:
+    workspace = open_workspace(fake.cwd, home=fake.home, env=fake.env)
+    cursor = fake.project / ".cursor" / "mcp.json"
+    assert not cursor.parent.exists()
+    bridge = Bridge(workspace, log_dir=tmp_path / "logs")
+    async with bridge, anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        cursor.parent.mkdir()
+        write(cursor, {"late": stdio_entry(plain_argv("--name", "late"))})
+        model = await bridge.wait_for(lambda m: m.server("late") is not None, TIMEOUT)
+        late = model.server("late")
+        assert late is not None and late.source is not None
+        assert late.source.path == str(cursor)
+        # A project file's server waits for trust, however it arrived.
+        assert late.status == "untrusted"
+        group.cancel_scope.cancel()
+
+
+async def test_a_project_server_starts_once_trusted_and_stays_trusted(
+    fake: FakeHome, tmp_path: Path
+) -> None:
+    async with Bridge(
+        open_workspace(fake.cwd, home=fake.home, env=fake.env), log_dir=tmp_path / "logs"
+    ) as bridge:
+        repo = bridge.snapshot.server(REPO_TOOL)
+        assert repo is not None and repo.status == "untrusted" and repo.pid is None
+        assert repo.error is not None and "T to trust" in repo.error
+        await bridge.trust_servers([REPO_TOOL])
+        await bridge.wait_for(connected(REPO_TOOL), TIMEOUT)
+    async with Bridge(
+        open_workspace(fake.cwd, home=fake.home, env=fake.env), log_dir=tmp_path / "logs"
+    ) as again:
+        await again.wait_for(connected(REPO_TOOL), TIMEOUT)
