@@ -35,11 +35,10 @@ __all__ = ["SourceReport", "Workspace", "trust_prompt"]
 
 def trust_prompt(server: ServerConfig) -> str:
     """The line an untrusted project entry shows: what trusting it runs, and how."""
-    spec = server.spec
+    spec, how = server.spec, f"T to trust, or agentty-tui trust {shlex.quote(server.name)}"
     if isinstance(spec, StdioSpec):
-        runs = shlex.join((spec.command, *spec.args))
-        return f"not trusted — T to trust (runs: {runs})"
-    return "not trusted — T to trust (it would receive this file's headers and tokens)"
+        return f"not trusted — {how} (runs: {shlex.join((spec.command, *spec.args))})"
+    return f"not trusted — {how} (it would receive this file's headers and tokens)"
 
 
 @dataclass(frozen=True, slots=True)

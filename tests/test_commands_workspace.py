@@ -1,0 +1,163 @@
+"""The command line on a workspace: no ``--config``, a fake home and project of every host.
+
+Each command runs as a child process in a folder inside the fake project, with the fake home's
+environment (``FakeHome.process_env``), as a script would run it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_home import LAYERED, REPO_TOOL, TWIN, FakeHome, build_fake_home
+
+
+def run(fake: FakeHome, *args: str) -> subprocess.CompletedProcess[str]:
+    """``agentty-tui ARGS`` in the fake project, with the fake home."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentty_tui", *args],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=fake.cwd,
+        env=fake.process_env(),
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def fake(tmp_path_factory: pytest.TempPathFactory) -> FakeHome:
+    """One fake home for the read-only commands (``list`` runs every server once)."""
+    return build_fake_home(tmp_path_factory.mktemp("workspace"))
+
+
+@pytest.fixture
+def own(tmp_path: Path) -> FakeHome:
+    """A fake home of the test's own, for the commands that write."""
+    return build_fake_home(tmp_path, url=None)
+
+
+def listed(fake: FakeHome) -> dict[tuple[str, str], dict[str, Any]]:
+    result = run(fake, "list", "--json")
+    assert result.returncode == 0, result.stderr
+    servers = json.loads(result.stdout)["servers"]
+    return {(s["name"], s["source"]["path"] + "|" + s["source"]["scope"]): s for s in servers}
+
+
+def test_sources_lists_every_file_considered(fake: FakeHome) -> None:
+    result = run(fake, "sources", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["root"] == str(fake.project)
+    found = {(s["path"], s["scope"]): s for s in report["sources"]}
+    for key, path in fake.files.items():
+        scope = "local" if key == "claude-local" else ("project" if "project" in key else "user")
+        if key == "project-mcp":
+            scope = "project"
+        source = found[(str(path), scope)]
+        assert source["exists"] is True
+        assert source["servers"] == len(fake.servers[key]), key
+    text = run(fake, "sources")
+    assert text.returncode == 0
+    assert str(fake.files["codex-user"]) in text.stdout
+
+
+def test_list_json_gives_each_server_its_source_shadowed_and_untrusted(fake: FakeHome) -> None:
+    servers = listed(fake)
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for server in servers.values():
+        by_name.setdefault(server["name"], []).append(server)
+    layered = by_name[LAYERED]
+    statuses = sorted(server["status"] for server in layered)
+    assert statuses.count("shadowed") == 2
+    winner = next(s for s in layered if s["status"] != "shadowed")
+    assert winner["source"]["scope"] == "local" and winner["source"]["host"] == "claude"
+    assert all(s["shadowed_by"] == winner["source"] for s in layered if s is not winner)
+    (twin,) = by_name[TWIN]
+    assert [source["host"] for source in twin["sources"]] == ["claude", "codex"]
+    (repo,) = by_name[REPO_TOOL]
+    assert repo["status"] == "untrusted"
+    assert repo["source"]["scope"] == "project"
+
+
+def test_list_groups_servers_by_file(fake: FakeHome) -> None:
+    result = run(fake, "list")
+    assert result.returncode == 0, result.stderr
+    headers = [
+        line
+        for line in result.stdout.splitlines()
+        if line.endswith(")") and "  (" in line and not line.startswith(" ")
+    ]
+    assert f"claude · local  ({fake.files['claude-local']})" in headers
+    assert f"project .mcp.json  ({fake.files['project-mcp']})" in headers
+    # One header a file and scope: the shadowed entries sit under their own file.
+    assert len(headers) == len(set(headers))
+    assert "not started until trusted" in result.stderr
+
+
+def test_trust_starts_a_project_server_and_remembers_it(own: FakeHome) -> None:
+    result = run(own, "call", REPO_TOOL, "echo", '{"text": "hi"}')
+    assert result.returncode == 1
+    assert f"agentty-tui trust {REPO_TOOL}" in result.stderr
+    trusted = run(own, "trust", REPO_TOOL)
+    assert trusted.returncode == 0, trusted.stderr
+    assert trusted.stdout == f"trusted 1 server of {own.project}\n"
+    called = run(own, "call", REPO_TOOL, "echo", '{"text": "hi"}')
+    assert called.returncode == 0, called.stderr
+    assert called.stdout == "hi\n"
+
+
+def test_add_goes_to_the_scope_asked_for(own: FakeHome) -> None:
+    argv = [sys.executable, "-c", "pass"]
+    before = own.snapshot()
+    result = run(own, "add", "scoped", "--scope", "local", "--", *argv)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"added 'scoped' to {own.files['claude-local']}\n"
+    after = own.snapshot()
+    assert {key for key in before if before[key] != after[key]} == {"claude-user", "claude-local"}
+    document = json.loads(own.files["claude-local"].read_text())
+    assert "scoped" in document["projects"][str(own.project)]["mcpServers"]
+    assert "scoped" not in document["mcpServers"]
+    plain = run(own, "add", "mine", "--", *argv)
+    assert plain.stdout == f"added 'mine' to {own.files['agentty-user']}\n"
+
+
+def test_remove_of_a_name_in_several_files_lists_them(own: FakeHome) -> None:
+    result = run(own, "remove", LAYERED)
+    assert result.returncode == 2
+    for key in ("claude-local", "project-mcp", "agentty-user"):
+        assert str(own.files[key]) in result.stderr
+    assert "--source" in result.stderr
+    chosen = run(own, "remove", LAYERED, "--source", str(own.files["project-mcp"]))
+    assert chosen.returncode == 0, chosen.stderr
+    assert LAYERED not in json.loads(own.files["project-mcp"].read_text())["mcpServers"]
+    assert LAYERED in json.loads(own.files["agentty-user"].read_text())["mcpServers"]
+
+
+def test_a_tool_toggle_says_which_file_it_wrote(own: FakeHome) -> None:
+    result = run(own, "disable", TWIN, "echo")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"disabled {TWIN}/echo in {own.files['claude-user']}\n"
+
+
+def test_scope_and_source_are_refused_with_one_file(own: FakeHome) -> None:
+    result = run(
+        own, "add", "x", "--scope", "user", "--config", str(own.files["agentty-user"]), "--", "x"
+    )
+    assert result.returncode == 2
+    assert "--config is one file" in result.stderr
+
+
+def test_the_hosts_flag_limits_the_files_read(own: FakeHome) -> None:
+    result = run(own, "sources", "--json", "--hosts", "codex")
+    assert result.returncode == 0, result.stderr
+    hosts = {source["host"] for source in json.loads(result.stdout)["sources"]}
+    assert hosts == {"agentty", "codex"}
+    wrong = run(own, "sources", "--hosts", "cursr")
+    assert wrong.returncode == 2
+    assert "unknown host 'cursr'" in wrong.stderr
