@@ -163,3 +163,32 @@ async def test_a_project_server_starts_once_trusted_and_stays_trusted(
         open_workspace(fake.cwd, home=fake.home, env=fake.env), log_dir=tmp_path / "logs"
     ) as again:
         await again.wait_for(connected(REPO_TOOL), TIMEOUT)
+
+
+async def test_claude_codes_own_rewrite_of_its_file_restarts_nothing(tmp_path: Path) -> None:
+    fake = build_fake_home(
+        tmp_path,
+        sources=["claude-user", "claude-local"],
+        twins=(),
+        untrusted=False,
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )
+    bridge = Bridge(
+        open_workspace(fake.cwd, home=fake.home, env=fake.env), log_dir=tmp_path / "logs"
+    )
+    async with bridge, anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        model = await bridge.settled(TIMEOUT)
+        pids = {server.name: server.pid for server in model.servers}
+        assert all(pids.values())
+        fake.claude_code_writes("a prompt of the user's")
+        with anyio.fail_after(TIMEOUT):
+            while bridge.live.reloads < 1:
+                await bridge.live.next_check()
+        report = bridge.live.last_report
+        assert report is not None
+        assert (report.added, report.removed, report.restarted) == ((), (), ())
+        assert {server.name: server.pid for server in bridge.snapshot.servers} == pids
+        group.cancel_scope.cancel()
