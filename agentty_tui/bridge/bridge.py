@@ -41,11 +41,11 @@ from agentty_tui.bridge.reconcile import (
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
+from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.config import operations
 from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.config.edits import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
 from agentty_tui.config.entry_rules import EntryError
-from agentty_tui.config.trust import needs_trust
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import (
@@ -75,7 +75,7 @@ class Bridge(LoginOperations, BridgeReader):
         self.log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
         self._config = PluginConfig()
         self._config_error: str | None = None
-        self._trusted = trust
+        self._trust = TrustGate(everything=trust)
         self._pool = SessionPool(self.log_dir, store.path, self._publish)
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
@@ -214,19 +214,21 @@ class Bridge(LoginOperations, BridgeReader):
         """Trust the config file for the rest of this bridge's life (not on disk): the stdio
         servers it held back start now, and those of later reloads start as usual."""
         async with self._config_lock:
-            self._trusted = True
+            self._trust.everything = True
             self._reconcile(self._config, retry_failed=False)
         return self.snapshot
 
     async def trust_servers(self, names: Sequence[str] | None = None) -> PluginModel:
-        """Trust the waiting project servers ``names`` (or all of them) of a workspace, on
-        disk: they start now, and in later runs for as long as their entries stay the same.
-        One file (``--config``) has no project servers: its trust is ``trust_config``."""
+        """Trust the waiting servers ``names`` (or all of them) of a workspace: a project
+        file's are remembered on disk (they start in later runs too, for as long as their
+        entries stay the same); those of a file others can write, for this run only. One file
+        (``--config``) is trusted as a whole: ``trust_config``."""
         if not isinstance(self.store, Workspace):
             return await self.trust_config()
         workspace = self.store
         async with self._config_lock:
             await anyio.to_thread.run_sync(workspace.trust, self._config, names)
+            self._trust.trust_entries(self._config, names)
             config = await anyio.to_thread.run_sync(self._load)
             self._reconcile(config, retry_failed=False)
         return self.snapshot
@@ -313,7 +315,7 @@ class Bridge(LoginOperations, BridgeReader):
 
     def _gated(self, server: ServerConfig) -> bool:
         """Whether ``server`` waits for the user to trust the config file."""
-        return not self._trusted and needs_trust(self._config, server)
+        return self._trust.gated(self._config, server)
 
     def _retire(self, session: ServerSession) -> None:
         self._pool.retire(session)
@@ -331,7 +333,7 @@ class Bridge(LoginOperations, BridgeReader):
             config_path=str(self.store.path),
             config_error=self._config_error,
             config_warnings=self._config.warnings,
-            config_untrusted=None if self._trusted else self._config.insecure,
+            config_untrusted=None if self._trust.everything else self._config.insecure,
             shadowed=shadowed,
             revision=self._revision,
         )

@@ -192,3 +192,29 @@ async def test_claude_codes_own_rewrite_of_its_file_restarts_nothing(tmp_path: P
         assert (report.added, report.removed, report.restarted) == ((), (), ())
         assert {server.name: server.pid for server in bridge.snapshot.servers} == pids
         group.cancel_scope.cancel()
+
+
+async def test_a_user_file_others_can_write_is_trusted_for_the_run_only(tmp_path: Path) -> None:
+    fake = build_fake_home(
+        tmp_path,
+        sources=["agentty-user"],
+        layered=False,
+        twins=(),
+        untrusted=False,
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )
+    ours = fake.files["agentty-user"]
+    ours.chmod(0o666)
+    name = fake.servers["agentty-user"][0]
+    for run in ("first", "second"):
+        bridge = Bridge(
+            open_workspace(fake.cwd, home=fake.home, env=fake.env), log_dir=tmp_path / "logs"
+        )
+        async with bridge:
+            state = bridge.snapshot.server(name)
+            assert state is not None and state.status == "untrusted", run
+            assert state.error is not None and "writable by other users" in state.error
+            await bridge.trust_servers([name])
+            await bridge.wait_for(connected(name), TIMEOUT)
