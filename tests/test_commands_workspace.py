@@ -161,3 +161,16 @@ def test_the_hosts_flag_limits_the_files_read(own: FakeHome) -> None:
     wrong = run(own, "sources", "--hosts", "cursr")
     assert wrong.returncode == 2
     assert "unknown host 'cursr'" in wrong.stderr
+
+
+def test_a_name_of_another_file_may_be_added_to_a_scope_named_on_purpose(own: FakeHome) -> None:
+    argv = [sys.executable, "-c", "pass"]
+    refused = run(own, "add", TWIN, "--", *argv)
+    assert refused.returncode == 2
+    assert "already exists" in refused.stderr
+    local = run(own, "add", TWIN, "--scope", "local", "--", *argv)
+    assert local.returncode == 0, local.stderr
+    assert f"it shadows '{TWIN}' of {own.files['claude-user']}" in local.stderr
+    user = run(own, "add", LAYERED, "--source", str(own.files["cursor-user"]), "--", *argv)
+    assert user.returncode == 0, user.stderr
+    assert f"it does not run: '{LAYERED}' of {own.files['claude-local']} wins" in user.stderr

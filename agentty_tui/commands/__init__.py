@@ -35,7 +35,7 @@ from agentty_tui.errors import (
     UnknownToolError,
     UsageError,
 )
-from agentty_tui.model import PluginModel, ServerConfig, ServerSpec
+from agentty_tui.model import PluginConfig, PluginModel, ServerConfig, ServerSpec, SourceRef
 from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
 
 __all__ = [
@@ -150,16 +150,32 @@ def _refused(name: str, error: EntryError) -> UsageError:
 async def cmd_add(path: Path | None, args: argparse.Namespace) -> int:
     """Add a server to the config (it starts the next time the config is loaded)."""
     store, config = load_config(path, args, create=True)
-    try:
-        edit = operations.add_server(config, args.name, _spec_from(args))
-    except EntryError as exc:
-        raise _refused(args.name, exc) from None
     source = add_target(store, args)
     written = store.store(source or store.add_to) if isinstance(store, Workspace) else store
+    # A file named on purpose may hold a name another file has (a local entry over a user
+    # one, as every host's scopes allow); without one, a name in use anywhere is refused.
+    checked = written.load() if source is not None else config
+    try:
+        edit = operations.add_server(checked, args.name, _spec_from(args))
+    except EntryError as exc:
+        raise _refused(args.name, exc) from None
     created = written.version() is None
-    store.apply(edit, source=source)
+    after = store.apply(edit, source=source)
     say(f"added {args.name!r} to {written.path}" + (" (a new file)" if created else ""))
+    if isinstance(store, Workspace):
+        _say_shadowing(after, args.name, source or store.add_to)
     return 0
+
+
+def _say_shadowing(config: PluginConfig, name: str, target: SourceRef) -> None:
+    """Warn when the entry just added to ``target`` shadows another or is shadowed."""
+    for hidden in config.shadowed:
+        if hidden.name != name or hidden.source is None or hidden.shadowed_by is None:
+            continue
+        if hidden.source == target:
+            warn(f"warning: it does not run: {name!r} of {hidden.shadowed_by.path} wins")
+        elif hidden.shadowed_by == target:
+            warn(f"warning: it shadows {name!r} of {hidden.source.path}")
 
 
 async def cmd_remove(path: Path | None, args: argparse.Namespace) -> int:
