@@ -139,9 +139,16 @@ class Bridge(LoginOperations, BridgeReader):
         self, name: str, spec: ServerSpec, *, source: SourceRef | None = None
     ) -> PluginModel:
         """Add a server to the config and start it (no other server is touched); in a
-        workspace, into ``source`` (default: our user file)."""
+        workspace, into ``source`` (default: our user file). A name in use is refused, unless
+        ``source`` is named and holds none of that name (an entry over another scope's)."""
+        checked = self._config
+        if source is not None and isinstance(self.store, Workspace):
+            try:
+                checked = await anyio.to_thread.run_sync(self.store.store(source).load)
+            except ConfigError as exc:
+                raise OperationError(str(exc)) from exc
         try:
-            edit = operations.add_server(self._config, name, spec)
+            edit = operations.add_server(checked, name, spec)
         except EntryError as exc:
             raise OperationError(exc.message) from exc
         return await self._edit(edit, source)

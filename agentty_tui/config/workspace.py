@@ -93,8 +93,11 @@ class Workspace:
         return f"Workspace({str(self.root)!r}, {len(self.sources)} sources)"
 
     def store(self, ref: SourceRef) -> ConfigStore:
-        """The store of one source file."""
-        return self._stores[ref]
+        """The store of one source file (a ``ConfigError`` for a file that is not one)."""
+        store = self._stores.get(ref)
+        if store is None:
+            raise ConfigError(f"{ref.path} ({ref.scope}) is not a source of this workspace")
+        return store
 
     def watched_paths(self) -> tuple[Path, ...]:
         """Every source file, present or not: an outside edit of any of them is a reload."""
@@ -203,9 +206,7 @@ class Workspace:
         edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
         if source is None:
             source = self._target(edits)
-        if source not in self._stores:
-            raise ConfigError(f"{source.path} is not a source of this workspace")
-        self._stores[source].apply(edits)
+        self.store(source).apply(edits)
         return self.load()
 
     def _target(self, edits: tuple[ConfigEdit, ...]) -> SourceRef:

@@ -8,6 +8,7 @@ the workspace; a burst of writes is one reload or two, not one each.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -17,7 +18,8 @@ import pytest
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.opening import open_workspace
-from agentty_tui.model import PluginModel
+from agentty_tui.errors import OperationError
+from agentty_tui.model import PluginModel, StdioSpec
 from tests.fake_home import REPO_TOOL, FakeHome, build_fake_home
 from tests.helpers import stdio_entry
 from tests.servers import plain_argv
@@ -218,3 +220,19 @@ async def test_a_user_file_others_can_write_is_trusted_for_the_run_only(tmp_path
             assert state.error is not None and "writable by other users" in state.error
             await bridge.trust_servers([name])
             await bridge.wait_for(connected(name), TIMEOUT)
+
+
+async def test_the_picker_may_add_a_name_of_another_file_to_a_file_named_on_purpose(
+    fake: FakeHome, tmp_path: Path
+) -> None:
+    workspace = open_workspace(fake.cwd, home=fake.home, env=fake.env)
+    taken = fake.servers["agentty-user"][0]
+    spec = StdioSpec(command=sys.executable, args=("-c", "pass"))
+    async with Bridge(workspace, log_dir=tmp_path / "logs") as bridge:
+        with pytest.raises(OperationError, match="already exists"):
+            await bridge.plugin_add(taken, spec)
+        project = next(s.ref for s in workspace.sources if s.path == fake.files["project-mcp"])
+        model = await bridge.plugin_add(taken, spec, source=project)
+        winner = model.server(taken)
+        assert winner is not None and winner.source == project
+        assert [s.source for s in model.shadowed if s.name == taken] == [workspace.add_to]
