@@ -1,4 +1,4 @@
-"""The workspace against one file: start-up of the picker, and what reading eight files costs.
+"""The workspace against one file: the picker's start-up, loading, and outside edits live.
 
 A fake home and project (``tests/fake_home.py``) with eight sources (our user file, Claude
 Code's user and local scopes in ``~/.claude.json``, Cursor, Gemini CLI and Codex user files,
@@ -28,10 +28,19 @@ them: both sides start all their servers.
 2. **Loading alone**, what the workspace adds: ``Workspace.load()`` (every source read, parsed
    and layered, trust looked up), ``open_workspace(...)`` followed by ``load()``, against
    ``ConfigStore(one).load()``; blocks of calls, interleaved, per-call medians and the ratios.
+3. **Outside edits** (``_workspace_edits.py``): with the live reload running (``Bridge.watch``
+   beside the picker, as ``run_picker`` has it), one server's entry is rewritten in its file
+   (its ``--name`` argument: a new connection), by a rename or in place, alternately; timed
+   from the write until the snapshots hold the new entry (``reloaded``: debounce, watcher and
+   load), until it is connected on a new process (``connected``), and until the picker's frame
+   shows every server connected again with that one on its new entry (``on screen``); the
+   edits round the six user and local sources (an edited project entry waits for trust again,
+   by design). Also: processes restarted and live reloads run per edit (both must be 1). The
+   same edits of the one file are the reference.
 
 ``python bench/bench_workspace.py`` (8 sources x 5 servers = 40, 10 rounds, 50 blocks of 20
-loads; ``--rounds`` for ad-hoc runs) or ``--quick`` (8 sources x 1 server, 4 rounds, no
-warm-up, 10 blocks of 5 loads).
+loads, 40 edits on each side; ``--rounds``, ``--edits`` for ad-hoc runs) or ``--quick`` (8
+sources x 1 server, 4 rounds, no warm-up, 10 blocks of 5 loads, 6 edits on each side).
 """
 
 from __future__ import annotations
@@ -58,113 +67,42 @@ from _common import (
     stats,
     write_results,
 )
-from _paint import PaintProbe, TimedPickerApp, plain
+from _paint import TimedPickerApp
+from _workspace import (
+    EIGHT,
+    RUN_TIMEOUT,
+    SIDES,
+    SIZE,
+    TOOLS,
+    FramePredicate,
+    all_connected,
+    build,
+    opener,
+    running_picker,
+)
+from _workspace_edits import EDITABLE, edit_plan, edit_rounds, report_edits
 
-from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.config.opening import open_workspace
 from agentty_tui.model import PluginModel
-from tests.fake_home import FakeHome, build_fake_home
-from tests.servers import light_argv, scalable_argv
+from tests.fake_home import FakeHome
 
 TARGET = 1.10
-SIZE = (120, 40)
-TOOLS = 10
-RUN_TIMEOUT = 180.0
 PAINT_TIMEOUT = 30.0
-EIGHT = (
-    "agentty-user",
-    "claude-user",
-    "claude-local",
-    "cursor-user",
-    "gemini-user",
-    "codex-user",
-    "project-mcp",
-    "vscode-project",
-)
-"""The eight sources (seven files: Claude Code's user and local scopes share one)."""
-SIDES = ("workspace", "one file")
 MILESTONES = ("first snapshot", "first frame", "settled", "settled frame")
 ONE_LOAD = "ConfigStore(one).load()"
 WORKSPACE_LOAD = "Workspace.load()"
 OPEN_LOAD = "open_workspace() + load()"
 
 
-def build(dirs: BenchDirs, per_source: int, token: str, sdk: bool = False) -> tuple[FakeHome, Path]:
-    """The fake home with ``per_source`` servers in each of the eight sources, its project
-    servers trusted on disk, and the one file holding the same servers; every server a
-    ``light_server.py`` (``sdk``: a ``scalable_server.py``)."""
-    argv = scalable_argv if sdk else light_argv
-    fake = build_fake_home(
-        dirs.root / "fake",
-        sources=EIGHT,
-        servers_per_source=per_source,
-        layered=False,
-        twins=(),
-        untrusted=False,
-        url=None,
-        prompted_input=False,
-        muted=False,
-        server_command=lambda label: argv(TOOLS, name=f"{token}-{label}"),
-    )
-    workspace = open_workspace(fake.cwd, home=fake.home, env=fake.env)
-    config = workspace.load()
-    workspace.trust(config)
-    waiting = [s.name for s in workspace.load().servers if s.untrusted is not None]
-    if waiting:
-        raise RuntimeError(f"servers still wait for trust: {waiting}")
-    return fake, fake.single_file(dirs.root / "one.json")
-
-
-def opener(side: str, fake: FakeHome, one: Path) -> Callable[[], ConfigSource]:
-    """How each side opens its config, as the command line does."""
-    if side == "workspace":
-        return lambda: open_workspace(fake.cwd, home=fake.home, env=fake.env)
-    return lambda: ConfigStore(one)
-
-
-class MilestoneProbe(PaintProbe):
-    """Stamps the first painted frame that satisfies each of several predicates, in order."""
-
-    def __init__(self, wanted: dict[str, Callable[[str], bool]]) -> None:
-        super().__init__()
-        self.wanted = dict(wanted)
-        """Name -> predicate on a frame's plain text, still waiting."""
-        self.stamps: dict[str, float] = {}
-        """Name -> ``perf_counter()`` time of its first matching frame."""
-        self.all_seen = anyio.Event()
-        """Set once every predicate has matched a frame."""
-
-    def on_frame(self, painted_at: float, terminal_text: str) -> None:
-        super().on_frame(painted_at, terminal_text)
-        if not self.wanted:
-            return
-        text = plain(terminal_text)
-        for name, predicate in list(self.wanted.items()):
-            if predicate(text):
-                self.stamps[name] = painted_at
-                del self.wanted[name]
-        if not self.wanted:
-            self.all_seen.set()
-
-
-def _all_connected(servers: int) -> Callable[[PluginModel], bool]:
-    def check(model: PluginModel) -> bool:
-        return len(model.servers) == servers and all(
-            s.status == "connected" and len(s.tools) == TOOLS for s in model.servers
-        )
-
-    return check
-
-
 async def start_once(
     open_config: Callable[[], ConfigSource], servers: int, dirs: BenchDirs
 ) -> dict[str, float]:
-    """One start: config opened, bridge entered, picker run until it shows every server
-    connected; each milestone's time from the start."""
+    """One start: config opened, bridge entered, live reload and picker started, until the
+    picker shows every server connected; each milestone's time from the start."""
     stamps: dict[str, float] = {}
-    complete = _all_connected(servers)
+    complete = all_connected(servers)
 
     def on_snapshot(model: PluginModel) -> None:
         now = time.perf_counter()
@@ -173,27 +111,20 @@ async def start_once(
         if "settled" not in stamps and complete(model):
             stamps["settled"] = now
 
+    def expect(app: TimedPickerApp) -> dict[str, FramePredicate]:
+        return {
+            "first frame": lambda text: "on the wire" in text,
+            "settled frame": lambda text: complete(app.model) and f"{servers} connected · " in text,
+        }
+
     start = time.perf_counter()
-    bridge = Bridge(open_config(), log_dir=dirs.logs)
-    bridge.add_listener(on_snapshot)
-    async with bridge:
-        app = TimedPickerApp(bridge, freeze_heap=False, host_files=lambda _config: ())
-        probe = MilestoneProbe(
-            {
-                "first frame": lambda text: "on the wire" in text,
-                "settled frame": lambda text: (
-                    complete(app.model) and f"{servers} connected · " in text
-                ),
-            }
-        )
-        app.probe = probe
-        async with app.run_test(size=SIZE):
-            model = await bridge.settled(RUN_TIMEOUT)
-            if not complete(model):
-                bad = [f"{s.name}: {s.status} {s.error}" for s in model.servers]
-                raise RuntimeError(f"not every server connected: {bad}")
-            with anyio.fail_after(PAINT_TIMEOUT):
-                await probe.all_seen.wait()
+    async with running_picker(open_config(), dirs, on_snapshot, expect) as (bridge, _, probe):
+        model = await bridge.settled(RUN_TIMEOUT)
+        if not complete(model):
+            bad = [f"{s.name}: {s.status} {s.error}" for s in model.servers]
+            raise RuntimeError(f"not every server connected: {bad}")
+        with anyio.fail_after(PAINT_TIMEOUT):
+            await probe.all_seen.wait()
     stamps.update(probe.stamps)
     return {name: stamps[name] - start for name in MILESTONES}
 
@@ -309,6 +240,7 @@ def report_loads(loads: dict[str, list[float]], blocks: int, per_block: int) -> 
 
 def _options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, help="override the number of start-up rounds")
+    parser.add_argument("--edits", type=int, help="override the number of edits on each side")
     parser.add_argument(
         "--sdk-servers",
         action="store_true",
@@ -318,8 +250,10 @@ def _options(parser: argparse.ArgumentParser) -> None:
 
 def main() -> int:
     args = parse_mode(__doc__ or "", _options)
-    per_source, rounds, blocks, per_block = (1, 4, 10, 5) if args.quick else (5, 10, 50, 20)
+    sizes = (1, 4, 10, 5, 6) if args.quick else (5, 10, 50, 20, 40)
+    per_source, rounds, blocks, per_block, edits = sizes
     rounds = args.rounds or rounds
+    edits = args.edits or edits
     warmup = not args.quick
     servers = per_source * len(EIGHT)
     token = marker("workspace")
@@ -333,11 +267,15 @@ def main() -> int:
         fake, one = build(dirs, per_source, token, args.sdk_servers)
         loads = load_blocks(fake, one, blocks, per_block)
         starts = anyio.run(start_rounds, fake, one, servers, rounds, warmup, dirs, token)
+        plan = edit_plan(edits, per_source)
+        print(f"outside edits: {edits} on each side, {len(EDITABLE)} user and local sources")
+        edit_samples = anyio.run(edit_rounds, fake, one, servers, plan, dirs, token)
     leftovers = report_leftovers(token)
 
     start_stats = {side: {n: stats(v) for n, v in starts[side].items()} for side in SIDES}
     start_ratios, per_round = report_starts(starts, start_stats)
     load_stats = report_loads(loads, blocks, per_block)
+    edit_result = report_edits(edit_samples)
     if not args.quick:
         result: dict[str, Any] = {
             "sources": list(EIGHT),
@@ -356,11 +294,17 @@ def main() -> int:
             "loads_per_block": per_block,
             "load_stats_seconds": {name: s.as_dict() for name, s in load_stats.items()},
             "load_samples_seconds": loads,
+            "edits": {"count": edits, **edit_result},
             "target": TARGET,
             "leftover_processes": leftovers,
         }
         write_results("workspace", result)
-    return 1 if leftovers else 0
+    wrong = [
+        side
+        for side in SIDES
+        if edit_result["per_edit_counts"][side] != {"restarts": [1], "reloads": [1]}
+    ]
+    return 1 if leftovers or wrong else 0
 
 
 if __name__ == "__main__":
