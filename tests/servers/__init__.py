@@ -10,6 +10,8 @@ running the tests, so the venv's mcp 2.x is importable).
                          both protocol eras; ``burst(count)`` for coalescing tests.
 - ``paged_server.py``    paginated tools/list (25 tools, 10 per page by default).
 - ``scalable_server.py`` N tools, optional start-up delay (benchmarks, scale tests).
+- ``light_server.py``    the same N tools without the SDK (raw JSON-RPC): starts in tens of
+                         ms, for benchmarks that start tens of servers at once.
 - ``hostile_server.py``  raw JSON-RPC: every string carries terminal controls; tools that
                          fail, hang, die mid-call; odd input schemas.
 - ``endless_http_server.py`` raw HTTP/1.1: every answer is a body (or an event) without end.
@@ -87,6 +89,12 @@ def scalable_argv(
     if name is not None:
         argv += ["--name", name]
     return [*argv, *extra]
+
+
+def light_argv(tools: int = 10, *, name: str | None = None) -> list[str]:
+    """argv for ``light_server.py`` with ``tools`` tools (named as ``scalable_tool_names``)."""
+    argv = python_server_argv("light_server.py", "--tools", str(tools))
+    return [*argv, "--name", name] if name is not None else argv
 
 
 def endless_http_argv(*extra: str) -> list[str]:

@@ -1,0 +1,83 @@
+"""A stdio MCP server that starts in tens of milliseconds: N tools, no SDK imported.
+
+The SDK servers here cost about a second of CPU each to start (importing mcp), so tens of them
+started at once on a small machine take longer than the connect timeout, and a benchmark of
+starting them measures the interpreter's imports. This one speaks plain JSON lines, enough of
+the 2025 handshake (``initialize``, ``tools/list``, ``tools/call``, ``ping``), and answers any
+other request with "method not found" (which the client takes as a server of that era).
+
+``--tools N`` advertises the same tools as ``scalable_server.py`` (``tool_0000`` ..., each with
+a description and one optional integer ``x``, each returning its own name), in one page.
+Run: ``python tests/servers/light_server.py [--tools N] [--name NAME]``. Only protocol is
+written to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"x": {"type": "integer", "description": "An ignored example argument."}},
+    "additionalProperties": False,
+}
+
+
+def tools(count: int) -> list[dict[str, Any]]:
+    """The advertised tools, in order (named as ``scalable_server.tool_names``)."""
+    width = max(4, len(str(count - 1)))
+    return [
+        {
+            "name": f"tool_{i:0{width}d}",
+            "description": f"Scale-test tool number {i}. Returns its own name.",
+            "inputSchema": _SCHEMA,
+        }
+        for i in range(count)
+    ]
+
+
+def answer(request: dict[str, Any], name: str, listing: list[dict[str, Any]]) -> dict[str, Any]:
+    """The response to one request."""
+    method = request.get("method")
+    params = request.get("params") or {}
+    result: dict[str, Any]
+    if method == "initialize":
+        result = {
+            "protocolVersion": params.get("protocolVersion", "2025-06-18"),
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": name, "version": "0.0.1"},
+        }
+    elif method == "tools/list":
+        result = {"tools": listing}
+    elif method == "tools/call" and any(t["name"] == params.get("name") for t in listing):
+        result = {"content": [{"type": "text", "text": str(params["name"])}]}
+    elif method == "ping":
+        result = {}
+    else:
+        error = {"code": -32601, "message": f"Method not found: {method}"}
+        return {"jsonrpc": "2.0", "id": request["id"], "error": error}
+    return {"jsonrpc": "2.0", "id": request["id"], "result": result}
+
+
+def main() -> None:
+    """Serve stdin until it closes."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tools", type=int, default=10, help="how many tools to advertise")
+    parser.add_argument("--name", default="light", help="the server's name (and a marker)")
+    args = parser.parse_args()
+    listing = tools(args.tools)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        if not isinstance(request, dict) or "id" not in request:
+            continue  # a notification, or a batch this server does not take
+        sys.stdout.write(json.dumps(answer(request, args.name, listing)) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
