@@ -76,7 +76,12 @@ class TrustBook:
     def trusted(self, root: Path, server: ServerConfig) -> bool:
         """Whether the user trusts ``server`` (an entry of a project file) of the project at
         ``root``, as it is now."""
-        return self._read().get(str(root), {}).get(server.name) == entry_hash(server)
+        return self.project(root).get(server.name) == entry_hash(server)
+
+    def project(self, root: Path) -> dict[str, str]:
+        """The trusted entries of the project at ``root``, as one read of the file: name ->
+        the hash of the entry as the user trusted it (``entry_hash``)."""
+        return self._read().get(str(root), {})
 
     def trust(self, root: Path, servers: Iterable[ServerConfig]) -> None:
         """Remember that the user trusts ``servers`` of the project at ``root``, as they are."""

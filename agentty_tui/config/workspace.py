@@ -24,7 +24,7 @@ from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import AddServer, ConfigEdit, RemoveServer
 from agentty_tui.config.layering import Layer, layer
-from agentty_tui.config.project_trust import TrustBook
+from agentty_tui.config.project_trust import TrustBook, entry_hash
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.store import ConfigStore, FileVersion
 from agentty_tui.errors import ConfigError, UnknownServerError
@@ -113,6 +113,7 @@ class Workspace:
         problems: list[str] = []
         reports: list[SourceReport] = []
         settings = PluginConfig()
+        trusted = self._trust.project(self.root)  # one read of the trust file a load
         for source in self.sources:
             ref, problem = source.ref, None
             store = self._stores[ref]
@@ -129,19 +130,22 @@ class Workspace:
                 settings = config
             exists = store.version() is not None
             reports.append(SourceReport(source, exists, len(config.servers), problem))
-            parts.append(Layer(ref, config, self._untrusted(source, config)))
+            parts.append(Layer(ref, config, self._untrusted(source, config, trusted)))
         self.reports = tuple(reports)
         return layer(parts, settings=settings, warnings=problems)
 
-    def _untrusted(self, source: SourceFile, config: PluginConfig) -> dict[str, str]:
-        """The entries of one file that wait for trust, each with why."""
+    def _untrusted(
+        self, source: SourceFile, config: PluginConfig, trusted: dict[str, str]
+    ) -> dict[str, str]:
+        """The entries of one file that wait for trust, each with why (``trusted``: the
+        project's trusted entries, ``TrustBook.project``)."""
         waiting: dict[str, str] = {}
         for server in config.servers:
             if config.insecure is not None and isinstance(server.spec, StdioSpec):
                 waiting[server.name] = config.insecure
             elif source.ref.scope == "project":
                 stamped = server.model_copy(update={"source": source.ref})
-                if not self._trust.trusted(self.root, stamped):
+                if trusted.get(server.name) != entry_hash(stamped):
                     waiting[server.name] = trust_prompt(server)
         return waiting
 
