@@ -131,7 +131,9 @@ def _lead(state: ServerState, fold: str, layout: Layout, name_role: str) -> list
         label = source_text(state)
         if len(label) > layout.source_width:
             label = label[: layout.source_width - 1] + "…"
-        segments += [(label.ljust(layout.source_width), "source"), ("  ", "plain")]
+        # A shadowed entry's row is dim from end to end.
+        role = "shadowed" if name_role == "shadowed" else "source"
+        segments += [(label.ljust(layout.source_width), role), ("  ", "plain")]
     return segments
 
 
