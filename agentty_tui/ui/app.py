@@ -38,7 +38,7 @@ from agentty_tui.ui.dialog_actions import PickerDialogs
 from agentty_tui.ui.keybar import KeyBar
 from agentty_tui.ui.keys import KeyOrderApp
 from agentty_tui.ui.picker import PickerList
-from agentty_tui.ui.row_filter import SOURCE_WORDS, STATE_WORDS, parse_filter
+from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.row_layout import WIDE_COLUMNS
 from agentty_tui.ui.row_source import SOURCE_COLUMNS
 from agentty_tui.ui.rows import RowMemo, build_rows
@@ -216,13 +216,7 @@ class PickerApp(PickerDialogs, KeyOrderApp):
             return self._first_run_text()
         unknown = parse_filter(self.filter_text).unknown
         if unknown:
-            states, words = " ".join(STATE_WORDS), " ".join(unknown)
-            if all(word.casefold().startswith("is:") for word in unknown):
-                return f"No such state: {words} (there are {states}); escape clears."
-            return (
-                f"No such state or source: {words} (states: {states}; sources: src: or -src:"
-                f" with one of {' '.join(SOURCE_WORDS)}, or host.scope); escape clears."
-            )
+            return f"{no_such_words(unknown)}; escape clears."
         return "Nothing matches the filter (escape clears it)."
 
     def _first_run_text(self) -> str:

@@ -30,6 +30,7 @@ __all__ = [
     "STATE_WORDS",
     "TOOL_STATES",
     "RowFilter",
+    "no_such_words",
     "parse_filter",
 ]
 
@@ -180,4 +181,16 @@ def parse_filter(text: str) -> RowFilter:
         unknown=tuple(unknown),
         sources=frozenset(sources[_SOURCE]),
         hidden_sources=frozenset(sources[_NOT_SOURCE]),
+    )
+
+
+def no_such_words(unknown: tuple[str, ...]) -> str:
+    """What the empty list says of filter words that name no state or source: which there
+    are."""
+    states, words = " ".join(STATE_WORDS), " ".join(unknown)
+    if all(word.casefold().startswith(_PREFIX) for word in unknown):
+        return f"No such state: {words} (there are {states})"
+    return (
+        f"No such state or source: {words} (states: {states}; sources: src: or -src: with one"
+        f" of {' '.join(SOURCE_WORDS)}, or host.scope)"
     )
