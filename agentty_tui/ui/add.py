@@ -141,13 +141,22 @@ class AddServerScreen(Dialog[NewServer | None]):
             if self._targets:
                 with Horizontal(classes="form-row"):
                     yield Label("File")
-                    # Paths are text, never markup: each label is a plain ``Text``.
-                    options = [(Text(f"{t.label}  {t.path}"), t) for t in self._targets]
+                    # Labels are text, never markup: each is a plain ``Text``.
+                    options = [(Text(t.label), t) for t in self._targets]
                     yield Select(options, value=self._targets[0], allow_blank=False, id="add-file")
+                # A path is longer than the choice is wide: the chosen file's goes under it.
+                yield PlainText(
+                    self._targets[0].path, one_line=True, id="add-file-path", classes="form-path"
+                )
             yield PlainText("", id="add-error", classes="form-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add", variant="primary", id="add-ok", compact=True)
                 yield Button("Cancel", id="add-cancel", compact=True)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """Show the path of the file chosen."""
+        if isinstance(event.value, SourceRef):
+            self.query_one("#add-file-path", PlainText).update(event.value.path)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in any field submits the form."""

@@ -6,12 +6,21 @@ same keys against a real bridge over a fake home."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Select, Static
 
+from agentty_tui.model import SourceRef, StdioSpec
+from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen
 from tests.ui.fakes import StaticSource, settle
-from tests.ui.workspace_fakes import CLAUDE_LOCAL, OUR_USER, SECRET, workspace_model
+from tests.ui.workspace_fakes import (
+    CLAUDE_LOCAL,
+    OUR_USER,
+    PROJECT_MCP,
+    SECRET,
+    WorkspaceSource,
+    workspace_model,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -162,3 +171,43 @@ async def test_an_unknown_source_word_says_which_there_are() -> None:
         empty = str(app.query_one("#empty", Static).render())
     assert empty.startswith("No such state or source: src:nope")
     assert "claude" in empty and "local" in empty
+
+
+@pytest.mark.parametrize("choose", [None, PROJECT_MCP, CLAUDE_LOCAL])
+async def test_a_offers_the_workspaces_files_and_adds_to_the_one_chosen(
+    choose: SourceRef | None,
+) -> None:
+    source = WorkspaceSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AddServerScreen)
+        choice = form.query_one("#add-file", Select)
+        assert choice.value == OUR_USER  # the default: our user file
+        offered = [value for _, value in choice._options]
+        assert offered == [OUR_USER, CLAUDE_LOCAL, PROJECT_MCP]
+        if choose is not None:
+            choice.value = choose
+            await pilot.pause()
+        path = str(form.query_one("#add-file-path", Static).render())
+        assert path == (choose or OUR_USER).path
+        await pilot.press(*"mem", "tab", *"echo", "enter")
+        await settle(app)
+        note = list(app._notifications)[-1].message
+    target = choose or OUR_USER
+    assert source.calls == [("plugin_add", ("mem", StdioSpec(command="echo"), target))]
+    assert note == f"Added server 'mem' to {target.label} ({target.path})."
+
+
+async def test_a_on_one_config_file_asks_for_no_file() -> None:
+    source = StaticSource(workspace_model())  # no workspace behind it
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        assert not app.screen.query("#add-file")
+        await pilot.press(*"mem", "tab", *"echo", "enter")
+        await settle(app)
+    assert source.calls == [("plugin_add", ("mem", StdioSpec(command="echo")))]

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from agentty_tui.ui.app import PickerApp
 from tests.ui.fakes import StaticSource
-from tests.ui.workspace_fakes import OUR_USER, workspace_model
+from tests.ui.test_snapshots import no_blink
+from tests.ui.workspace_fakes import OUR_USER, WorkspaceSource, workspace_model
 
 SnapCompare = Callable[..., bool]
 
@@ -49,3 +52,21 @@ def test_details_of_a_shadowed_entry(snap_compare: SnapCompare) -> None:
         await pilot.press("enter")
 
     assert snap_compare(app_for_workspace(), terminal_size=(80, 24), run_before=open_details)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
+def test_add_form_in_a_workspace_asks_for_the_file(
+    snap_compare: SnapCompare, size: tuple[int, int]
+) -> None:
+    """The add form of a workspace, scrolled to its end: under the connection fields a "File"
+    choice showing ``agentty · user  /home/ada/.config/agentty/mcp.json`` (the default), then
+    the Add and Cancel buttons (one-line fields and choice at 60×20)."""
+
+    async def open_form(pilot: Pilot[None]) -> None:
+        await pilot.press("a")
+        await no_blink(pilot)
+        pilot.app.screen.query_one("#add-form", VerticalScroll).scroll_end(animate=False)
+        await pilot.pause()
+
+    app = PickerApp(WorkspaceSource(workspace_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_form)

@@ -6,8 +6,13 @@ Paths are fixed strings (no file is read), so the snapshots do not depend on a t
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from agentty_tui.config.project_trust import TrustBook
+from agentty_tui.config.sources import workspace_sources
+from agentty_tui.config.workspace import Workspace
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, StdioSpec
-from tests.ui.fakes import NATIVE, tool
+from tests.ui.fakes import NATIVE, StaticSource, tool
 
 __all__ = [
     "CLAUDE_LOCAL",
@@ -15,6 +20,7 @@ __all__ = [
     "OUR_USER",
     "PROJECT_MCP",
     "SECRET",
+    "WorkspaceSource",
     "workspace_model",
 ]
 
@@ -92,3 +98,20 @@ def workspace_model() -> PluginModel:
         native_tools=NATIVE,
         config_path=ROOT,
     )
+
+
+class WorkspaceSource(StaticSource):
+    """A static source with a workspace behind it (``store``, as a bridge has) over the fixed
+    paths above, none of which exists: the add form offers the files a workspace always
+    offers (ours, Claude Code's local scope, the project's ``.mcp.json``)."""
+
+    def __init__(self, first: PluginModel) -> None:
+        super().__init__(first)
+        sources = workspace_sources(Path(HOME), {"XDG_CONFIG_HOME": f"{HOME}/.config"}, Path(ROOT))
+        self.store = Workspace(
+            sources,
+            root=Path(ROOT),
+            trust=TrustBook(Path(HOME) / "no-such-state" / "trust.json"),
+            add_to=OUR_USER,
+        )
+        """Where a bridge keeps its config: here a workspace that is never loaded or written."""
