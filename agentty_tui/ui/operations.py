@@ -239,34 +239,20 @@ class PickerOperations(App[None]):
         self.run_operation("Restart", restart)
 
     def action_trust(self) -> None:
-        """T: on a project server waiting for trust, trust it (on disk); elsewhere, trust the
-        config file for this run; either after a confirmation."""
+        """T: on a workspace server waiting for trust, trust that server (a project file's on
+        disk, a file others can write for this run); elsewhere, trust the config file for this
+        run; either after a confirmation."""
         current = self._current()
         state = None if current is None else current[1]
-        if state is not None and is_project_untrusted(state):
-            name = state.name
-            where = f" of {safe_line(state.source.path)}" if state.source else ""
-
-            def trust_it(yes: bool | None) -> None:
-                if yes:
-                    self.run_operation("Trust", lambda: self.source.trust_servers([name]))
-
-            question = (
-                f"Trust the project server {name!r}{where}?\n{runs_text(state)}\n\n"
-                "It starts now, and in later runs while its entry stays the same."
-            )
-            self.push_screen(ConfirmScreen(question, yes="Trust"), trust_it)
+        if state is not None and state.status == "untrusted" and state.source is not None:
+            self._trust_server(state)
             return
         problem = self.model.config_untrusted
-        if problem is None and state is not None and state.status == "untrusted":
-            # A workspace file others can write: trusting it is fixing it (the error says how).
-            self.notify(state.error or "This server's file is not trusted.", severity="warning")
-            return
         if problem is None:
-            waiting = [s.name for s in self.model.servers if is_project_untrusted(s)]
+            waiting = [s.name for s in self.model.servers if s.status == "untrusted"]
             if waiting:
                 self.notify(
-                    f"{len(waiting)} project server(s) wait for trust: move the cursor to one "
+                    f"{len(waiting)} server(s) wait for trust: move the cursor to one "
                     "('not trusted — T to trust') and press T.",
                     timeout=4,
                 )
@@ -280,6 +266,27 @@ class PickerOperations(App[None]):
 
         question = f"{problem}\n\nTrust it for this run and start its servers as you?"
         self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
+
+    def _trust_server(self, state: ServerState) -> None:
+        """Ask, then trust one waiting server of a workspace (the bridge decides how long)."""
+        name = state.name
+        where = f" of {safe_line(state.source.path)}" if state.source else ""
+
+        def trust_it(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Trust", lambda: self.source.trust_servers([name]))
+
+        if is_project_untrusted(state):
+            question = (
+                f"Trust the project server {name!r}{where}?\n{runs_text(state)}\n\n"
+                "It starts now, and in later runs while its entry stays the same."
+            )
+        else:  # a file others can write
+            question = (
+                f"{state.error or 'Its file is not trusted.'}\n\nTrust {name!r}{where} for "
+                f"this run and start it as you?\n{runs_text(state)}"
+            )
+        self.push_screen(ConfirmScreen(question, yes="Trust"), trust_it)
 
 
 def remove_shadowed_question(state: ServerState) -> str:

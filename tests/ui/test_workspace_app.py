@@ -122,7 +122,7 @@ async def test_t_elsewhere_points_at_the_servers_that_wait_and_trusts_nothing() 
         await pilot.press("T")  # on notes: trusted already
         await pilot.pause()
         (note,) = app._notifications
-    assert note.message.startswith("2 project server(s) wait for trust")
+    assert note.message.startswith("2 server(s) wait for trust")
     assert source.calls == []
 
 
@@ -211,3 +211,24 @@ async def test_a_on_one_config_file_asks_for_no_file() -> None:
         await pilot.press(*"mem", "tab", *"echo", "enter")
         await settle(app)
     assert source.calls == [("plugin_add", ("mem", StdioSpec(command="echo")))]
+
+
+async def test_t_on_a_server_of_a_file_others_can_write_trusts_it_for_this_run() -> None:
+    base = workspace_model()
+    weather = base.servers[3].model_copy(
+        update={"status": "untrusted", "tools": (), "error": f"{OUR_USER.path} is o+w"}
+    )
+    servers = tuple(weather if s.name == "weather" else s for s in base.servers)
+    source = StaticSource(base.model_copy(update={"servers": servers}))
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.picker.select_key(("server", "weather"))
+        assert "not started: config not trusted" in app.picker.current_row.text  # type: ignore[union-attr]
+        await pilot.press("T")
+        await pilot.pause()
+        question = dialog_text(app)
+        assert question.startswith(f"{OUR_USER.path} is o+w")
+        assert "for this run" in question and "runs: python -m demo.weather" in question
+        await pilot.press("y")
+        await settle(app)
+    assert source.calls == [("trust_servers", (("weather",),))]
