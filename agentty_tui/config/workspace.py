@@ -29,6 +29,7 @@ from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.store import ConfigStore, FileVersion
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig, SourceRef, StdioSpec
+from agentty_tui.secrets import mask_url
 
 __all__ = ["SourceReport", "Workspace", "trust_prompt"]
 
@@ -37,7 +38,9 @@ def trust_prompt(server: ServerConfig) -> str:
     """The line an untrusted project entry shows: what trusting it runs, and how."""
     spec, how = server.spec, f"T to trust, or agentty-tui trust {shlex.quote(server.name)}"
     if isinstance(spec, StdioSpec):
-        return f"not trusted — {how} (runs: {shlex.join((spec.command, *spec.args))})"
+        # A URL among the arguments (``mcp-remote https://…?token=…``) is masked, as anywhere.
+        runs = shlex.join((spec.command, *map(mask_url, spec.args)))
+        return f"not trusted — {how} (runs: {runs})"
     return f"not trusted — {how} (it would receive this file's headers and tokens)"
 
 

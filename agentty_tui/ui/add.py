@@ -9,13 +9,14 @@ error quotes what the user typed, so it is shown as plain text (``[/]`` is text,
 from __future__ import annotations
 
 import shlex
-from collections.abc import Collection, Mapping
-from typing import ClassVar, Literal
+from collections.abc import Collection, Mapping, Sequence
+from typing import ClassVar, Literal, NamedTuple
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from agentty_tui.config.entry_rules import (
     EntryError,
@@ -25,11 +26,11 @@ from agentty_tui.config.entry_rules import (
     new_server_name,
     stdio_spec,
 )
-from agentty_tui.model import ServerSpec
+from agentty_tui.model import ServerSpec, SourceRef
 from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.text import PlainText
 
-__all__ = ["AddServerScreen", "FormError", "validate_add"]
+__all__ = ["AddServerScreen", "FormError", "NewServer", "validate_add"]
 
 Field = Literal["name", "command", "url", "cwd", "env", "headers"]
 """A field of the add or the edit form."""
@@ -96,15 +97,34 @@ def validate_add(
         raise FormError(_FIELD_OF_RULE[exc.field], message) from None
 
 
-class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):
-    """A modal form; dismisses with ``(name, spec)`` once valid, or ``None`` when cancelled."""
+class NewServer(NamedTuple):
+    """What the add form asks for: the name, how it is reached, and (in a workspace) the file
+    it goes to."""
+
+    name: str
+    """The new server's name."""
+    spec: ServerSpec
+    """How it is reached."""
+    target: SourceRef | None = None
+    """The workspace file chosen (``None``: one config file, or the default)."""
+
+
+class AddServerScreen(Dialog[NewServer | None]):
+    """A modal form; dismisses with a ``NewServer`` once valid, or ``None`` when cancelled.
+
+    ``targets``: in a workspace, the files it may go to, the default first (the form shows a
+    choice of them, each by its label and path); ``None`` for one config file.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     AUTO_FOCUS = "#add-name"
 
-    def __init__(self, existing: Collection[str]) -> None:
+    def __init__(
+        self, existing: Collection[str], targets: Sequence[SourceRef] | None = None
+    ) -> None:
         super().__init__()
         self._existing = frozenset(existing)
+        self._targets = tuple(targets or ())
 
     def compose(self) -> ComposeResult:
         # The connection fields are shared with the edit form, whose module builds on this one.
@@ -118,10 +138,25 @@ class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):
                 yield Label("Name")
                 yield Input(placeholder="e.g. memory", id="add-name")
             yield from connection_rows("add", {})
+            if self._targets:
+                with Horizontal(classes="form-row"):
+                    yield Label("File")
+                    # Labels are text, never markup: each is a plain ``Text``.
+                    options = [(Text(t.label), t) for t in self._targets]
+                    yield Select(options, value=self._targets[0], allow_blank=False, id="add-file")
+                # A path is longer than the choice is wide: the chosen file's goes under it.
+                yield PlainText(
+                    self._targets[0].path, one_line=True, id="add-file-path", classes="form-path"
+                )
             yield PlainText("", id="add-error", classes="form-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add", variant="primary", id="add-ok", compact=True)
                 yield Button("Cancel", id="add-cancel", compact=True)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """Show the path of the file chosen."""
+        if isinstance(event.value, SourceRef):
+            self.query_one("#add-file-path", PlainText).update(event.value.path)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in any field submits the form."""
@@ -154,7 +189,11 @@ class AddServerScreen(Dialog[tuple[str, ServerSpec] | None]):
             self.set_focus(fields[exc.field])
             return
         error.update("")
-        self.dismiss(result)
+        target = None
+        if self._targets:
+            chosen = self.query_one("#add-file", Select).value
+            target = chosen if isinstance(chosen, SourceRef) else None
+        self.dismiss(NewServer(*result, target))
 
     def action_cancel(self) -> None:
         """Close without adding anything."""

@@ -38,8 +38,9 @@ from agentty_tui.ui.dialog_actions import PickerDialogs
 from agentty_tui.ui.keybar import KeyBar
 from agentty_tui.ui.keys import KeyOrderApp
 from agentty_tui.ui.picker import PickerList
-from agentty_tui.ui.row_filter import STATE_WORDS, parse_filter
+from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.row_layout import WIDE_COLUMNS
+from agentty_tui.ui.row_source import SOURCE_COLUMNS
 from agentty_tui.ui.rows import RowMemo, build_rows
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.status import config_notes, summarize
@@ -118,6 +119,7 @@ class PickerApp(PickerDialogs, KeyOrderApp):
         self._row_memo = RowMemo()  # each server's rows, rebuilt only when that server changed
         self._shown_text: dict[str, str] = {}  # what each text bar shows (see _set_text)
         self._wide = False  # whether the rows on screen have a description column
+        self._sources = False  # whether they have a source column (a workspace's rows)
         self.last_call: CallRecord | None = None
         """The last call dialog's call, for ``C`` (its result outlives the dialog)."""
 
@@ -192,6 +194,7 @@ class PickerApp(PickerDialogs, KeyOrderApp):
         """Rebuild the rows from the current snapshot and view state."""
         width = self.picker.size.width or self.size.width  # before the first layout: the app's
         self._wide = width >= WIDE_COLUMNS
+        self._sources = width >= SOURCE_COLUMNS
         rows = build_rows(
             self.model,
             self.catalog,
@@ -199,6 +202,7 @@ class PickerApp(PickerDialogs, KeyOrderApp):
             self.filter_text,
             self._row_memo,
             wide=self._wide,
+            sources=self._sources,
         )
         self.picker.show_rows(rows)
         empty = self.query_one("#empty", Static)
@@ -212,8 +216,7 @@ class PickerApp(PickerDialogs, KeyOrderApp):
             return self._first_run_text()
         unknown = parse_filter(self.filter_text).unknown
         if unknown:
-            states = " ".join(STATE_WORDS)
-            return f"No such state: {' '.join(unknown)} (there are {states}); escape clears."
+            return f"{no_such_words(unknown)}; escape clears."
         return "Nothing matches the filter (escape clears it)."
 
     def _first_run_text(self) -> str:
@@ -229,8 +232,10 @@ class PickerApp(PickerDialogs, KeyOrderApp):
 
     @on(PickerList.Resized, "#picker")
     def _resized(self, event: PickerList.Resized) -> None:
-        """Crossing ``WIDE_COLUMNS`` shows or hides the description column."""
-        if (event.width >= WIDE_COLUMNS) != self._wide:
+        """Crossing ``WIDE_COLUMNS`` shows or hides the description column, crossing
+        ``SOURCE_COLUMNS`` the source column."""
+        wide, sources = event.width >= WIDE_COLUMNS, event.width >= SOURCE_COLUMNS
+        if wide != self._wide or sources != self._sources:
             self.refresh_rows()
 
     def action_space(self) -> None:
@@ -239,7 +244,9 @@ class PickerApp(PickerDialogs, KeyOrderApp):
         if current is None:
             return
         row, server = current
-        if row.kind == "server" and server.status == "disabled":
+        if self.refuse_shadowed(server):
+            pass
+        elif row.kind == "server" and server.status == "disabled":
             self._enable(server.name)
         elif row.kind == "server":
             self.folded ^= {server.name}

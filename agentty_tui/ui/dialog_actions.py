@@ -14,9 +14,11 @@ import anyio
 from textual import on
 
 from agentty_tui.catalog import WireCatalog
+from agentty_tui.config.add_targets import add_targets
 from agentty_tui.config.discover import HostFile
-from agentty_tui.model import HttpSpec, ServerSpec
-from agentty_tui.ui.add import AddServerScreen
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.model import HttpSpec, ServerSpec, SourceRef
+from agentty_tui.ui.add import AddServerScreen, NewServer
 from agentty_tui.ui.call import CallRecord, CallToolScreen
 from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
 from agentty_tui.ui.edit import EditServerScreen
@@ -44,23 +46,34 @@ class PickerDialogs(PickerOperations):
     def action_add(self) -> None:
         """a: the add form; the server is added once the form is valid."""
 
-        def added(result: tuple[str, ServerSpec] | None) -> None:
+        def added(result: NewServer | None) -> None:
             if result is not None:
-                name, spec = result
-                self.run_operation("Add", lambda: self._add(name, spec))
+                name, spec, target = result
+                self.run_operation("Add", lambda: self._add(name, spec, target))
 
         names = [server.name for server in self.model.servers]
-        self.push_screen(AddServerScreen(names), added)
+        self.push_screen(AddServerScreen(names, self._add_targets()), added)
 
-    async def _add(self, name: str, spec: ServerSpec) -> None:
-        """Add the server, then put the cursor on its row and say so."""
-        added = await self.source.plugin_add(name, spec)
+    def _add_targets(self) -> tuple[SourceRef, ...] | None:
+        """In a workspace, the files a new server may go to (the workspace's choice, its
+        default first); ``None`` for one config file."""
+        store = getattr(self.source, "store", None)
+        return add_targets(store) if isinstance(store, Workspace) else None
+
+    async def _add(self, name: str, spec: ServerSpec, target: SourceRef | None = None) -> None:
+        """Add the server (into ``target``, in a workspace), then put the cursor on its row and
+        say so."""
+        if target is None:
+            added = await self.source.plugin_add(name, spec)
+        else:
+            added = await self.source.plugin_add(name, spec, source=target)
         if self.model.server(name) is None and added.server(name) is not None:
             self.show_snapshot(added)  # the follow worker may not have shown it yet
+        where = "" if target is None else f" to {target.label} ({target.path})"
         if self.picker.select_key(server_key(name)):
-            self.notify(f"Added server {name!r}.", timeout=3)
+            self.notify(f"Added server {name!r}{where}.", timeout=3)
         else:
-            self.notify(f"Added server {name!r} (the filter hides it).", timeout=4)
+            self.notify(f"Added server {name!r}{where} (the filter hides it).", timeout=4)
 
     def action_edit_server(self) -> None:
         """E: the edit form of the server under the cursor; saving restarts that server."""
@@ -68,6 +81,8 @@ class PickerDialogs(PickerOperations):
         if current is None:
             return
         server = current[1]
+        if self.refuse_shadowed(server):
+            return
         if server.spec is None:
             self.notify("The entry is invalid: fix it in the config file.", severity="error")
             return
@@ -115,6 +130,8 @@ class PickerDialogs(PickerOperations):
         if current is None:
             return
         server = current[1]
+        if self.refuse_shadowed(server):
+            return
         if not isinstance(server.spec, HttpSpec):
             self.notify("Only a URL server has a login.", severity="warning")
             return
@@ -199,4 +216,6 @@ class PickerDialogs(PickerOperations):
 
     def action_help(self) -> None:
         """?: every key."""
-        self.push_screen(HelpScreen())
+        model = self.model
+        workspace = bool(model.shadowed) or any(s.source is not None for s in model.servers)
+        self.push_screen(HelpScreen(workspace=workspace))

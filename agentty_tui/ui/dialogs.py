@@ -22,10 +22,12 @@ from agentty_tui.model import ServerState, ToolState
 from agentty_tui.secrets import mask_url, mask_value
 from agentty_tui.terminal_text import safe_json, safe_line
 from agentty_tui.ui.modal import Dialog
+from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.text import PlainText
 
 __all__ = [
     "KEYS",
+    "WORKSPACE_KEYS",
     "ConfirmScreen",
     "HelpScreen",
     "ServerDetailsScreen",
@@ -58,6 +60,28 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("q", "quit (stops every server)"),
 )
 """Every key of the picker, for the help screen."""
+
+WORKSPACE_KEYS: tuple[tuple[str, str], ...] = (
+    (
+        "T",
+        "on a 'not trusted' project server: trust it, remembered while its entry stays the"
+        " same (asks first, showing what it runs)",
+    ),
+    (
+        "d / x",
+        "on a shadowed entry (dim, 'shadowed by …'): remove that entry from its own"
+        " file (asks first); the entry that wins stays",
+    ),
+    ("a", "add a server: choose the file it goes to (default: your agentty user file)"),
+    (
+        "/ src:…",
+        "by file: src:claude src:local src:codex.user keep those rows, -src:… hides"
+        " them (a host, a scope, or host.scope)",
+    ),
+    ("/ is:…", "is:shadowed is:untrusted"),
+    ("enter", "a server's details name its file, the other files that hold it, and who wins"),
+)
+"""What the keys do in a workspace (every host's files of a project), shown after ``KEYS``."""
 
 
 class ConfirmScreen(Dialog[bool]):
@@ -94,11 +118,15 @@ class ConfirmScreen(Dialog[bool]):
 
 
 class HelpScreen(Dialog[None]):
-    """Every key and what it does."""
+    """Every key and what it does; in a workspace, what they do there too."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,enter", "close", "Close"),
     ]
+
+    def __init__(self, *, workspace: bool = False) -> None:
+        super().__init__()
+        self._workspace = workspace
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog", id="help"):
@@ -108,6 +136,12 @@ class HelpScreen(Dialog[None]):
                 for key, what in KEYS:
                     yield Static(key, markup=False, classes="help-key")
                     yield Static(what, markup=False, classes="help-what")
+            if self._workspace:
+                yield Static("In a workspace", classes="dialog-heading")
+                with Grid(id="help-workspace-keys", classes="help-keys"):
+                    for key, what in WORKSPACE_KEYS:
+                        yield Static(key, markup=False, classes="help-key")
+                        yield Static(what, markup=False, classes="help-what")
             yield Static("escape closes · ↑ ↓ scroll", classes="dialog-hint")
 
     def action_close(self) -> None:
@@ -219,7 +253,7 @@ class ServerDetailsScreen(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         server = self._server
-        lines = [f"status     {server.status}", _spec_text(server)]
+        lines = [f"status     {server.status}", *source_facts(server), _spec_text(server)]
         if server.status == "connected":
             lines.append(f"tools      {server.enabled_count}/{len(server.tools)} on")
         info = server.info
@@ -235,7 +269,7 @@ class ServerDetailsScreen(Dialog[str | None]):
             yield PlainText(server.name, one_line=True, classes="dialog-title")
             with Vertical(id="details-body"):
                 yield PlainText("\n".join(lines), id="server-facts")
-                if server.error:
+                if server.error and server.status != "shadowed":  # the facts say who wins
                     yield Static("Error", classes="dialog-heading")
                     yield PlainText(server.error, classes="form-error", id="server-error")
                 if server.dropped_tools:

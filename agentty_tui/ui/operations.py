@@ -26,6 +26,7 @@ from agentty_tui.model import HttpSpec, PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.dialogs import ConfirmScreen
 from agentty_tui.ui.picker import PickerList
+from agentty_tui.ui.row_source import is_project_untrusted, runs_text, shadowed_key
 from agentty_tui.ui.rows import Row
 from agentty_tui.ui.source import PluginSource
 
@@ -79,8 +80,27 @@ class PickerOperations(App[None]):
         row = self.picker.current_row
         if row is None:
             return None
+        if row.kind == "shadowed":  # the hidden entry itself, never the one that wins
+            hidden = (s for s in self.model.shadowed if shadowed_key(s) == row.key)
+            found = next(hidden, None)
+            return None if found is None else (row, found)
         server = self.model.server(row.server)
         return None if server is None else (row, server)
+
+    def refuse_shadowed(self, server: ServerState) -> bool:
+        """Say why nothing but removal and details applies to a shadowed entry; True if it is
+        one (the caller then does nothing)."""
+        if server.status != "shadowed":
+            return False
+        by = server.shadowed_by
+        winner = f"the entry in {by.label} ({by.path})" if by is not None else "another entry"
+        self.notify(
+            f"{server.name!r} here is shadowed by {winner}: it is not started. "
+            "d or x removes this entry from its file; enter shows it.",
+            severity="warning",
+            timeout=5,
+        )
+        return True
 
     def _current_tool(self) -> tuple[ServerState, ToolState] | None:
         current = self._current()
@@ -150,6 +170,11 @@ class PickerOperations(App[None]):
         current = self._current()
         if current is None:
             return
+        if current[1].status == "shadowed" and not on:
+            self.action_remove()  # x on a hidden entry: it has no tools, only its file entry
+            return
+        if self.refuse_shadowed(current[1]):
+            return
         name = current[1].name
         self.run_operation(
             "All on" if on else "All off", lambda: self.source.tools_set_enabled(name, on)
@@ -160,16 +185,27 @@ class PickerOperations(App[None]):
         current = self._current()
         if current is None:
             return
-        name = current[1].name
-        remote = isinstance(current[1].spec, HttpSpec)
+        state = current[1]
+        name, where = state.name, state.source
+        if state.status == "shadowed" and where is not None:
+            question = remove_shadowed_question(state)
+
+            def remove() -> Awaitable[PluginModel]:
+                return self.source.plugin_remove(name, source=where)
+        else:
+            # A URL server has no process of ours: it is only disconnected.
+            remote = isinstance(state.spec, HttpSpec)
+            effect = "It is disconnected." if remote else "Its process is stopped."
+            file = "the config" if where is None else safe_line(where.path)
+            question = f"Remove server {name!r} from {file}?\n{effect}"
+
+            def remove() -> Awaitable[PluginModel]:
+                return self.source.plugin_remove(name)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.run_operation("Remove", lambda: self.source.plugin_remove(name))
+                self.run_operation("Remove", remove)
 
-        # A URL server has no process of ours: it is only disconnected.
-        effect = "It is disconnected." if remote else "Its process is stopped."
-        question = f"Remove server {name!r} from the config?\n{effect}"
         self.push_screen(ConfirmScreen(question, yes="Remove"), confirmed)
 
     def action_reload(self) -> None:
@@ -190,6 +226,8 @@ class PickerOperations(App[None]):
         if current is None:
             return
         name, again = current[1].name, current[1].status == "failed"
+        if self.refuse_shadowed(current[1]):
+            return
         if current[1].status == "disabled":
             self.notify(f"Server {name!r} is disabled in the config: space enables it.")
             return
@@ -201,10 +239,25 @@ class PickerOperations(App[None]):
         self.run_operation("Restart", restart)
 
     def action_trust(self) -> None:
-        """T: trust the config file for this run (its stdio servers start), after a confirmation."""
+        """T: on a workspace server waiting for trust, trust that server (a project file's on
+        disk, a file others can write for this run); elsewhere, trust the config file for this
+        run; either after a confirmation."""
+        current = self._current()
+        state = None if current is None else current[1]
+        if state is not None and state.status == "untrusted" and state.source is not None:
+            self._trust_server(state)
+            return
         problem = self.model.config_untrusted
         if problem is None:
-            self.notify("The config file is trusted: nothing to do.", timeout=2)
+            waiting = [s.name for s in self.model.servers if s.status == "untrusted"]
+            if waiting:
+                self.notify(
+                    f"{len(waiting)} server(s) wait for trust: move the cursor to one "
+                    "('not trusted — T to trust') and press T.",
+                    timeout=4,
+                )
+            else:
+                self.notify("The config file is trusted: nothing to do.", timeout=2)
             return
 
         def confirmed(yes: bool | None) -> None:
@@ -213,3 +266,35 @@ class PickerOperations(App[None]):
 
         question = f"{problem}\n\nTrust it for this run and start its servers as you?"
         self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
+
+    def _trust_server(self, state: ServerState) -> None:
+        """Ask, then trust one waiting server of a workspace (the bridge decides how long)."""
+        name = state.name
+        where = f" of {safe_line(state.source.path)}" if state.source else ""
+
+        def trust_it(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Trust", lambda: self.source.trust_servers([name]))
+
+        if is_project_untrusted(state):
+            question = (
+                f"Trust the project server {name!r}{where}?\n{runs_text(state)}\n\n"
+                "It starts now, and in later runs while its entry stays the same."
+            )
+        else:  # a file others can write
+            question = (
+                f"{state.error or 'Its file is not trusted.'}\n\nTrust {name!r}{where} for "
+                f"this run and start it as you?\n{runs_text(state)}"
+            )
+        self.push_screen(ConfirmScreen(question, yes="Trust"), trust_it)
+
+
+def remove_shadowed_question(state: ServerState) -> str:
+    """The confirmation of removing a shadowed entry from its own file."""
+    by = state.shadowed_by
+    where = safe_line(state.source.path) if state.source is not None else "its file"
+    winner = f"{by.label} ({safe_line(by.path)})" if by is not None else "another file"
+    return (
+        f"Remove the entry {state.name!r} from {where}?\n"
+        f"It is shadowed by {winner}, which stays and keeps running."
+    )

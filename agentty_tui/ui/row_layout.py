@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from agentty_tui.model import PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_line
+from agentty_tui.ui.row_source import source_width
 
 __all__ = [
     "LABEL_LIMIT",
@@ -60,6 +61,9 @@ class Layout:
     title_width: int | None = None
     """Wide terminals: the title column's width (0 when no tool has a title); ``None``: one
     label column."""
+    source_width: int = 0
+    """A workspace's server rows: the source column's width (``row_source``); 0: no column
+    (one config file, or a terminal too narrow for it)."""
 
 
 def cut(text: str) -> str:
@@ -94,8 +98,11 @@ class ToolWidths:
         self._entries[server.name] = (server.revision, names, titles)
         return names, titles
 
-    def layout(self, model: PluginModel, *, trimmed: bool, wide: bool) -> Layout:
-        """The layout of ``model``'s rows (servers no longer there are forgotten)."""
+    def layout(
+        self, model: PluginModel, *, trimmed: bool, wide: bool, sources: bool = False
+    ) -> Layout:
+        """The layout of ``model``'s rows (servers no longer there are forgotten); ``sources``:
+        whether the terminal has room for a source column."""
         name_width = tool_width = title_width = 0
         for server in model.servers:
             name_width = max(name_width, len(safe_line(server.name)))
@@ -110,6 +117,7 @@ class ToolWidths:
             tool_width=min(tool_width, NAME_LIMIT),
             trimmed=trimmed,
             title_width=min(title_width, TITLE_LIMIT) if wide else None,
+            source_width=source_width(model) if sources else 0,
         )
 
 

@@ -28,6 +28,7 @@ ROLES = (
     "status-needs_login",
     "status-disabled",
     "status-untrusted",
+    "status-shadowed",
     "server-name",
     "count",
     "error",
@@ -41,6 +42,9 @@ ROLES = (
     "warning",
     "unavailable",
     "description",
+    "source",
+    "shadowed",
+    "command",
 )
 """Every role a row segment may have (see ``rows.py``)."""
 

@@ -34,6 +34,13 @@ from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.row_filter import RowFilter, parse_filter
 from agentty_tui.ui.row_layout import Layout, ToolWidths, first_line, tool_cells
 from agentty_tui.ui.row_memo import RowMemo
+from agentty_tui.ui.row_source import (
+    is_project_untrusted,
+    shadowed_by_name,
+    shadowed_key,
+    source_text,
+    untrusted_segments,
+)
 
 __all__ = [
     "Row",
@@ -46,7 +53,8 @@ __all__ = [
 ]
 
 RowKey = tuple[str, ...]
-"""Identity of a row: ``("server", name)`` or ``("tool", server, bare)``."""
+"""Identity of a row: ``("server", name)``, ``("tool", server, bare)`` or ``("shadowed", name,
+path, scope)``."""
 
 Segment = tuple[str, str]
 """A piece of a row's text and its role (a style name the widget maps to a colour)."""
@@ -58,6 +66,7 @@ STATUS_MARKS = {
     "needs_login": "⚿",
     "disabled": "○",
     "untrusted": "⊘",
+    "shadowed": "◇",
 }
 """The status mark in front of a server's name."""
 
@@ -71,8 +80,9 @@ class Row:
 
     key: RowKey
     """Stable identity across snapshots."""
-    kind: Literal["server", "tool"]
-    """What the row stands for."""
+    kind: Literal["server", "tool", "shadowed"]
+    """What the row stands for (``shadowed``: a workspace entry hidden by one of the same
+    name, ``row_source``)."""
     server: str
     """The server's config name (for a tool row, the server it belongs to)."""
     segments: tuple[Segment, ...]
@@ -108,14 +118,28 @@ def tool_key(server: str, bare: str) -> RowKey:
     return ("tool", server, bare)
 
 
-def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
+def _lead(state: ServerState, fold: str, layout: Layout, name_role: str) -> list[Segment]:
+    """A server row's fold mark, status mark, name and (in a workspace) source column."""
     segments: list[Segment] = [
-        (f"{(FOLD_CLOSED if folded else FOLD_OPEN) if state.tools else ' '} ", "fold"),
+        (f"{fold} ", "fold"),
         (STATUS_MARKS[state.status], f"status-{state.status}"),
         (" ", "plain"),
-        (safe_line(state.name).ljust(name_width), "server-name"),
+        (safe_line(state.name).ljust(layout.name_width), name_role),
         ("  ", "plain"),
     ]
+    if layout.source_width:
+        label = source_text(state)
+        if len(label) > layout.source_width:
+            label = label[: layout.source_width - 1] + "…"
+        # A shadowed entry's row is dim from end to end.
+        role = "shadowed" if name_role == "shadowed" else "source"
+        segments += [(label.ljust(layout.source_width), role), ("  ", "plain")]
+    return segments
+
+
+def _server_row(state: ServerState, folded: bool, layout: Layout) -> Row:
+    fold = (FOLD_CLOSED if folded else FOLD_OPEN) if state.tools else " "
+    segments = _lead(state, fold, layout, "server-name")
     if state.status == "connected":
         segments.append((f"{state.enabled_count}/{len(state.tools)} tools on", "count"))
         if state.dropped_tools:
@@ -131,6 +155,8 @@ def _server_row(state: ServerState, folded: bool, name_width: int) -> Row:
             segments.append((f" — {_one_line(state.error)}", "error"))
         if state.spec is not None:  # an invalid entry needs an edit, not a restart
             segments.append(("  R restarts", "hint"))
+    elif is_project_untrusted(state):
+        segments += untrusted_segments(state)
     elif state.status == "untrusted":
         segments.append(("not started: config not trusted", "status-untrusted"))
         segments.append(("  T trusts it", "hint"))
@@ -200,6 +226,7 @@ def build_rows(
     memo: RowMemo | None = None,
     *,
     wide: bool = False,
+    sources: bool = False,
 ) -> tuple[Row, ...]:
     """The picker's rows for one snapshot.
 
@@ -213,28 +240,46 @@ def build_rows(
     With a ``memo`` (see ``RowMemo``) the rows of servers whose inputs did not change since the
     previous call are the same objects as then; the result equals a build without it.
     ``wide``: a terminal of ``WIDE_COLUMNS`` or more, where tool rows show their description
-    in a column of its own (``row_layout``).
+    in a column of its own (``row_layout``); ``sources``: a terminal of ``SOURCE_COLUMNS`` or
+    more, where a workspace's server rows show their source (``row_source``). A workspace's
+    shadowed entries follow the rows of the server that wins over them, one dim row each.
     """
     needle = parse_filter(filter_text)
     trimmed_sets = catalog.trimmed_by_server()
     widths = ToolWidths() if memo is None else memo.widths
-    layout = widths.layout(model, trimmed=bool(trimmed_sets), wide=wide)
+    layout = widths.layout(model, trimmed=bool(trimmed_sets), wide=wide, sources=sources)
+    hidden = shadowed_by_name(model)  # empty for one config file
     rows: list[Row] = []
-    if memo is None:
-        for state in model.servers:
-            trimmed = trimmed_sets.get(state.name, _NOTHING_TRIMMED)
-            rows += _server_rows(state, state.name in folded, needle, layout, trimmed)
-        return tuple(rows)
     for state in model.servers:
         is_folded = state.name in folded
         trimmed = trimmed_sets.get(state.name, _NOTHING_TRIMMED)
-        rows += memo.rows(
-            state,
-            (is_folded, needle, layout, trimmed),
-            partial(_server_rows, state, is_folded, needle, layout, trimmed),
-        )
-    memo.end()
+        build = partial(_server_rows, state, is_folded, needle, layout, trimmed)
+        if memo is None:
+            rows += build()
+        else:
+            rows += memo.rows(state, (is_folded, needle, layout, trimmed), build)
+        # A hidden entry goes right under the rows of the one that wins over it.
+        for shadowed in hidden.pop(state.name, ()):
+            rows += _shadowed_rows(shadowed, needle, layout)
+    for left in hidden.values():  # a winner that is not listed: at the end
+        for shadowed in left:
+            rows += _shadowed_rows(shadowed, needle, layout)
+    if memo is not None:
+        memo.end()
     return tuple(rows)
+
+
+def _shadowed_rows(state: ServerState, needle: RowFilter, layout: Layout) -> tuple[Row, ...]:
+    """A shadowed entry's one dim row (none if the filter leaves it out): no tools, never
+    started, saying which file wins."""
+    if needle.active and needle.tools_of(state, _NOTHING_TRIMMED) is None:
+        return ()
+    by = state.shadowed_by
+    segments = _lead(state, " ", layout, "shadowed")
+    segments.append((f"shadowed by {safe_line(by.label) if by else 'another file'}", "shadowed"))
+    return (
+        Row(key=shadowed_key(state), kind="shadowed", server=state.name, segments=tuple(segments)),
+    )
 
 
 def _server_rows(
@@ -248,7 +293,7 @@ def _server_rows(
     tools = needle.tools_of(state, trimmed) if needle.active else state.tools
     if tools is None:
         return ()
-    rows = [_server_row(state, is_folded, layout.name_width)]
+    rows = [_server_row(state, is_folded, layout)]
     if is_folded:
         return tuple(rows)
     name = state.name

@@ -6,14 +6,14 @@ source instead, so the app can be shown a fixed ``PluginModel`` with no server r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol
 
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
-from agentty_tui.model import PluginModel, ServerSpec
+from agentty_tui.model import PluginModel, ServerSpec, SourceRef
 
 __all__ = ["PluginSource"]
 
@@ -34,16 +34,20 @@ class PluginSource(Protocol):
         """The current snapshot, then every newer one (a slow reader skips to the latest)."""
         ...
 
-    async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
-        """Add a server to the config and start it."""
+    async def plugin_add(
+        self, name: str, spec: ServerSpec, *, source: SourceRef | None = None
+    ) -> PluginModel:
+        """Add a server to the config and start it; in a workspace, into the file ``source``
+        (default: our user file)."""
         ...
 
     async def plugin_update(self, name: str, spec: ServerSpec) -> PluginModel:
         """Change how a server is reached, and restart that server alone."""
         ...
 
-    async def plugin_remove(self, name: str) -> PluginModel:
-        """Remove a server from the config and stop it."""
+    async def plugin_remove(self, name: str, *, source: SourceRef | None = None) -> PluginModel:
+        """Remove a server from the config and stop it; in a workspace, the entry in the file
+        ``source`` (default: the entry in use)."""
         ...
 
     async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
@@ -68,6 +72,11 @@ class PluginSource(Protocol):
 
     async def trust_config(self) -> PluginModel:
         """Trust the config file for this run: start the stdio servers it held back."""
+        ...
+
+    async def trust_servers(self, names: Sequence[str] | None = None) -> PluginModel:
+        """Trust a workspace's waiting project servers ``names`` (or all), on disk: they start
+        now, and in later runs while their entries stay the same."""
         ...
 
     async def login(self, name: str, ui: LoginUI) -> PluginModel:

@@ -35,6 +35,8 @@ class Summary:
     """The catalog's over-budget warning, if any."""
     tools_unavailable: int = 0
     """Tools still listed by servers that are not connected (none of them is on the wire)."""
+    shadowed: int = 0
+    """A workspace's entries hidden by one of the same name in a file that takes precedence."""
 
     @property
     def text(self) -> str:
@@ -50,6 +52,8 @@ class Summary:
             parts.append(f"{self.disabled} disabled")
         if self.untrusted:
             parts.append(f"{self.untrusted} untrusted")
+        if self.shadowed:
+            parts.append(f"{self.shadowed} shadowed")
         parts.append(f"{self.tools_enabled}/{self.tools_total} tools on")
         if self.tools_unavailable:
             parts.append(f"{self.tools_unavailable} not available")
@@ -69,6 +73,7 @@ def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
         needs_login=statuses.count("needs_login"),
         disabled=statuses.count("disabled"),
         untrusted=statuses.count("untrusted"),
+        shadowed=len(model.shadowed),
         tools_enabled=sum(server.enabled_count for server in connected),
         tools_total=sum(len(server.tools) for server in connected),
         tools_unavailable=sum(len(s.tools) for s in model.servers if s.status != "connected"),

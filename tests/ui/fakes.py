@@ -7,7 +7,7 @@ any server running. Everything is deterministic: no PIDs, paths or timings.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import anyio
@@ -22,6 +22,7 @@ from agentty_tui.model import (
     PluginModel,
     ServerSpec,
     ServerState,
+    SourceRef,
     StdioSpec,
     ToolState,
 )
@@ -212,8 +213,10 @@ class StaticSource:
         servers = tuple(state if s.name == state.name else s for s in self._model.servers)
         self.publish(self._model.model_copy(update={"servers": servers}))
 
-    async def plugin_add(self, name: str, spec: ServerSpec) -> PluginModel:
-        self.calls.append(("plugin_add", (name, spec)))
+    async def plugin_add(
+        self, name: str, spec: ServerSpec, *, source: SourceRef | None = None
+    ) -> PluginModel:
+        self.calls.append(("plugin_add", (name, spec) if source is None else (name, spec, source)))
         self._maybe_fail()
         state = ServerState(name=name, spec=spec, status="connecting")
         self.publish(self._model.model_copy(update={"servers": (*self._model.servers, state)}))
@@ -226,9 +229,14 @@ class StaticSource:
         self._replace(state.model_copy(update={"spec": spec, "status": "connecting", "tools": ()}))
         return self._model
 
-    async def plugin_remove(self, name: str) -> PluginModel:
-        self.calls.append(("plugin_remove", (name,)))
+    async def plugin_remove(self, name: str, *, source: SourceRef | None = None) -> PluginModel:
+        self.calls.append(("plugin_remove", (name,) if source is None else (name, source)))
         self._maybe_fail()
+        if source is not None:  # one file's entry: a shadowed one goes, the others stay
+            hidden = tuple(s for s in self._model.shadowed if (s.name, s.source) != (name, source))
+            if len(hidden) != len(self._model.shadowed):
+                self.publish(self._model.model_copy(update={"shadowed": hidden}))
+                return self._model
         self._server(name)
         servers = tuple(s for s in self._model.servers if s.name != name)
         self.publish(self._model.model_copy(update={"servers": servers}))
@@ -274,6 +282,11 @@ class StaticSource:
 
     async def trust_config(self) -> PluginModel:
         self.calls.append(("trust_config", ()))
+        self._maybe_fail()
+        return self._model
+
+    async def trust_servers(self, names: Sequence[str] | None = None) -> PluginModel:
+        self.calls.append(("trust_servers", (tuple(names) if names is not None else None,)))
         self._maybe_fail()
         return self._model
 

@@ -1,0 +1,234 @@
+"""Pilot tests of the picker in a workspace, against a static source (no server, no file):
+what each key does on a shadowed entry and on a project server waiting for trust, the details,
+the help, and the source column on a narrow terminal. ``test_workspace_live.py`` drives the
+same keys against a real bridge over a fake home."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Select, Static
+
+from agentty_tui.model import SourceRef, StdioSpec
+from agentty_tui.ui.add import AddServerScreen
+from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen
+from tests.ui.fakes import StaticSource, settle
+from tests.ui.workspace_fakes import (
+    CLAUDE_LOCAL,
+    OUR_USER,
+    PROJECT_MCP,
+    SECRET,
+    WorkspaceSource,
+    workspace_model,
+)
+
+pytestmark = pytest.mark.anyio
+
+SHADOWED = ("shadowed", "notes", OUR_USER.path, "user")
+
+
+def dialog_text(app: PickerApp) -> str:
+    return str(app.screen.query_one(".dialog-text", Static).render())
+
+
+@pytest.mark.parametrize("key", ["x", "d"])
+async def test_x_or_d_on_a_shadowed_entry_removes_that_entry_from_its_file(key: str) -> None:
+    source = StaticSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.picker.select_key(SHADOWED)
+        await pilot.press(key)
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        question = dialog_text(app)
+        assert question.startswith(f"Remove the entry 'notes' from {OUR_USER.path}?")
+        assert "claude · local" in question and "stays" in question
+        await pilot.press("y")
+        await settle(app)
+        await pilot.pause()
+        assert SHADOWED not in [row.key for row in app.picker.rows]
+    # That file's entry, never the one that wins (which would be ("notes",)).
+    assert source.calls == [("plugin_remove", ("notes", OUR_USER))]
+
+
+async def test_d_on_a_server_of_a_workspace_names_its_file() -> None:
+    source = StaticSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("d")
+        await pilot.pause()
+        assert dialog_text(app).startswith(f"Remove server 'notes' from {CLAUDE_LOCAL.path}?")
+        await pilot.press("y")
+        await settle(app)
+    assert source.calls == [("plugin_remove", ("notes",))]
+
+
+@pytest.mark.parametrize("key", ["space", "e", "R", "E", "L"])
+async def test_a_shadowed_entry_cannot_be_toggled_restarted_edited_or_logged_in(key: str) -> None:
+    source = StaticSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.picker.select_key(SHADOWED)
+        await pilot.press(key)
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]  # no dialog: nothing to edit or log in to
+        (note,) = app._notifications
+        assert "shadowed by the entry in claude · local" in note.message
+        assert "d or x removes this entry" in note.message
+        assert app.folded == set()  # space did not fold the winner either
+    assert source.calls == []
+
+
+async def test_enter_on_a_shadowed_entry_shows_it_and_which_file_wins() -> None:
+    app = PickerApp(StaticSource(workspace_model()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.picker.select_key(SHADOWED)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ServerDetailsScreen)
+        facts = str(app.screen.query_one("#server-facts", Static).render())
+    assert "status     shadowed" in facts
+    assert f"file       {OUR_USER.path} (agentty · user)" in facts
+    assert f"wins       {CLAUDE_LOCAL.path} (claude · local)" in facts
+    assert "demo.old_notes" in facts  # its own command, not the winner's
+
+
+async def test_t_on_an_untrusted_project_server_trusts_that_server_after_asking() -> None:
+    source = StaticSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.picker.select_key(("server", "repo-tool"))
+        await pilot.press("T")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        question = dialog_text(app)
+        assert "Trust the project server 'repo-tool'" in question
+        assert "runs: python -m demo.repo_tool 'https://api.example.com/v1?token=" in question
+        assert SECRET not in question
+        await pilot.press("n")
+        await pilot.pause()
+        assert source.calls == []
+        await pilot.press("T")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app)
+    assert source.calls == [("trust_servers", (("repo-tool",),))]
+
+
+async def test_t_elsewhere_points_at_the_servers_that_wait_and_trusts_nothing() -> None:
+    source = StaticSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("T")  # on notes: trusted already
+        await pilot.pause()
+        (note,) = app._notifications
+    assert note.message.startswith("2 server(s) wait for trust")
+    assert source.calls == []
+
+
+async def test_t_elsewhere_keeps_trusting_an_insecure_config_file_for_this_run() -> None:
+    insecure = workspace_model().model_copy(update={"config_untrusted": "mcp.json is o+w"})
+    source = StaticSource(insecure)
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("T")
+        await pilot.pause()
+        assert dialog_text(app).startswith("mcp.json is o+w")
+        await pilot.press("y")
+        await settle(app)
+    assert source.calls == [("trust_config", ())]
+
+
+async def test_the_help_of_a_workspace_says_what_the_keys_do_there() -> None:
+    app = PickerApp(StaticSource(workspace_model()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+    assert "In a workspace" in text and "src:claude" in text and "-src:" in text
+    assert "not trusted" in text and "shadowed" in text
+
+
+async def test_the_source_column_goes_first_on_a_narrow_terminal_and_comes_back() -> None:
+    app = PickerApp(StaticSource(workspace_model()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert "claude · local" in app.picker.rows[0].text
+        await pilot.resize_terminal(70, 30)
+        await pilot.pause()
+        assert "claude · local" not in app.picker.rows[0].text
+        assert "shadowed by claude · local" in app.picker.rows[3].text
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert "claude · local" in app.picker.rows[0].text
+
+
+async def test_an_unknown_source_word_says_which_there_are() -> None:
+    app = PickerApp(StaticSource(workspace_model()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("slash", *"src:nope")
+        await pilot.pause()
+        empty = str(app.query_one("#empty", Static).render())
+    assert empty.startswith("No such state or source: src:nope")
+    assert "claude" in empty and "local" in empty
+
+
+@pytest.mark.parametrize("choose", [None, PROJECT_MCP, CLAUDE_LOCAL])
+async def test_a_offers_the_workspaces_files_and_adds_to_the_one_chosen(
+    choose: SourceRef | None,
+) -> None:
+    source = WorkspaceSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AddServerScreen)
+        choice = form.query_one("#add-file", Select)
+        assert choice.value == OUR_USER  # the default: our user file
+        offered = [value for _, value in choice._options]
+        assert offered == [OUR_USER, CLAUDE_LOCAL, PROJECT_MCP]
+        if choose is not None:
+            choice.value = choose
+            await pilot.pause()
+        path = str(form.query_one("#add-file-path", Static).render())
+        assert path == (choose or OUR_USER).path
+        await pilot.press(*"mem", "tab", *"echo", "enter")
+        await settle(app)
+        note = list(app._notifications)[-1].message
+    target = choose or OUR_USER
+    assert source.calls == [("plugin_add", ("mem", StdioSpec(command="echo"), target))]
+    assert note == f"Added server 'mem' to {target.label} ({target.path})."
+
+
+async def test_a_on_one_config_file_asks_for_no_file() -> None:
+    source = StaticSource(workspace_model())  # no workspace behind it
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        assert not app.screen.query("#add-file")
+        await pilot.press(*"mem", "tab", *"echo", "enter")
+        await settle(app)
+    assert source.calls == [("plugin_add", ("mem", StdioSpec(command="echo")))]
+
+
+async def test_t_on_a_server_of_a_file_others_can_write_trusts_it_for_this_run() -> None:
+    base = workspace_model()
+    weather = base.servers[3].model_copy(
+        update={"status": "untrusted", "tools": (), "error": f"{OUR_USER.path} is o+w"}
+    )
+    servers = tuple(weather if s.name == "weather" else s for s in base.servers)
+    source = StaticSource(base.model_copy(update={"servers": servers}))
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.picker.select_key(("server", "weather"))
+        assert "not started: config not trusted" in app.picker.current_row.text  # type: ignore[union-attr]
+        await pilot.press("T")
+        await pilot.pause()
+        question = dialog_text(app)
+        assert question.startswith(f"{OUR_USER.path} is o+w")
+        assert "for this run" in question and "runs: python -m demo.weather" in question
+        await pilot.press("y")
+        await settle(app)
+    assert source.calls == [("trust_servers", (("weather",),))]

@@ -1,0 +1,155 @@
+"""Pilot tests of the picker on a real workspace: a bridge over a fake home and project
+(``tests/fake_home.py``) with real subprocess servers. Each test checks the files afterwards:
+an edit lands in the one file it names, the others keep every byte; a trust is on disk (under
+the fake home's ``XDG_STATE_HOME``, never the real one)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import anyio
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Select
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.project_trust import default_trust_file
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.model import SourceRef
+from agentty_tui.ui.add import AddServerScreen
+from agentty_tui.ui.app import PickerApp
+from tests.fake_home import LAYERED, REPO_TOOL, FakeHome, build_fake_home
+from tests.servers import plain_argv
+from tests.ui.fakes import settle
+
+pytestmark = pytest.mark.anyio
+
+TIMEOUT = 30.0
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> FakeHome:
+    """Our user file, the project's ``.mcp.json`` and Claude Code's local scope: ``layered``
+    in all three (the local one runs), ``repo-tool`` in the project file (waits for trust)."""
+    return build_fake_home(
+        tmp_path / "fake",
+        servers_per_source=0,
+        sources=("agentty-user", "claude-local", "project-mcp"),
+        twins=(),
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )
+
+
+def workspace_of(fake: FakeHome) -> Workspace:
+    return open_workspace(fake.cwd, home=fake.home, env=fake.env)
+
+
+@pytest.fixture
+async def bridge(fake: FakeHome, tmp_path: Path) -> AsyncIterator[Bridge]:
+    async with Bridge(workspace_of(fake), log_dir=tmp_path / "logs") as running:
+        with anyio.fail_after(TIMEOUT):
+            await running.settled()
+        yield running
+
+
+async def until(pilot: Pilot[None], predicate: Callable[[], bool]) -> None:
+    with anyio.fail_after(TIMEOUT):
+        while not predicate():
+            await pilot.pause()
+
+
+def text_of(app: PickerApp, key: tuple[str, ...]) -> str:
+    return next((row.text for row in app.picker.rows if row.key == key), "")
+
+
+def ref(fake: FakeHome, source: str) -> SourceRef:
+    entry = fake.files[source]
+    scope = {"agentty-user": "user", "claude-local": "local", "project-mcp": "project"}[source]
+    host = "agentty" if source == "agentty-user" else "claude"
+    return SourceRef(path=str(entry), scope=scope, host=host)
+
+
+def shadowed_key(fake: FakeHome, source: str) -> tuple[str, ...]:
+    where = ref(fake, source)
+    return ("shadowed", LAYERED, where.path, where.scope)
+
+
+async def test_rows_show_where_each_server_is_from_and_t_trusts_one_on_disk(
+    fake: FakeHome, bridge: Bridge
+) -> None:
+    app = PickerApp(bridge)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: "tools on" in text_of(app, ("server", LAYERED)))
+        assert "claude · local" in text_of(app, ("server", LAYERED))
+        # Our file's and the project's ``layered``, under the one that runs.
+        for source, label in (("project-mcp", "project .mcp.json"), ("agentty-user", "agentty")):
+            row = text_of(app, shadowed_key(fake, source))
+            assert label in row and "shadowed by claude · local" in row
+        waiting = text_of(app, ("server", REPO_TOOL))
+        argv = fake.entry("project-mcp", REPO_TOOL).argv
+        assert argv is not None
+        assert f"not trusted — T to trust  runs: {shlex.join(argv)}" in waiting
+        assert app.picker.select_key(("server", REPO_TOOL))
+        await pilot.press("T")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app)
+        await until(pilot, lambda: "tools on" in text_of(app, ("server", REPO_TOOL)))
+    # Remembered under the fake home's state folder: a new run trusts it without asking.
+    assert default_trust_file(fake.home, fake.env).is_file()
+    again = workspace_of(fake).load().server(REPO_TOOL)
+    assert again is not None and again.untrusted is None
+
+
+async def test_x_on_a_shadowed_entry_removes_it_from_its_own_file_only(
+    fake: FakeHome, bridge: Bridge
+) -> None:
+    before = fake.snapshot()
+    app = PickerApp(bridge)
+    async with app.run_test(size=(120, 30)) as pilot:
+        hidden = shadowed_key(fake, "agentty-user")
+        await until(pilot, lambda: app.picker.select_key(hidden))
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app)
+        await until(pilot, lambda: not text_of(app, hidden))
+        assert "tools on" in text_of(app, ("server", LAYERED))  # the winner runs on
+        assert text_of(app, shadowed_key(fake, "project-mcp"))
+    after = fake.snapshot()
+    assert LAYERED not in json.loads(after["agentty-user"])["mcpServers"]
+    assert after["claude-local"] == before["claude-local"]
+    assert after["project-mcp"] == before["project-mcp"]
+
+
+async def test_a_asks_which_file_and_adds_the_server_there(fake: FakeHome, bridge: Bridge) -> None:
+    before = fake.snapshot()
+    app = PickerApp(bridge)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: bool(app.picker.rows))
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AddServerScreen)
+        choice = form.query_one("#add-file", Select)
+        assert choice.value == ref(fake, "agentty-user")  # our user file, unless told
+        project = ref(fake, "project-mcp")
+        choice.value = project
+        form.query_one("#add-name", Input).value = "added"
+        form.query_one("#add-command", Input).value = shlex.join(plain_argv())
+        form.submit()
+        await settle(app)
+        await until(pilot, lambda: bool(text_of(app, ("server", "added"))))
+        # A project file's server: it waits for trust like any other there.
+        assert "project .mcp.json" in text_of(app, ("server", "added"))
+        assert "not trusted — T to trust" in text_of(app, ("server", "added"))
+    after = fake.snapshot()
+    assert "added" in json.loads(after["project-mcp"])["mcpServers"]
+    assert after["agentty-user"] == before["agentty-user"]
+    assert after["claude-local"] == before["claude-local"]

@@ -1,0 +1,117 @@
+"""A fixed workspace model for the picker's tests: servers from several hosts' files, one in
+two files, a shadowed entry, and project servers waiting for trust.
+
+Paths are fixed strings (no file is read), so the snapshots do not depend on a temporary folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentty_tui.config.project_trust import TrustBook
+from agentty_tui.config.sources import workspace_sources
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, StdioSpec
+from tests.ui.fakes import NATIVE, StaticSource, tool
+
+__all__ = [
+    "CLAUDE_LOCAL",
+    "CODEX_USER",
+    "OUR_USER",
+    "PROJECT_MCP",
+    "SECRET",
+    "WorkspaceSource",
+    "workspace_model",
+]
+
+HOME = "/home/ada"
+ROOT = "/home/ada/src/app"
+OUR_USER = SourceRef(path=f"{HOME}/.config/agentty/mcp.json", scope="user", host="agentty")
+CLAUDE_USER = SourceRef(path=f"{HOME}/.claude.json", scope="user", host="claude")
+CLAUDE_LOCAL = SourceRef(path=f"{HOME}/.claude.json", scope="local", host="claude")
+CODEX_USER = SourceRef(path=f"{HOME}/.codex/config.toml", scope="user", host="codex")
+PROJECT_MCP = SourceRef(path=f"{ROOT}/.mcp.json", scope="project", host="claude")
+SECRET = "hunter2-secret"
+"""A credential in an untrusted server's arguments and URL: never on screen."""
+
+
+def _stdio(name: str, *args: str) -> StdioSpec:
+    return StdioSpec(command="python", args=("-m", f"demo.{name}", *args))
+
+
+def workspace_model() -> PluginModel:
+    """``notes`` (Claude Code's local scope) shadows our user file's ``notes``; ``time`` is in
+    Claude Code's and Codex's user files (one server, two sources); ``repo-tool`` and ``docs``
+    are project servers waiting for trust (a URL with a token among the arguments, a URL with
+    a token in its query); ``weather`` is ours and connected."""
+    servers = (
+        ServerState(
+            name="notes",
+            spec=_stdio("notes"),
+            status="connected",
+            tools=(tool("add_note"), tool("list_notes", enabled=False)),
+            source=CLAUDE_LOCAL,
+        ),
+        ServerState(
+            name="repo-tool",
+            spec=_stdio("repo_tool", f"https://api.example.com/v1?token={SECRET}"),
+            status="untrusted",
+            error="not trusted — T to trust (runs: python -m demo.repo_tool …)",
+            source=PROJECT_MCP,
+        ),
+        ServerState(
+            name="docs",
+            spec=HttpSpec(url=f"https://docs.example.com/mcp?api_key={SECRET}"),
+            status="untrusted",
+            error="not trusted — T to trust (it would receive this file's headers and tokens)",
+            source=PROJECT_MCP,
+        ),
+        ServerState(
+            name="weather",
+            spec=_stdio("weather"),
+            status="connected",
+            tools=(tool("forecast"),),
+            source=OUR_USER,
+        ),
+        ServerState(
+            name="time",
+            spec=_stdio("time"),
+            status="connected",
+            tools=(tool("now"),),
+            source=CLAUDE_USER,
+            also_in=(CODEX_USER,),
+        ),
+    )
+    shadowed = (
+        ServerState(
+            name="notes",
+            spec=_stdio("old_notes"),
+            status="shadowed",
+            error=f"shadowed by {CLAUDE_LOCAL.label} ({CLAUDE_LOCAL.path})",
+            source=OUR_USER,
+            shadowed_by=CLAUDE_LOCAL,
+        ),
+    )
+    return PluginModel(
+        servers=servers,
+        shadowed=shadowed,
+        native_tools=NATIVE,
+        config_path=ROOT,
+    )
+
+
+class WorkspaceSource(StaticSource):
+    """A static source with a workspace behind it (``store``, as a bridge has) over the fixed
+    paths above, none of which exists: the add form offers the files a workspace always
+    offers (ours, Claude Code's local scope, the project's ``.mcp.json``)."""
+
+    def __init__(self, first: PluginModel) -> None:
+        super().__init__(first)
+        sources = workspace_sources(Path(HOME), {"XDG_CONFIG_HOME": f"{HOME}/.config"}, Path(ROOT))
+        self.store = Workspace(
+            sources,
+            root=Path(ROOT),
+            trust=TrustBook(Path(HOME) / "no-such-state" / "trust.json"),
+            add_to=OUR_USER,
+        )
+        """Where a bridge keeps its config: here a workspace that is never loaded or written."""
