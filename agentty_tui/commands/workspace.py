@@ -47,7 +47,7 @@ async def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
     lines = [f"project: {safe_line(str(found.root))}"]
     paths = [safe_line(report.source.ref.path) for report in found.reports]
     width = max(map(len, paths), default=0)
-    for report, path in zip(found.reports, paths, strict=True):
+    for report, shown in zip(found.reports, paths, strict=True):
         ref = report.source.ref
         if report.problem is not None:
             state = f"cannot be read: {report.problem}"
@@ -57,7 +57,7 @@ async def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
             state = f"{report.servers} server{'' if report.servers == 1 else 's'}"
         lines.append(
             f"{ref.scope:<8} {ref.host:<15} {report.source.dialect:<13} "
-            f"{path:<{width}}  {safe_line(state)}"
+            f"{shown:<{width}}  {safe_line(state)}"
         )
     say("\n".join(lines))
     return 0
