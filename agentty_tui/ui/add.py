@@ -120,11 +120,18 @@ class AddServerScreen(Dialog[NewServer | None]):
     AUTO_FOCUS = "#add-name"
 
     def __init__(
-        self, existing: Collection[str], targets: Sequence[SourceRef] | None = None
+        self,
+        existing: Collection[str],
+        targets: Sequence[SourceRef] | None = None,
+        held: Mapping[SourceRef, Collection[str]] | None = None,
     ) -> None:
+        """``held``: in a workspace, the names each file holds. A name in use is refused for
+        the default file; another file, chosen on purpose, refuses only the names it holds
+        (an entry there over another scope's, as the command line's ``--scope`` allows)."""
         super().__init__()
         self._existing = frozenset(existing)
         self._targets = tuple(targets or ())
+        self._held = {ref: frozenset(names) for ref, names in (held or {}).items()}
 
     def compose(self) -> ComposeResult:
         # The connection fields are shared with the edit form, whose module builds on this one.
@@ -181,18 +188,21 @@ class AddServerScreen(Dialog[NewServer | None]):
         error = self.query_one("#add-error", PlainText)
         name = fields["name"].value.strip()
         values = {f: fields[f].value for f, _, _ in CONNECTION_FIELDS}
+        target = None
+        if self._targets:
+            chosen = self.query_one("#add-file", Select).value
+            target = chosen if isinstance(chosen, SourceRef) else None
+        existing = self._existing
+        if target is not None and target != self._targets[0]:
+            existing = self._held.get(target, frozenset())
         try:
-            result = name, connection_spec(name, values, self._existing)
+            result = name, connection_spec(name, values, existing)
         except FormError as exc:
             error.update(exc.message)
             fields[exc.field].add_class("-invalid")
             self.set_focus(fields[exc.field])
             return
         error.update("")
-        target = None
-        if self._targets:
-            chosen = self.query_one("#add-file", Select).value
-            target = chosen if isinstance(chosen, SourceRef) else None
         self.dismiss(NewServer(*result, target))
 
     def action_cancel(self) -> None:

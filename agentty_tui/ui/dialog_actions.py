@@ -52,7 +52,12 @@ class PickerDialogs(PickerOperations):
                 self.run_operation("Add", lambda: self._add(name, spec, target))
 
         names = [server.name for server in self.model.servers]
-        self.push_screen(AddServerScreen(names, self._add_targets()), added)
+        held: dict[SourceRef, set[str]] = {}
+        for server in (*self.model.servers, *self.model.shadowed):
+            for ref in (server.source, *server.also_in):
+                if ref is not None:
+                    held.setdefault(ref, set()).add(server.name)
+        self.push_screen(AddServerScreen(names, self._add_targets(), held), added)
 
     def _add_targets(self) -> tuple[SourceRef, ...] | None:
         """In a workspace, the files a new server may go to (the workspace's choice, its
@@ -96,15 +101,28 @@ class PickerDialogs(PickerOperations):
         self.push_screen(EditServerScreen(name, server.spec, others), edited)
 
     def host_files(self) -> tuple[HostFile, ...]:
-        """The other hosts' config files found, looked for once (the first run lists them)."""
+        """The other hosts' config files found, looked for once (the first run lists them); in
+        a workspace, those it does not read already (a host left out by ``--hosts``)."""
         if self._host_files is None:
-            config = self.model.config_path
-            self._host_files = self.find_host_files(Path(config) if config else None)
+            target = self._import_target()
+            found = self.find_host_files(Path(target) if target else None)
+            store = getattr(self.source, "store", None)
+            if isinstance(store, Workspace):
+                read = {path.absolute() for path in store.watched_paths()}
+                found = tuple(f for f in found if f.path.absolute() not in read)
+            self._host_files = found
         return self._host_files
+
+    def _import_target(self) -> str | None:
+        """The file an import writes: the config file, or a workspace's own user file."""
+        store = getattr(self.source, "store", None)
+        if isinstance(store, Workspace):
+            return store.add_to.path
+        return self.model.config_path
 
     def action_import_host(self) -> None:
         """i: import the servers of another host's config file into this one, then reload."""
-        target = self.model.config_path
+        target = self._import_target()
         files = self.host_files()
         if target is None or not files:
             self.notify("No other host's config file was found to import.", timeout=4)

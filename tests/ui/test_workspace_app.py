@@ -5,9 +5,12 @@ same keys against a real bridge over a fake home."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import Select, Static
 
+from agentty_tui.config.discover import HostFile
 from agentty_tui.model import SourceRef, StdioSpec
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
@@ -15,6 +18,7 @@ from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScree
 from tests.ui.fakes import StaticSource, settle
 from tests.ui.workspace_fakes import (
     CLAUDE_LOCAL,
+    CODEX_USER,
     OUR_USER,
     PROJECT_MCP,
     SECRET,
@@ -201,6 +205,43 @@ async def test_a_offers_the_workspaces_files_and_adds_to_the_one_chosen(
     assert note == f"Added server 'mem' to {target.label} ({target.path})."
 
 
+async def test_a_name_another_file_holds_may_go_to_a_file_chosen_on_purpose() -> None:
+    source = WorkspaceSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AddServerScreen)
+        # "weather" is our user file's: refused there, the default.
+        await pilot.press(*"weather", "tab", *"echo", "enter")
+        await pilot.pause()
+        assert "already" in str(form.query_one("#add-error", Static).render())
+        # The project file holds no "weather": chosen on purpose, it takes an entry over the
+        # user's.
+        form.query_one("#add-file", Select).value = PROJECT_MCP
+        await pilot.pause()
+        form.submit()
+        await settle(app)
+    assert source.calls == [("plugin_add", ("weather", StdioSpec(command="echo"), PROJECT_MCP))]
+
+
+async def test_a_name_the_chosen_file_holds_is_refused() -> None:
+    source = WorkspaceSource(workspace_model())
+    app = PickerApp(source)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, AddServerScreen)
+        form.query_one("#add-file", Select).value = PROJECT_MCP
+        await pilot.pause()
+        await pilot.press(*"docs", "tab", *"echo", "enter")
+        await pilot.pause()
+        assert "already" in str(form.query_one("#add-error", Static).render())
+    assert source.calls == []
+
+
 async def test_a_on_one_config_file_asks_for_no_file() -> None:
     source = StaticSource(workspace_model())  # no workspace behind it
     app = PickerApp(source)
@@ -232,3 +273,19 @@ async def test_t_on_a_server_of_a_file_others_can_write_trusts_it_for_this_run()
         await pilot.press("y")
         await settle(app)
     assert source.calls == [("trust_servers", (("weather",),))]
+
+
+async def test_i_in_a_workspace_offers_only_files_it_does_not_read_and_imports_into_ours() -> None:
+    read = HostFile("Codex", Path(CODEX_USER.path), "codex", 2)
+    elsewhere = HostFile("Cursor", Path("/elsewhere/.cursor/mcp.json"), "claude", 1)
+    asked: list[Path | None] = []
+
+    def found(target: Path | None) -> tuple[HostFile, ...]:
+        asked.append(target)
+        return (read, elsewhere)
+
+    app = PickerApp(WorkspaceSource(workspace_model()), host_files=found)
+    async with app.run_test(size=(100, 40)):
+        assert app.host_files() == (elsewhere,)
+    # Our user file is where an import goes, never the project's folder.
+    assert asked == [Path(OUR_USER.path)]
