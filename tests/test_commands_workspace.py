@@ -174,3 +174,20 @@ def test_a_name_of_another_file_may_be_added_to_a_scope_named_on_purpose(own: Fa
     user = run(own, "add", LAYERED, "--source", str(own.files["cursor-user"]), "--", *argv)
     assert user.returncode == 0, user.stderr
     assert f"it does not run: '{LAYERED}' of {own.files['claude-local']} wins" in user.stderr
+
+
+def test_trust_all_trusts_every_waiting_project_server(tmp_path: Path) -> None:
+    fake = build_fake_home(tmp_path)  # a stdio and a URL server wait in project files
+    before = run(fake, "list", "--json")
+    waiting = {
+        s["name"] for s in json.loads(before.stdout)["servers"] if s["status"] == "untrusted"
+    }
+    assert REPO_TOOL in waiting and len(waiting) > 2
+    usage = run(fake, "trust")
+    assert usage.returncode == 2
+    assert "give a server NAME, or --all" in usage.stderr
+    result = run(fake, "trust", "--all")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"trusted {len(waiting)} servers of {fake.project}\n"
+    after = run(fake, "list", "--json")
+    assert not [s for s in json.loads(after.stdout)["servers"] if s["status"] == "untrusted"]

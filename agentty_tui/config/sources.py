@@ -10,6 +10,7 @@ the process, so that a test runs it on a fake home.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,9 +53,22 @@ def _config_home(home: Path, env: Mapping[str, str]) -> Path:
     return Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
 
 
-def _places(home: Path, env: Mapping[str, str], root: Path) -> list[tuple[Scope, str, Path, str]]:
+def _app_folder(home: Path, env: Mapping[str, str], platform: str) -> Path:
+    """Where Claude Desktop and VS Code keep their user files: ``~/Library/Application
+    Support`` on macOS, ``%APPDATA%`` on Windows, ``$XDG_CONFIG_HOME`` elsewhere."""
+    if platform == "darwin":
+        return home / "Library" / "Application Support"
+    if platform == "win32" and env.get("APPDATA"):
+        return Path(env["APPDATA"])
+    return _config_home(home, env)
+
+
+def _places(
+    home: Path, env: Mapping[str, str], root: Path, platform: str
+) -> list[tuple[Scope, str, Path, str]]:
     """(scope, host, path, dialect) of every source, in precedence order."""
     config_home = _config_home(home, env)
+    apps = _app_folder(home, env, platform)
     codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     return [
         ("local", "claude", home / ".claude.json", "claude-local"),
@@ -65,11 +79,11 @@ def _places(home: Path, env: Mapping[str, str], root: Path) -> list[tuple[Scope,
         ("project", "codex", root / ".codex" / "config.toml", "codex"),
         ("user", "agentty", config_home / "agentty" / "mcp.json", "claude"),
         ("user", "claude", home / ".claude.json", "claude"),
-        ("user", "claude-desktop", config_home / "Claude" / "claude_desktop_config.json", "claude"),
+        ("user", "claude-desktop", apps / "Claude" / "claude_desktop_config.json", "claude"),
         ("user", "cursor", home / ".cursor" / "mcp.json", "claude"),
         ("user", "gemini", home / ".gemini" / "settings.json", "gemini"),
         ("user", "codex", codex_home / "config.toml", "codex"),
-        ("user", "vscode", config_home / "Code" / "User" / "mcp.json", "vscode"),
+        ("user", "vscode", apps / "Code" / "User" / "mcp.json", "vscode"),
     ]
 
 
@@ -80,10 +94,16 @@ def our_user_file(home: Path, env: Mapping[str, str]) -> Path:
 
 
 def workspace_sources(
-    home: Path, env: Mapping[str, str], root: Path, *, hosts: Collection[str] | None = None
+    home: Path,
+    env: Mapping[str, str],
+    root: Path,
+    *,
+    hosts: Collection[str] | None = None,
+    platform: str = sys.platform,
 ) -> tuple[SourceFile, ...]:
     """Every source of the workspace of the project at ``root``, present or not, in precedence
-    order; ``hosts`` (default: all) limits which hosts' files are read (ours always are).
+    order; ``hosts`` (default: all) limits which hosts' files are read (ours always are);
+    ``platform`` (``sys.platform``) says where Claude Desktop and VS Code keep theirs.
 
     A project whose root is the home folder has no project files of its own: the user's
     ``~/.cursor/mcp.json`` is a user file there, not a project one.
@@ -91,7 +111,7 @@ def workspace_sources(
     sources: list[SourceFile] = []
     seen: set[tuple[str, str]] = set()
     same_as_home = os.path.realpath(root) == os.path.realpath(home)
-    for scope, host, path, dialect in _places(home, env, root):
+    for scope, host, path, dialect in _places(home, env, root, platform):
         if host != "agentty" and hosts is not None and host not in hosts:
             continue
         if scope == "project" and same_as_home and host != "claude":

@@ -159,6 +159,7 @@ class Workspace:
             server
             for server in config.servers
             if server.untrusted is not None
+            and server.spec is not None  # an invalid entry runs nothing: nothing to trust
             and server.source is not None
             and server.source.scope == "project"
             and (names is None or server.name in names)
