@@ -56,6 +56,7 @@ __all__ = [
     "FakeHome",
     "Source",
     "build_fake_home",
+    "small_fake_home",
 ]
 
 Scope = Literal["user", "project", "local"]
@@ -431,3 +432,20 @@ def build_fake_home(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return fake
+
+
+def small_fake_home(
+    root: Path, sources: Sequence[str] = ("agentty-user", "project-mcp")
+) -> FakeHome:
+    """A fake home of a few ``sources`` with one plain server each, and ``REPO_TOOL`` (a
+    project server that waits for trust) where ``project-mcp`` is among them; no other
+    planned case."""
+    return build_fake_home(
+        root,
+        sources=sources,
+        layered=False,
+        twins=(),
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )

@@ -34,15 +34,23 @@ def _refuse_for_one_file(store: Config, args: argparse.Namespace) -> None:
         raise UsageError("--scope and --source choose a file of a workspace; --config is one file")
 
 
-def add_target(store: Config, args: argparse.Namespace) -> SourceRef | None:
-    """The file ``add`` writes: ``--source``, else ``--scope``, else the default (``None``)."""
+def _named(store: Config, args: argparse.Namespace) -> SourceRef | None:
+    """The file ``--source`` names (``--scope`` telling apart the two of ``~/.claude.json``);
+    ``None`` without ``--source``. Both options are refused on one file."""
     _refuse_for_one_file(store, args)
     scope, path = _given(args)
-    if not isinstance(store, Workspace):
+    if path is None or not isinstance(store, Workspace):
         return None
-    if path is not None:
-        return store.source_by_path(path, scope)
-    return _scope_source(store, scope) if scope is not None else None
+    return store.source_by_path(path, scope)
+
+
+def add_target(store: Config, args: argparse.Namespace) -> SourceRef | None:
+    """The file ``add`` writes: ``--source``, else ``--scope``, else the default (``None``)."""
+    named = _named(store, args)
+    scope = _given(args)[0]
+    if named is not None or not isinstance(store, Workspace) or scope is None:
+        return named
+    return _scope_source(store, scope)
 
 
 def remove_target(
@@ -50,12 +58,10 @@ def remove_target(
 ) -> SourceRef | None:
     """The file ``remove`` edits: ``--source`` (with ``--scope`` for ``~/.claude.json``), or
     the one file holding ``name``; a ``UsageError`` listing them when several do."""
-    _refuse_for_one_file(store, args)
-    scope, path = _given(args)
-    if not isinstance(store, Workspace):
-        return None
-    if path is not None:
-        return store.source_by_path(path, scope)
+    named = _named(store, args)
+    if named is not None or not isinstance(store, Workspace):
+        return named
+    scope = _given(args)[0]
     holders = store.holders(config, name)
     if scope is not None:
         holders = tuple(ref for ref in holders if ref.scope == scope)

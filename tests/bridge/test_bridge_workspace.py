@@ -16,22 +16,14 @@ from agentty_tui.config.opening import open_workspace
 from agentty_tui.errors import OperationError
 from agentty_tui.model import StdioSpec
 from tests.bridge.test_live_reload import TIMEOUT, connected
-from tests.fake_home import REPO_TOOL, FakeHome, build_fake_home
+from tests.fake_home import REPO_TOOL, FakeHome, build_fake_home, small_fake_home
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
 def fake(tmp_path: Path) -> FakeHome:
-    return build_fake_home(
-        tmp_path,
-        sources=["agentty-user", "project-mcp"],
-        layered=False,
-        twins=(),
-        url=None,
-        prompted_input=False,
-        muted=False,
-    )
+    return small_fake_home(tmp_path)
 
 
 async def test_a_project_server_starts_once_trusted_and_stays_trusted(

@@ -18,7 +18,7 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.opening import open_workspace
 from agentty_tui.model import PluginModel
-from tests.fake_home import FakeHome, build_fake_home
+from tests.fake_home import FakeHome, build_fake_home, small_fake_home
 from tests.helpers import stdio_entry
 from tests.servers import plain_argv
 
@@ -119,15 +119,7 @@ async def test_a_burst_of_writes_is_one_reload_or_two(watched: tuple[Bridge, Pat
 
 @pytest.fixture
 def fake(tmp_path: Path) -> FakeHome:
-    return build_fake_home(
-        tmp_path,
-        sources=["agentty-user", "project-mcp"],
-        layered=False,
-        twins=(),
-        url=None,
-        prompted_input=False,
-        muted=False,
-    )
+    return small_fake_home(tmp_path)
 
 
 async def test_a_file_created_later_joins_the_workspace(fake: FakeHome, tmp_path: Path) -> None:
