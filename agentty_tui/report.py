@@ -143,8 +143,9 @@ def _by_source(model: PluginModel) -> list[ServerState]:
     return [server for group in groups.values() for server in group]
 
 
-def model_text(model: PluginModel, catalog: WireCatalog) -> str:
-    """``list``: a human-readable table of servers and their tools."""
+def model_text(model: PluginModel, catalog: WireCatalog, *, workspace: bool = False) -> str:
+    """``list``: a human-readable table of servers and their tools (``workspace``: the model
+    is of a workspace, whose ``config_path`` is the project's folder)."""
     lines: list[str] = []
     names = {server.name: safe_line(server.name) for server in model.servers}
     width = max(map(len, names.values()), default=0)
@@ -181,7 +182,14 @@ def model_text(model: PluginModel, catalog: WireCatalog) -> str:
                 name = name.ljust(tool_width)
             lines.append(f"    [{mark}] {name}{label}{trimmed}")
     if not model.servers:
-        lines.append(f"no servers configured in {safe_line(str(model.config_path))}")
+        where = safe_line(str(model.config_path))
+        if workspace:
+            lines.append(
+                f"no servers configured in the workspace of {where} "
+                "(agentty-tui sources lists the files it reads)"
+            )
+        else:
+            lines.append(f"no servers configured in {where}")
     lines.append("")
     lines.append(
         f"wire: {len(catalog.tools)} of {catalog.total_requested} tools (budget {catalog.budget})"

@@ -191,3 +191,13 @@ def test_trust_all_trusts_every_waiting_project_server(tmp_path: Path) -> None:
     assert result.stdout == f"trusted {len(waiting)} servers of {fake.project}\n"
     after = run(fake, "list", "--json")
     assert not [s for s in json.loads(after.stdout)["servers"] if s["status"] == "untrusted"]
+
+
+def test_an_empty_workspace_says_where_to_look(tmp_path: Path) -> None:
+    fake = build_fake_home(tmp_path, sources=[], layered=False, twins=(), untrusted=False, url=None)
+    result = run(fake, "list")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(
+        f"no servers configured in the workspace of {fake.project} "
+        "(agentty-tui sources lists the files it reads)\n"
+    )

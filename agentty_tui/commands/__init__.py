@@ -107,7 +107,7 @@ async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     if args.json:
         say_json(model_json(model, catalog))
     else:
-        say(model_text(model, catalog))
+        say(model_text(model, catalog, workspace=path is None))
     return 0
 
 
