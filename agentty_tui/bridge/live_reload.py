@@ -51,6 +51,18 @@ class LiveReload:
         self.last_report: ReloadReport | None = None
         """What the last of them changed."""
         self._checked = anyio.Event()
+        self._listeners: list[Callable[[ReloadReport], None]] = []
+
+    def add_listener(self, listener: Callable[[ReloadReport], None]) -> Callable[[], None]:
+        """Call ``listener`` with the report of every reload an outside edit caused (the
+        picker says what changed); returns a remover."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
 
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
@@ -71,7 +83,9 @@ class LiveReload:
                 self.ignored += 1
                 return
             self.reloads += 1
-            self.last_report = await self._reload()
+            report = self.last_report = await self._reload()
+            for listener in list(self._listeners):
+                listener(report)
         finally:
             self._checked.set()
             self._checked = anyio.Event()

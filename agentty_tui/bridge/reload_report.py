@@ -37,6 +37,11 @@ class ReloadReport:
         return self.error is None
 
     @property
+    def changed(self) -> bool:
+        """Whether the reload started or stopped any server."""
+        return bool(self.added or self.removed or self.restarted or self.started or self.stopped)
+
+    @property
     def summary(self) -> str:
         """One sentence: ``Config reloaded: 2 added, 1 restarted.`` or why it was not."""
         if self.error is not None:

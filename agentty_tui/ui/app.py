@@ -37,6 +37,7 @@ from agentty_tui.ui.call import CallRecord
 from agentty_tui.ui.dialog_actions import PickerDialogs
 from agentty_tui.ui.keybar import KeyBar
 from agentty_tui.ui.keys import KeyOrderApp
+from agentty_tui.ui.outside_edits import OutsideEdits
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.row_layout import WIDE_COLUMNS
@@ -59,7 +60,7 @@ def _host_files_here(config: Path | None) -> tuple[HostFile, ...]:
     return host_config_files(Path.home(), os.environ, Path.cwd(), exclude=config)
 
 
-class PickerApp(PickerDialogs, KeyOrderApp):
+class PickerApp(OutsideEdits, PickerDialogs, KeyOrderApp):
     """Shows every configured server and its tools, live, and changes them from the keyboard."""
 
     CSS_PATH = "picker.tcss"
@@ -139,6 +140,11 @@ class PickerApp(PickerDialogs, KeyOrderApp):
         self.picker.focus()
         if self._follow_updates:
             self._follow()
+            self.hear_outside_edits(self.source)
+
+    def on_unmount(self) -> None:
+        """Stop hearing about outside edits."""
+        self.stop_hearing_outside_edits()
 
     # --- rendering ------------------------------------------------------------------
 

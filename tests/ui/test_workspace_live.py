@@ -153,3 +153,24 @@ async def test_a_asks_which_file_and_adds_the_server_there(fake: FakeHome, bridg
     assert "added" in json.loads(after["project-mcp"])["mcpServers"]
     assert after["agentty-user"] == before["agentty-user"]
     assert after["claude-local"] == before["claude-local"]
+
+
+async def test_an_outside_edit_says_what_it_changed_and_a_no_op_says_nothing(
+    fake: FakeHome, bridge: Bridge
+) -> None:
+    ours = fake.files["agentty-user"]
+    app = PickerApp(bridge)
+    async with anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        async with app.run_test(size=(120, 40)) as pilot:
+            # A rewrite that changes no entry (as Claude Code's are): a reload, and no word.
+            ours.write_text(ours.read_text() + "\n")
+            await until(pilot, lambda: bridge.live.reloads == 1)
+            document = json.loads(ours.read_text())
+            document["mcpServers"]["late"] = {"command": plain_argv()[0], "args": plain_argv()[1:]}
+            ours.write_text(json.dumps(document))
+            await until(pilot, lambda: bool(app._notifications))
+            said = [note.message for note in app._notifications]
+            assert bridge.live.reloads == 2
+        group.cancel_scope.cancel()
+    assert said == ["Outside edit: Config reloaded: 1 added."]
