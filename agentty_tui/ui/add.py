@@ -1,16 +1,14 @@
 """The add-server form: a name, then either a command line or a URL.
 
-``validate_add`` is the whole validation, pure: it turns the three fields into a name and a
-``ServerSpec`` or raises ``FormError`` naming the field to fix. The screen shows that error in
-the form and returns a value only once the input is valid, so nothing is written before. The
-error quotes what the user typed, so it is shown as plain text (``[/]`` is text, not markup).
+The validation is ``form_rules.validate_add`` (pure): the screen shows its ``FormError`` in the
+form and returns a value only once the input is valid, so nothing is written before. The error
+quotes what the user typed, so it is shown as plain text (``[/]`` is text, not markup).
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Collection, Mapping, Sequence
-from typing import ClassVar, Literal, NamedTuple
+from typing import ClassVar, NamedTuple
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,83 +16,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
-from agentty_tui.config.entry_rules import (
-    EntryError,
-    EntryField,
-    command_not_found,
-    http_spec,
-    new_server_name,
-    stdio_spec,
-)
 from agentty_tui.model import ServerSpec, SourceRef
+from agentty_tui.ui.form_rules import FormError, validate_add
 from agentty_tui.ui.modal import Dialog
+from agentty_tui.ui.server_form import CONNECTION_FIELDS, connection_rows, connection_spec
 from agentty_tui.ui.text import PlainText
 
 __all__ = ["AddServerScreen", "FormError", "NewServer", "validate_add"]
-
-Field = Literal["name", "command", "url", "cwd", "env", "headers"]
-"""A field of the add or the edit form."""
-
-
-class FormError(ValueError):
-    """Invalid form input: which field, and what to do about it."""
-
-    def __init__(self, field: Field, message: str) -> None:
-        super().__init__(message)
-        self.field: Field = field
-        self.message = message
-
-
-_FIELD_OF_RULE: Mapping[EntryField, Field] = {
-    "name": "name",
-    "command": "command",
-    "url": "url",
-    "env": "env",
-    "header": "headers",
-}
-"""The form's field that shows a rule's refusal."""
-
-
-def validate_add(
-    name: str,
-    command_line: str,
-    url: str,
-    existing: Collection[str],
-    *,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> tuple[str, ServerSpec]:
-    """Validate the form's fields into ``(name, spec)`` by the config's rule book
-    (``config.entry_rules``, as ``agentty-tui add`` does); ``FormError`` says what is wrong and
-    in which field. A header's refusal names the header, never its value."""
-    name, command_line, url = name.strip(), command_line.strip(), url.strip()
-    try:
-        new_server_name(name, existing)
-        if command_line and url:
-            raise FormError("url", "Give either a command or a URL, not both.")
-        if url:
-            if env or cwd:
-                raise FormError(
-                    "env", "Env and a folder are for a command; a URL server takes headers."
-                )
-            return name, http_spec(url, headers)
-        if headers:
-            raise FormError("headers", "Headers are for a URL server; a command takes env.")
-        try:
-            argv = shlex.split(command_line)
-        except ValueError as exc:
-            raise FormError("command", f"The command line does not parse: {exc}.") from None
-        spec = stdio_spec(argv, env, cwd)
-        if (missing := command_not_found(spec.command)) is not None:
-            raise FormError("command", missing)
-        return name, spec
-    except EntryError as exc:
-        message = exc.message
-        if exc.field == "header":
-            # The header rule names what is wrong, not which header: the form says which.
-            message = f"Header {exc.key!r}: {message}."
-        raise FormError(_FIELD_OF_RULE[exc.field], message) from None
 
 
 class NewServer(NamedTuple):
@@ -134,9 +62,6 @@ class AddServerScreen(Dialog[NewServer | None]):
         self._held = {ref: frozenset(names) for ref, names in (held or {}).items()}
 
     def compose(self) -> ComposeResult:
-        # The connection fields are shared with the edit form, whose module builds on this one.
-        from agentty_tui.ui.server_form import connection_rows
-
         with VerticalScroll(id="add-form", classes="dialog"):
             yield Static(
                 "Add a server: a name, then a command line or a URL", classes="dialog-title"
@@ -180,8 +105,6 @@ class AddServerScreen(Dialog[NewServer | None]):
 
     def submit(self) -> None:
         """Validate; show the problem in the form, or dismiss with the result."""
-        from agentty_tui.ui.server_form import CONNECTION_FIELDS, connection_spec
-
         fields = {field.id.removeprefix("add-"): field for field in self.query(Input) if field.id}
         for field in fields.values():
             field.remove_class("-invalid")

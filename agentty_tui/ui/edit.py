@@ -17,7 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Static
 
 from agentty_tui.model import ServerSpec
-from agentty_tui.ui.add import FormError
+from agentty_tui.ui.form_rules import FormError
 from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.server_form import (
     CONNECTION_FIELDS,

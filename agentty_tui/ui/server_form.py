@@ -21,7 +21,7 @@ from textual.widgets import Input, Label
 
 from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
 from agentty_tui.secrets import mask_url
-from agentty_tui.ui.add import Field, FormError, validate_add
+from agentty_tui.ui.form_rules import Field, FormError, validate_add
 
 __all__ = [
     "CONNECTION_FIELDS",
