@@ -8,6 +8,7 @@ a server's stderr) before that text is shown or logged.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -18,6 +19,7 @@ __all__ = [
     "is_credential_name",
     "mask_url",
     "mask_value",
+    "masked_command_line",
     "url_credentials",
 ]
 
@@ -86,6 +88,12 @@ def mask_url(url: str) -> str:
         return f"{match.group('sep')}{name}={_mask_part(value)}"
 
     return _PAIR.sub(pair, _USERINFO.sub(userinfo, url, count=1))
+
+
+def masked_command_line(command: str, args: Iterable[str]) -> str:
+    """A command line as a shell would read it, each URL among its arguments masked
+    (``mcp-remote https://h/mcp?token=…``), for every place that shows what a server runs."""
+    return shlex.join([command, *map(mask_url, args)])
 
 
 def url_credentials(url: str) -> tuple[str, ...]:

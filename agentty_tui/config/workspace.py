@@ -29,7 +29,7 @@ from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.store import ConfigStore, FileVersion
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig, SourceRef, StdioSpec
-from agentty_tui.secrets import mask_url
+from agentty_tui.secrets import masked_command_line
 
 __all__ = ["SourceReport", "Workspace", "trust_prompt"]
 
@@ -38,8 +38,7 @@ def trust_prompt(server: ServerConfig) -> str:
     """The line an untrusted project entry shows: what trusting it runs, and how."""
     spec, how = server.spec, f"T to trust, or agentty-tui trust {shlex.quote(server.name)}"
     if isinstance(spec, StdioSpec):
-        # A URL among the arguments (``mcp-remote https://…?token=…``) is masked, as anywhere.
-        runs = shlex.join((spec.command, *map(mask_url, spec.args)))
+        runs = masked_command_line(spec.command, spec.args)
         return f"not trusted — {how} (runs: {runs})"
     return f"not trusted — {how} (it would receive this file's headers and tokens)"
 
@@ -89,6 +88,8 @@ class Workspace:
         self._trust = trust
         self._stores = {s.ref: ConfigStore(s.path, dialect=_dialect(s, root)) for s in sources}
         self._good: dict[SourceRef, PluginConfig] = {}
+        # The config of the last load: who owns an entry, as the caller last saw it.
+        self._layered: PluginConfig | None = None
         self.reports: tuple[SourceReport, ...] = ()
         """Each source as the last ``load`` found it."""
 
@@ -135,7 +136,8 @@ class Workspace:
             reports.append(SourceReport(source, exists, len(config.servers), problem))
             parts.append(Layer(ref, config, self._untrusted(source, config, trusted)))
         self.reports = tuple(reports)
-        return layer(parts, settings=settings, warnings=problems)
+        self._layered = layer(parts, settings=settings, warnings=problems)
+        return self._layered
 
     def _untrusted(
         self, source: SourceFile, config: PluginConfig, trusted: dict[str, str]
@@ -222,4 +224,6 @@ class Workspace:
         if isinstance(first, AddServer):
             return self.add_to
         name = first.name if isinstance(first, RemoveServer) else first.server
-        return self.owner(self.load(), name)
+        # The entry the caller saw (a bridge, a command: each loads before it edits); reading
+        # every file again here would double an edit's cost.
+        return self.owner(self._layered or self.load(), name)

@@ -6,7 +6,6 @@ control visible); a schema is written by ``safe_json``.
 
 from __future__ import annotations
 
-import shlex
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -19,7 +18,7 @@ from agentty_tui.catalog import WireCatalog
 from agentty_tui.errors import UnknownToolError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
-from agentty_tui.secrets import mask_url, mask_value
+from agentty_tui.secrets import mask_url, mask_value, masked_command_line
 from agentty_tui.terminal_text import safe_json, safe_line
 from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.row_source import source_facts
@@ -222,8 +221,7 @@ def _spec_text(server: ServerState) -> str:
         return "spec       (the config entry is invalid; see the error)"
     # Each value on its own line: a newline in an argument must not forge another fact.
     if spec.kind == "stdio":
-        # A URL among the arguments (``mcp-remote https://…``) is masked as any other URL.
-        lines = [f"command    {safe_line(shlex.join([spec.command, *map(mask_url, spec.args)]))}"]
+        lines = [f"command    {safe_line(masked_command_line(spec.command, spec.args))}"]
         if spec.cwd:
             lines.append(f"cwd        {safe_line(spec.cwd)}")
         # Names only: values of env and headers are secrets as often as not.

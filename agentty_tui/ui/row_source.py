@@ -16,11 +16,10 @@ Pure: no I/O, no Textual.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 
 from agentty_tui.model import PluginModel, ServerState, SourceRef
-from agentty_tui.secrets import mask_url
+from agentty_tui.secrets import mask_url, masked_command_line
 from agentty_tui.terminal_text import safe_line
 
 __all__ = [
@@ -99,7 +98,7 @@ def runs_text(state: ServerState) -> str:
     if spec is None:
         return ""
     if spec.kind == "stdio":
-        return "runs: " + safe_line(shlex.join([spec.command, *map(mask_url, spec.args)]))
+        return "runs: " + safe_line(masked_command_line(spec.command, spec.args))
     return "url: " + safe_line(mask_url(spec.url))
 
 
