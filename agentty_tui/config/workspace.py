@@ -27,7 +27,7 @@ from agentty_tui.config.layering import Layer, layer
 from agentty_tui.config.project_trust import TrustBook, entry_hash
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.store import ConfigStore, FileVersion
-from agentty_tui.errors import ConfigError, UnknownServerError
+from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig, SourceRef, StdioSpec
 from agentty_tui.secrets import masked_command_line
 
@@ -190,6 +190,35 @@ class Workspace:
         refs += [s.source for s in config.shadowed if s.name == name and s.source is not None]
         order = {source.ref: index for index, source in enumerate(self.sources)}
         return tuple(sorted(refs, key=lambda ref: order.get(ref, len(order))))
+
+    def holders_in(
+        self,
+        config: PluginConfig,
+        name: str,
+        *,
+        source: SourceRef | None = None,
+        scope: str | None = None,
+    ) -> tuple[SourceRef, ...]:
+        """The files with an entry ``name`` among those the user named: ``source`` and/or
+        ``scope`` (none: every file), in precedence order, never empty.
+
+        A named file or scope without the entry is an ``OperationError`` that says where the
+        entry is: an edit meant for one file never falls back to another file's entry (the one
+        that wins, say), which the user did not name. ``UnknownServerError`` when no file has it.
+        """
+        every = self.holders(config, name)
+        if not every:
+            raise UnknownServerError(name, [server.name for server in config.servers])
+        found = tuple(
+            ref
+            for ref in every
+            if (source is None or ref == source) and (scope is None or ref.scope == scope)
+        )
+        if found:
+            return found
+        named = f"the {scope} scope" if source is None else f"{source.path} ({source.label})"
+        listed = ", ".join(f"{ref.path} ({ref.label})" for ref in every)
+        raise OperationError(f"{name!r} is not in {named}; it is in: {listed}")
 
     def source_by_path(self, path: str, scope: str | None = None) -> SourceRef:
         """The source at ``path`` (``~/.claude.json`` is two: its ``scope`` tells them apart);
