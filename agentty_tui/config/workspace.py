@@ -7,7 +7,8 @@ guarantee of the store (lock, re-read, atomic replace, its own dialect and layou
 edit goes to the one file that owns the entry it changes (``ServerConfig.source``).
 
 - A file that stops parsing keeps its servers as last read (a half-saved edit in the user's
-  editor must not stop them), with a warning that names the file and the problem.
+  editor must not stop them), with a warning that names the file and the problem; so does a
+  file that held text and is blank now (``ConfigStore.load``: a non-atomic writer's truncate).
 - A project file's entries wait for the user's trust (``project_trust.TrustBook``); so do the
   stdio entries of a file other users can write (``trust.file_trust_problem``).
 """
@@ -114,7 +115,10 @@ class Workspace:
     def load(self) -> PluginConfig:
         """Read every source afresh and layer them into one config."""
         parts: list[Layer] = []
-        problems: list[str] = []
+        # Each problem once, by its text: ``~/.claude.json`` is two sources (its user and its
+        # local scope), and what is wrong with the file (too big, half-saved, not JSON) is
+        # said by both stores in the same words.
+        problems: dict[str, str] = {}
         reports: list[SourceReport] = []
         settings = PluginConfig()
         trusted = self._trust.project(self.root)  # one read of the trust file a load
@@ -129,14 +133,14 @@ class Workspace:
                 config = self._good.get(ref, PluginConfig())
                 problem = str(error)
                 tail = "its servers are kept as last read" if kept else "its servers are not shown"
-                problems.append(f"{problem} ({tail})")
+                problems.setdefault(problem, f"{problem} ({tail})")
             if ref == self.add_to:
                 settings = config
             exists = store.version() is not None
             reports.append(SourceReport(source, exists, len(config.servers), problem))
             parts.append(Layer(ref, config, self._untrusted(source, config, trusted)))
         self.reports = tuple(reports)
-        self._layered = layer(parts, settings=settings, warnings=problems)
+        self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
 
     def _untrusted(
