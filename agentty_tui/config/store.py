@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentty_tui.config.detect import detect_file
@@ -90,7 +90,7 @@ def _decode(data: bytes, path: str) -> tuple[str, _TextForm]:
 
 def _read(target: Path, path: str) -> _Snapshot | None:
     """The target's bytes and metadata, or ``None`` when there is no file (``files.read_file``:
-    a regular file of at most ``MAX_CONFIG_BYTES``)."""
+    a regular file of at most ``files.size_limit`` bytes)."""
     read = read_file(target, path)
     if read is None:
         return None
@@ -185,6 +185,10 @@ class ConfigStore:
         snapshot = _read(self.target(), self._display)
         text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
         self._check_not_half_saved(snapshot, text)
+        if snapshot is not None:
+            # The bytes are not needed past here: a ~/.claude.json of hundreds of MiB is not
+            # held twice (bytes and text) while it is parsed.
+            snapshot = replace(snapshot, data=b"")
         return _with_trust(self.dialect.parse(text, self._display)[1], snapshot, self._display)
 
     def _check_not_half_saved(self, snapshot: _Snapshot | None, text: str) -> None:

@@ -24,6 +24,7 @@ from agentty_tui.config.claude_local import ClaudeLocalDialect
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import AddServer, ConfigEdit, RemoveServer
+from agentty_tui.config.formats import parses_shared
 from agentty_tui.config.layering import Layer, layer
 from agentty_tui.config.project_trust import TrustBook, entry_hash
 from agentty_tui.config.sources import SourceFile
@@ -122,23 +123,25 @@ class Workspace:
         reports: list[SourceReport] = []
         settings = PluginConfig()
         trusted = self._trust.project(self.root)  # one read of the trust file a load
-        for source in self.sources:
-            ref, problem = source.ref, None
-            store = self._stores[ref]
-            try:
-                config = store.load()
-                self._good[ref] = config
-            except ConfigError as error:
-                kept = ref in self._good
-                config = self._good.get(ref, PluginConfig())
-                problem = str(error)
-                tail = "its servers are kept as last read" if kept else "its servers are not shown"
-                problems.setdefault(problem, f"{problem} ({tail})")
-            if ref == self.add_to:
-                settings = config
-            exists = store.version() is not None
-            reports.append(SourceReport(source, exists, len(config.servers), problem))
-            parts.append(Layer(ref, config, self._untrusted(source, config, trusted)))
+        with parses_shared():  # ~/.claude.json, two sources, is parsed once
+            for source in self.sources:
+                ref, problem = source.ref, None
+                store = self._stores[ref]
+                try:
+                    config = store.load()
+                    self._good[ref] = config
+                except ConfigError as error:
+                    kept = ref in self._good
+                    config = self._good.get(ref, PluginConfig())
+                    problem = str(error)
+                    tail = "kept as last read" if kept else "not shown"
+                    tail = f"its servers are {tail}"
+                    problems.setdefault(problem, f"{problem} ({tail})")
+                if ref == self.add_to:
+                    settings = config
+                exists = store.version() is not None
+                reports.append(SourceReport(source, exists, len(config.servers), problem))
+                parts.append(Layer(ref, config, self._untrusted(source, config, trusted)))
         self.reports = tuple(reports)
         self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
