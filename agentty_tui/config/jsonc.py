@@ -177,9 +177,9 @@ _INNERMOST_PAIR = re.compile(r"\[\]|\{\}")
 
 
 def _surely_shallow(text: str) -> bool:
-    """Whether JSON ``text`` certainly nests no deeper than ``MAX_DEPTH``, found at the speed
-    of string methods (a file of 200 MiB, as a heavy user's ``~/.claude.json``, in a second
-    where the token scan below takes tens).
+    """Whether JSON ``text`` certainly nests no deeper than ``MAX_DEPTH``, found with string
+    methods and two simple patterns: about four times quicker than the token scan below, which
+    matches every string one by one (a heavy user's ``~/.claude.json`` holds millions).
 
     With the escaped backslashes and quotes of strings taken out, every quote left starts or
     ends a string, so every other piece of a split on quotes lies outside the strings; their
