@@ -139,6 +139,43 @@ def test_remove_of_a_name_in_several_files_lists_them(own: FakeHome) -> None:
     assert LAYERED in json.loads(own.files["agentty-user"].read_text())["mcpServers"]
 
 
+def test_remove_from_a_scope_or_file_without_the_name_is_refused_and_writes_nothing(
+    own: FakeHome,
+) -> None:
+    local_only = own.servers["claude-local"][0]
+    codex_only = own.servers["codex-user"][0]
+    claude_json, codex = own.files["claude-local"], own.files["codex-user"]
+    before = own.snapshot()
+    refused = {
+        ("--scope", "local", codex_only): (
+            f"'{codex_only}' is not in the local scope; it is in: {codex} (codex · user)"
+        ),
+        ("--scope", "project", local_only): (
+            f"'{local_only}' is not in the project scope; it is in: {claude_json} (claude · local)"
+        ),
+        ("--source", str(own.files["cursor-user"]), TWIN): (
+            f"'{TWIN}' is not in {own.files['cursor-user']} (cursor · user); "
+            f"it is in: {own.files['claude-user']} (claude · user), {codex} (codex · user)"
+        ),
+    }
+    for (option, value, name), said in refused.items():
+        result = run(own, "remove", name, option, value)
+        assert (result.returncode, result.stdout) == (1, ""), result.stderr
+        assert result.stderr == f"agentty-tui: {said}\n"
+    # ~/.claude.json is two files: its user part does not hold the local entry.
+    split = run(own, "remove", local_only, "--source", str(claude_json), "--scope", "user")
+    assert split.returncode == 1
+    assert f"is not in {claude_json} (claude · user); it is in: {claude_json} (claude · local)" in (
+        split.stderr
+    )
+    assert own.snapshot() == before
+    chosen = run(own, "remove", LAYERED, "--scope", "project")
+    assert chosen.returncode == 0, chosen.stderr
+    assert chosen.stdout == f"removed '{LAYERED}' from {own.files['project-mcp']}\n"
+    changed = {key for key, data in own.snapshot().items() if data != before[key]}
+    assert changed == {"project-mcp"}
+
+
 def test_a_tool_toggle_says_which_file_it_wrote(own: FakeHome) -> None:
     result = run(own, "disable", TWIN, "echo")
     assert result.returncode == 0, result.stderr

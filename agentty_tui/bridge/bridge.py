@@ -165,6 +165,10 @@ class Bridge(LoginOperations, BridgeReader):
         ``source`` (default: the file whose entry is in use, after which another file's
         entry of that name, if any, takes its place)."""
         if source is not None:
+            if isinstance(self.store, Workspace):
+                # The file the user chose, or an error saying where the entry is: never the
+                # entry of another file.
+                self.store.holders_in(self._config, name, source=source)
             return await self._edit(RemoveServer(name=name), source)
         return await self._edit(operations.remove_server(self._config, name))
 

@@ -56,19 +56,18 @@ def add_target(store: Config, args: argparse.Namespace) -> SourceRef | None:
 def remove_target(
     store: Config, config: PluginConfig, name: str, args: argparse.Namespace
 ) -> SourceRef | None:
-    """The file ``remove`` edits: ``--source`` (with ``--scope`` for ``~/.claude.json``), or
-    the one file holding ``name``; a ``UsageError`` listing them when several do."""
+    """The file ``remove`` edits: the one holding ``name`` among those ``--source`` and
+    ``--scope`` name (every file without them); a ``UsageError`` listing them when several
+    do. A named file or scope without ``name`` is an error that says where it is
+    (``Workspace.holders_in``), never the entry of another file. ``None`` for one file."""
     named = _named(store, args)
-    if named is not None or not isinstance(store, Workspace):
-        return named
-    scope = _given(args)[0]
-    holders = store.holders(config, name)
-    if scope is not None:
-        holders = tuple(ref for ref in holders if ref.scope == scope)
+    if not isinstance(store, Workspace):
+        return None
+    holders = store.holders_in(config, name, source=named, scope=_given(args)[0])
     if len(holders) > 1:
         listed = "; ".join(f"{ref.path} ({ref.label})" for ref in holders)
         raise UsageError(f"{name!r} is in {len(holders)} files; say which with --source: {listed}")
-    return holders[0] if holders else None
+    return holders[0]
 
 
 def edited_file(store: Config, config: PluginConfig, name: str, path: Path | None) -> str:

@@ -4,7 +4,9 @@ Config paths come from the user, the environment and other config files, so what
 not trusted to be a small regular file: a FIFO would block the reader for ever, ``/dev/zero``
 never ends, and a huge file would fill memory. ``read_file`` opens without blocking
 (``O_NONBLOCK``; symlinks are followed as every editor does), refuses anything but a regular
-file, and reads at most ``MAX_CONFIG_BYTES``.
+file, and reads at most ``size_limit(path)``: ``MAX_CONFIG_BYTES`` for a config file, and the
+larger ``MAX_CLAUDE_STATE_BYTES`` for Claude Code's ``~/.claude.json``, which holds its servers
+among its per-project history and grows past 16 MiB for a heavy user.
 """
 
 from __future__ import annotations
@@ -17,18 +19,30 @@ from pathlib import Path
 from agentty_tui.errors import ConfigError
 
 __all__ = [
+    "CLAUDE_STATE_NAME",
+    "MAX_CLAUDE_STATE_BYTES",
     "MAX_CONFIG_BYTES",
     "FileRead",
     "decode_text",
     "format_size",
     "read_file",
     "read_text",
+    "size_limit",
 ]
 
-MAX_CONFIG_BYTES = 16 * 1024 * 1024
+_MIB = 1024 * 1024
+
+MAX_CONFIG_BYTES = 16 * _MIB
 """The largest config file read (16 MiB): real ones are a few kilobytes."""
 
-_LIMIT_TEXT = "16 MiB"
+CLAUDE_STATE_NAME = ".claude.json"
+"""The name of Claude Code's state file (``~/.claude.json``): its user and local servers sit
+among everything else it keeps, per-project history included."""
+
+MAX_CLAUDE_STATE_BYTES = 256 * _MIB
+"""The largest ``~/.claude.json`` read (256 MiB). A heavy Claude Code user's is over 16 MiB;
+reading one costs time and memory linear in its size (``bench/bench_claude_json.py``: the
+figures are in the README)."""
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -70,21 +84,33 @@ def _kind(mode: int) -> str:
     return "not a file"
 
 
-def _too_big(size: int, path: str) -> ConfigError:
-    return ConfigError(
-        f"{format_size(size)} is over the {_LIMIT_TEXT} limit of a config file", path=path
-    )
+def size_limit(*names: str | os.PathLike[str]) -> int:
+    """The most bytes read of a file known by ``names`` (its path as given, and the file a
+    symlink leads to): ``MAX_CLAUDE_STATE_BYTES`` when one is ``~/.claude.json``'s name, else
+    ``MAX_CONFIG_BYTES``."""
+    if any(os.path.basename(os.fspath(name)) == CLAUDE_STATE_NAME for name in names):
+        return MAX_CLAUDE_STATE_BYTES
+    return MAX_CONFIG_BYTES
+
+
+def _too_big(size: int, limit: int, path: str) -> ConfigError:
+    what = "Claude Code's state file" if limit == MAX_CLAUDE_STATE_BYTES else "a config file"
+    shown = f"{limit // _MIB} MiB" if limit % _MIB == 0 else f"{limit:,}-byte"
+    return ConfigError(f"{format_size(size)} is over the {shown} limit of {what}", path=path)
 
 
 def read_file(
-    target: str | os.PathLike[str], path: str | None = None, *, limit: int = MAX_CONFIG_BYTES
+    target: str | os.PathLike[str], path: str | None = None, *, limit: int | None = None
 ) -> FileRead | None:
     """The bytes and metadata of the regular file at ``target``; ``None`` when it does not exist.
 
     ``path`` is how messages name the file (default: ``target``). Anything but a regular file,
-    a file over ``limit`` bytes or one that cannot be read is a ``ConfigError``.
+    a file over ``limit`` bytes (default: ``size_limit`` of ``path`` and ``target``) or one that
+    cannot be read is a ``ConfigError``.
     """
     shown = os.fspath(target) if path is None else path
+    if limit is None:
+        limit = size_limit(shown, target)
     try:
         # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one;
         # on a regular file the flag changes nothing.
@@ -98,7 +124,7 @@ def read_file(
         if not stat.S_ISREG(info.st_mode):
             raise ConfigError(f"not a regular file ({_kind(info.st_mode)})", path=shown)
         if info.st_size > limit:
-            raise _too_big(info.st_size, shown)
+            raise _too_big(info.st_size, limit, shown)
         chunks: list[bytes] = []
         total = 0
         # Read to the end but never past the limit: the file may grow after the fstat.
@@ -109,7 +135,7 @@ def read_file(
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise _too_big(max(total, os.fstat(fd).st_size), shown)
+                raise _too_big(max(total, os.fstat(fd).st_size), limit, shown)
     except OSError as error:
         raise ConfigError(f"cannot read the file: {error.strerror or error}", path=shown) from None
     finally:

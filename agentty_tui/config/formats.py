@@ -18,11 +18,18 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agentty_tui.config.jsonc import check_nesting, duplicate_key_warnings, parse_jsonc
+from agentty_tui.config.jsonc import (
+    MAX_DEPTH,
+    check_nesting,
+    duplicate_key_warnings,
+    parse_jsonc,
+)
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.jsonlayout import JsonStyle, dump_json
 from agentty_tui.errors import ConfigError
@@ -33,6 +40,7 @@ __all__ = [
     "JsoncDocument",
     "JsoncFormat",
     "Loaded",
+    "parses_shared",
     "refuse_duplicates",
 ]
 
@@ -112,6 +120,24 @@ def refuse_duplicates(duplicates: tuple[str, ...], path: str | None) -> None:
         )
 
 
+_SHARED: ContextVar[dict[tuple[str | None, int, int], Loaded] | None] = ContextVar(
+    "agentty_shared_parses", default=None
+)
+
+
+@contextmanager
+def parses_shared() -> Iterator[None]:
+    """Within the block, a JSON text (of one path) is parsed once however many readers parse
+    it: ``~/.claude.json`` is two sources of a workspace (its user and its local scope), and a
+    heavy user's is hundreds of MiB. Nothing is kept after the block. Documents are never
+    changed in place (edits copy on write), so the readers may share one."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 class _DuplicateKeys(dict[str, Any]):
     """A parsed JSON object whose text had repeated keys somewhere (last one wins)."""
 
@@ -161,9 +187,24 @@ class JsonFormat(_MappingTree):
         """The text of the last fast-path dump: a file still holding it needs no layout check."""
 
     def load(self, text: str, path: str | None) -> Loaded:
-        """Parse JSON text; syntax errors carry line and column, repeated keys a warning."""
+        """Parse JSON text; syntax errors carry line and column, repeated keys a warning.
+        Inside ``parses_shared``, a text already parsed there is not parsed again."""
         if not text.strip():
             return Loaded({}, {})
+        shared = _SHARED.get()
+        # The text is known by its path, length and hash, not kept: holding the first reader's
+        # text while the second reads its own would cost memory the size of the file. The
+        # hash is the interpreter's (64-bit, keyed anew in each process): an accidental match
+        # of all three within one load is beyond the odds of anything else going wrong.
+        key = (path, len(text), hash(text))
+        if shared is not None and key in shared:
+            return shared[key]
+        loaded = self._parse(text, path)
+        if shared is not None:
+            shared[key] = loaded
+        return loaded
+
+    def _parse(self, text: str, path: str | None) -> Loaded:
         duplicates: list[str] = []
 
         def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -183,6 +224,10 @@ class JsonFormat(_MappingTree):
             raise ConfigError(
                 f"invalid JSON: {error.msg}", path=path, line=error.lineno, column=error.colno
             ) from None
+        except RecursionError:
+            # Only text that is not JSON gets past check_nesting's quick answer this deep.
+            message = f"invalid JSON: nested deeper than {MAX_DEPTH} levels"
+            raise ConfigError(message, path=path) from None
         if not duplicates:
             return Loaded(document, document)
         # The standard parser does not say where; the JSONC one (plain JSON is JSONC) does.

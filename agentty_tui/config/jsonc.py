@@ -172,11 +172,38 @@ class _Parser:
         return node
 
 
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST_PAIR = re.compile(r"\[\]|\{\}")
+
+
+def _surely_shallow(text: str) -> bool:
+    """Whether JSON ``text`` certainly nests no deeper than ``MAX_DEPTH``, found with string
+    methods and two simple patterns: about four times quicker than the token scan below, which
+    matches every string one by one (a heavy user's ``~/.claude.json`` holds millions).
+
+    With the escaped backslashes and quotes of strings taken out, every quote left starts or
+    ends a string, so every other piece of a split on quotes lies outside the strings; their
+    brackets alone are the document's nesting. Each pass removes the innermost pairs: a
+    document of depth ``d`` is empty after exactly ``d`` passes. For text that is not valid
+    JSON the answer may be wrong; ``json.loads`` refuses such text, and its own depth guard
+    (``RecursionError``) is caught by the reader.
+    """
+    plain = text.replace("\\\\", "").replace('\\"', "")
+    brackets = _NOT_A_BRACKET.sub("", "".join(plain.split('"')[::2]))
+    for _ in range(MAX_DEPTH):
+        if not brackets:
+            return True
+        brackets = _INNERMOST_PAIR.sub("", brackets)
+    return not brackets
+
+
 def check_nesting(text: str, path: str | None = None) -> None:
     """Raise ``ConfigError`` (with line and column) if JSON ``text`` nests deeper than
     ``MAX_DEPTH``: a linear scan, for readers that would otherwise recurse without a bound."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return  # cannot be that deep: the common case costs two counts
+    if _surely_shallow(text):
+        return  # a large file (thousands of objects), nested a few levels as real ones are
     depth = 0
     for match in _NESTING_TOKEN.finditer(text):
         token = match.group()

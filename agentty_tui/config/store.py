@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentty_tui.config.detect import detect_file
@@ -90,7 +90,7 @@ def _decode(data: bytes, path: str) -> tuple[str, _TextForm]:
 
 def _read(target: Path, path: str) -> _Snapshot | None:
     """The target's bytes and metadata, or ``None`` when there is no file (``files.read_file``:
-    a regular file of at most ``MAX_CONFIG_BYTES``)."""
+    a regular file of at most ``files.size_limit`` bytes)."""
     read = read_file(target, path)
     if read is None:
         return None
@@ -120,7 +120,9 @@ def _read_only(target: Path, snapshot: _Snapshot) -> bool:
 class ConfigStore:
     """One config file: ``load`` it, or ``apply`` an edit to it atomically and without clobbering.
 
-    Nothing is cached: every ``load`` and every ``apply`` reads the file afresh.
+    Nothing is cached: every ``load`` and every ``apply`` reads the file afresh; the store
+    remembers only whether the file held text when last read (a blank file after that is
+    half-saved, see ``load``).
     """
 
     def __init__(
@@ -142,6 +144,9 @@ class ConfigStore:
         """The file format."""
         self._attempts = attempts
         self._lock_timeout = lock_timeout
+        # Whether the last read found text: a file that held text and is blank now is one a
+        # non-atomic writer (truncate, then write) is in the middle of saving.
+        self._held_text = False
         # Called after the temp file is written and before the pre-rename check: the seam tests
         # use to change the file mid-apply.
         self._before_replace: Callable[[Path], None] = lambda _target: None
@@ -171,13 +176,35 @@ class ConfigStore:
         return FileVersion(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
 
     def load(self) -> PluginConfig:
-        """Read and validate the file. A missing or blank file is an empty config.
+        """Read and validate the file. A missing or blank file is an empty config, except a
+        file that held text when this store last read it and is blank now: that one is
+        half-saved (``ConfigError``), as a file that stops parsing is.
 
         A file others may change comes with ``insecure`` set (``trust.file_trust_problem``).
         """
         snapshot = _read(self.target(), self._display)
         text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
+        self._check_not_half_saved(snapshot, text)
+        if snapshot is not None:
+            # The bytes are not needed past here: a ~/.claude.json of hundreds of MiB is not
+            # held twice (bytes and text) while it is parsed.
+            snapshot = replace(snapshot, data=b"")
         return _with_trust(self.dialect.parse(text, self._display)[1], snapshot, self._display)
+
+    def _check_not_half_saved(self, snapshot: _Snapshot | None, text: str) -> None:
+        """Refuse a file that is blank now but held text when last read: an editor that
+        truncates the file and writes it a moment later leaves it so in between, and read as
+        an empty config it would stop every server it holds (and an edit written into it
+        would be lost under the writer's bytes). A missing file is not this: atomic writers
+        never leave one, and a deleted file means no servers."""
+        blank = not text.strip()
+        if self._held_text and snapshot is not None and blank:
+            raise ConfigError(
+                "the file is empty now but was not when last read: taken as half-saved until "
+                "it holds text again (remove the file to drop its servers)",
+                path=self._display,
+            )
+        self._held_text = not blank
 
     def watched_paths(self) -> tuple[Path, ...]:
         """The one file (``ConfigSource``)."""
@@ -227,6 +254,7 @@ class ConfigStore:
         else:
             text, form = _decode(before.data, self._display)
             like = text
+        self._check_not_half_saved(before, text)
         document, config = self.dialect.parse(text, self._display)
         edited = document
         for edit in edits:
@@ -250,4 +278,5 @@ class ConfigStore:
         finally:
             temp.unlink(missing_ok=True)
         fsync_directory(target.parent)
+        self._held_text = bool(new_text.strip())
         return _with_trust(new_config, before, self._display)  # the file kept its mode and owner

@@ -7,7 +7,8 @@ guarantee of the store (lock, re-read, atomic replace, its own dialect and layou
 edit goes to the one file that owns the entry it changes (``ServerConfig.source``).
 
 - A file that stops parsing keeps its servers as last read (a half-saved edit in the user's
-  editor must not stop them), with a warning that names the file and the problem.
+  editor must not stop them), with a warning that names the file and the problem; so does a
+  file that held text and is blank now (``ConfigStore.load``: a non-atomic writer's truncate).
 - A project file's entries wait for the user's trust (``project_trust.TrustBook``); so do the
   stdio entries of a file other users can write (``trust.file_trust_problem``).
 """
@@ -23,11 +24,12 @@ from agentty_tui.config.claude_local import ClaudeLocalDialect
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import AddServer, ConfigEdit, RemoveServer
+from agentty_tui.config.formats import parses_shared
 from agentty_tui.config.layering import Layer, layer
 from agentty_tui.config.project_trust import TrustBook, entry_hash
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.store import ConfigStore, FileVersion
-from agentty_tui.errors import ConfigError, UnknownServerError
+from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig, SourceRef, StdioSpec
 from agentty_tui.secrets import masked_command_line
 
@@ -114,29 +116,34 @@ class Workspace:
     def load(self) -> PluginConfig:
         """Read every source afresh and layer them into one config."""
         parts: list[Layer] = []
-        problems: list[str] = []
+        # Each problem once, by its text: ``~/.claude.json`` is two sources (its user and its
+        # local scope), and what is wrong with the file (too big, half-saved, not JSON) is
+        # said by both stores in the same words.
+        problems: dict[str, str] = {}
         reports: list[SourceReport] = []
         settings = PluginConfig()
         trusted = self._trust.project(self.root)  # one read of the trust file a load
-        for source in self.sources:
-            ref, problem = source.ref, None
-            store = self._stores[ref]
-            try:
-                config = store.load()
-                self._good[ref] = config
-            except ConfigError as error:
-                kept = ref in self._good
-                config = self._good.get(ref, PluginConfig())
-                problem = str(error)
-                tail = "its servers are kept as last read" if kept else "its servers are not shown"
-                problems.append(f"{problem} ({tail})")
-            if ref == self.add_to:
-                settings = config
-            exists = store.version() is not None
-            reports.append(SourceReport(source, exists, len(config.servers), problem))
-            parts.append(Layer(ref, config, self._untrusted(source, config, trusted)))
+        with parses_shared():  # ~/.claude.json, two sources, is parsed once
+            for source in self.sources:
+                ref, problem = source.ref, None
+                store = self._stores[ref]
+                try:
+                    config = store.load()
+                    self._good[ref] = config
+                except ConfigError as error:
+                    kept = ref in self._good
+                    config = self._good.get(ref, PluginConfig())
+                    problem = str(error)
+                    tail = "kept as last read" if kept else "not shown"
+                    tail = f"its servers are {tail}"
+                    problems.setdefault(problem, f"{problem} ({tail})")
+                if ref == self.add_to:
+                    settings = config
+                exists = store.version() is not None
+                reports.append(SourceReport(source, exists, len(config.servers), problem))
+                parts.append(Layer(ref, config, self._untrusted(source, config, trusted)))
         self.reports = tuple(reports)
-        self._layered = layer(parts, settings=settings, warnings=problems)
+        self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
 
     def _untrusted(
@@ -190,6 +197,35 @@ class Workspace:
         refs += [s.source for s in config.shadowed if s.name == name and s.source is not None]
         order = {source.ref: index for index, source in enumerate(self.sources)}
         return tuple(sorted(refs, key=lambda ref: order.get(ref, len(order))))
+
+    def holders_in(
+        self,
+        config: PluginConfig,
+        name: str,
+        *,
+        source: SourceRef | None = None,
+        scope: str | None = None,
+    ) -> tuple[SourceRef, ...]:
+        """The files with an entry ``name`` among those the user named: ``source`` and/or
+        ``scope`` (none: every file), in precedence order, never empty.
+
+        A named file or scope without the entry is an ``OperationError`` that says where the
+        entry is: an edit meant for one file never falls back to another file's entry (the one
+        that wins, say), which the user did not name. ``UnknownServerError`` when no file has it.
+        """
+        every = self.holders(config, name)
+        if not every:
+            raise UnknownServerError(name, [server.name for server in config.servers])
+        found = tuple(
+            ref
+            for ref in every
+            if (source is None or ref == source) and (scope is None or ref.scope == scope)
+        )
+        if found:
+            return found
+        named = f"the {scope} scope" if source is None else f"{source.path} ({source.label})"
+        listed = ", ".join(f"{ref.path} ({ref.label})" for ref in every)
+        raise OperationError(f"{name!r} is not in {named}; it is in: {listed}")
 
     def source_by_path(self, path: str, scope: str | None = None) -> SourceRef:
         """The source at ``path`` (``~/.claude.json`` is two: its ``scope`` tells them apart);

@@ -199,8 +199,10 @@ class PickerOperations(App[None]):
             file = "the config" if where is None else safe_line(where.path)
             question = f"Remove server {name!r} from {file}?\n{effect}"
 
+            # The file the question names: a reload meanwhile may have put another file's
+            # entry of that name in front, which the user did not agree to remove.
             def remove() -> Awaitable[PluginModel]:
-                return self.source.plugin_remove(name)
+                return self.source.plugin_remove(name, source=where)
 
         def confirmed(yes: bool | None) -> None:
             if yes:

@@ -6,6 +6,7 @@ A fake home (``tests/fake_home.py``) with real stdio servers (``plain_server.py`
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -83,3 +84,20 @@ async def test_the_picker_may_add_a_name_of_another_file_to_a_file_named_on_purp
         winner = model.server(taken)
         assert winner is not None and winner.source == project
         assert [s.source for s in model.shadowed if s.name == taken] == [workspace.add_to]
+
+
+async def test_removing_an_entry_of_a_file_without_it_is_refused_and_writes_nothing(
+    fake: FakeHome, tmp_path: Path
+) -> None:
+    workspace = open_workspace(fake.cwd, home=fake.home, env=fake.env)
+    ours = fake.servers["agentty-user"][0]
+    project = next(s.ref for s in workspace.sources if s.path == fake.files["project-mcp"])
+    before = fake.snapshot()
+    async with Bridge(workspace, log_dir=tmp_path / "logs") as bridge:
+        await bridge.wait_for(connected(ours), TIMEOUT)
+        pid = bridge.snapshot.server(ours).pid  # type: ignore[union-attr]
+        said = f"'{ours}' is not in {project.path} (project .mcp.json); it is in: "
+        with pytest.raises(OperationError, match=re.escape(said)):
+            await bridge.plugin_remove(ours, source=project)
+        assert bridge.snapshot.server(ours).pid == pid  # type: ignore[union-attr]
+    assert fake.snapshot() == before

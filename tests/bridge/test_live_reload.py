@@ -20,7 +20,7 @@ from agentty_tui.config.opening import open_workspace
 from agentty_tui.model import PluginModel
 from tests.fake_home import FakeHome, build_fake_home, small_fake_home
 from tests.helpers import stdio_entry
-from tests.servers import plain_argv
+from tests.servers import light_argv, plain_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -166,4 +166,60 @@ async def test_claude_codes_own_rewrite_of_its_file_restarts_nothing(tmp_path: P
         assert report is not None
         assert (report.added, report.removed, report.restarted) == ((), (), ())
         assert {server.name: server.pid for server in bridge.snapshot.servers} == pids
+        group.cancel_scope.cancel()
+
+
+async def test_a_file_truncated_before_it_is_written_restarts_nothing(tmp_path: Path) -> None:
+    # light_server: the cheap real server; ``--name LABEL`` follows its argv.
+    fake = build_fake_home(
+        tmp_path,
+        server_command=light_argv(3),
+        sources=["claude-user", "claude-local", "cursor-user"],
+        layered=False,
+        twins=(),
+        untrusted=False,
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )
+    claude_json = fake.files["claude-local"]
+    local = fake.servers["claude-local"][0]
+    bridge = Bridge(
+        open_workspace(fake.cwd, home=fake.home, env=fake.env), log_dir=tmp_path / "logs"
+    )
+    async with bridge, anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        model = await bridge.settled(TIMEOUT)
+        pids = {server.name: server.pid for server in model.servers}
+        assert len(pids) == 3 and all(pids.values())
+        text = claude_json.read_text()
+        # A writer that is not atomic: the file is empty (then blank) for a moment, in place.
+        for blank in ("", " \n"):
+            reloads = bridge.live.reloads
+            with claude_json.open("r+") as file:
+                file.truncate(0)
+                file.write(blank)
+            with anyio.fail_after(TIMEOUT):
+                while bridge.live.reloads == reloads:
+                    await bridge.live.next_check()
+            model = bridge.snapshot
+            assert {server.name: server.pid for server in model.servers} == pids, repr(blank)
+            half_saved = [w for w in model.config_warnings if "half-saved" in w]
+            # ~/.claude.json is two sources: still one warning.
+            assert len(half_saved) == 1, model.config_warnings
+            assert half_saved[0].startswith(f"{claude_json}: the file is empty now")
+            assert half_saved[0].endswith("(its servers are kept as last read)")
+        # The real content arrives, with the local entry changed: it alone restarts.
+        document = json.loads(text)
+        document["projects"][str(fake.project)]["mcpServers"][local]["args"][-1] += "-changed"
+        claude_json.write_text(json.dumps(document, indent=2))
+        model = await bridge.wait_for(
+            lambda m: pid(m, local) not in (None, pids[local]) and connected(local)(m), TIMEOUT
+        )
+        assert {s.name: s.pid for s in model.servers if s.name != local} == {
+            name: number for name, number in pids.items() if name != local
+        }
+        assert not [w for w in model.config_warnings if "half-saved" in w]
+        assert bridge.live.last_report is not None
+        assert bridge.live.last_report.restarted == (local,)
         group.cancel_scope.cancel()

@@ -2,7 +2,7 @@
 
 Every file a config involves (the config, an ``envFile``, the source of an import, the file
 the dialect is detected from) is read by ``config.files.read_file``: a regular file of at most
-16 MiB, opened without blocking.
+16 MiB (Claude Code's ``~/.claude.json``: 256 MiB), opened without blocking.
 """
 
 from __future__ import annotations
@@ -15,12 +15,20 @@ import threading
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentty_tui.config import ConfigStore, VsCodeDialect
-from agentty_tui.config.files import MAX_CONFIG_BYTES, read_file
-from agentty_tui.config.jsonc import MAX_DEPTH, parse_jsonc
+from agentty_tui.config.files import (
+    MAX_CLAUDE_STATE_BYTES,
+    MAX_CONFIG_BYTES,
+    read_file,
+    size_limit,
+)
+from agentty_tui.config.jsonc import MAX_DEPTH, _surely_shallow, check_nesting, parse_jsonc
 from agentty_tui.errors import ConfigError
 
 
@@ -105,11 +113,39 @@ def test_a_file_at_the_limit_loads_and_one_byte_more_does_not(tmp_path: Path) ->
         ConfigStore(path).load()
 
 
+@pytest.mark.parametrize("linked", [False, True])
+def test_claude_codes_state_file_may_be_larger_than_a_config_file(
+    tmp_path: Path, linked: bool
+) -> None:
+    # A heavy user's ~/.claude.json holds much history: 16 MiB is not its limit.
+    body = b'{"mcpServers": {"a": {"command": "x"}}, "projects": {}}'
+    over = MAX_CONFIG_BYTES + 1024
+    real = tmp_path / ("dotfiles/claude-state.json" if linked else ".claude.json")
+    real.parent.mkdir(exist_ok=True)
+    real.write_bytes(body + b" " * (over - len(body)))
+    path = tmp_path / ".claude.json"
+    if linked:  # kept in a dotfiles folder under another name: the name it is read by counts
+        path.symlink_to(real)
+    assert size_limit(path) == MAX_CLAUDE_STATE_BYTES == 256 * 1024 * 1024
+    assert [server.name for server in ConfigStore(path).load().servers] == ["a"]
+    ordinary = tmp_path / "mcp.json"
+    ordinary.write_bytes(real.read_bytes())
+    with pytest.raises(ConfigError, match=r"16\.8 MB is over the 16 MiB limit of a config file"):
+        ConfigStore(ordinary).load()
+    with path.open("ab") as file:
+        file.truncate(MAX_CLAUDE_STATE_BYTES + 1)  # sparse: costs no disk
+    with pytest.raises(ConfigError) as caught:
+        ConfigStore(path).load()
+    assert str(caught.value) == (
+        f"{path}: 268.4 MB is over the 256 MiB limit of Claude Code's state file"
+    )
+
+
 def test_a_file_growing_past_the_limit_while_read_is_cut(tmp_path: Path) -> None:
     path = tmp_path / "big"
     path.write_bytes(b"x" * 100)
     # The size seen by fstat is 100; a limit below it stands for a file that grew meanwhile.
-    with pytest.raises(ConfigError, match="over the 16 MiB limit"):
+    with pytest.raises(ConfigError, match="100 B is over the 10-byte limit of a config file"):
         read_file(path, limit=10)
 
 
@@ -202,6 +238,43 @@ def test_deep_nesting_is_a_clear_error(tmp_path: Path, name: str) -> None:
     assert str(caught.value) == (
         f"{path}:1:{column}: invalid JSON: nested deeper than {MAX_DEPTH} levels"
     )
+
+
+_STRINGS = st.text(alphabet='[]{}"\\ax\n—', max_size=8)
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> Any:
+    """JSON values nested up to a little past ``MAX_DEPTH``, with brackets, quotes and
+    backslashes in their strings."""
+    depth = draw(st.integers(min_value=1, max_value=MAX_DEPTH + 3))
+    value: Any = draw(_STRINGS)
+    for _ in range(depth):
+        if draw(st.booleans()):
+            value = [draw(_STRINGS), value, {}]
+        else:
+            value = {draw(_STRINGS): value, "[": draw(_STRINGS)}
+    return value
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@given(_documents(), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_the_quick_nesting_answer_agrees_with_the_exact_one(value: Any, ascii_only: bool) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=1 if ascii_only else None)
+    assert _surely_shallow(text) == (_depth(value) <= MAX_DEPTH)
+    if _depth(value) > MAX_DEPTH:
+        with pytest.raises(ConfigError, match=f"nested deeper than {MAX_DEPTH} levels"):
+            check_nesting(text)
+    else:
+        check_nesting(text)
 
 
 def test_nesting_up_to_the_limit_loads(tmp_path: Path) -> None:

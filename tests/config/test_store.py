@@ -259,6 +259,30 @@ def test_blank_file_takes_an_edit(tmp_path: Path) -> None:
     assert _read(path) == {"mcpServers": {"a": {"command": "x"}}}
 
 
+def test_a_file_that_held_text_and_is_blank_now_is_half_saved_and_never_written(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(ORIGINAL))
+    store = ConfigStore(path)
+    assert len(store.load().servers) == 2
+    for blank in ("", "  \n\t"):
+        path.write_text(blank)  # truncated by a writer that is not atomic: not written yet
+        with pytest.raises(ConfigError, match="empty now but was not when last read"):
+            store.load()
+        with pytest.raises(ConfigError, match="half-saved") as caught:
+            store.apply(AddServer("b", StdioSpec(command="y")))
+        assert str(caught.value).startswith(f"{path}: ")
+        assert path.read_text() == blank
+    path.write_text(json.dumps(ORIGINAL))  # the writer's bytes arrive
+    assert len(store.load().servers) == 2
+    path.unlink()  # a file removed means no servers, as a file never seen blank does
+    assert store.load().servers == ()
+    path.write_text("")
+    assert store.load().servers == ()
+    assert ConfigStore(path).apply(AddServer("a", StdioSpec(command="x"))).servers[0].name == "a"
+
+
 def test_a_broken_file_is_never_written(tmp_path: Path) -> None:
     path = tmp_path / "mcp.json"
     text = '{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n'

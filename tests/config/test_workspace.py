@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
+from agentty_tui.config.files import MAX_CLAUDE_STATE_BYTES
+from agentty_tui.config.formats import JsonFormat, Loaded
 from agentty_tui.config.opening import open_workspace
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import ConfigError, UnknownServerError
@@ -182,6 +184,37 @@ def test_a_file_that_stops_parsing_keeps_its_servers_with_a_warning(fake: FakeHo
     assert any(str(path) in warning and "as last read" in warning for warning in config.warnings)
     with pytest.raises(ConfigError):
         workspace.store(next(s.ref for s in workspace.sources if s.path == path)).load()
+
+
+def test_claude_json_is_parsed_once_a_load_and_a_problem_of_it_is_said_once(
+    fake: FakeHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claude_json = fake.files["claude-local"]
+    parsed: list[str | None] = []
+    parse = JsonFormat._parse
+
+    def counted(self: JsonFormat, text: str, path: str | None) -> Loaded:
+        parsed.append(path)
+        return parse(self, text, path)
+
+    monkeypatch.setattr(JsonFormat, "_parse", counted)
+    workspace = opened(fake)
+    config = workspace.load()
+    # Its user and its local scope read it; a heavy user's is hundreds of MiB: parsed once.
+    assert parsed.count(str(claude_json)) == 1
+    assert len(parsed) == len(set(parsed))
+    scopes = {
+        s.source.scope for s in config.servers if s.source and s.source.path == str(claude_json)
+    }
+    assert scopes == {"user", "local"}
+    # Grown past even its large limit (sparse: costs no disk): refused by both scopes, said once.
+    with claude_json.open("ab") as file:
+        file.truncate(MAX_CLAUDE_STATE_BYTES + 1)
+    warnings = [w for w in workspace.load().warnings if w.startswith(str(claude_json))]
+    assert warnings == [
+        f"{claude_json}: 268.4 MB is over the 256 MiB limit of Claude Code's state file "
+        "(its servers are kept as last read)"
+    ]
 
 
 def test_the_hosts_setting_and_hosts_flag_limit_the_files_read(fake: FakeHome) -> None:

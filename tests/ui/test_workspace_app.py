@@ -64,7 +64,8 @@ async def test_d_on_a_server_of_a_workspace_names_its_file() -> None:
         assert dialog_text(app).startswith(f"Remove server 'notes' from {CLAUDE_LOCAL.path}?")
         await pilot.press("y")
         await settle(app)
-    assert source.calls == [("plugin_remove", ("notes",))]
+    # The file the question named, even if another file's entry wins by the time of the answer.
+    assert source.calls == [("plugin_remove", ("notes", CLAUDE_LOCAL))]
 
 
 @pytest.mark.parametrize("key", ["space", "e", "R", "E", "L"])
