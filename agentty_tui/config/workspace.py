@@ -117,7 +117,10 @@ class Workspace:
         problems: list[str] = []
         reports: list[SourceReport] = []
         settings = PluginConfig()
-        trusted = self._trust.project(self.root)  # one read of the trust file a load
+        trust = self._trust.project(self.root)  # one read of the trust file a load
+        trusted = trust.entries
+        if trust.problem is not None:
+            problems.append(trust.problem)
         for source in self.sources:
             ref, problem = source.ref, None
             store = self._stores[ref]
