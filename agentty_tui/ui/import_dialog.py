@@ -82,7 +82,8 @@ def apply_prepared(prepared: PreparedImport) -> tuple[str, bool]:
 
 
 class ImportScreen(Dialog[HostFile | None]):
-    """The host files found, one a line with its server count; enter imports the one chosen."""
+    """The host files found, one a line with its server count; enter chooses one (its plan is
+    shown and asked about next)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     AUTO_FOCUS = "#import-files"
@@ -109,10 +110,10 @@ class ImportScreen(Dialog[HostFile | None]):
                 ),
                 id="import-files",
             )
-            yield Static("enter imports the file; escape closes", classes="dialog-hint")
+            yield Static("enter shows the plan, then asks; escape closes", classes="dialog-hint")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        """Enter (or a click) on a file imports it."""
+        """Enter (or a click) on a file chooses it."""
         event.stop()
         if event.option.id is not None:
             self.dismiss(self._files[int(event.option.id)])
