@@ -211,8 +211,7 @@ class Bridge(LoginOperations, BridgeReader):
             raise OperationError(f"server {name!r} cannot start: {config.problem}")
         if config.disabled:
             raise OperationError(f"server {name!r} is disabled in the config")
-        if self._gated(config):
-            raise OperationError(f"server {name!r} is not started: {self._config.insecure}")
+        self._trust.refuse_untrusted(self._config, config, "is not started")
         async with self._config_lock:
             old = self._sessions.get(name)
             if old is not None:

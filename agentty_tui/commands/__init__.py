@@ -17,6 +17,7 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.elicit import accept_defaults
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
 from agentty_tui.bridge.probe import open_server
+from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.catalog import project_catalog
 from agentty_tui.commands.auth import TerminalLoginUI, cmd_login, cmd_logout
 from agentty_tui.commands.importing import cmd_import
@@ -27,7 +28,6 @@ from agentty_tui.commands.workspace import cmd_sources, cmd_trust
 from agentty_tui.config import operations
 from agentty_tui.config.edits import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
-from agentty_tui.config.trust import needs_trust
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import (
     ConfigError,
@@ -218,7 +218,7 @@ async def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) ->
             advertised = await _advertised(store, config, f"cannot start: {config.problem}")
         elif config.disabled:
             advertised = await _advertised(store, config, "is disabled in the config")
-        elif not (needs_trust(loaded, config) and not trusted(args)):
+        elif not TrustGate(everything=trusted(args)).gated(loaded, config):
             advertised = await _advertised(store, config, None)
     store.apply(operations.set_tool_enabled(loaded, server, tool, enabled, advertised))
     # One file says nothing of where; in a workspace the file is news.
@@ -258,12 +258,7 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     config = operations.configured(loaded, args.server)
     if config.problem is not None:
         raise ConfigError(config.problem)
-    if needs_trust(loaded, config) and not trusted(args):
-        if config.untrusted is None:
-            why = "the config file is not trusted (--trust runs it)"
-        else:
-            why = f"it waits for trust (agentty-tui trust {args.server}, or --trust once)"
-        raise OperationError(f"server {args.server!r} was not started: {why}")
+    TrustGate(everything=trusted(args)).refuse_untrusted(loaded, config, "was not started")
     # Errors are raised once the session's task group is left, so they reach the command
     # line as themselves rather than wrapped in an exception group.
     problem: Exception | None = None

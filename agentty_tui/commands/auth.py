@@ -9,7 +9,8 @@ from pathlib import Path
 import anyio.to_thread
 
 from agentty_tui.bridge.auth import expires_in_words, login, login_spec, logout
-from agentty_tui.commands.loading import load_config
+from agentty_tui.bridge.trust_gate import TrustGate
+from agentty_tui.commands.loading import load_config, trusted
 from agentty_tui.config import operations
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec
@@ -17,11 +18,21 @@ from agentty_tui.model import HttpSpec
 __all__ = ["TerminalLoginUI", "cmd_login", "cmd_logout", "url_server"]
 
 
-def url_server(path: Path | None, args: argparse.Namespace) -> tuple[str, HttpSpec, float]:
-    """The named server's expanded URL spec and request timeout, for login and logout."""
-    config = operations.configured(load_config(path, args)[1], args.name)
+def url_server(
+    path: Path | None, args: argparse.Namespace, *, connects: bool = False
+) -> tuple[str, HttpSpec, float]:
+    """The named server's expanded URL spec and request timeout, for login and logout.
+
+    For a command that ``connects`` (login), a server that waits for trust is an
+    ``OperationError`` before its headers are expanded or anything is sent (``--trust`` lets
+    it through for this run), as the bridge holds it back."""
+    loaded = load_config(path, args)[1]
+    config = operations.configured(loaded, args.name)
     if config.problem is not None:
         raise ConfigError(config.problem)
+    if connects:
+        gate = TrustGate(everything=trusted(args))
+        gate.refuse_untrusted(loaded, config, "cannot log in before it is trusted")
     return config.name, login_spec(config), config.request_timeout
 
 
@@ -54,7 +65,7 @@ class TerminalLoginUI:
 
 async def cmd_login(path: Path | None, args: argparse.Namespace) -> int:
     """Run the OAuth login for one URL server; 0 once authorized, 1 with the reason if not."""
-    name, spec, request_timeout = url_server(path, args)
+    name, spec, request_timeout = url_server(path, args, connects=True)
     state = await login(spec, TerminalLoginUI(name), request_timeout=request_timeout)
     scopes = " ".join(state.scopes) or "none named"
     print(f"logged in to {name!r} (scopes: {scopes}; {expires_in_words(state)})")

@@ -2,11 +2,16 @@
 servers each holds (the first run offers to import one).
 
 ``host_config_files(home, env, cwd)`` looks only where the hosts themselves look: Claude Code
-(``~/.claude.json``, a project's ``.mcp.json``), Claude Desktop, Cursor, Gemini CLI, VS Code's
-user ``mcp.json`` and Codex (``$CODEX_HOME`` or ``~/.codex``). ``home`` and ``env`` are given,
-never read from the process, so a test runs it on a fake home. It reads files and writes
-nothing; a file that is absent or holds no server is left out, one that does not parse is
-listed with its problem (importing it would fail the same way).
+(``~/.claude.json``, the ``.mcp.json`` of a folder that is in no repository), Claude Desktop,
+Cursor, Gemini CLI, VS Code's user ``mcp.json`` and Codex (``$CODEX_HOME`` or ``~/.codex``).
+``home`` and ``env`` are given, never read from the process, so a test runs it on a fake home.
+It reads files and writes nothing; a file that is absent or holds no server is left out, one
+that does not parse is listed with its problem (importing it would fail the same way).
+
+A ``.mcp.json`` is a project's file, not a user's: one inside a repository is that project's
+(the workspace reads it, each server trusted on its own), so it is never offered; one in a
+folder outside any repository is offered marked ``project``, and its servers are not trusted by
+an import (they are copied disabled).
 """
 
 from __future__ import annotations
@@ -17,9 +22,13 @@ from pathlib import Path
 
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.files import read_text
+from agentty_tui.config.sources import find_project_root
 from agentty_tui.errors import ConfigError
 
-__all__ = ["HostFile", "host_config_files"]
+__all__ = ["THIS_FOLDER", "HostFile", "host_config_files"]
+
+THIS_FOLDER = "Claude Code (this folder)"
+"""The host label of the current folder's ``.mcp.json``: a project's file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +45,17 @@ class HostFile:
     """How many servers it holds (0 when it does not parse)."""
     problem: str | None = None
     """Why it cannot be read, or ``None``."""
+    project: bool = False
+    """A project's file (a folder's ``.mcp.json``): what it names is not trusted, so an import
+    copies its servers disabled."""
 
     def describe(self) -> str:
         """One line: the host, the path, and its server count or its problem."""
         if self.problem is not None:
             return f"{self.host}: {self.path} (cannot be read: {self.problem})"
         plural = "" if self.servers == 1 else "s"
-        return f"{self.host}: {self.path} ({self.servers} server{plural})"
+        untrusted = ", a project's: imported disabled" if self.project else ""
+        return f"{self.host}: {self.path} ({self.servers} server{plural}{untrusted})"
 
 
 def _candidates(
@@ -53,8 +66,10 @@ def _candidates(
     mac_support = home / "Library" / "Application Support"
     codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
     found = [("Claude Code", home / ".claude.json", "claude")]
-    if cwd is not None:
-        found.append(("Claude Code (this folder)", cwd / ".mcp.json", "claude"))
+    # Inside a repository the file is the project's (the workspace reads it, and asks trust for
+    # each of its servers): never a user file to copy.
+    if cwd is not None and not (find_project_root(cwd) / ".git").exists():
+        found.append((THIS_FOLDER, cwd / ".mcp.json", "claude"))
     found += [
         ("Claude Desktop", config_home / "Claude" / "claude_desktop_config.json", "claude"),
         ("Claude Desktop", mac_support / "Claude" / "claude_desktop_config.json", "claude"),
@@ -81,10 +96,10 @@ def _read(host: str, path: Path, dialect: str) -> HostFile | None:
             return None
         config = dialect_by_name(dialect).parse(text, str(path))[1]
     except ConfigError as exc:
-        return HostFile(host, path, dialect, 0, str(exc))
+        return HostFile(host, path, dialect, 0, str(exc), project=host == THIS_FOLDER)
     if not config.servers:
         return None
-    return HostFile(host, path, dialect, len(config.servers))
+    return HostFile(host, path, dialect, len(config.servers), project=host == THIS_FOLDER)
 
 
 def host_config_files(

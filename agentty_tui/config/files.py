@@ -11,6 +11,7 @@ among its per-project history and grows past 16 MiB for a heavy user.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -100,24 +101,35 @@ def _too_big(size: int, limit: int, path: str) -> ConfigError:
 
 
 def read_file(
-    target: str | os.PathLike[str], path: str | None = None, *, limit: int | None = None
+    target: str | os.PathLike[str],
+    path: str | None = None,
+    *,
+    limit: int | None = None,
+    follow_symlinks: bool = True,
 ) -> FileRead | None:
     """The bytes and metadata of the regular file at ``target``; ``None`` when it does not exist.
 
     ``path`` is how messages name the file (default: ``target``). Anything but a regular file,
     a file over ``limit`` bytes (default: ``size_limit`` of ``path`` and ``target``) or one that
-    cannot be read is a ``ConfigError``.
+    cannot be read is a ``ConfigError``; so is a symbolic link at ``target`` when not
+    ``follow_symlinks`` (a file of our own, which we never make a link, so one planted there is
+    not ours).
     """
     shown = os.fspath(target) if path is None else path
     if limit is None:
         limit = size_limit(shown, target)
+    # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one;
+    # on a regular file the flag changes nothing.
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+    if not follow_symlinks:
+        flags |= os.O_NOFOLLOW
     try:
-        # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one;
-        # on a regular file the flag changes nothing.
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(target, flags)
     except FileNotFoundError:
         return None
     except OSError as error:
+        if error.errno == errno.ELOOP and not follow_symlinks:
+            raise ConfigError("a symbolic link (this file is never one)", path=shown) from None
         raise ConfigError(f"cannot read the file: {error.strerror or error}", path=shown) from None
     try:
         info = os.fstat(fd)

@@ -13,6 +13,7 @@ exists is ever overwritten: a name taken meanwhile is refused by ``AddServer`` a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
@@ -32,7 +33,14 @@ from agentty_tui.model import (
 from agentty_tui.secrets import mask_url
 from agentty_tui.terminal_text import safe_line
 
-__all__ = ["ImportDifference", "ImportPlan", "ImportResult", "apply_import", "plan_import"]
+__all__ = [
+    "ImportDifference",
+    "ImportPlan",
+    "ImportResult",
+    "apply_import",
+    "disabled_additions",
+    "plan_import",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,3 +300,11 @@ def apply_import(
         if progress is not None:
             progress(server.name)
     return ImportResult(added=tuple(added), failed=tuple(failed))
+
+
+def disabled_additions(plan: ImportPlan) -> ImportPlan:
+    """``plan`` with every server it adds disabled: the servers of a project's file, which the
+    user has not trusted, are copied parked (each starts once the user enables it), never run
+    by the import itself."""
+    add = tuple(server.model_copy(update={"disabled": True}) for server in plan.add)
+    return dataclasses.replace(plan, add=add)

@@ -8,7 +8,10 @@ hash of its entry: its file, its name and its connection. A changed entry (anoth
 another URL, another file) has another hash, and asks again.
 
 The file is written atomically under our lock; one that does not parse trusts nothing (and is
-replaced by the next trust, since it holds nothing we could keep).
+replaced by the next trust, since it holds nothing we could keep). It is read as a config file
+is trusted (``trust.untrusted_because``): one that other users can write, or that another user
+owns, trusts nothing and says so; so does a symbolic link at its path, which is never followed,
+neither to read nor to write.
 """
 
 from __future__ import annotations
@@ -18,12 +21,16 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+from agentty_tui.config.files import read_file
 from agentty_tui.config.locking import locked
+from agentty_tui.config.trust import untrusted_because
+from agentty_tui.errors import ConfigError
 from agentty_tui.model import ServerConfig
 
-__all__ = ["TrustBook", "default_trust_file", "entry_hash"]
+__all__ = ["ProjectTrust", "TrustBook", "default_trust_file", "entry_hash"]
 
 _MAX_BYTES = 4 * 1024 * 1024
 
@@ -42,6 +49,18 @@ def entry_hash(server: ServerConfig) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class ProjectTrust:
+    """What the trust file says of one project, as one read of it."""
+
+    entries: dict[str, str]
+    """The trusted entries: name -> the hash of the entry as the user trusted it
+    (``entry_hash``)."""
+    problem: str | None = None
+    """Why the file was refused (a link, or a file others could have written: then it trusts
+    nothing), as a warning naming it; ``None`` when it was read, or is absent."""
+
+
 class TrustBook:
     """The trust file: which entries of which project the user trusts."""
 
@@ -50,44 +69,56 @@ class TrustBook:
         self.path = path
         """The trust file."""
 
-    def _read(self) -> dict[str, dict[str, str]]:
+    def _refused(self, why: str) -> str:
+        return f"{why}: no project server is trusted from it (the next trust replaces it)"
+
+    def _read(self) -> tuple[dict[str, dict[str, str]], str | None]:
+        """Every project's trusted entries, and why the file was refused (then: none)."""
         try:
-            with open(self.path, "rb") as file:
-                data = file.read(_MAX_BYTES + 1)
-        except FileNotFoundError:
-            return {}
-        except OSError:
-            return {}
-        if len(data) > _MAX_BYTES:
-            return {}
+            # Never through a link: the file decides what runs, as a config file does, and a
+            # link planted at its path would make another file (anyone's) decide.
+            read = read_file(self.path, limit=_MAX_BYTES, follow_symlinks=False)
+        except ConfigError as error:
+            return {}, self._refused(str(error))
+        if read is None:
+            return {}, None
+        # The config files' rule (``trust.untrusted_because``): a file another user could
+        # have written would let them start any project's commands as the user.
+        found = untrusted_because(str(self.path), read.mode, read.uid)
+        if found is not None:
+            why, fix = found
+            return {}, self._refused(f"{self.path} {why} ({fix})")
         try:
-            value = json.loads(data)
+            value = json.loads(read.data)
         except (ValueError, UnicodeDecodeError):
-            return {}
+            return {}, None
         projects = value.get("projects") if isinstance(value, dict) else None
         if not isinstance(projects, dict):
-            return {}
+            return {}, None
         return {
             str(root): {str(k): str(v) for k, v in names.items() if isinstance(v, str)}
             for root, names in projects.items()
             if isinstance(names, dict)
-        }
+        }, None
 
     def trusted(self, root: Path, server: ServerConfig) -> bool:
         """Whether the user trusts ``server`` (an entry of a project file) of the project at
         ``root``, as it is now."""
-        return self.project(root).get(server.name) == entry_hash(server)
+        return self.project(root).entries.get(server.name) == entry_hash(server)
 
-    def project(self, root: Path) -> dict[str, str]:
-        """The trusted entries of the project at ``root``, as one read of the file: name ->
-        the hash of the entry as the user trusted it (``entry_hash``)."""
-        return self._read().get(str(root), {})
+    def project(self, root: Path) -> ProjectTrust:
+        """The trusted entries of the project at ``root``, as one read of the file (with why
+        it was refused, if it was)."""
+        projects, problem = self._read()
+        return ProjectTrust(projects.get(str(root), {}), problem)
 
     def trust(self, root: Path, servers: Iterable[ServerConfig]) -> None:
         """Remember that the user trusts ``servers`` of the project at ``root``, as they are."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with locked(self.path, 10.0, str(self.path)):
-            projects = self._read()
+            # A refused file holds nothing we keep: it is replaced by a file of ours (the
+            # rename replaces a link itself, never the file it points to).
+            projects = self._read()[0]
             names = projects.setdefault(str(root), {})
             for server in servers:
                 names[server.name] = entry_hash(server)

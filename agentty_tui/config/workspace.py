@@ -122,7 +122,10 @@ class Workspace:
         problems: dict[str, str] = {}
         reports: list[SourceReport] = []
         settings = PluginConfig()
-        trusted = self._trust.project(self.root)  # one read of the trust file a load
+        trust = self._trust.project(self.root)  # one read of the trust file a load
+        trusted = trust.entries
+        if trust.problem is not None:
+            problems.setdefault(trust.problem, trust.problem)
         with parses_shared():  # ~/.claude.json, two sources, is parsed once
             for source in self.sources:
                 ref, problem = source.ref, None

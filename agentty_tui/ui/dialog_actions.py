@@ -20,9 +20,19 @@ from agentty_tui.config.workspace import Workspace
 from agentty_tui.model import HttpSpec, ServerSpec, SourceRef
 from agentty_tui.ui.add import AddServerScreen, NewServer
 from agentty_tui.ui.call import CallRecord, CallToolScreen
-from agentty_tui.ui.dialogs import HelpScreen, ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.dialogs import (
+    ConfirmScreen,
+    HelpScreen,
+    ServerDetailsScreen,
+    ToolDetailsScreen,
+)
 from agentty_tui.ui.edit import EditServerScreen
-from agentty_tui.ui.import_dialog import ImportScreen, import_host_file
+from agentty_tui.ui.import_dialog import (
+    ImportScreen,
+    PreparedImport,
+    apply_prepared,
+    prepare_import,
+)
 from agentty_tui.ui.log_view import LogViewScreen
 from agentty_tui.ui.login import LoginScreen
 from agentty_tui.ui.operations import PickerOperations
@@ -121,26 +131,42 @@ class PickerDialogs(PickerOperations):
         return self.model.config_path
 
     def action_import_host(self) -> None:
-        """i: import the servers of another host's config file into this one, then reload."""
+        """i: import the servers of another host's config file into this one, then reload:
+        the file chosen, then its plan (as ``agentty-tui import`` shows it) and a question."""
         target = self._import_target()
         files = self.host_files()
         if target is None or not files:
             self.notify("No other host's config file was found to import.", timeout=4)
             return
 
-        async def imported(source: HostFile) -> None:
-            said, ok = await anyio.to_thread.run_sync(import_host_file, source, Path(target))
-            report = await self.source.reload()
-            if not report.reloaded:
-                said += f"\n{report.summary}"
-                ok = False
-            self.notify(said, severity="information" if ok else "error", timeout=8, markup=False)
-
         def chosen(source: HostFile | None) -> None:
             if source is not None:
-                self.run_operation("Import", lambda: imported(source))
+                self.run_operation("Import", lambda: self._ask_import(source, Path(target)))
 
         self.push_screen(ImportScreen(files, target), chosen)
+
+    async def _ask_import(self, source: HostFile, target: Path) -> None:
+        """Show the plan of importing ``source`` into ``target``; write it only on a yes."""
+        prepared = await anyio.to_thread.run_sync(prepare_import, source, target)
+        if not prepared.plan.add:
+            said = f"Nothing to import from {source.path}:\n{prepared.plan.describe()}"
+            self.notify(said, timeout=8, markup=False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Import", lambda: self._import(prepared))
+
+        self.push_screen(ConfirmScreen(prepared.question(), yes="Import"), answered)
+
+    async def _import(self, prepared: PreparedImport) -> None:
+        """Write the plan's additions, then reload and say what happened."""
+        said, ok = await anyio.to_thread.run_sync(apply_prepared, prepared)
+        report = await self.source.reload()
+        if not report.reloaded:
+            said += f"\n{report.summary}"
+            ok = False
+        self.notify(said, severity="information" if ok else "error", timeout=8, markup=False)
 
     def action_login(self) -> None:
         """L: log in to the URL server under the cursor, in a dialog; escape cancels."""

@@ -1,12 +1,16 @@
 """The first run's offer: import the servers of another host's config file (``i``).
 
 ``ImportScreen`` lists the files ``config.discover`` found, each with its server count, and
-dismisses with the one chosen. ``import_host_file`` then runs the same plan and apply as
-``agentty-tui import`` into the picker's own config; the picker reloads it afterwards.
+dismisses with the one chosen. ``prepare_import`` then builds the same plan as ``agentty-tui
+import`` (``config.importing.plan_import``, as it is) into the picker's own config, and
+``PreparedImport.question`` shows it, as ``import`` prints it, for a yes or no before anything
+is written; ``apply_prepared`` writes it; the picker reloads afterwards. A project's file (a
+folder's ``.mcp.json``) is not trusted by the import: its servers are copied disabled.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -20,34 +24,66 @@ from textual.widgets.option_list import Option
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.discover import HostFile
-from agentty_tui.config.importing import apply_import, plan_import
+from agentty_tui.config.importing import (
+    ImportPlan,
+    apply_import,
+    disabled_additions,
+    plan_import,
+)
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.modal import Dialog
 
-__all__ = ["ImportScreen", "import_host_file"]
+__all__ = ["ImportScreen", "PreparedImport", "apply_prepared", "prepare_import"]
 
 
-def import_host_file(source: HostFile, target: Path) -> tuple[str, bool]:
-    """Import ``source``'s servers into the config at ``target`` (created if missing), as
-    ``agentty-tui import --yes`` does; ``(what happened, whether all went well)``.
+@dataclass(frozen=True, slots=True)
+class PreparedImport:
+    """What importing one host file into the picker's config would do, before it is done."""
 
-    Reads and writes files: run it off the event loop. ``ConfigError`` when a file is refused.
+    source: HostFile
+    """The file chosen."""
+    target: Path
+    """The config file the servers go to."""
+    plan: ImportPlan
+    """``plan_import``'s plan (its additions disabled for a project's file)."""
+
+    def question(self) -> str:
+        """The plan as ``agentty-tui import`` prints it, then the question."""
+        source, target = safe_line(str(self.source.path)), safe_line(str(self.target))
+        lines = [f"From {safe_line(self.source.host)}: {source}", self.plan.describe()]
+        if self.source.project:
+            lines.append(
+                "It is a project's file: what it runs is not trusted, so its servers are added "
+                "disabled (space on a server's row enables it, once you trust it)."
+            )
+        lines.append(f"Add {len(self.plan.add)} server(s) to {target}?")
+        return "\n\n".join(lines)
+
+
+def prepare_import(source: HostFile, target: Path) -> PreparedImport:
+    """The plan of importing ``source``'s servers into the config at ``target`` (which need not
+    exist yet). Reads files: run it off the event loop. ``ConfigError`` when a file is refused.
     """
     config = ConfigStore(source.path, dialect=dialect_by_name(source.dialect)).load()
     store = ConfigStore(target)
     plan = plan_import(config, store.load(), carried=store.dialect.timeout_fields)
-    if not plan.add:
-        return f"Nothing to import from {source.path}: {plan.describe()}", True
-    result = apply_import(plan, store)
-    lines = [
-        f"Imported {len(result.added)} server(s) from {source.host}: {', '.join(result.added)}."
-    ]
+    return PreparedImport(source, target, disabled_additions(plan) if source.project else plan)
+
+
+def apply_prepared(prepared: PreparedImport) -> tuple[str, bool]:
+    """Write ``prepared``'s additions (a name taken meanwhile is refused and said);
+    ``(what happened, whether all went well)``. Writes files: run it off the event loop."""
+    result = apply_import(prepared.plan, ConfigStore(prepared.target))
+    parked = ", disabled" if prepared.source.project else ""
+    names, host = ", ".join(result.added), prepared.source.host
+    lines = [f"Imported {len(result.added)} server(s){parked} from {host}: {names}."]
     lines += [f"Not added {name!r}: {why}" for name, why in result.failed]
     return "\n".join(lines), not result.failed
 
 
 class ImportScreen(Dialog[HostFile | None]):
-    """The host files found, one a line with its server count; enter imports the one chosen."""
+    """The host files found, one a line with its server count; enter chooses one (its plan is
+    shown and asked about next)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     AUTO_FOCUS = "#import-files"
@@ -74,10 +110,10 @@ class ImportScreen(Dialog[HostFile | None]):
                 ),
                 id="import-files",
             )
-            yield Static("enter imports the file; escape closes", classes="dialog-hint")
+            yield Static("enter shows the plan, then asks; escape closes", classes="dialog-hint")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        """Enter (or a click) on a file imports it."""
+        """Enter (or a click) on a file chooses it."""
         event.stop()
         if event.option.id is not None:
             self.dismiss(self._files[int(event.option.id)])

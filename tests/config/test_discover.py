@@ -73,3 +73,19 @@ def test_a_projects_mcp_json_is_found_in_the_current_folder(tmp_path: Path) -> N
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"a": {"command": "x"}}}))
     found = host_config_files(tmp_path / "nohome", {}, project)
     assert [(f.host, f.servers) for f in found] == [("Claude Code (this folder)", 1)]
+    # A project's file all the same: its servers are not trusted by an import.
+    assert found[0].project
+    assert found[0].describe().endswith("(1 server, a project's: imported disabled)")
+
+
+def test_a_folders_mcp_json_inside_a_repository_is_the_projects_and_not_offered(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    folder = project / "sub"
+    folder.mkdir()
+    for where in (project, folder):
+        (where / ".mcp.json").write_text(json.dumps({"mcpServers": {"a": {"command": "x"}}}))
+    assert host_config_files(tmp_path / "nohome", {}, project) == ()
+    assert host_config_files(tmp_path / "nohome", {}, folder) == ()

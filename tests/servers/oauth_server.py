@@ -20,7 +20,9 @@ FILE), checks that it names itself, and takes its redirect URIs.
 
 Run: ``python tests/servers/oauth_server.py --port N [--token-lifetime S]
 [--client-id ID --client-secret SECRET --redirect-uri URI] [--events FILE]
-[--pkce-methods plain] [--admin-scope-never] [--withhold-admin] [--cimd-ca FILE]``.
+[--pkce-methods plain] [--admin-scope-never] [--withhold-admin] [--cimd-ca FILE]
+[--requests FILE]``. ``--requests`` appends one line per HTTP request that arrives
+(``METHOD PATH`` and the names of its ``x-`` headers), before it is served.
 ``--events`` appends one line per grant (``code``, ``refresh``, ``register``), ``step-up`` for
 each ``403 insufficient_scope`` answered, ``cimd`` for each metadata document fetched, and
 ``expired`` when a client presents an expired access token, so a test can tell a refresh from
@@ -319,6 +321,28 @@ class ScopeGate:
         return found is not None and ADMIN_SCOPE not in found.scopes
 
 
+class RequestLog:
+    """ASGI middleware: one line per HTTP request that arrives (``METHOD PATH``, and the names
+    of its ``x-`` headers), appended to a file before the request is served, so a test can
+    tell whether anything at all reached the server."""
+
+    def __init__(self, app: Any, path: Path) -> None:
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            names = sorted(
+                name.decode("latin-1")
+                for name, _ in scope.get("headers") or []
+                if name.lower().startswith(b"x-")
+            )
+            line = " ".join([scope["method"], scope["path"], *names])
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(line + "\n")
+        await self.app(scope, receive, send)
+
+
 def _advertise_cimd() -> None:
     """Make the metadata say URL client ids (Client ID Metadata Documents) are accepted."""
     original = routes.build_metadata
@@ -361,6 +385,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--withhold-admin", action="store_true", help=f"never grant {ADMIN_SCOPE}")
     parser.add_argument(
+        "--requests", type=Path, help="append one line per HTTP request that arrives to this file"
+    )
+    parser.add_argument(
         "--cimd-ca", type=Path, help="accept metadata-document client ids; trust these certs"
     )
     args = parser.parse_args(argv)
@@ -382,7 +409,9 @@ def main(argv: list[str] | None = None) -> None:
             scope=f"{SCOPE} {ADMIN_SCOPE}",
         )
     app = build_server(args.port, provider).streamable_http_app(host="127.0.0.1")
-    gated = ScopeGate(app, provider, args.port, args.admin_scope_never)
+    gated: Any = ScopeGate(app, provider, args.port, args.admin_scope_never)
+    if args.requests is not None:
+        gated = RequestLog(gated, args.requests)
     uvicorn.run(gated, host="127.0.0.1", port=args.port, log_level="warning")
 
 

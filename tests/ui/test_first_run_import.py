@@ -7,6 +7,7 @@ servers are real MCP servers; the import runs through a real bridge, which start
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import anyio
@@ -17,6 +18,7 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.discover import HostFile, host_config_files
 from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.dialogs import ConfirmScreen
 from agentty_tui.ui.import_dialog import ImportScreen
 from agentty_tui.ui.text import PlainText
 from tests.servers import plain_argv
@@ -29,6 +31,11 @@ def _toml_entry(name: str, argv: list[str]) -> str:
     # JSON strings are TOML basic strings for these paths.
     args = ", ".join(json.dumps(arg) for arg in argv[1:])
     return f"[mcp_servers.{name}]\ncommand = {json.dumps(argv[0])}\nargs = [{args}]\n"
+
+
+def plan_text(app: PickerApp) -> str:
+    """The question on screen: the import's plan."""
+    return str(app.screen.query_one(".dialog-text", PlainText).content)
 
 
 @pytest.fixture
@@ -70,6 +77,22 @@ async def test_an_empty_config_lists_other_hosts_files_and_i_imports_one(
             options = app.screen.query_one(OptionList)
             assert options.option_count == 2
             await pilot.press("down", "enter")
+            # The plan first, as ``agentty-tui import`` prints it; enter alone writes nothing.
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            assert plan_text(app) == (
+                f"From Codex: {codex_file}\n\n"
+                f"+ alpha  {shlex.join(plain_argv('--name', 'alpha'))}\n"
+                f"+ beta  {shlex.join(plain_argv('--name', 'beta'))}\n\n"
+                f"Add 2 server(s) to {target}?"
+            )
+            await pilot.press("enter")
+            await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+            assert not target.exists()
+            await pilot.press("i")
+            await until(pilot, lambda: isinstance(app.screen, ImportScreen))
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
             await until(
                 pilot,
                 lambda: (
@@ -96,3 +119,35 @@ async def test_i_without_other_hosts_files_says_so(tmp_path: Path) -> None:
             await pilot.pause()
             assert not isinstance(app.screen, ImportScreen)
             assert any("No other host" in str(n.message) for n in app._notifications)
+
+
+async def test_a_folders_mcp_json_is_a_projects_and_its_servers_come_disabled(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "folder"  # in no repository: offered, as a project's file
+    folder.mkdir()
+    argv = plain_argv("--name", "gamma")
+    entry = {"command": argv[0], "args": argv[1:]}
+    (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {"gamma": entry}}))
+    target = tmp_path / "mine" / "mcp.json"
+
+    def found(config: Path | None) -> tuple[HostFile, ...]:
+        return host_config_files(tmp_path / "no-home", {}, folder, exclude=config)
+
+    async with Bridge(ConfigStore(target), log_dir=tmp_path / "logs") as bridge:
+        with anyio.fail_after(TIMEOUT):
+            await bridge.settled()
+        app = PickerApp(bridge, host_files=found)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("i")
+            await until(pilot, lambda: isinstance(app.screen, ImportScreen))
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            text = plan_text(app)
+            assert f"+ gamma  {shlex.join(argv)}" in text
+            assert "It is a project's file: what it runs is not trusted" in text
+            await pilot.press("y")
+            await until(pilot, lambda: [s.status for s in app.model.servers] == ["disabled"])
+            assert bridge.server_pid("gamma") is None
+    written = json.loads(target.read_text())["mcpServers"]
+    assert written["gamma"]["disabled"] is True
