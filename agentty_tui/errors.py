@@ -8,6 +8,7 @@ from collections.abc import Iterable
 __all__ = [
     "AgenttyError",
     "ConfigError",
+    "EntryChangedError",
     "OperationError",
     "ReadOnlyFileError",
     "UnknownServerError",
@@ -57,6 +58,21 @@ class ConfigError(AgenttyError):
 
 class OperationError(AgenttyError):
     """An operation of the bridge that could not be carried out (the model is unchanged)."""
+
+
+class EntryChangedError(AgenttyError):
+    """A trust given to entries as they were shown, while some of them changed (their file was
+    edited meanwhile): those were not trusted, and the bridge has loaded them as they are now,
+    so the user can be shown them and asked again."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = tuple(names)
+        """The entries that changed (or went away) since they were shown."""
+        listed = ", ".join(repr(name) for name in self.names)
+        super().__init__(
+            f"{listed} changed since you were asked (its file was edited): not trusted. "
+            "Look at it again before you trust it."
+        )
 
 
 class ReadOnlyFileError(OperationError):

@@ -26,6 +26,7 @@ from agentty_tui.specs import (
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TOOL_BUDGET,
+    EntryFact,
     HttpSpec,
     NativeTool,
     OAuthSettings,
@@ -47,6 +48,7 @@ __all__ = [
     "AdvertisedTool",
     "AuthState",
     "DroppedTool",
+    "EntryFact",
     "Frozen",
     "HttpSpec",
     "NativeTool",
@@ -199,6 +201,9 @@ class ServerState(Frozen):
     """Other workspace files with the same server and connection (``ServerConfig.also_in``)."""
     shadowed_by: SourceRef | None = None
     """For a ``shadowed`` entry: the file whose entry of the same name wins."""
+    trust_facts: tuple[EntryFact, ...] = ()
+    """For a server that waits for trust: what trusting it runs or sends
+    (``ServerConfig.trust_facts``)."""
     revision: int = Field(default_factory=next_revision)
     """Which state of this server this is: new whenever anything above changes, the same for
     as long as nothing does (``same_as``), so caches key on ``(name, revision)``. Unique within

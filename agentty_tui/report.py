@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentty_tui.catalog import WireCatalog
+from agentty_tui.config.entry_facts import fact_lines, facts_json
 from agentty_tui.frozen import thaw
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef
 from agentty_tui.secrets import mask_url, mask_value
@@ -78,7 +79,9 @@ def _sources_json(server: ServerState) -> dict[str, Any]:
 
 def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
     """``list --json``: every server with status, error and tools, plus the budget figures; a
-    workspace's shadowed entries follow the others, with the status ``shadowed``."""
+    workspace's shadowed entries follow the others, with the status ``shadowed``. A server
+    waiting for trust lists in ``trust_facts`` what trusting it runs or sends (``label``,
+    ``value`` masked, ``alert``)."""
     return {
         "config": model.config_path,
         "servers": [
@@ -88,6 +91,8 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                 "error": server.error,
                 **_sources_json(server),
                 "spec": _spec_json(server),
+                # What trusting a waiting server runs or sends (empty for the others).
+                "trust_facts": facts_json(server.trust_facts),
                 "server_info": server.info.model_dump() if server.info else None,
                 "warnings": list(server.warnings),
                 **_auth_json(server),
@@ -169,6 +174,8 @@ def model_text(model: PluginModel, catalog: WireCatalog, *, workspace: bool = Fa
         elif server.error:
             for line in safe_block(server.error).split("\n"):
                 lines.append(f"    ! {line}")
+        # A server waiting for trust: everything trusting it would run or send.
+        lines += fact_lines(server.trust_facts, indent="      ")
         for warning in server.warnings:
             lines.append(f"    warning: {warning}")
         for tool in server.tools:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -17,6 +17,7 @@ __all__ = [
     "MIN_REDACTED_LENGTH",
     "Redactor",
     "is_credential_name",
+    "mask_keeping_references",
     "mask_url",
     "mask_value",
     "masked_command_line",
@@ -46,6 +47,8 @@ _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/
 _PAIR = re.compile(r"(?P<sep>[?&;#])(?P<name>[^=&;#]*)=(?P<value>[^&;#]*)")
 # A value that only refers to variables (``${TOKEN}``) holds no secret yet; a default might.
 _ONLY_REFERENCES = re.compile(r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*\})+")
+# One reference, with its default if it has one (``${TOKEN:-s3cret}``): the default is text.
+_REFERENCE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}")
 
 MIN_REDACTED_LENGTH = 3
 """Shorter values are not redacted from text: replacing every ``1`` in a message would garble
@@ -88,6 +91,33 @@ def mask_url(url: str) -> str:
         return f"{match.group('sep')}{name}={_mask_part(value)}"
 
     return _PAIR.sub(pair, _USERINFO.sub(userinfo, url, count=1))
+
+
+def mask_keeping_references(value: str, *, keep_words: Collection[str] = ()) -> str:
+    """``value`` as it may be shown when its text may be a secret: each ``${VAR}`` reference as
+    written (what it sends is named, never its value; a ``:-default`` is masked), every other
+    word masked, but for the words of ``keep_words`` (lower case: ``bearer`` of
+    ``Bearer ${TOKEN}``), which say how a secret is sent rather than what it is."""
+    shown: list[str] = []
+    at = 0
+    for match in _REFERENCE.finditer(value):
+        shown.append(_mask_words(value[at : match.start()], keep_words))
+        default = match.group("default")
+        if default is None:
+            shown.append(match.group(0))
+        else:
+            shown.append(f"${{{match.group('name')}:-{mask_value(default)}}}")
+        at = match.end()
+    shown.append(_mask_words(value[at:], keep_words))
+    return "".join(shown)
+
+
+def _mask_words(text: str, keep_words: Collection[str]) -> str:
+    """Each word of ``text`` masked unless it is one of ``keep_words``; spaces kept."""
+    return "".join(
+        part if part.isspace() or part.lower() in keep_words else mask_value(part)
+        for part in re.split(r"(\s+)", text)
+    )
 
 
 def masked_command_line(command: str, args: Iterable[str]) -> str:

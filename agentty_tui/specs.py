@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TOOL_BUDGET",
+    "EntryFact",
     "HttpSpec",
     "NativeTool",
     "OAuthSettings",
@@ -134,6 +135,19 @@ class SourceRef(Frozen):
         return f"{self.host} · {self.scope}"
 
 
+class EntryFact(Frozen):
+    """One labelled fact about what an entry runs or sends, as it may be shown (secrets
+    masked; not yet made safe for a terminal): what a trust prompt lists
+    (``config.entry_facts``)."""
+
+    label: str
+    """What it is: ``runs``, ``resolves``, ``cwd``, ``env``, ``envFile``, ``url``, ``header``."""
+    value: str
+    """The fact, masked: ``npx -y pkg``, ``PATH=.bin:/usr/bin``, ``API_KEY=••••``."""
+    alert: str | None = None
+    """Why this fact deserves a second look (``inside the project folder``), or ``None``."""
+
+
 class ServerConfig(Frozen):
     """One server entry of the config, validated."""
 
@@ -168,6 +182,9 @@ class ServerConfig(Frozen):
     untrusted: str | None = None
     """Why the entry waits for the user's trust before it starts (a project file's server not
     trusted yet, or a file others can write), as a line that says how to trust it."""
+    trust_facts: tuple[EntryFact, ...] = ()
+    """For an entry that waits for trust: everything that decides what trusting it runs or
+    sends (``config.entry_facts``), as the workspace found it when it loaded the entry."""
 
     def connection_key(self) -> tuple[object, ...]:
         """What a running session depends on: when it changes, a reload re-spawns the server."""

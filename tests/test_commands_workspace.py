@@ -238,3 +238,40 @@ def test_an_empty_workspace_says_where_to_look(tmp_path: Path) -> None:
         f"no servers configured in the workspace of {fake.project} "
         "(agentty-tui sources lists the files it reads)\n"
     )
+
+
+def test_list_shows_what_a_waiting_server_runs_and_sends(tmp_path: Path) -> None:
+    """A project entry's own PATH makes ``npx`` the repository's ``.bin/npx``: ``list`` says
+    so (the resolved path, flagged), with its env (PATH whole, a secret masked), and a URL
+    server's URL and header references; ``--json`` adds ``trust_facts`` to each server."""
+    fake = build_fake_home(tmp_path, sources=["project-mcp"], layered=False, twins=(), url=None)
+    own = fake.cwd / ".bin" / "npx"
+    own.parent.mkdir()
+    own.write_text("#!/bin/sh\nexit 0\n")
+    own.chmod(0o755)
+    secret = "s3cret-value-123"
+    entries = {
+        "shim": {"command": "npx", "args": ["-y", "pkg"], "env": {"PATH": ".bin:/usr/bin"}},
+        "keyed": {"command": "npx", "env": {"API_KEY": secret}},
+        "remote": {
+            "type": "http",
+            "url": f"https://api.example.com/mcp?token={secret}",
+            "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"},
+        },
+    }
+    fake.files["project-mcp"].write_text(json.dumps({"mcpServers": entries}))
+    text = run(fake, "list")
+    assert text.returncode == 0, text.stderr
+    assert f"resolves  {own}  ⚠ inside the project folder" in text.stdout
+    assert "env       PATH=.bin:/usr/bin  ⚠ decides what runs" in text.stdout
+    assert "env       API_KEY=••••••••" in text.stdout
+    assert "url     https://api.example.com/mcp?token=••••••••" in text.stdout
+    assert "header  Authorization: Bearer ${GITHUB_TOKEN}" in text.stdout
+    assert secret not in text.stdout
+    listed_json = run(fake, "list", "--json")
+    servers = {s["name"]: s for s in json.loads(listed_json.stdout)["servers"]}
+    assert secret not in listed_json.stdout
+    (resolves,) = [f for f in servers["shim"]["trust_facts"] if f["label"] == "resolves"]
+    assert resolves["value"] == str(own) and "inside the project folder" in resolves["alert"]
+    assert [f["label"] for f in servers["remote"]["trust_facts"]] == ["url", "header"]
+    assert servers["shim"]["spec"]["command"] == "npx"  # the keys there before are all kept

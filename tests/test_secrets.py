@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentty_tui.secrets import Redactor, is_credential_name, mask_url, url_credentials
+from agentty_tui.secrets import (
+    Redactor,
+    is_credential_name,
+    mask_keeping_references,
+    mask_url,
+    url_credentials,
+)
 
 
 @pytest.mark.parametrize(
@@ -74,3 +80,16 @@ def test_no_credential_survives_masking(
     for secret in (f"S{user}", f"S{password}", f"S{value}"):
         assert secret not in shown
     assert shown.endswith(f"/p?q={other}&{name}={'•' * min(len(value) + 1, 8)}&z=2")
+
+
+def test_a_value_shown_by_its_references_masks_every_literal_word_and_default() -> None:
+    """What the trust prompt shows of an env or header value: the ``${VAR}`` it sends, never
+    a literal secret (an auth scheme word kept where asked), nor a reference's default."""
+    bearer = {"bearer"}
+    assert mask_keeping_references("Bearer ${GITHUB_TOKEN}", keep_words=bearer) == (
+        "Bearer ${GITHUB_TOKEN}"
+    )
+    assert mask_keeping_references("Bearer ghp_s3cret", keep_words=bearer) == "Bearer ••••••••"
+    assert mask_keeping_references("Bearer ghp_s3cret") == "•••••• ••••••••"
+    assert mask_keeping_references("${TOKEN:-s3cret}") == "${TOKEN:-••••••}"
+    assert mask_keeping_references("") == ""

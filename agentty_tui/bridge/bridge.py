@@ -16,7 +16,7 @@ live state and hands the new immutable snapshot to the feed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -46,8 +46,14 @@ from agentty_tui.config import operations
 from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.config.edits import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
 from agentty_tui.config.entry_rules import EntryError
+from agentty_tui.config.project_trust import entry_hash
 from agentty_tui.config.workspace import Workspace
-from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
+from agentty_tui.errors import (
+    ConfigError,
+    EntryChangedError,
+    OperationError,
+    UnknownServerError,
+)
 from agentty_tui.model import (
     PluginConfig,
     PluginModel,
@@ -228,19 +234,39 @@ class Bridge(LoginOperations, BridgeReader):
             self._reconcile(self._config, retry_failed=False)
         return self.snapshot
 
-    async def trust_servers(self, names: Sequence[str] | None = None) -> PluginModel:
+    async def trust_servers(
+        self, names: Sequence[str] | None = None, *, shown: Mapping[str, str] | None = None
+    ) -> PluginModel:
         """Trust the waiting servers ``names`` (or all of them) of a workspace: a project
         file's are remembered on disk (they start in later runs too, for as long as their
         entries stay the same); those of a file others can write, for this run only. One file
-        (``--config``) is trusted as a whole: ``trust_config``."""
+        (``--config``) is trusted as a whole: ``trust_config``.
+
+        ``shown``: the entries as the user saw them when asked, name -> ``entry_hash``. The
+        files are read afresh, and an entry that is no longer the one shown (its file was
+        edited while the user read the question) is not trusted: the bridge converges on the
+        files as they are and raises ``EntryChangedError`` naming it, so that the user can be
+        shown the entry as it is now and asked again.
+        """
         if not isinstance(self.store, Workspace):
             return await self.trust_config()
         workspace = self.store
         async with self._config_lock:
-            await anyio.to_thread.run_sync(workspace.trust, self._config, names)
-            self._trust.trust_entries(self._config, names)
+            config = self._config
+            if shown is not None:
+                config = await anyio.to_thread.run_sync(self._load)
+                unchanged = [n for n in names or shown if _is_shown(config, n, shown)]
+                names = unchanged
+            if names is None or names:
+                await anyio.to_thread.run_sync(workspace.trust, config, names)
+                self._trust.trust_entries(config, names)
             config = await anyio.to_thread.run_sync(self._load)
             self._reconcile(config, retry_failed=False)
+        # Checked against the files as read after the trust: an edit that landed between the
+        # check and the trust was not trusted (the trust is by hash), and is said too.
+        changed = [n for n in shown or () if not _is_shown(config, n, shown or {})]
+        if changed:
+            raise EntryChangedError(changed)
         return self.snapshot
 
     async def reload(self) -> ReloadReport:
@@ -348,3 +374,9 @@ class Bridge(LoginOperations, BridgeReader):
             revision=self._revision,
         )
         self._feed.publish(snapshot)
+
+
+def _is_shown(config: PluginConfig, name: str, shown: Mapping[str, str]) -> bool:
+    """Whether ``config``'s entry ``name`` is the one the user was shown (``entry_hash``)."""
+    server = config.server(name)
+    return server is not None and name in shown and entry_hash(server) == shown[name]

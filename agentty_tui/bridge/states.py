@@ -108,6 +108,7 @@ def _fields_now(
         "source": config.source,
         "also_in": config.also_in,
         "shadowed_by": None,
+        "trust_facts": (),  # started: it waits for nothing
     }
     return fields, advertised
 
@@ -159,6 +160,7 @@ def _without_session(
         "source": config.source,
         "also_in": config.also_in,
         "shadowed_by": None,
+        "trust_facts": config.trust_facts,
     }
 
 

@@ -22,14 +22,16 @@ async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
     source = existing_store(args.source, args.from_format, "the file to import from").load()
     opened, target = load_config(path, args, create=True)
     store: ConfigStore
+    project: Path | None = None
     if not isinstance(opened, Workspace):
         store = opened
     else:
         # A workspace imports into our own user file, where ``add`` writes too.
         store = opened.store(opened.add_to)
         target = store.load()
+        project = opened.root  # where its servers will start: its executables are flagged
     plan = plan_import(source, target, carried=store.dialect.timeout_fields)
-    say(plan.describe())
+    say(plan.describe(project=project))
     if not plan.add:
         return 0
     if not args.yes:

@@ -16,8 +16,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from pathlib import Path
 
 from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolFilter
+from agentty_tui.config.entry_facts import entry_facts, fact_lines
 from agentty_tui.config.entry_rules import name_problem
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.errors import AgenttyError
@@ -75,12 +77,19 @@ class ImportPlan:
         """True when there is nothing to add."""
         return not self.add
 
-    def describe(self) -> str:
-        """The plan as lines a person reads before saying yes."""
+    def describe(self, *, project: Path | None = None) -> str:
+        """The plan as lines a person reads before saying yes: under each addition, what it
+        would run or send (``entry_facts``: the executable its PATH resolves to, env, cwd,
+        envFile; headers), secrets masked. ``project``: a folder whose executables are
+        flagged (the project the command runs in)."""
         # Names and commands come from another host's file: one line each, whatever they hold.
         lines: list[str] = []
         for server in self.add:
             lines.append(f"+ {safe_line(server.name)}  {safe_line(_describe_spec(server))}")
+            if server.spec is not None:
+                facts = entry_facts(server.spec, env_file=server.env_file, project=project)
+                # The first fact (the command line, the URL) is the line above.
+                lines += fact_lines(facts[1:], indent="    ")
         for name in self.identical:
             lines.append(f"= {safe_line(name)}  (already there, identical)")
         for difference in self.different:

@@ -17,10 +17,10 @@ come from every file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from agentty_tui.model import PluginConfig, ServerConfig, SourceRef
+from agentty_tui.model import EntryFact, PluginConfig, ServerConfig, SourceRef
 
 __all__ = ["Layer", "layer"]
 
@@ -35,11 +35,18 @@ class Layer:
     """What it holds (an empty config for a file that is absent)."""
     untrusted: dict[str, str]
     """Entries of this file that wait for the user's trust, by name, each with why."""
+    facts: Mapping[str, tuple[EntryFact, ...]] = field(default_factory=dict)
+    """What trusting each of those entries runs or sends (``entry_facts``), by name."""
 
 
 def _stamped(server: ServerConfig, part: Layer) -> ServerConfig:
+    name = server.name
     return server.model_copy(
-        update={"source": part.ref, "untrusted": part.untrusted.get(server.name)}
+        update={
+            "source": part.ref,
+            "untrusted": part.untrusted.get(name),
+            "trust_facts": part.facts.get(name, ()) if name in part.untrusted else (),
+        }
     )
 
 
@@ -62,10 +69,13 @@ def layer(
                     update={
                         "also_in": (*first.also_in, part.ref),
                         "untrusted": first.untrusted if server.untrusted else None,
+                        "trust_facts": first.trust_facts if server.untrusted else (),
                     }
                 )
             else:
-                shadowed.append(server.model_copy(update={"shadowed_by": first.source}))
+                # Never started: there is nothing to trust it to run.
+                update = {"shadowed_by": first.source, "trust_facts": ()}
+                shadowed.append(server.model_copy(update=update))
     every_warning = [warning for part in parts for warning in part.config.warnings]
     return PluginConfig(
         servers=tuple(winners.values()),

@@ -23,14 +23,36 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from agentty_tui.config.files import read_file
 from agentty_tui.config.locking import locked
 from agentty_tui.config.trust import untrusted_because
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import ServerConfig
+from agentty_tui.model import ServerConfig, ServerSpec, SourceRef
 
-__all__ = ["ProjectTrust", "TrustBook", "default_trust_file", "entry_hash"]
+__all__ = ["HashedEntry", "ProjectTrust", "TrustBook", "default_trust_file", "entry_hash"]
+
+
+class HashedEntry(Protocol):
+    """What ``entry_hash`` reads of an entry: a ``ServerConfig``, or the ``ServerState`` the
+    picker showed (so that the dialog trusts the entry it showed, not the one loaded later)."""
+
+    @property
+    def name(self) -> str:
+        """The entry's name."""
+        ...
+
+    @property
+    def spec(self) -> ServerSpec | None:
+        """How it is reached."""
+        ...
+
+    @property
+    def source(self) -> SourceRef | None:
+        """The file that holds it."""
+        ...
+
 
 _MAX_BYTES = 4 * 1024 * 1024
 
@@ -41,7 +63,7 @@ def default_trust_file(home: Path, env: Mapping[str, str]) -> Path:
     return state / "agentty" / "trust.json"
 
 
-def entry_hash(server: ServerConfig) -> str:
+def entry_hash(server: HashedEntry) -> str:
     """A hash of what trusting ``server`` means: its file, its name and how it is reached."""
     source = server.source.path if server.source is not None else ""
     spec = server.spec.model_dump(mode="json") if server.spec is not None else None

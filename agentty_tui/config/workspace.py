@@ -24,25 +24,22 @@ from agentty_tui.config.claude_local import ClaudeLocalDialect
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import AddServer, ConfigEdit, RemoveServer
+from agentty_tui.config.entry_facts import entry_facts
 from agentty_tui.config.formats import parses_shared
 from agentty_tui.config.layering import Layer, layer
 from agentty_tui.config.project_trust import TrustBook, entry_hash
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.store import ConfigStore, FileVersion
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
-from agentty_tui.model import PluginConfig, ServerConfig, SourceRef, StdioSpec
-from agentty_tui.secrets import masked_command_line
+from agentty_tui.model import EntryFact, PluginConfig, ServerConfig, SourceRef, StdioSpec
 
 __all__ = ["SourceReport", "Workspace", "trust_prompt"]
 
 
 def trust_prompt(server: ServerConfig) -> str:
-    """The line an untrusted project entry shows: what trusting it runs, and how."""
-    spec, how = server.spec, f"T to trust, or agentty-tui trust {shlex.quote(server.name)}"
-    if isinstance(spec, StdioSpec):
-        runs = masked_command_line(spec.command, spec.args)
-        return f"not trusted — {how} (runs: {runs})"
-    return f"not trusted — {how} (it would receive this file's headers and tokens)"
+    """The line an untrusted project entry shows: that it waits, and how to trust it (what
+    trusting it runs or sends is its ``trust_facts``, shown under this line)."""
+    return f"not trusted — T to trust, or agentty-tui trust {shlex.quote(server.name)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +141,8 @@ class Workspace:
                     settings = config
                 exists = store.version() is not None
                 reports.append(SourceReport(source, exists, len(config.servers), problem))
-                parts.append(Layer(ref, config, self._untrusted(source, config, trusted)))
+                waiting = self._untrusted(source, config, trusted)
+                parts.append(Layer(ref, config, waiting, self._facts(config, waiting)))
         self.reports = tuple(reports)
         self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
@@ -163,6 +161,17 @@ class Workspace:
                 if trusted.get(server.name) != entry_hash(stamped):
                     waiting[server.name] = trust_prompt(server)
         return waiting
+
+    def _facts(
+        self, config: PluginConfig, waiting: Collection[str]
+    ) -> dict[str, tuple[EntryFact, ...]]:
+        """What trusting each waiting entry of one file runs or sends (an executable inside
+        the project folder flagged)."""
+        return {
+            server.name: entry_facts(server.spec, env_file=server.env_file, project=self.root)
+            for server in config.servers
+            if server.name in waiting and server.spec is not None
+        }
 
     def trust(self, config: PluginConfig, names: Collection[str] | None = None) -> int:
         """Remember the user's trust in the project entries of ``config`` that wait for it

@@ -21,12 +21,13 @@ from collections.abc import Awaitable, Callable
 from textual.app import App
 from textual.notifications import SeverityLevel
 
-from agentty_tui.errors import AgenttyError
+from agentty_tui.config.project_trust import entry_hash
+from agentty_tui.errors import AgenttyError, EntryChangedError
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.dialogs import ConfirmScreen
 from agentty_tui.ui.picker import PickerList
-from agentty_tui.ui.row_source import is_project_untrusted, runs_text, shadowed_key
+from agentty_tui.ui.row_source import is_project_untrusted, shadowed_key, trust_lines
 from agentty_tui.ui.rows import Row
 from agentty_tui.ui.source import PluginSource
 
@@ -269,26 +270,42 @@ class PickerOperations(App[None]):
         question = f"{problem}\n\nTrust it for this run and start its servers as you?"
         self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
 
-    def _trust_server(self, state: ServerState) -> None:
-        """Ask, then trust one waiting server of a workspace (the bridge decides how long)."""
+    def _trust_server(self, state: ServerState, *, changed: bool = False) -> None:
+        """Ask, then trust one waiting server of a workspace (the bridge decides how long):
+        the entry as the dialog shows it, by its hash, never whatever the file holds when the
+        user answers; ``changed``: asked again, after the entry changed under the question."""
         name = state.name
         where = f" of {safe_line(state.source.path)}" if state.source else ""
+        shown = {name: entry_hash(state)}
 
         def trust_it(yes: bool | None) -> None:
             if yes:
-                self.run_operation("Trust", lambda: self.source.trust_servers([name]))
+                self.run_operation("Trust", lambda: self._trust_as_shown(name, shown))
 
+        facts = "\n".join(trust_lines(state))
+        lead = "Its entry changed while you were asked; this is it now.\n\n" if changed else ""
         if is_project_untrusted(state):
             question = (
-                f"Trust the project server {name!r}{where}?\n{runs_text(state)}\n\n"
+                f"{lead}Trust the project server {name!r}{where}?\n{facts}\n\n"
                 "It starts now, and in later runs while its entry stays the same."
             )
         else:  # a file others can write
             question = (
-                f"{state.error or 'Its file is not trusted.'}\n\nTrust {name!r}{where} for "
-                f"this run and start it as you?\n{runs_text(state)}"
+                f"{lead}{state.error or 'Its file is not trusted.'}\n\nTrust {name!r}{where} "
+                f"for this run and start it as you?\n{facts}"
             )
         self.push_screen(ConfirmScreen(question, yes="Trust"), trust_it)
+
+    async def _trust_as_shown(self, name: str, shown: dict[str, str]) -> None:
+        """Trust ``name`` as it was shown; if its entry changed meanwhile, say so and ask
+        again with the entry as it is now (the bridge has loaded it)."""
+        try:
+            await self.source.trust_servers([name], shown=shown)
+        except EntryChangedError as changed:
+            self.notify(str(changed), title="Not trusted", severity="warning", timeout=8)
+            state = self.source.snapshot.server(name)
+            if state is not None and state.status == "untrusted" and state.source is not None:
+                self._trust_server(state, changed=True)
 
 
 def remove_shadowed_question(state: ServerState) -> str:

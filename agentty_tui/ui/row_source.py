@@ -5,8 +5,11 @@ In a workspace every server comes from a file (``ServerState.source``): its row 
 file's label (``claude · local``, ``project .mcp.json``) in a column of its own, with ``+N``
 when other files hold the same server (``also_in``). An entry hidden by one of the same name
 in a file that takes precedence (``PluginModel.shadowed``) gets a dim row of its own, after its
-winner's rows, that says which file wins. A project server waiting for trust shows the exact
-command line it would run (a URL among its arguments masked), or its masked URL.
+winner's rows, that says which file wins. A project server waiting for trust shows everything
+that decides what trusting it runs or sends (``ServerState.trust_facts``, built by
+``config.entry_facts``: the command line and the executable it resolves to, env, cwd, envFile;
+the URL and the headers), secrets masked, on one line, after the flagged facts in a few words
+and the warning colour (an executable inside the project folder, a ``PATH`` of its own).
 
 For one file (``--config``) no state has a source: none of this shows, and the rows are what
 they were before workspaces.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from agentty_tui.config.entry_facts import alert_summary, fact_lines, facts_line
 from agentty_tui.model import PluginModel, ServerState, SourceRef
 from agentty_tui.secrets import mask_url, masked_command_line
 from agentty_tui.terminal_text import safe_line
@@ -32,6 +36,7 @@ __all__ = [
     "source_facts",
     "source_text",
     "source_width",
+    "trust_lines",
     "untrusted_segments",
 ]
 
@@ -92,8 +97,9 @@ def is_project_untrusted(state: ServerState) -> bool:
     )
 
 
-def runs_text(state: ServerState) -> str:
-    """What trusting ``state`` lets run: its command line, or its URL, credentials masked."""
+def _bare_runs(state: ServerState) -> str:
+    """A state without its trust facts (a host that builds states of its own): at least its
+    command line, or its URL, credentials masked."""
     spec = state.spec
     if spec is None:
         return ""
@@ -102,9 +108,30 @@ def runs_text(state: ServerState) -> str:
     return "url: " + safe_line(mask_url(spec.url))
 
 
+def runs_text(state: ServerState) -> str:
+    """What trusting ``state`` lets run or send, on one line: every fact of its entry
+    (``facts_line``), secrets masked."""
+    if state.trust_facts:
+        return facts_line(state.trust_facts)
+    return _bare_runs(state)
+
+
+def trust_lines(state: ServerState) -> list[str]:
+    """The same, a fact a line (``label  value``), for a dialog."""
+    if state.trust_facts:
+        return fact_lines(state.trust_facts, indent="  ")
+    runs = _bare_runs(state)
+    return [f"  {runs}"] if runs else []
+
+
 def untrusted_segments(state: ServerState) -> list[Segment]:
-    """The status part of a waiting project server's row."""
+    """The status part of a waiting project server's row: the flagged facts first, in a few
+    words and the warning colour (a row is cut at the terminal's edge: ``⚠ runs a file of
+    the project, sets PATH``), then every fact."""
     segments: list[Segment] = [(UNTRUSTED_TEXT, "status-untrusted")]
+    flagged = alert_summary(state.trust_facts)
+    if flagged:
+        segments.append((f"  ⚠ {flagged}", "warning"))
     runs = runs_text(state)
     if runs:
         segments.append((f"  {runs}", "command"))

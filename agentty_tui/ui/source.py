@@ -6,7 +6,7 @@ source instead, so the app can be shown a fixed ``PluginModel`` with no server r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -74,9 +74,13 @@ class PluginSource(Protocol):
         """Trust the config file for this run: start the stdio servers it held back."""
         ...
 
-    async def trust_servers(self, names: Sequence[str] | None = None) -> PluginModel:
+    async def trust_servers(
+        self, names: Sequence[str] | None = None, *, shown: Mapping[str, str] | None = None
+    ) -> PluginModel:
         """Trust a workspace's waiting project servers ``names`` (or all), on disk: they start
-        now, and in later runs while their entries stay the same."""
+        now, and in later runs while their entries stay the same. ``shown``: each entry's
+        ``entry_hash`` as the user saw it; one that changed since is not trusted
+        (``EntryChangedError``)."""
         ...
 
     async def login(self, name: str, ui: LoginUI) -> PluginModel:

@@ -261,6 +261,7 @@ def test_a_name_or_command_with_a_line_break_cannot_forge_a_line_of_the_plan() -
     # The forged name is refused by the name rule, and its refusal stays on one line too.
     assert lines == [
         "+ ok  run⏎+ fake a",
+        "    resolves  nothing executable on its PATH",
         "! x⏎+ evil  rm -rf ~  (not imported: its name is refused: Use up to 64 letters, "
         "digits, '.', '_' or '-' in the name.)",
     ]
@@ -279,3 +280,48 @@ def test_a_name_the_entry_rules_refuse_is_skipped_with_the_reason() -> None:
     rule = "Use up to 64 letters, digits, '.', '_' or '-' in the name."
     assert plan.refused_names == (("my server", rule), ("x" * 65, rule))
     assert f"! my server  (not imported: its name is refused: {rule})" in plan.describe()
+
+
+def test_the_plan_shows_what_each_addition_runs_and_sends(tmp_path: Path) -> None:
+    """Under each addition: the executable its own PATH resolves to (flagged inside the
+    project), its env (PATH whole, a secret masked), cwd, envFile; a URL server's headers by
+    their references. The text the picker's ``i`` shows too."""
+    own = tmp_path / "bin" / "npx"
+    own.parent.mkdir()
+    own.write_text("#!/bin/sh\n")
+    own.chmod(0o755)
+    source = PluginConfig(
+        servers=(
+            ServerConfig(
+                name="shim",
+                spec=StdioSpec(
+                    command="npx",
+                    args=("-y", "pkg"),
+                    env={"PATH": f"{tmp_path}/bin", "API_KEY": "s3cret-value"},
+                    cwd=str(tmp_path),
+                ),
+                env_file=str(tmp_path / ".env"),
+                env_file_keys=("API_KEY",),
+            ),
+            ServerConfig(
+                name="remote",
+                spec=HttpSpec(
+                    url="https://h/mcp", headers={"Authorization": "Bearer ${GITHUB_TOKEN}"}
+                ),
+            ),
+        )
+    )
+    text = plan_import(source, PluginConfig()).describe(project=tmp_path)
+    assert text.splitlines()[:7] == [
+        "+ shim  npx -y pkg",
+        f"    resolves  {own}  ⚠ inside the project folder",
+        f"    cwd       {tmp_path}",
+        f"    env       PATH={tmp_path}/bin  ⚠ decides what runs",
+        "    env       API_KEY=••••••••",
+        f"    envFile   {tmp_path / '.env'}",
+        "+ remote  https://h/mcp (streamable-http)",
+    ]
+    assert "    header  Authorization: Bearer ${GITHUB_TOKEN}" in text
+    assert "s3cret-value" not in text
+    # Without a project, the same path is shown, not flagged.
+    assert f"    resolves  {own}\n" in plan_import(source, PluginConfig()).describe()

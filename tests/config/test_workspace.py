@@ -101,10 +101,15 @@ def test_project_servers_wait_for_trust_and_user_and_local_ones_do_not(fake: Fak
         assert (server.untrusted is not None) == project, server.name
     repo = config.server(REPO_TOOL)
     assert repo is not None and isinstance(repo.spec, StdioSpec)
-    # The row shows exactly what trusting it runs.
-    assert repo.untrusted is not None and repo.spec.command in repo.untrusted
+    # The row shows exactly what trusting it runs (``trust_facts``), and how to trust it.
+    assert repo.untrusted is not None and f"agentty-tui trust {REPO_TOOL}" in repo.untrusted
+    runs = [fact.value for fact in repo.trust_facts if fact.label == "runs"]
+    assert len(runs) == 1 and runs[0].startswith(repo.spec.command)
     remote = config.server(REMOTE_DOCS)
     assert remote is not None and remote.untrusted is not None
+    assert remote.trust_facts and remote.trust_facts[0].label == "url"
+    # The others wait for nothing: nothing to show.
+    assert all(not s.trust_facts for s in config.servers if s.untrusted is None)
 
 
 def test_trust_is_remembered_and_asked_again_when_the_entry_changes(fake: FakeHome) -> None:

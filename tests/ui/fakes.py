@@ -7,7 +7,7 @@ any server running. Everything is deterministic: no PIDs, paths or timings.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -176,6 +176,8 @@ class StaticSource:
         """What ``reload`` answers; by default a reload that changed nothing."""
         self.call_text: str | None = None
         """What ``call_tool`` answers; by default the tool's name and the arguments."""
+        self.shown: Mapping[str, str] | None = None
+        """The entry hashes the last ``trust_servers`` was given (the entries it showed)."""
 
     @property
     def snapshot(self) -> PluginModel:
@@ -285,8 +287,11 @@ class StaticSource:
         self._maybe_fail()
         return self._model
 
-    async def trust_servers(self, names: Sequence[str] | None = None) -> PluginModel:
+    async def trust_servers(
+        self, names: Sequence[str] | None = None, *, shown: Mapping[str, str] | None = None
+    ) -> PluginModel:
         self.calls.append(("trust_servers", (tuple(names) if names is not None else None,)))
+        self.shown = shown
         self._maybe_fail()
         return self._model
 

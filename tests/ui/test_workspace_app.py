@@ -11,6 +11,7 @@ import pytest
 from textual.widgets import Select, Static
 
 from agentty_tui.config.discover import HostFile
+from agentty_tui.config.project_trust import entry_hash
 from agentty_tui.model import SourceRef, StdioSpec
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
@@ -21,6 +22,7 @@ from tests.ui.workspace_fakes import (
     CODEX_USER,
     OUR_USER,
     PROJECT_MCP,
+    ROOT,
     SECRET,
     WorkspaceSource,
     workspace_model,
@@ -108,7 +110,14 @@ async def test_t_on_an_untrusted_project_server_trusts_that_server_after_asking(
         assert isinstance(app.screen, ConfirmScreen)
         question = dialog_text(app)
         assert "Trust the project server 'repo-tool'" in question
-        assert "runs: python -m demo.repo_tool 'https://api.example.com/v1?token=" in question
+        # Every fact of the entry, a line each: what it runs, where that is, its env.
+        assert "  runs      python -m demo.repo_tool 'https://api.example.com/v1?token=" in question
+        assert (
+            f"  resolves  {ROOT}/.bin/python  ⚠ inside the project folder, found through a "
+            "relative path" in question
+        )
+        assert "  env       PATH=.bin:/usr/bin  ⚠ decides what runs" in question
+        assert "  env       API_KEY=••••••••" in question
         assert SECRET not in question
         await pilot.press("n")
         await pilot.pause()
@@ -118,6 +127,21 @@ async def test_t_on_an_untrusted_project_server_trusts_that_server_after_asking(
         await pilot.press("y")
         await settle(app)
     assert source.calls == [("trust_servers", (("repo-tool",),))]
+    # The entry as the dialog showed it, by its hash: not whatever the file holds by then.
+    shown = app.model.server("repo-tool")
+    assert shown is not None and source.shown == {"repo-tool": entry_hash(shown)}
+
+
+async def test_t_on_an_untrusted_url_server_shows_its_url_and_header_references() -> None:
+    app = PickerApp(StaticSource(workspace_model()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.picker.select_key(("server", "docs"))
+        await pilot.press("T")
+        await pilot.pause()
+        question = dialog_text(app)
+    assert "  url     https://docs.example.com/mcp?api_key=••••••••" in question
+    assert "  header  Authorization: Bearer ${DOCS_TOKEN}" in question
+    assert SECRET not in question
 
 
 async def test_t_elsewhere_points_at_the_servers_that_wait_and_trusts_nothing() -> None:

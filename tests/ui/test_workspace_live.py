@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config.opening import open_workspace
@@ -22,6 +22,7 @@ from agentty_tui.config.workspace import Workspace
 from agentty_tui.model import SourceRef
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.dialogs import ConfirmScreen
 from tests.fake_home import LAYERED, REPO_TOOL, FakeHome, build_fake_home
 from tests.servers import plain_argv
 from tests.ui.fakes import settle
@@ -66,6 +67,10 @@ async def until(pilot: Pilot[None], predicate: Callable[[], bool]) -> None:
 
 def text_of(app: PickerApp, key: tuple[str, ...]) -> str:
     return next((row.text for row in app.picker.rows if row.key == key), "")
+
+
+def dialog_text(app: PickerApp) -> str:
+    return str(app.screen.query_one(".dialog-text", Static).render())
 
 
 def ref(fake: FakeHome, source: str) -> SourceRef:
@@ -174,3 +179,47 @@ async def test_an_outside_edit_says_what_it_changed_and_a_no_op_says_nothing(
             assert bridge.live.reloads == 2
         group.cancel_scope.cancel()
     assert said == ["Outside edit: Config reloaded: 1 added."]
+
+
+async def test_t_trusts_the_entry_it_showed_and_asks_again_when_the_file_changed_meanwhile(
+    fake: FakeHome, bridge: Bridge
+) -> None:
+    """The project file is edited while the ``T`` dialog is open (and the picker reloads it):
+    ``y`` must not trust the new entry, which the user never saw. It says so, asks again with
+    the entry as it is now, and only that second ``y`` trusts it."""
+    project = fake.files["project-mcp"]
+    app = PickerApp(bridge)
+    async with anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: "not trusted" in text_of(app, ("server", REPO_TOOL)))
+            assert app.picker.select_key(("server", REPO_TOOL))
+            await pilot.press("T")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen)
+            assert "swapped" not in dialog_text(app)
+            # Another entry under the same name, while the question is on screen.
+            document = json.loads(project.read_text())
+            document["mcpServers"][REPO_TOOL]["args"] = plain_argv("--name", "swapped")[1:]
+            project.write_text(json.dumps(document))
+            await until(pilot, lambda: bridge.live.reloads == 1)  # the bridge has the new one
+            await pilot.press("y")
+            await until(pilot, lambda: bool(app._notifications))
+            (note,) = [n.message for n in app._notifications]
+            assert f"{REPO_TOOL!r} changed since you were asked" in note and "not trusted" in note
+            # Asked again, with the entry as it is now.
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            again = dialog_text(app)
+            assert again.startswith("Its entry changed while you were asked; this is it now.")
+            assert "swapped" in again
+            state = bridge.snapshot.server(REPO_TOOL)
+            assert state is not None and state.status == "untrusted"  # nothing of it runs
+            waiting = workspace_of(fake).load().server(REPO_TOOL)
+            assert waiting is not None and waiting.untrusted is not None  # not on disk either
+            await pilot.press("y")
+            await settle(app)
+            await until(pilot, lambda: "tools on" in text_of(app, ("server", REPO_TOOL)))
+        group.cancel_scope.cancel()
+    trusted = workspace_of(fake).load().server(REPO_TOOL)
+    assert trusted is not None and trusted.untrusted is None
+    assert trusted.spec is not None and "swapped" in trusted.spec.model_dump_json()

@@ -15,6 +15,7 @@ from tests.ui.workspace_fakes import (
     CODEX_USER,
     OUR_USER,
     PROJECT_MCP,
+    ROOT,
     SECRET,
     workspace_model,
 )
@@ -70,11 +71,26 @@ def test_a_shadowed_entry_is_one_dim_row_right_after_its_winners_rows() -> None:
 def test_an_untrusted_project_server_says_how_to_trust_it_and_what_it_runs_masked() -> None:
     rows = by_key(rows_of(workspace_model()))
     repo, docs = rows[("server", "repo-tool")], rows[("server", "docs")]
-    runs = "not trusted — T to trust  runs: python -m demo.repo_tool 'https://api.example.com/v1"
-    assert runs in repo
+    runs = "  runs: python -m demo.repo_tool 'https://api.example.com/v1"
+    assert (
+        repo.startswith("not trusted — T to trust  ⚠ ", repo.index("not trusted")) and runs in repo
+    )
+    # What decides what runs is on the row too: where the command resolves, the entry's env.
+    assert f" · resolves: {ROOT}/.bin/python  ⚠ inside the project folder" in repo
+    assert " · env: PATH=.bin:/usr/bin  ⚠ decides what runs, API_KEY=••••••••" in repo
     assert "url: https://docs.example.com/mcp?api_key=" in docs
+    assert " · header: Authorization: Bearer ${DOCS_TOKEN}" in docs
     assert SECRET not in repo and SECRET not in docs
     assert "config not trusted" not in repo
+
+
+def test_the_flagged_facts_come_first_in_a_few_words_and_the_warning_colour() -> None:
+    rows = {row.key: row for row in rows_of(workspace_model())}
+    repo, docs = rows[("server", "repo-tool")], rows[("server", "docs")]
+    # Before the facts: a row is cut at the terminal's edge, and this is what must show.
+    assert "not trusted — T to trust  ⚠ runs a file of the project, sets PATH  runs: " in repo.text
+    assert ("  ⚠ runs a file of the project, sets PATH", "warning") in repo.segments
+    assert "⚠" not in docs.text  # nothing flagged
 
 
 def test_src_words_keep_or_hide_one_hosts_or_scopes_rows() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from agentty_tui.config.project_trust import TrustBook
 from agentty_tui.config.sources import workspace_sources
 from agentty_tui.config.workspace import Workspace
-from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, StdioSpec
+from agentty_tui.model import EntryFact, HttpSpec, PluginModel, ServerState, SourceRef, StdioSpec
 from tests.ui.fakes import NATIVE, StaticSource, tool
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "CODEX_USER",
     "OUR_USER",
     "PROJECT_MCP",
+    "ROOT",
     "SECRET",
     "WorkspaceSource",
     "workspace_model",
@@ -39,6 +40,34 @@ def _stdio(name: str, *args: str) -> StdioSpec:
     return StdioSpec(command="python", args=("-m", f"demo.{name}", *args))
 
 
+REPO_TOOL_SPEC = StdioSpec(
+    command="python",
+    args=("-m", "demo.repo_tool", f"https://api.example.com/v1?token={SECRET}"),
+    env={"PATH": ".bin:/usr/bin", "API_KEY": SECRET},
+)
+REPO_TOOL_FACTS = (
+    EntryFact(
+        label="runs", value="python -m demo.repo_tool 'https://api.example.com/v1?token=••••••••'"
+    ),
+    EntryFact(
+        label="resolves",
+        value=f"{ROOT}/.bin/python",
+        alert="inside the project folder, found through a relative path",
+    ),
+    EntryFact(label="env", value="PATH=.bin:/usr/bin", alert="decides what runs"),
+    EntryFact(label="env", value="API_KEY=••••••••"),
+)
+"""The facts ``config.entry_facts`` gives for it (fixed here: no file is read)."""
+DOCS_SPEC = HttpSpec(
+    url=f"https://docs.example.com/mcp?api_key={SECRET}",
+    headers={"Authorization": "Bearer ${DOCS_TOKEN}"},
+)
+DOCS_FACTS = (
+    EntryFact(label="url", value="https://docs.example.com/mcp?api_key=••••••••"),
+    EntryFact(label="header", value="Authorization: Bearer ${DOCS_TOKEN}"),
+)
+
+
 def workspace_model() -> PluginModel:
     """``notes`` (Claude Code's local scope) shadows our user file's ``notes``; ``time`` is in
     Claude Code's and Codex's user files (one server, two sources); ``repo-tool`` and ``docs``
@@ -54,17 +83,19 @@ def workspace_model() -> PluginModel:
         ),
         ServerState(
             name="repo-tool",
-            spec=_stdio("repo_tool", f"https://api.example.com/v1?token={SECRET}"),
+            spec=REPO_TOOL_SPEC,
             status="untrusted",
-            error="not trusted — T to trust (runs: python -m demo.repo_tool …)",
+            error="not trusted — T to trust, or agentty-tui trust repo-tool",
             source=PROJECT_MCP,
+            trust_facts=REPO_TOOL_FACTS,
         ),
         ServerState(
             name="docs",
-            spec=HttpSpec(url=f"https://docs.example.com/mcp?api_key={SECRET}"),
+            spec=DOCS_SPEC,
             status="untrusted",
-            error="not trusted — T to trust (it would receive this file's headers and tokens)",
+            error="not trusted — T to trust, or agentty-tui trust docs",
             source=PROJECT_MCP,
+            trust_facts=DOCS_FACTS,
         ),
         ServerState(
             name="weather",
