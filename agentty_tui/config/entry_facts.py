@@ -188,10 +188,11 @@ def entry_facts(
         return tuple(facts)
     environ = os.environ if environ is None else environ
     start = Path.cwd() if start is None else start
-    facts = [
-        EntryFact(label="runs", value=masked_command_line(spec.command, spec.args)),
-        _resolved(spec, start, project, environ),
-    ]
+    facts = [EntryFact(label="runs", value=masked_command_line(spec.command, spec.args))]
+    resolved = _resolved(spec, start, project, environ)
+    # An absolute command that is the file it runs, and is not flagged, says it once already.
+    if resolved.alert is not None or resolved.value != spec.command:
+        facts.append(resolved)
     if spec.cwd is not None:
         facts.append(EntryFact(label="cwd", value=spec.cwd))
     facts += _env_facts(spec.env)
