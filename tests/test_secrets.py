@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentty_tui.secrets import Redactor, is_credential_name, mask_url, url_credentials
+from agentty_tui.secrets import (
+    Redactor,
+    is_credential_name,
+    mask_url,
+    mask_urls,
+    url_credentials,
+)
 
 
 @pytest.mark.parametrize(
@@ -74,3 +80,20 @@ def test_no_credential_survives_masking(
     for secret in (f"S{user}", f"S{password}", f"S{value}"):
         assert secret not in shown
     assert shown.endswith(f"/p?q={other}&{name}={'•' * min(len(value) + 1, 8)}&z=2")
+
+
+def test_every_url_in_free_text_is_masked_and_the_rest_kept() -> None:
+    # As the mcp SDK words a resource mismatch, and as httpx quotes a URL: the one rule applies
+    # to each URL, wherever it begins and however it is quoted.
+    text = (
+        "Protected resource http://127.0.0.1:9/mcp does not match expected "
+        "http://user:pw-secret@127.0.0.1:9/mcp?token=tok-secret; "
+        "for url 'https://a:b-pass@h/x?sig=abc&x=1' (<ws://h/?key=k3y>)"
+    )
+    assert mask_urls(text) == (
+        "Protected resource http://127.0.0.1:9/mcp does not match expected "
+        "http://••••:••••••••@127.0.0.1:9/mcp?token=••••••••; "
+        "for url 'https://•:••••••@h/x?sig=•••&x=1' (<ws://h/?key=•••>)"
+    )
+    assert mask_urls("no address here, key=value") == "no address here, key=value"
+    assert mask_urls(mask_urls(text)) == mask_urls(text)  # masking twice changes nothing
