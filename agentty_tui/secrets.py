@@ -1,8 +1,9 @@
 """Masking of secret values (env values, HTTP headers, URL credentials) wherever they are shown.
 
 ``mask_value`` hides a value that is secret as a whole, ``mask_url`` the parts of a URL that are
-credentials, and a ``Redactor`` removes known secret values from free text (exception messages,
-a server's stderr) before that text is shown or logged.
+credentials (the one rule for URLs: ``mask_urls`` applies it to every URL quoted in free text,
+such as an exception's message or a log record), and a ``Redactor`` removes known secret values
+from free text (exception messages, a server's stderr) before that text is shown or logged.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ __all__ = [
     "is_credential_name",
     "mask_keeping_references",
     "mask_url",
+    "mask_urls",
     "mask_value",
     "masked_command_line",
     "url_credentials",
@@ -45,6 +47,10 @@ _CREDENTIAL_SUFFIXES = ("_token", "_key", "_secret", "-token", "-key", "-secret"
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#]*)@")
 # One name=value pair of a query or fragment; the separators are kept as they were.
 _PAIR = re.compile(r"(?P<sep>[?&;#])(?P<name>[^=&;#]*)=(?P<value>[^&;#]*)")
+# A URL quoted in free text: a scheme, "://" and everything up to a space, a quote or a bracket
+# that commonly closes a quotation (``for url 'http://…'``, ``<http://…>``), less the punctuation
+# of the sentence around it (``… to http://h/?key=${KEY}: refused``).
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]*[^\s'\"<>`.,;:!?)\]]")
 # A value that only refers to variables (``${TOKEN}``) holds no secret yet; a default might.
 _ONLY_REFERENCES = re.compile(r"(?:\$\{[A-Za-z_][A-Za-z0-9_]*\})+")
 # One reference, with its default if it has one (``${TOKEN:-s3cret}``): the default is text.
@@ -118,6 +124,14 @@ def _mask_words(text: str, keep_words: Collection[str]) -> str:
         part if part.isspace() or part.lower() in keep_words else mask_value(part)
         for part in re.split(r"(\s+)", text)
     )
+
+
+def mask_urls(text: str) -> str:
+    """``text`` with every URL in it masked by ``mask_url``: for free text that may quote a URL
+    (an exception's message, an SDK's log record), where nothing says where a URL begins."""
+    if "://" not in text:
+        return text
+    return _URL_IN_TEXT.sub(lambda match: mask_url(match.group(0)), text)
 
 
 def masked_command_line(command: str, args: Iterable[str]) -> str:

@@ -160,7 +160,10 @@ def test_every_failure_is_one_line_with_its_status(config: Path, case: str) -> N
     assert (result.returncode, result.stderr, result.stdout) == (1, stderr.format(log=log), "")
     assert config.read_bytes() == before
     if "{log}" in stderr:
-        assert "dying \x1b]0;pwned" in log.read_text(errors="replace"), "the stderr is there"
+        # There, as a terminal may show it: `cat` or `less` of the log obeys no control.
+        written = log.read_bytes()
+        assert "dying ␛]0;pwned␇␛[2J␛[H\\x9b31m\n" in written.decode(), "the stderr is there"
+        assert unsafe_chars(written.decode(), allowed="\n") == []
 
 
 def test_a_config_write_that_runs_out_of_space_is_one_line(write_config: WriteConfig) -> None:
@@ -181,3 +184,72 @@ def test_a_warning_is_one_line_pointing_to_the_servers_log(config: Path) -> None
         "agentty-tui: warning: could not check the tool name, 'dead' did not connect: "
         f"the server exited with status 4 (its stderr is in {log_of('dead', config)})\n"
     )
+
+
+NUL = "\x00"
+UNSPAWNABLE: dict[str, dict[str, object]] = {
+    "nul-command": {"command": f"tr{NUL}ue"},
+    "nul-arg": {"command": "true", "args": ["ok", f"a{NUL}b"]},
+    "nul-cwd": {"command": "true", "cwd": f"/tmp{NUL}x"},
+    "eq-env-name": {"command": "true", "env": {"A=B": "1"}},
+    "nul-env-value": {"command": "true", "env": {"OK": f"x{NUL}y"}},
+}
+"""Entries no process can be started with, each in every dialect: a raw ``ValueError`` at the
+spawn unless the loader names them."""
+SURROGATES: dict[str, dict[str, object]] = {
+    "surrogate-env-name": {"command": "true", "env": {"\ud800": "1"}},
+    "surrogate-arg": {"command": "true", "args": ["\udc9b"]},
+}
+"""Entries with a lone surrogate, which JSON can spell (``"\\ud800"``) and TOML cannot."""
+EXPECTED_PROBLEMS = {
+    "nul-command": ("command", "it holds a NUL character (\\u0000)"),
+    "nul-arg": ("args[1]", "it holds a NUL character (\\u0000)"),
+    "nul-cwd": ("cwd", "it holds a NUL character (\\u0000)"),
+    "eq-env-name": ("env", "'A=B' cannot be an environment variable"),
+    "nul-env-value": ("env.OK", "it holds a NUL character (\\u0000)"),
+    "surrogate-env-name": ("env", "'\\ud800' cannot be an environment variable"),
+    "surrogate-arg": ("args[0]", "it holds a lone surrogate"),
+}
+
+
+def _toml_string(text: str) -> str:
+    return json.dumps(text)  # a JSON string of ASCII is a TOML basic string too
+
+
+def _dialect_file(tmp_path: Path, dialect: str) -> Path:
+    servers = dict(UNSPAWNABLE) if dialect == "codex" else {**UNSPAWNABLE, **SURROGATES}
+    if dialect == "codex":
+        lines = []
+        for name, entry in servers.items():
+            lines.append(f'[mcp_servers."{name}"]')
+            for key, value in entry.items():
+                if isinstance(value, str):
+                    lines.append(f"{key} = {_toml_string(value)}")
+                elif isinstance(value, list):
+                    lines.append(f"{key} = [{', '.join(map(_toml_string, value))}]")
+                else:
+                    assert isinstance(value, dict)
+                    pairs = (f"{_toml_string(k)} = {_toml_string(v)}" for k, v in value.items())
+                    lines.append(f"{key} = {{ {', '.join(pairs)} }}")
+        path = tmp_path / "config.toml"
+        path.write_text("\n".join(lines) + "\n")
+        return path
+    key = "servers" if dialect == "vscode" else "mcpServers"
+    path = tmp_path / f"{dialect}.json"
+    path.write_text(json.dumps({key: servers}))  # ASCII: NUL as \u0000, surrogates as \ud800
+    return path
+
+
+@pytest.mark.parametrize("dialect", ["claude", "gemini", "vscode", "codex"])
+def test_an_entry_no_process_can_be_given_is_named_at_load(tmp_path: Path, dialect: str) -> None:
+    path = _dialect_file(tmp_path, dialect)
+    result = run("list", "--format", dialect, "--config", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert "ValueError" not in result.stdout and "UnicodeEncodeError" not in result.stdout
+    names = [*UNSPAWNABLE, *([] if dialect == "codex" else SURROGATES)]
+    for name in names:
+        field, problem = EXPECTED_PROBLEMS[name]
+        line = f"    ! {path}: server '{name}', field '{field}': {problem}"
+        assert line in result.stdout, (name, result.stdout)
+    assert unsafe_chars(result.stdout, allowed="\n") == []

@@ -11,6 +11,7 @@ from agentty_tui.secrets import (
     is_credential_name,
     mask_keeping_references,
     mask_url,
+    mask_urls,
     url_credentials,
 )
 
@@ -93,3 +94,20 @@ def test_a_value_shown_by_its_references_masks_every_literal_word_and_default() 
     assert mask_keeping_references("Bearer ghp_s3cret") == "•••••• ••••••••"
     assert mask_keeping_references("${TOKEN:-s3cret}") == "${TOKEN:-••••••}"
     assert mask_keeping_references("") == ""
+
+
+def test_every_url_in_free_text_is_masked_and_the_rest_kept() -> None:
+    # As the mcp SDK words a resource mismatch, and as httpx quotes a URL: the one rule applies
+    # to each URL, wherever it begins and however it is quoted.
+    text = (
+        "Protected resource http://127.0.0.1:9/mcp does not match expected "
+        "http://user:pw-secret@127.0.0.1:9/mcp?token=tok-secret; "
+        "for url 'https://a:b-pass@h/x?sig=abc&x=1' (<ws://h/?key=k3y>)"
+    )
+    assert mask_urls(text) == (
+        "Protected resource http://127.0.0.1:9/mcp does not match expected "
+        "http://••••:••••••••@127.0.0.1:9/mcp?token=••••••••; "
+        "for url 'https://•:••••••@h/x?sig=•••&x=1' (<ws://h/?key=•••>)"
+    )
+    assert mask_urls("no address here, key=value") == "no address here, key=value"
+    assert mask_urls(mask_urls(text)) == mask_urls(text)  # masking twice changes nothing

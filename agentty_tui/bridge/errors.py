@@ -4,8 +4,10 @@ The mcp SDK raises through nested task groups, so the interesting error arrives 
 ``ExceptionGroup`` layers; ``root_cause`` digs it out.
 
 The description is made from the config as written (``config.spec`` is the template, before any
-``${VAR}`` expansion), with URLs masked; exception text that may quote the expanded values is
-scrubbed by the session's ``Redactor`` before the message is shown or logged.
+``${VAR}`` expansion), with URLs masked, and so is every URL the exception's own text quotes
+(``mask_urls``: a redirect's or a metadata document's URL may carry a token too); exception text
+that may quote the expanded values is scrubbed by the session's ``Redactor`` before the message
+is shown or logged.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import httpx2
 from mcp.shared.exceptions import MCPError
 
 from agentty_tui.model import HttpSpec, ServerConfig, StdioSpec
-from agentty_tui.secrets import mask_url
+from agentty_tui.secrets import mask_url, mask_urls
 
-__all__ = ["describe_failure", "login_hint", "root_cause"]
+__all__ = ["authorization_failure", "describe_failure", "login_hint", "root_cause"]
 
 
 def root_cause(exc: BaseException) -> BaseException:
@@ -32,6 +34,12 @@ def login_hint(name: str, reason: str | None = None) -> str:
     """What a server that wants an OAuth login says in its error (and why, when known)."""
     why = f" ({reason})" if reason else ""
     return f"needs login{why}: run agentty-tui login {name}"
+
+
+def authorization_failure(failure: BaseException) -> str:
+    """What an OAuth flow that failed on a connection says (the SDK's text quotes the URLs of
+    the server and its metadata, masked here)."""
+    return mask_urls(f"authorization failed: {failure}")
 
 
 def _asks_for_bearer(cause: BaseException) -> bool:
@@ -52,7 +60,14 @@ def describe_failure(
 
     ``http_status`` is the last error status a URL server answered with, when known;
     ``bearer_challenge`` whether its last 401 asked for a Bearer token (an OAuth login).
+    Every URL in the text is masked, the ones the exception quotes included.
     """
+    return mask_urls(_described(exc, config, http_status, bearer_challenge))
+
+
+def _described(
+    exc: BaseException, config: ServerConfig, http_status: int | None, bearer_challenge: bool
+) -> str:
     cause = root_cause(exc)
     spec = config.spec
     if isinstance(spec, StdioSpec):

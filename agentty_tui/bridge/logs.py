@@ -17,8 +17,14 @@ costs the server its log, never its start (``problem`` says why).
 A server may echo what it was given (its environment, its arguments), and some of that is
 what ``${VAR}`` expanded to: a secret. So stderr is written a line at a time, each line passed
 through the session's ``Redactor`` first, and the tail is scrubbed the same way; our notes are
-too. A line without an end is held back until its newline, the end of the spawn, or
-``PARTIAL_MAX`` bytes.
+too, and every URL a note quotes is masked (``secrets.mask_urls``). A line without an end is
+held back until its newline, the end of the spawn, or ``PARTIAL_MAX`` bytes.
+
+A log is read in a terminal (``cat``, ``less``, ``tail -f``; every error points to it), so it
+holds no control a terminal obeys: each line is written through the project's one
+terminal-text rule (``terminal_text.safe_block``: newlines and tabs kept, ``ESC`` as ``␛``, a C1
+control as ``\\x9b``, a bidi override as ``<U+202E>``), and a byte that is not UTF-8 as
+``\\xNN``. What the server wrote raw is gone; the picker's ``l`` shows the same text.
 
 Where logs go by default and the app's own log are in ``app_log`` (its names are re-exported
 here, where callers import them).
@@ -36,7 +42,8 @@ from typing import IO
 
 from agentty_tui.bridge.app_log import LOG_FILE_NAME, default_log_dir, quiet_logging
 from agentty_tui.model import StdioSpec
-from agentty_tui.secrets import Redactor
+from agentty_tui.secrets import Redactor, mask_urls
+from agentty_tui.terminal_text import safe_block, safe_line
 
 __all__ = [
     "LOG_FILE_NAME",
@@ -123,7 +130,8 @@ class ServerLog:
         self.problem = None
         self._live = True
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-        self._write(f"--- {stamp} spawn {spec.command} ({len(spec.args)} args)\n".encode())
+        command = safe_line(spec.command)  # the config's text: it may hold controls too
+        self._write(f"--- {stamp} spawn {command} ({len(spec.args)} args)\n".encode())
 
     def write_stderr(self, data: bytes) -> None:
         """Append a chunk of the child's stderr (kept in memory too, for the tail).
@@ -149,19 +157,22 @@ class ServerLog:
             self._partial.clear()
 
     def _write_lines(self, data: bytes) -> None:
-        """Write complete stderr lines (``data`` ends with a newline), scrubbed and each with
-        the time (their bytes kept as they were otherwise)."""
-        if self._redactor.replacements:
-            text = data.decode(errors="surrogateescape")
-            data = self._redactor.scrub(text).encode(errors="surrogateescape")
-        stamp = time.strftime("%H:%M:%S ").encode()
-        self._write(stamp + data[:-1].replace(b"\n", b"\n" + stamp) + data[-1:])
+        """Write complete stderr lines (``data`` ends with a newline), scrubbed, safe for a
+        terminal and each with the time."""
+        text = self._redactor.scrub(data.decode(errors="backslashreplace"))
+        text = safe_block(text)  # a CR LF becomes a newline; a lone CR is shown
+        stamp = time.strftime("%H:%M:%S ")
+        self._write((stamp + text[:-1].replace("\n", "\n" + stamp) + text[-1:]).encode())
 
     def note(self, text: str) -> None:
-        """Append one line of our own (prefixed, so it is told apart from the server's stderr)."""
+        """Append one line of our own (prefixed, so it is told apart from the server's stderr).
+
+        A note may quote what a server sent (an error's message): it is scrubbed, its URLs
+        masked and its controls shown, like the server's own lines.
+        """
         stamp = time.strftime("%H:%M:%S")
-        line = self._redactor.scrub(f"[agentty] {stamp} {text}\n")
-        self._write(line.encode(errors="replace"))
+        line = safe_block(mask_urls(self._redactor.scrub(f"[agentty] {stamp} {text}")))
+        self._write(f"{line}\n".encode(errors="replace"))
 
     def note_limited(self, kind: str, text: str) -> None:
         """``note``, but at most ``NOTES_PER_SECOND`` of one ``kind`` a second.

@@ -28,7 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentty_tui import __version__
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI
-from agentty_tui.bridge.errors import login_hint
+from agentty_tui.bridge.errors import authorization_failure, login_hint
 from agentty_tui.bridge.exits import exit_message, failure_text, observed_failure, see_exit
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.http import HttpTransport
@@ -288,7 +288,7 @@ class ServerSession(Leased):
         if observed is None and login_needed(self._http, self._auth):
             return login_hint(self.name, self._auth.login_reason if self._auth else None)
         if observed is None and self._auth is not None and self._auth.failure is not None:
-            return self._redactor.scrub(f"authorization failed: {self._auth.failure}")
+            return self._redactor.scrub(authorization_failure(self._auth.failure))
         cause = self._http.unreachable if self._http is not None else None
         return self._with_tail(observed or failure_text(cause or exc, self._config, self._http))
 

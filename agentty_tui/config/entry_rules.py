@@ -28,9 +28,11 @@ __all__ = [
     "EntryError",
     "EntryField",
     "command_not_found",
+    "env_name_problem",
     "http_spec",
     "name_problem",
     "new_server_name",
+    "process_text_problem",
     "stdio_spec",
     "url_transport",
 ]
@@ -41,6 +43,8 @@ MAX_NAME_LENGTH = 64
 _NAME = re.compile(rf"[A-Za-z0-9_.-]{{1,{MAX_NAME_LENGTH}}}")
 # A shell's ``NAME=value cmd`` prefix: POSIX environment names.
 _ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
+# A lone surrogate: JSON can spell one (``"\ud800"``), UTF-8 cannot carry it to a process.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 EntryField = Literal["name", "command", "url", "env", "header"]
 """The part of an entry a rule is about (the form marks that field, the CLI names the flag)."""
@@ -85,6 +89,27 @@ def url_transport(url: str, explicit: str | None = None) -> Literal["streamable-
     return "sse" if urlsplit(url).path.rstrip("/").endswith("/sse") else "streamable-http"
 
 
+def process_text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be handed to a process (as its command, an argument, an env value or
+    its working directory), or ``None``: the operating system takes no NUL in any of them, and
+    a lone surrogate is no text it can be given."""
+    if "\x00" in text:
+        return "it holds a NUL character (\\u0000), which no process can be given"
+    if _SURROGATE.search(text):
+        return (
+            "it holds a lone surrogate (\\ud800-\\udfff), which is not text a process can be given"
+        )
+    return None
+
+
+def env_name_problem(name: str) -> str | None:
+    """What is wrong with ``name`` as the name of an environment variable, or ``None``."""
+    if not name or "=" in name or "\x00" in name or _SURROGATE.search(name):
+        why = "no '=', NUL or lone surrogate; not empty"
+        return f"{name!r} cannot be an environment variable ({why})."
+    return None
+
+
 def stdio_spec(
     argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: str | None = None
 ) -> StdioSpec:
@@ -98,14 +123,15 @@ def stdio_spec(
             f"{argv[0]!r} sets an environment variable, it is not a command: "
             f"put {argv[0]} under env{rest}.",
         )
+    for word in (*argv, cwd or ""):
+        if (why := process_text_problem(word)) is not None:
+            raise EntryError("command", f"{word!r}: {why}.")
     env = dict(env or {})
     for key, value in env.items():
-        if not key or "=" in key or "\x00" in key or "\x00" in value:
-            raise EntryError(
-                "env",
-                f"{key!r} cannot be an environment variable (no '=' or NUL, not empty).",
-                key=key,
-            )
+        if (why := env_name_problem(key)) is not None:
+            raise EntryError("env", why, key=key)
+        if (why := process_text_problem(value)) is not None:
+            raise EntryError("env", f"The value of {key}: {why}.", key=key)
     try:
         return StdioSpec(command=argv[0], args=tuple(argv[1:]), env=env, cwd=cwd or None)
     except ValidationError as exc:

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agentty_tui.config.entry_rules import url_transport
+from agentty_tui.config.entry_rules import env_name_problem, process_text_problem, url_transport
 from agentty_tui.config.headers import header_problem
 from agentty_tui.config.oauth_hosts import split_scopes
 from agentty_tui.errors import ConfigError
@@ -195,6 +195,7 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
             raise ConfigError(
                 "'oauth' belongs to a url server", path=path, server=name, field="oauth"
             )
+        _check_process_text(raw, name, path)
         return StdioSpec(command=raw.command, args=tuple(raw.args), env=raw.env, cwd=raw.cwd)
     assert raw.url is not None  # narrowed by the checks above
     if kind == "stdio":
@@ -220,6 +221,21 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
         transport=url_transport(raw.url, kind),
         oauth=None if raw.oauth is None else raw.oauth.settings(),
     )
+
+
+def _check_process_text(raw: RawServer, name: str, path: str | None) -> None:
+    """Refuse, naming the field, what no process can be started with (a NUL, a lone surrogate,
+    an env name with ``=``): found at load, not as a bare ``ValueError`` at the spawn."""
+    texts = [("command", raw.command or ""), *((f"args[{i}]", a) for i, a in enumerate(raw.args))]
+    texts += [(f"env.{key}", value) for key, value in raw.env.items()]
+    if raw.cwd is not None:
+        texts.append(("cwd", raw.cwd))
+    for key in raw.env:
+        if (why := env_name_problem(key)) is not None:
+            raise ConfigError(why, path=path, server=name, field="env")
+    for field, text in texts:
+        if (why := process_text_problem(text)) is not None:
+            raise ConfigError(why, path=path, server=name, field=field)
 
 
 def validate_server(name: str, entry: object, *, path: str | None = None) -> ServerConfig:

@@ -276,3 +276,34 @@ async def test_tools_listed_after_20_s_still_connect_within_the_default_timeout(
     slow = _server(model, "slow")
     assert slow.status == "connected", slow.error
     assert [t.bare for t in slow.tools] == ["ok", "pid"]
+
+
+async def test_an_entry_no_process_can_be_given_fails_alone_with_its_field_named(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    path = write_config(
+        {
+            "nul": stdio_entry([*plain_argv(), "a\x00b"]),
+            "named": {**stdio_entry(plain_argv()), "env": {"A=B": "1"}},
+            "surrogate": {**stdio_entry(plain_argv()), "env": {"K": "\ud800"}},
+            "alpha": stdio_entry(plain_argv()),
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        nul, named, surrogate, alpha = model.servers
+        assert alpha.status == "connected", alpha.error
+        args = len(plain_argv())  # the NUL is in the argument after the plain server's own
+        assert nul.error == (
+            f"{path}: server 'nul', field 'args[{args - 1}]': it holds a NUL character "
+            "(\\u0000), which no process can be given"
+        )
+        assert named.error == (
+            f"{path}: server 'named', field 'env': 'A=B' cannot be an environment variable "
+            "(no '=', NUL or lone surrogate; not empty)."
+        )
+        assert "server 'surrogate', field 'env.K': it holds a lone surrogate" in (
+            surrogate.error or ""
+        )
+        assert [s.status for s in (nul, named, surrogate)] == ["failed"] * 3
+        assert len(bridge.live_pids) == 1  # none of them was spawned

@@ -83,8 +83,29 @@ def test_http_spec_is_the_models_spec() -> None:
     )
 
 
-@pytest.mark.parametrize("key", ["", "A=B", "A\x00B"])
+@pytest.mark.parametrize("key", ["", "A=B", "A\x00B", "\ud800"])
 def test_an_env_name_that_cannot_be_set_is_refused(key: str) -> None:
     with pytest.raises(EntryError) as caught:
         stdio_spec(["cmd"], {key: "1"})
     assert (caught.value.field, caught.value.key) == ("env", key)
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "cwd", "field"),
+    [
+        (["cm\x00d"], {}, None, "command"),
+        (["cmd", "a\x00b"], {}, None, "command"),
+        (["cmd", "\udc9b"], {}, None, "command"),
+        (["cmd"], {}, "/tmp\x00x", "command"),
+        (["cmd"], {"K": "v\x00"}, None, "env"),
+        (["cmd"], {"K": "\ud800"}, None, "env"),
+    ],
+)
+def test_what_no_process_can_be_given_is_refused(
+    argv: list[str], env: dict[str, str], cwd: str | None, field: str
+) -> None:
+    # The same rule the loader applies to every dialect's entries (config/raw.py).
+    with pytest.raises(EntryError) as caught:
+        stdio_spec(argv, env, cwd)
+    assert caught.value.field == field
+    assert "NUL" in caught.value.message or "surrogate" in caught.value.message

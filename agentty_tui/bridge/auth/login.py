@@ -27,6 +27,7 @@ from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.errors import OperationError
 from agentty_tui.model import AuthState, HttpSpec, ServerConfig
+from agentty_tui.secrets import Redactor, mask_url, mask_urls, mask_value, url_credentials
 
 __all__ = [
     "LOGIN_TIMEOUT_ENV",
@@ -204,16 +205,22 @@ def _login_failure(
     provider: AgenttyOAuthProvider,
     spec: HttpSpec,
 ) -> LoginError:
-    """The reason a login failed, from whichever layer knew it best."""
+    """The reason a login failed, from whichever layer knew it best, with every URL masked.
+
+    ``spec`` is expanded: its URL may hold a password or a ``?token=`` (written so or from a
+    ``${VAR}``), and the SDK's errors quote that URL, or parts of it percent-decoded.
+    """
+    url = mask_url(spec.url)
     if failure:
-        return LoginError(str(failure[0]))
-    if provider.failure is not None:
-        return LoginError(f"login to {spec.url} failed: {provider.failure}")
-    cause = root_cause(exc)
-    if isinstance(cause, TimeoutError):
-        return LoginError(f"login to {spec.url} timed out")
-    text = str(cause) or type(cause).__name__
-    return LoginError(f"login to {spec.url} failed: {text}")
+        text = str(failure[0])
+    elif provider.failure is not None:
+        text = f"login to {url} failed: {provider.failure}"
+    elif isinstance(cause := root_cause(exc), TimeoutError):
+        text = f"login to {url} timed out"
+    else:
+        text = f"login to {url} failed: {str(cause) or type(cause).__name__}"
+    credentials = Redactor.of((part, mask_value(part)) for part in url_credentials(spec.url))
+    return LoginError(mask_urls(credentials.scrub(text)))
 
 
 def expires_in_words(state: AuthState) -> str:

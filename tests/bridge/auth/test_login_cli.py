@@ -201,3 +201,33 @@ def test_pre_registered_client_from_the_config(
     assert called.stdout.strip() == "fixed-client"
     for text in cli.outputs:
         assert "s3cret-value" not in text
+
+
+def test_a_failed_login_never_shows_the_urls_password_or_token(
+    cli: Cli, oauth_server: OAuthServer, tmp_path: Path
+) -> None:
+    # The credentials written in the URL make the server's resource differ from the URL, so the
+    # SDK refuses the login with a text that quotes the URL as expanded; a second server gets
+    # them from ${VAR}s. Then the server is gone: the login fails to connect.
+    netloc = f"127.0.0.1:{oauth_server.port}"
+    written = f"http://user:pw-secret@{netloc}/mcp?token=tok-secret"
+    referenced = f"http://user:${{WEB_PW}}@{netloc}/mcp?access_token=${{WEB_TOKEN}}"
+    servers = {"web": {"url": written}, "env": {"url": referenced}}
+    cli.config.write_text(json.dumps({"mcpServers": servers}))
+    cli.env.update(WEB_PW="pw-from-env", WEB_TOKEN="tok-from-env")
+    refused = cli.run("login", "web")
+    assert refused.returncode == 1
+    assert f"login to http://••••:••••••••@{netloc}/mcp?token=•••••••• failed" in refused.stderr
+    assert cli.run("login", "env").returncode == 1
+    oauth_server.stop()
+    unreachable = cli.run("login", "web")
+    assert unreachable.returncode == 1
+    assert "failed: All connection attempts failed" in unreachable.stderr
+    assert cli.run("list").returncode == 0
+    logs = tmp_path / "state" / "agentty" / "logs"
+    # The SDK logs the refusal with its traceback: the app's log must hold it, masked.
+    assert "does not match expected http://••••:" in (logs / "agentty.log").read_text()
+    texts = [*cli.outputs, *(p.read_text(errors="replace") for p in logs.rglob("*.log"))]
+    for text in texts:
+        for secret in ("pw-secret", "tok-secret", "pw-from-env", "tok-from-env"):
+            assert secret not in text
