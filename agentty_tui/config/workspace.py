@@ -146,6 +146,10 @@ class Workspace:
         project's trusted entries, ``TrustBook.project``)."""
         waiting: dict[str, str] = {}
         for server in config.servers:
+            if server.spec is None:
+                # An invalid entry (a VS Code ${input:...} it cannot prompt for) runs nothing:
+                # its problem is the one reason it does not start, trust would change nothing.
+                continue
             if config.insecure is not None and isinstance(server.spec, StdioSpec):
                 waiting[server.name] = config.insecure
             elif source.ref.scope == "project":
