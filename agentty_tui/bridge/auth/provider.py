@@ -86,7 +86,7 @@ _MAX_DETAIL = 200
 """Characters of a validation problem kept in the message (the document is the server's)."""
 
 
-def metadata_problem(request: httpx2.Request, response: httpx2.Response) -> str | None:
+def _metadata_problem(request: httpx2.Request, response: httpx2.Response) -> str | None:
     """Why the answer (read) to one of the SDK's authorization server metadata requests was
     not used (``None`` for another request, or metadata that validates)."""
     if not any(part in request.url.path for part in _AS_METADATA_PATHS):
@@ -240,7 +240,7 @@ class AgenttyOAuthProvider(OAuthProviderBase):
         if any(part in request.url.path for part in _AS_METADATA_PATHS):
             if response.status_code == 200:
                 await response.aread()  # the SDK reads it next: a second read is the same bytes
-            problem = metadata_problem(request, response)
+            problem = _metadata_problem(request, response)
             if problem is None:
                 self._metadata_problems.clear()
             else:
