@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_home import LAYERED, REPO_TOOL, TWIN, FakeHome, build_fake_home
+from tests.fake_home import LAYERED, REPO_TOOL, TWIN, VAULT, FakeHome, build_fake_home
 
 
 def run(fake: FakeHome, *args: str) -> subprocess.CompletedProcess[str]:
@@ -110,6 +110,29 @@ def test_trust_starts_a_project_server_and_remembers_it(own: FakeHome) -> None:
     called = run(own, "call", REPO_TOOL, "echo", '{"text": "hi"}')
     assert called.returncode == 0, called.stderr
     assert called.stdout == "hi\n"
+
+
+def test_a_server_that_needs_a_prompt_says_so_once_and_not_that_it_waits_for_trust(
+    tmp_path: Path,
+) -> None:
+    # VAULT, in the project's .vscode/mcp.json, needs ${input:vault-token}: trust cannot start
+    # it, so it is not among the servers that wait for trust, and trusting it says why.
+    fake = build_fake_home(
+        tmp_path, sources=["vscode-project"], layered=False, twins=(), untrusted=False, url=None
+    )
+    listed = run(fake, "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    (vault,) = [s for s in json.loads(listed.stdout)["servers"] if s["name"] == VAULT]
+    assert vault["status"] == "failed"
+    assert "${input:vault-token}" in vault["error"]
+    waiting = [line for line in listed.stderr.splitlines() if "until trusted" in line]
+    assert all(VAULT not in line for line in waiting), listed.stderr
+    trusted = run(fake, "trust", VAULT)
+    assert trusted.returncode == 2
+    assert "trusted 0" not in trusted.stdout + trusted.stderr
+    assert trusted.stderr.count("${input:vault-token}") == 1
+    assert "a value VS Code prompts for" in trusted.stderr
+    assert "trusting it would not start it" in trusted.stderr
 
 
 def test_add_goes_to_the_scope_asked_for(own: FakeHome) -> None:

@@ -34,6 +34,7 @@ from agentty_tui.bridge.reading import BridgeReader
 from agentty_tui.bridge.reaper import reap_orphans
 from agentty_tui.bridge.reconcile import (
     Reconciled,
+    RetryPacer,
     keeps,
     wait_closed_or_settled,
     wanted_servers,
@@ -82,6 +83,7 @@ class Bridge(LoginOperations, BridgeReader):
         self._config = PluginConfig()
         self._config_error: str | None = None
         self._trust = TrustGate(everything=trust)
+        self._retries = RetryPacer()
         self._pool = SessionPool(self.log_dir, store.path, self._publish)
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
@@ -336,18 +338,23 @@ class Bridge(LoginOperations, BridgeReader):
         self._config = config
         wanted = wanted_servers(config, {s.name: self._gated(s) for s in config.servers})
         stopped: list[str] = []
+        retried: list[str] = []
         for name in list(self._sessions):
-            session = self._sessions[name]
-            if not keeps(session, wanted.get(name), retry_failed=retry_failed):
+            session, target = self._sessions[name], wanted.get(name)
+            retry = retry_failed and self._retries.retry(session, target)
+            if retry or not keeps(session, target):
                 self._retire(session)
                 stopped.append(name)
+                if retry:
+                    retried.append(name)
+        self._retries.keep_only({server.name for server in config.servers})
         started = [
             self._pool.start(server)
             for name, server in wanted.items()
             if name not in self._sessions
         ]
         self._publish()
-        return Reconciled(tuple(started), tuple(stopped))
+        return Reconciled(tuple(started), tuple(stopped), tuple(retried))
 
     def _gated(self, server: ServerConfig) -> bool:
         """Whether ``server`` waits for the user to trust the config file."""

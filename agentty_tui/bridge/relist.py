@@ -10,6 +10,7 @@ until it has been quiet for ``RELIST_QUIET_RESET`` seconds.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Awaitable, Callable
 
@@ -18,6 +19,7 @@ import anyio.abc
 from mcp import Client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
+from mcp_types import METHOD_NOT_FOUND
 
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.notice_rate import NoticeRate
@@ -33,6 +35,8 @@ __all__ = [
     "follow_listen_stream",
     "noisy_warning",
 ]
+
+log = logging.getLogger(__name__)
 
 BURST_QUIET = 0.05
 """Seconds without a change notice that end a burst of them (then one re-list follows)."""
@@ -137,6 +141,13 @@ def relist_interval(streak: int) -> float:
     return min(BURST_MAX_WAIT * 2.0 ** (streak - FREE_RELISTS), MAX_RELIST_INTERVAL)
 
 
+def _not_offered(exc: BaseException) -> bool:
+    """Whether ``exc`` says only that the server does not offer the listen stream."""
+    if isinstance(exc, ListenNotSupportedError):
+        return True
+    return isinstance(exc, MCPError) and exc.code == METHOD_NOT_FOUND
+
+
 async def follow_listen_stream(
     client: Client,
     relister: Relister,
@@ -159,7 +170,11 @@ async def follow_listen_stream(
             async for _event in subscription:
                 relister.notice()
     except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError) as exc:
-        note(f"tools/list_changed subscription ended: {exc}")
+        if _not_offered(exc):
+            # Normal: a server without the 2026 subscription (its tools are listed as usual).
+            log.debug("no tools/list_changed subscription: %s", exc)
+        else:
+            note(f"tools/list_changed subscription ended: {exc}")
     finally:
         if not started:
             task_status.started()

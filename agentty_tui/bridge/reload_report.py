@@ -23,7 +23,9 @@ class ReloadReport:
     removed: tuple[str, ...] = ()
     """Servers gone from the config, stopped."""
     restarted: tuple[str, ...] = ()
-    """Servers whose connection settings changed, or that had failed, started again."""
+    """Servers whose connection settings changed, started again."""
+    retried: tuple[str, ...] = ()
+    """Servers that had failed, started again as they were (at most once a minute each)."""
     started: tuple[str, ...] = ()
     """Servers already in the config that now start (enabled again, or a fixed entry)."""
     stopped: tuple[str, ...] = ()
@@ -39,7 +41,14 @@ class ReloadReport:
     @property
     def changed(self) -> bool:
         """Whether the reload started or stopped any server."""
-        return bool(self.added or self.removed or self.restarted or self.started or self.stopped)
+        return bool(
+            self.added
+            or self.removed
+            or self.restarted
+            or self.retried
+            or self.started
+            or self.stopped
+        )
 
     @property
     def summary(self) -> str:
@@ -52,6 +61,7 @@ class ReloadReport:
                 ("added", self.added),
                 ("removed", self.removed),
                 ("restarted", self.restarted),
+                ("retried", self.retried),
                 ("started", self.started),
                 ("stopped", self.stopped),
             )

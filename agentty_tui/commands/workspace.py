@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agentty_tui.commands.loading import workspace
 from agentty_tui.commands.output import say, say_json
-from agentty_tui.errors import UnknownServerError, UsageError
+from agentty_tui.errors import ConfigError, UnknownServerError, UsageError
 from agentty_tui.terminal_text import safe_line
 
 __all__ = ["cmd_sources", "cmd_trust"]
@@ -75,6 +75,9 @@ async def cmd_trust(path: Path | None, args: argparse.Namespace) -> int:
         server = config.server(args.name)
         if server is None:
             raise UnknownServerError(args.name, [s.name for s in config.servers])
+        if server.problem is not None:
+            # Trust would not start it: say what does stop it, not that 0 servers were trusted.
+            raise ConfigError(f"{server.problem} (trusting it would not start it)")
         if server.untrusted is None:
             say(f"{args.name!r} does not wait for trust")
             return 0

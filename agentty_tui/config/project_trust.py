@@ -27,6 +27,7 @@ from typing import Protocol
 
 from agentty_tui.config.files import read_file
 from agentty_tui.config.locking import locked
+from agentty_tui.config.store import FileVersion
 from agentty_tui.config.trust import untrusted_because
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import ServerConfig, ServerSpec, SourceRef
@@ -122,6 +123,15 @@ class TrustBook:
             for root, names in projects.items()
             if isinstance(names, dict)
         }, None
+
+    def version(self) -> FileVersion | None:
+        """A one-``stat`` fingerprint of the trust file (``None`` when it is not there, or
+        cannot be looked at): a change of it is a change of what may start."""
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return None
+        return FileVersion(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
 
     def trusted(self, root: Path, server: ServerConfig) -> bool:
         """Whether the user trusts ``server`` (an entry of a project file) of the project at

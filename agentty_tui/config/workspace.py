@@ -103,12 +103,14 @@ class Workspace:
         return store
 
     def watched_paths(self) -> tuple[Path, ...]:
-        """Every source file, present or not: an outside edit of any of them is a reload."""
-        return tuple(dict.fromkeys(source.path for source in self.sources))
+        """Every source file, present or not, and the trust file: an outside edit of any of
+        them is a reload (``agentty-tui trust`` in another terminal starts the server here)."""
+        return tuple(dict.fromkeys([*(source.path for source in self.sources), self._trust.path]))
 
     def version(self) -> tuple[FileVersion | None, ...]:
-        """A fingerprint of every source file (one ``stat`` each)."""
-        return tuple(self._stores[source.ref].version() for source in self.sources)
+        """A fingerprint of every source file and of the trust file (one ``stat`` each)."""
+        files = tuple(self._stores[source.ref].version() for source in self.sources)
+        return (*files, self._trust.version())
 
     def load(self) -> PluginConfig:
         """Read every source afresh and layer them into one config."""
@@ -154,6 +156,10 @@ class Workspace:
         project's trusted entries, ``TrustBook.project``)."""
         waiting: dict[str, str] = {}
         for server in config.servers:
+            if server.spec is None:
+                # An invalid entry (a VS Code ${input:...} it cannot prompt for) runs nothing:
+                # its problem is the one reason it does not start, trust would change nothing.
+                continue
             if config.insecure is not None and isinstance(server.spec, StdioSpec):
                 waiting[server.name] = config.insecure
             elif source.ref.scope == "project":

@@ -157,7 +157,7 @@ class PickerOperations(App[None]):
             if state.status == "connecting":
                 continue
             if state.status == "connected":
-                self.notify(f"{done} {name!r}: {len(state.tools)} tools.", timeout=3)
+                self.notify(f"{done} {name!r}: {tools_on(state)}.", timeout=3)
             elif state.status == "needs_login":
                 self.notify(f"Server {name!r} needs a login: L logs in.", severity="warning")
             else:
@@ -194,11 +194,8 @@ class PickerOperations(App[None]):
             def remove() -> Awaitable[PluginModel]:
                 return self.source.plugin_remove(name, source=where)
         else:
-            # A URL server has no process of ours: it is only disconnected.
-            remote = isinstance(state.spec, HttpSpec)
-            effect = "It is disconnected." if remote else "Its process is stopped."
             file = "the config" if where is None else safe_line(where.path)
-            question = f"Remove server {name!r} from {file}?\n{effect}"
+            question = f"Remove server {name!r} from {file}?\n{remove_effect(state)}"
 
             # The file the question names: a reload meanwhile may have put another file's
             # entry of that name in front, which the user did not agree to remove.
@@ -306,6 +303,33 @@ class PickerOperations(App[None]):
             state = self.source.snapshot.server(name)
             if state is not None and state.status == "untrusted" and state.source is not None:
                 self._trust_server(state, changed=True)
+
+
+_NOT_RUNNING = {
+    "untrusted": "not trusted",
+    "disabled": "disabled",
+    "failed": "it failed",
+    "needs_login": "it needs a login",
+}
+
+
+def remove_effect(state: ServerState) -> str:
+    """What removing the server does besides the file: its process stopped, its connection
+    ended (a URL server has no process of ours), or nothing, when neither runs."""
+    remote = isinstance(state.spec, HttpSpec)
+    if state.status in ("connecting", "connected"):
+        return "It is disconnected." if remote else "Its process is stopped."
+    why = _NOT_RUNNING.get(state.status)
+    what = "It is not connected" if remote else "It is not running"
+    return f"{what}{f' ({why})' if why else ''}, so nothing is stopped."
+
+
+def tools_on(state: ServerState) -> str:
+    """``2 tools``, or ``1 of 2 tools on`` when the filter keeps some off."""
+    total = len(state.tools)
+    on = sum(1 for tool in state.tools if tool.enabled)
+    plural = "tool" if total == 1 else "tools"
+    return f"{total} {plural}" if on == total else f"{on} of {total} {plural} on"
 
 
 def remove_shadowed_question(state: ServerState) -> str:

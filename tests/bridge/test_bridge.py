@@ -225,7 +225,7 @@ async def test_reload_retries_a_failed_server_and_reports_config_errors(
         report = await bridge.reload()
         model = report.snapshot
         assert model.servers[0].status == "connected"
-        assert report.summary == "Config reloaded: 1 restarted."
+        assert report.summary == "Config reloaded: 1 retried."
 
         path.write_text('{"mcpServers": {')
         report = await bridge.reload()
@@ -234,6 +234,39 @@ async def test_reload_retries_a_failed_server_and_reports_config_errors(
         assert not report.reloaded and report.summary.startswith("Config not reloaded: ")
         assert "mcp.json:1" in report.summary
         assert model.servers[0].status == "connected"  # the running servers are kept
+
+
+async def test_a_failed_server_is_retried_by_a_reload_at_most_once_a_minute(
+    write_config: WriteConfig, log_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every outside edit is a reload (Claude Code rewrites its file after every prompt): a
+    # server that fails as it is must not be started again by each of them, nor called
+    # "restarted", which says its entry changed.
+    spawns = tmp_path / "spawns"
+    code = f"open({str(spawns)!r}, 'a').write('x'); raise SystemExit(3)"
+    entry = {"command": plain_argv()[0], "args": ["-c", code]}
+    path = write_config({"broken": entry, "fine": stdio_entry(plain_argv())})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        await bridge.settled(SETTLE)
+        assert bridge.snapshot.require_server("broken").status == "failed"
+        assert spawns.read_text() == "x"
+        first = await bridge.reload()
+        assert (first.retried, first.restarted) == (("broken",), ())
+        assert first.summary == "Config reloaded: 1 retried."
+        assert spawns.read_text() == "xx"
+        second = await bridge.reload()  # within the minute: left as it is
+        assert second.summary == "Config reloaded: nothing changed."
+        assert not second.changed and spawns.read_text() == "xx"
+        with monkeypatch.context() as patch:
+            patch.setattr("agentty_tui.bridge.reconcile.RETRY_INTERVAL", 0.0)  # a minute on
+            later = await bridge.reload()
+        assert later.retried == ("broken",) and spawns.read_text() == "xxx"
+        # A changed entry is a restart, however recent the last retry.
+        write_config({"broken": {**entry, "env": {"V": "2"}}, "fine": stdio_entry(plain_argv())})
+        changed = await bridge.reload()
+        assert (changed.restarted, changed.retried) == (("broken",), ())
+        assert changed.summary == "Config reloaded: 1 restarted."
+        assert spawns.read_text() == "xxxx"
 
 
 async def test_shutdown_leaves_no_process(write_config: WriteConfig, log_dir: Path) -> None:

@@ -17,6 +17,7 @@ from tests.servers import (
     gated_argv,
     legacy_ts_argv,
     legacy_ts_available,
+    light_argv,
 )
 
 pytestmark = pytest.mark.anyio
@@ -83,3 +84,29 @@ async def test_legacy_era_server_list_changed(write_config: WriteConfig, log_dir
         model = await bridge.wait_for(lambda m: LEGACY_TS_REVEALED_TOOL in tool_flags(m, "ts"), 5)
         await bridge.call_tool("ts", "hide")
         await bridge.wait_for(lambda m: LEGACY_TS_REVEALED_TOOL not in tool_flags(m, "ts"), 5)
+
+
+async def test_a_modern_server_without_the_subscription_is_normal_other_refusals_are_noted(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    # A 2026-07-28 server that answers subscriptions/listen "method not found" simply does not
+    # offer it: nothing in its log reads as an error. Another refusal stays in the log.
+    path = write_config(
+        {
+            "quiet": stdio_entry([*light_argv(2, name="quiet"), "--modern"]),
+            "broken": stdio_entry(
+                [*light_argv(2, name="broken"), "--modern", "--listen-error", "-32603"]
+            ),
+        }
+    )
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        model = await bridge.settled(SETTLE)
+        quiet, broken = model.require_server("quiet"), model.require_server("broken")
+        assert quiet.status == broken.status == "connected"
+        assert quiet.info is not None and quiet.info.protocol_version == "2026-07-28"
+        assert quiet.log_path is not None and broken.log_path is not None
+        quiet_log = await anyio.Path(quiet.log_path).read_text()
+        assert "connected (2026-07-28)" in quiet_log
+        assert "subscription" not in quiet_log
+        broken_log = await anyio.Path(broken.log_path).read_text()
+        assert "tools/list_changed subscription ended: the listen stream is broken" in broken_log

@@ -8,6 +8,7 @@ the workspace; a burst of writes is one reload or two, not one each.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.opening import open_workspace
 from agentty_tui.model import PluginModel
-from tests.fake_home import FakeHome, build_fake_home, small_fake_home
+from tests.fake_home import REPO_TOOL, FakeHome, build_fake_home, small_fake_home
 from tests.helpers import stdio_entry
 from tests.servers import light_argv, plain_argv
 
@@ -222,4 +223,45 @@ async def test_a_file_truncated_before_it_is_written_restarts_nothing(tmp_path: 
         assert not [w for w in model.config_warnings if "half-saved" in w]
         assert bridge.live.last_report is not None
         assert bridge.live.last_report.restarted == (local,)
+        group.cancel_scope.cancel()
+
+
+async def test_trust_given_by_another_process_starts_the_server_in_the_running_bridge(
+    tmp_path: Path,
+) -> None:
+    # The trust file ($XDG_STATE_HOME/agentty/trust.json) is watched like a source: another
+    # terminal's `agentty-tui trust --all` starts the waiting server here, without `r`.
+    fake = build_fake_home(
+        tmp_path,
+        server_command=light_argv(2),
+        sources=["agentty-user", "project-mcp"],
+        layered=False,
+        twins=(),
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )
+    trust_file = Path(fake.env["XDG_STATE_HOME"]) / "agentty" / "trust.json"
+    assert not trust_file.parent.exists()  # its folder appears with the first trust
+    bridge = Bridge(
+        open_workspace(fake.cwd, home=fake.home, env=fake.env), log_dir=tmp_path / "logs"
+    )
+    async with bridge, anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        model = await bridge.settled(TIMEOUT)
+        waiting = model.server(REPO_TOOL)
+        assert waiting is not None and waiting.status == "untrusted"
+        reloads = bridge.live.reloads
+        other = await anyio.run_process(
+            [sys.executable, "-m", "agentty_tui", "trust", "--all"],
+            cwd=fake.cwd,
+            env=fake.process_env(),
+            check=False,
+        )
+        assert other.returncode == 0, other.stderr.decode()
+        assert trust_file.exists()
+        model = await bridge.wait_for(connected(REPO_TOOL), TIMEOUT)
+        started = model.server(REPO_TOOL)
+        assert started is not None and started.pid is not None and len(started.tools) == 2
+        assert bridge.live.reloads == reloads + 1
         group.cancel_scope.cancel()

@@ -6,9 +6,14 @@ starting them measures the interpreter's imports. This one speaks plain JSON lin
 the 2025 handshake (``initialize``, ``tools/list``, ``tools/call``, ``ping``), and answers any
 other request with "method not found" (which the client takes as a server of that era).
 
+``--modern`` also answers ``server/discover``: a 2026-07-28 server that does not offer
+``subscriptions/listen`` ("method not found"), or answers it with the error ``--listen-error
+CODE``.
+
 ``--tools N`` advertises the same tools as ``scalable_server.py`` (``tool_0000`` ..., each with
 a description and one optional integer ``x``, each returning its own name), in one page.
-Run: ``python tests/servers/light_server.py [--tools N] [--name NAME]``. Only protocol is
+Run: ``python tests/servers/light_server.py [--tools N] [--name NAME] [--modern
+[--listen-error CODE]]``. Only protocol is
 written to stdout.
 """
 
@@ -39,12 +44,25 @@ def tools(count: int) -> list[dict[str, Any]]:
     ]
 
 
-def answer(request: dict[str, Any], name: str, listing: list[dict[str, Any]]) -> dict[str, Any]:
+def answer(
+    request: dict[str, Any],
+    name: str,
+    listing: list[dict[str, Any]],
+    modern: bool = False,
+    listen_error: int | None = None,
+) -> dict[str, Any]:
     """The response to one request."""
     method = request.get("method")
     params = request.get("params") or {}
     result: dict[str, Any]
-    if method == "initialize":
+    if method == "server/discover" and modern:
+        result = {
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": name, "version": "0.0.1"},
+            "resultType": "complete",
+        }
+    elif method == "initialize":
         result = {
             "protocolVersion": params.get("protocolVersion", "2025-06-18"),
             "capabilities": {"tools": {"listChanged": False}},
@@ -56,6 +74,9 @@ def answer(request: dict[str, Any], name: str, listing: list[dict[str, Any]]) ->
         result = {"content": [{"type": "text", "text": str(params["name"])}]}
     elif method == "ping":
         result = {}
+    elif method == "subscriptions/listen" and listen_error is not None:
+        error = {"code": listen_error, "message": "the listen stream is broken here"}
+        return {"jsonrpc": "2.0", "id": request["id"], "error": error}
     else:
         error = {"code": -32601, "message": f"Method not found: {method}"}
         return {"jsonrpc": "2.0", "id": request["id"], "error": error}
@@ -67,6 +88,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tools", type=int, default=10, help="how many tools to advertise")
     parser.add_argument("--name", default="light", help="the server's name (and a marker)")
+    parser.add_argument(
+        "--modern",
+        action="store_true",
+        help="answer server/discover: a 2026-07-28 server without subscriptions/listen",
+    )
+    parser.add_argument(
+        "--listen-error", type=int, help="with --modern: answer subscriptions/listen this error"
+    )
     args = parser.parse_args()
     listing = tools(args.tools)
     for line in sys.stdin:
@@ -75,7 +104,8 @@ def main() -> None:
         request = json.loads(line)
         if not isinstance(request, dict) or "id" not in request:
             continue  # a notification, or a batch this server does not take
-        sys.stdout.write(json.dumps(answer(request, args.name, listing)) + "\n")
+        response = answer(request, args.name, listing, args.modern, args.listen_error)
+        sys.stdout.write(json.dumps(response) + "\n")
         sys.stdout.flush()
 
 

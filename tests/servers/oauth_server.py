@@ -13,15 +13,17 @@ needs the larger scope ``mcp:admin``: a call with a token without it is answered
 ``WWW-Authenticate: Bearer error="insufficient_scope"`` naming both scopes (a step-up).
 ``--admin-scope-never`` makes that ``403`` come whatever the token holds (a server that keeps
 asking); ``--withhold-admin`` makes the authorization server leave ``mcp:admin`` out of every
-grant (a step-up that never succeeds). ``--cimd-ca FILE`` advertises
+grant (a step-up that never succeeds). ``--invalid-metadata`` serves authorization server
+metadata that does not validate (its ``token_endpoint`` is not a URL; S256 is listed).
+``--cimd-ca FILE`` advertises
 ``client_id_metadata_document_supported`` and accepts an HTTPS URL as a client id: the
 authorization server fetches that Client ID Metadata Document (trusting the certificates in
 FILE), checks that it names itself, and takes its redirect URIs.
 
 Run: ``python tests/servers/oauth_server.py --port N [--token-lifetime S]
 [--client-id ID --client-secret SECRET --redirect-uri URI] [--events FILE]
-[--pkce-methods plain] [--admin-scope-never] [--withhold-admin] [--cimd-ca FILE]
-[--requests FILE]``. ``--requests`` appends one line per HTTP request that arrives
+[--pkce-methods plain] [--invalid-metadata] [--admin-scope-never] [--withhold-admin]
+[--cimd-ca FILE] [--requests FILE]``. ``--requests`` appends one line per HTTP request that arrives
 (``METHOD PATH`` and the names of its ``x-`` headers), before it is served.
 ``--events`` appends one line per grant (``code``, ``refresh``, ``register``), ``step-up`` for
 each ``403 insufficient_scope`` answered, ``cimd`` for each metadata document fetched, and
@@ -321,6 +323,34 @@ class ScopeGate:
         return found is not None and ADMIN_SCOPE not in found.scopes
 
 
+class InvalidMetadata:
+    """Serves authorization server metadata that does not validate: a client must say so."""
+
+    PATH = "/.well-known/oauth-authorization-server"
+
+    def __init__(self, app: Any, port: int) -> None:
+        self.app = app
+        base = f"http://127.0.0.1:{port}"
+        self.document = json.dumps(
+            {
+                "issuer": f"{base}/",
+                "authorization_endpoint": f"{base}/authorize",
+                "token_endpoint": "not a URL",
+                "registration_endpoint": f"{base}/register",
+                "response_types_supported": ["code"],
+                "code_challenge_methods_supported": ["S256"],
+            }
+        ).encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(self.PATH):
+            await self.app(scope, receive, send)
+            return
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": self.document})
+
+
 class RequestLog:
     """ASGI middleware: one line per HTTP request that arrives (``METHOD PATH``, and the names
     of its ``x-`` headers), appended to a file before the request is served, so a test can
@@ -379,6 +409,11 @@ def main(argv: list[str] | None = None) -> None:
         "--pkce-methods", help="comma-separated code_challenge_methods_supported (default S256)"
     )
     parser.add_argument(
+        "--invalid-metadata",
+        action="store_true",
+        help="serve authorization server metadata that does not validate",
+    )
+    parser.add_argument(
         "--admin-scope-never",
         action="store_true",
         help=f"refuse {ADMIN_TOOL} whatever scopes the token holds",
@@ -410,6 +445,8 @@ def main(argv: list[str] | None = None) -> None:
         )
     app = build_server(args.port, provider).streamable_http_app(host="127.0.0.1")
     gated: Any = ScopeGate(app, provider, args.port, args.admin_scope_never)
+    if args.invalid_metadata:
+        gated = InvalidMetadata(gated, args.port)
     if args.requests is not None:
         gated = RequestLog(gated, args.requests)
     uvicorn.run(gated, host="127.0.0.1", port=args.port, log_level="warning")

@@ -212,6 +212,37 @@ async def test_removing_a_url_server_says_it_is_disconnected_not_stopped() -> No
     assert remote_question == "Remove server 'remote' from the config?\nIt is disconnected."
 
 
+async def test_removing_a_server_that_does_not_run_says_nothing_is_stopped() -> None:
+    """An untrusted, disabled or failed server has no process and no connection: the question
+    must not promise to stop one."""
+    remote = server("remote", status="untrusted").model_copy(
+        update={"spec": HttpSpec(url="http://h/mcp")}
+    )
+    servers = (
+        server("waiting", status="untrusted"),
+        server("parked", status="disabled"),
+        server("broken", status="failed", error="command not found"),
+        remote,
+    )
+    app = PickerApp(StaticSource(model(*servers)))
+    questions = []
+    async with app.run_test() as pilot:
+        for index in range(len(servers)):
+            assert app.picker.select_key(("server", servers[index].name))
+            await pilot.press("d")
+            await pilot.pause()
+            questions.append(str(app.screen.query_one(".dialog-text", Static).render()))
+            await pilot.press("n")
+            await pilot.pause()
+    effects = [question.split("\n")[1] for question in questions]
+    assert effects == [
+        "It is not running (not trusted), so nothing is stopped.",
+        "It is not running (disabled), so nothing is stopped.",
+        "It is not running (it failed), so nothing is stopped.",
+        "It is not connected (not trusted), so nothing is stopped.",
+    ]
+
+
 async def test_remove_asks_first() -> None:
     source = StaticSource(connected_model())
     app = PickerApp(source)

@@ -128,6 +128,24 @@ async def test_space_on_a_disabled_server_turns_it_back_on(tmp_path: Path) -> No
         assert state is not None and state.status == "connected"
 
 
+async def test_enabling_a_server_with_some_tools_off_says_how_many_are_on(tmp_path: Path) -> None:
+    """The notification counts the tools that are on, not every tool the server lists."""
+    path = tmp_path / "mcp.json"
+    off = PLAIN_TOOLS[0]
+    parked = {**entry(plain_argv()), "disabled": True, "tools": {"exclude": [off]}}
+    path.write_text(json.dumps({"mcpServers": {"plain": parked}}, indent=2))
+    async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
+        app = PickerApp(bridge)
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await until(pilot, lambda: app.picker.select_key(("server", "plain")))
+            await pilot.press("space")
+            await settle(app)
+            await until(pilot, lambda: bool(app._notifications))
+            assert [n.message for n in app._notifications] == [
+                f"Enabled 'plain': {len(PLAIN_TOOLS) - 1} of {len(PLAIN_TOOLS)} tools on."
+            ]
+
+
 async def test_space_toggles_with_a_config_write_and_no_respawn(
     bridge: Bridge, config_path: Path
 ) -> None:

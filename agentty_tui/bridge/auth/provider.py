@@ -5,7 +5,9 @@ falls short of the MCP authorization spec or of what a terminal tool needs, this
 
 - **S256 is required.** The SDK sends S256 whatever the authorization server advertises; the
   spec says a client must refuse a server whose metadata does not list S256 in
-  ``code_challenge_methods_supported``.
+  ``code_challenge_methods_supported``. The SDK passes over metadata that does not validate,
+  or is not found, without a word; the refusal then says that (which address, which field),
+  not that S256 is missing.
 - **Expiry survives a restart.** The SDK keeps the expiry time only in memory, so tokens
   loaded from storage look valid forever; we restore it from the stored ``expires_at``, so an
   expired token is refreshed before it is sent.
@@ -39,11 +41,14 @@ from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
+    OAuthMetadata,
 )
+from pydantic import ValidationError
 
 from agentty_tui.bridge._sdk import OAuthProviderBase
 from agentty_tui.bridge.auth.storage import ServerTokenStorage
 from agentty_tui.model import OAuthSettings
+from agentty_tui.secrets import mask_url
 
 __all__ = ["MAX_STEP_UPS", "AgenttyOAuthProvider", "LoginRequired", "StepUp", "StepUpRefused"]
 
@@ -69,6 +74,39 @@ class StepUp(Protocol):
         self, provider: AgenttyOAuthProvider, grant: AuthorizationGrant
     ) -> tuple[str, str]:
         """Open the redirect listener and a browser, run ``grant`` through them."""
+
+
+_AS_METADATA_PATHS = (
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+)
+"""Where the SDK looks for an authorization server's metadata (RFC 8414, OpenID Discovery)."""
+
+_MAX_DETAIL = 200
+"""Characters of a validation problem kept in the message (the document is the server's)."""
+
+
+def _metadata_problem(request: httpx2.Request, response: httpx2.Response) -> str | None:
+    """Why the answer (read) to one of the SDK's authorization server metadata requests was
+    not used (``None`` for another request, or metadata that validates)."""
+    if not any(part in request.url.path for part in _AS_METADATA_PATHS):
+        return None
+    where = mask_url(str(request.url))
+    if response.status_code != 200:
+        return f"{where}: HTTP {response.status_code}"
+    try:
+        OAuthMetadata.model_validate_json(response.content)
+    except ValidationError as error:
+        problems = error.errors(include_url=False, include_input=False)
+        first = problems[0]
+        field = ".".join(str(part) for part in first["loc"])
+        detail = f"{field}: {first['msg']}" if field else first["msg"]
+        if len(problems) > 1:
+            detail += f" (and {len(problems) - 1} more)"
+        if len(detail) > _MAX_DETAIL:
+            detail = detail[: _MAX_DETAIL - 1] + "…"
+        return f"{where} does not validate: {detail}"
+    return None
 
 
 class AgenttyOAuthProvider(OAuthProviderBase):
@@ -101,6 +139,7 @@ class AgenttyOAuthProvider(OAuthProviderBase):
         """Ignore stored tokens: a login asks for new ones even when the old still work."""
         self.failure: Exception | None = None
         """The OAuth error that ended the flow, if one did (the transport may hide it)."""
+        self._metadata_problems: list[str] = []  # why each metadata address was passed over
         self.storage = storage
         secret = self.settings.client_secret
         metadata = OAuthClientMetadata.model_validate(
@@ -154,11 +193,13 @@ class AgenttyOAuthProvider(OAuthProviderBase):
         """The SDK's flow, refreshing once on a 401 and stopping where only a login helps."""
         refreshed = False
         stepped_up = False  # the SDK's flow steps up once per request, then gives up
+        self._metadata_problems = []  # this flow's discovery
         flow = self.sdk_auth_flow(request)
         try:
             outgoing = await flow.__anext__()
             while True:
                 response = yield outgoing
+                await self._note_metadata(outgoing, response)
                 if outgoing is request and _turned_away(response):
                     if response.status_code == 403:
                         await self._before_step_up(response)  # raises where it must stop
@@ -193,6 +234,28 @@ class AgenttyOAuthProvider(OAuthProviderBase):
             raise
         finally:
             await flow.aclose()
+
+    async def _note_metadata(self, request: httpx2.Request, response: httpx2.Response) -> None:
+        """Remember why a metadata address was passed over; metadata that validates clears it."""
+        if any(part in request.url.path for part in _AS_METADATA_PATHS):
+            if response.status_code == 200:
+                await response.aread()  # the SDK reads it next: a second read is the same bytes
+            problem = _metadata_problem(request, response)
+            if problem is None:
+                self._metadata_problems.clear()
+            else:
+                self._metadata_problems.append(problem)
+
+    def _no_metadata(self) -> str:
+        """Why the flow has no authorization server metadata, in words a user can act on."""
+        invalid = [p for p in self._metadata_problems if " does not validate: " in p]
+        if invalid:
+            return (
+                f"the authorization server's metadata at {'; '.join(invalid)}; refusing to log "
+                "in without valid metadata"
+            )
+        tried = f" (tried {', '.join(self._metadata_problems)})" if self._metadata_problems else ""
+        return f"no authorization server metadata was found{tried}; refusing to log in without it"
 
     def _may_refresh(self) -> bool:
         return self.initialized and self.context.can_refresh_token()
@@ -230,12 +293,14 @@ class AgenttyOAuthProvider(OAuthProviderBase):
         """Refuse an authorization server without PKCE S256; ask for the configured scopes
         (with what a step-up, or an earlier one remembered in storage, asks for)."""
         metadata = self.context.oauth_metadata
-        methods = metadata.code_challenge_methods_supported if metadata is not None else None
+        if metadata is None:
+            raise OAuthFlowError(self._no_metadata())
+        methods = metadata.code_challenge_methods_supported
         if not methods or "S256" not in methods:
-            where = str(metadata.issuer) if metadata is not None else "the authorization server"
             raise OAuthFlowError(
-                f"{where} does not advertise PKCE S256 (code_challenge_methods_supported: "
-                f"{methods or 'none'}); refusing to log in without it"
+                f"{metadata.issuer} does not advertise PKCE S256 "
+                f"(code_challenge_methods_supported: {methods or 'none'}); refusing to log in "
+                "without it"
             )
         if self.settings.scopes:
             configured = " ".join(self.settings.scopes)

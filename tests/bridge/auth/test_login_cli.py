@@ -172,6 +172,20 @@ def test_server_without_pkce_s256_is_refused(cli: Cli, oauth_server: OAuthServer
     assert cli.browser_runs() == []  # refused before any browser was opened
 
 
+def test_metadata_that_does_not_validate_is_named_not_taken_for_a_missing_s256(
+    cli: Cli, oauth_server: OAuthServer
+) -> None:
+    # The metadata lists S256, but its token_endpoint is not a URL: the SDK passes it over, and
+    # the refusal must say so rather than blame PKCE.
+    oauth_server.start("--invalid-metadata")
+    result = cli.run("login", "web")
+    assert result.returncode == 1
+    assert "does not advertise PKCE S256" not in result.stderr
+    where = f"http://127.0.0.1:{oauth_server.port}/.well-known/oauth-authorization-server"
+    assert f"metadata at {where} does not validate: token_endpoint: " in result.stderr
+    assert cli.browser_runs() == []
+
+
 def test_login_of_a_stdio_server_is_refused(cli: Cli, tmp_path: Path) -> None:
     cli.config.write_text(json.dumps({"mcpServers": {"local": {"command": "true"}}}))
     result = cli.run("login", "local")
