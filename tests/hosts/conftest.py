@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.hosts.claude_code import ClaudeCodeHome
+from tests.hosts.gemini_cli import GeminiHome
 from tests.hosts.programs import program_path
 
 
@@ -16,3 +17,10 @@ def claude(tmp_path: Path) -> ClaudeCodeHome:
     """An empty, trusted Claude Code home and project (skips where claude is not installed)."""
     program_path("claude")
     return ClaudeCodeHome.make(tmp_path)
+
+
+@pytest.fixture
+def gemini(tmp_path: Path) -> GeminiHome:
+    """An empty Gemini CLI home and a trusted project (skips where gemini is not installed)."""
+    program_path("gemini")
+    return GeminiHome.make(tmp_path)
