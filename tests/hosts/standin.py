@@ -11,6 +11,9 @@ POST and answers with one short assistant turn in the dialect asked for:
   message_delta with ``end_turn``, message_stop).
 - ``gemini``: ``POST /v1beta/models/MODEL:generateContent`` or ``:streamGenerateContent``
   (``?alt=sse``): one candidate with one text part, as JSON or as one ``data:`` event.
+- ``openai``: ``POST /v1/responses`` (Codex's Responses API, always streamed): the smallest
+  event stream Codex accepts (response.created, one output_item.done holding the assistant
+  message, response.completed with the usage).
 
 Anything else is answered 404 and recorded too (``ModelStandIn.other``), so a test can see a
 host asking for something the stand-in does not serve.
@@ -26,7 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-Dialect = Literal["anthropic", "gemini"]
+Dialect = Literal["anthropic", "gemini", "openai"]
 
 ANSWER_TEXT = "ok"
 """What the stand-in's assistant says."""
@@ -98,6 +101,39 @@ def gemini_response() -> dict[str, Any]:
     }
 
 
+def openai_events() -> list[tuple[str, dict[str, Any]]]:
+    """The smallest Responses API event stream Codex takes as one assistant message."""
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "id": "msg_standin",
+        "content": [{"type": "output_text", "text": ANSWER_TEXT, "annotations": []}],
+    }
+    usage = {
+        "input_tokens": 1,
+        "input_tokens_details": None,
+        "output_tokens": 1,
+        "output_tokens_details": None,
+        "total_tokens": 2,
+    }
+    return [
+        ("response.created", {"type": "response.created", "response": {"id": "resp_standin"}}),
+        (
+            "response.output_item.done",
+            {"type": "response.output_item.done", "output_index": 0, "item": message},
+        ),
+        (
+            "response.completed",
+            {"type": "response.completed", "response": {"id": "resp_standin", "usage": usage}},
+        ),
+    ]
+
+
+def _event_stream(events: list[tuple[str, dict[str, Any]]]) -> bytes:
+    """Server-sent events, each with its name and its JSON data."""
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+
+
 @dataclass
 class Recorded:
     """One request the stand-in received."""
@@ -124,11 +160,24 @@ class ModelStandIn:
             return [r.body for r in self.requests if isinstance(r.body, dict)]
 
     def tool_names(self) -> list[list[str]]:
-        """For each model call, the names of the tools it offered the model, in sent order."""
+        """For each model call, the names of the tools it offered the model, in sent order.
+
+        Codex groups each MCP server's tools in a ``namespace`` tool (named ``mcp__<server>``)
+        holding its function tools: those come out as ``<namespace>__<tool>``.
+        """
         names: list[list[str]] = []
         for body in self.model_requests():
             if self.dialect == "anthropic":
                 names.append([str(t.get("name")) for t in body.get("tools") or []])
+            elif self.dialect == "openai":
+                flat: list[str] = []
+                for tool in body.get("tools") or []:
+                    if tool.get("type") == "namespace":
+                        inner = tool.get("tools") or []
+                        flat.extend(f"{tool.get('name')}__{t.get('name')}" for t in inner)
+                    elif "name" in tool:
+                        flat.append(str(tool["name"]))
+                names.append(flat)
             else:
                 declared = [
                     str(d.get("name"))
@@ -185,11 +234,12 @@ def _handler(standin: ModelStandIn) -> type[BaseHTTPRequestHandler]:
                     standin.other.append(record)
                 self._send(200, "application/json", b'{"input_tokens": 1}')
                 return
-            model_call = (
-                path.endswith("/v1/messages")
-                if standin.dialect == "anthropic"
-                else path.endswith((":generateContent", ":streamGenerateContent"))
-            )
+            if standin.dialect == "anthropic":
+                model_call = path.endswith("/v1/messages")
+            elif standin.dialect == "openai":
+                model_call = path.endswith("/responses")
+            else:
+                model_call = path.endswith((":generateContent", ":streamGenerateContent"))
             with standin._lock:
                 (standin.requests if model_call else standin.other).append(record)
             if not model_call:
@@ -197,15 +247,13 @@ def _handler(standin: ModelStandIn) -> type[BaseHTTPRequestHandler]:
             elif standin.dialect == "anthropic":
                 model = str(body.get("model", "stand-in")) if isinstance(body, dict) else "x"
                 if isinstance(body, dict) and body.get("stream"):
-                    events = "".join(
-                        f"event: {name}\ndata: {json.dumps(data)}\n\n"
-                        for name, data in anthropic_events(model)
-                    )
-                    self._send(200, "text/event-stream", events.encode())
+                    self._send(200, "text/event-stream", _event_stream(anthropic_events(model)))
                 else:
                     self._send(
                         200, "application/json", json.dumps(anthropic_message(model)).encode()
                     )
+            elif standin.dialect == "openai":
+                self._send(200, "text/event-stream", _event_stream(openai_events()))
             elif path.endswith(":streamGenerateContent"):
                 event = f"data: {json.dumps(gemini_response())}\n\n"
                 self._send(200, "text/event-stream", event.encode())
