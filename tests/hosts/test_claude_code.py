@@ -169,7 +169,27 @@ def test_the_same_name_in_several_scopes_runs_one_server_local_then_project_then
 
 
 def test_disable_autoupdater_does_not_stop_mcp_servers_here(claude: ClaudeCodeHome) -> None:
-    # /work/shared/HOSTS.md saw no MCP server load with DISABLE_AUTOUPDATER=1; with this
+    # An earlier measurement saw no MCP server load with DISABLE_AUTOUPDATER=1; with this
     # harness (MCP_CONNECTION_NONBLOCKING=false) they load. Kept to catch a change either way.
     claude.add("user", "t", light_entry("t", 3))
     assert claude.mcp_tools_sent({"DISABLE_AUTOUPDATER": "1"}) == sent_names("t", 3)
+
+
+@pytest.mark.parametrize(
+    ("nonblocking", "sent"),
+    [("false", sent_names("slow", 3)), ("true", ["WaitForMcpServers"])],
+)
+def test_the_first_request_waits_for_a_slow_server_only_with_nonblocking_false(
+    claude: ClaudeCodeHome, nonblocking: str, sent: list[str]
+) -> None:
+    # Why every run sets MCP_CONNECTION_NONBLOCKING=false: otherwise a server that takes a
+    # few seconds to start is not in the first request, which offers a waiting tool instead.
+    entry = light_entry("slow", 3)
+    delayed = 'sleep 3; exec "$0" "$@"'  # the server's own start-up delay
+    claude.add(
+        "user",
+        "slow",
+        {**entry, "command": "sh", "args": ["-c", delayed, entry["command"], *entry["args"]]},
+    )
+    names = claude.tools_sent({"MCP_CONNECTION_NONBLOCKING": nonblocking})
+    assert sorted(n for n in names if n.startswith("mcp__") or "Mcp" in n) == sent

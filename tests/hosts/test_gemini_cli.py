@@ -56,7 +56,7 @@ def test_the_project_entry_replaces_the_user_entry_of_the_same_name_whole(
     assert gemini.mcp_tools_sent() == sent_names("same", light_tools(2))
 
 
-def test_mcp_list_shows_a_server_off_by_mcp_excluded_or_mcp_allowed_as_blocked(
+def test_the_projects_mcp_excluded_blocks_a_user_server_in_mcp_list(
     gemini: GeminiHome,
 ) -> None:
     # The project's mcp.excluded blocks a server of the user's file.

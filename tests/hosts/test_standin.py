@@ -60,6 +60,28 @@ def test_a_gemini_request_is_recorded_with_its_function_declarations() -> None:
     assert answer["candidates"][0]["content"]["parts"] == [{"text": ANSWER_TEXT}]
 
 
+def test_a_responses_request_gets_one_message_and_namespaces_are_flattened() -> None:
+    body = {
+        "stream": True,
+        "tools": [
+            {"type": "function", "name": "exec_command"},
+            {"type": "namespace", "name": "mcp__s", "tools": [{"name": "a"}, {"name": "b"}]},
+        ],
+    }
+    with model_standin("openai") as standin:
+        kind, text = post(f"{standin.url}/v1/responses", body)
+        assert standin.tool_names() == [["exec_command", "mcp__s__a", "mcp__s__b"]]
+    assert kind == "text/event-stream"
+    events = [block.split("\n") for block in text.strip().split("\n\n")]
+    data = [json.loads(lines[1].removeprefix("data: ")) for lines in events]
+    assert [d["type"] for d in data] == [
+        "response.created",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    assert data[1]["item"]["content"][0]["text"] == ANSWER_TEXT
+
+
 def test_anything_else_is_recorded_apart_and_refused() -> None:
     with model_standin("anthropic") as standin:
         with pytest.raises(urllib.error.HTTPError) as refused:
