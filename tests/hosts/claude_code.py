@@ -15,11 +15,12 @@ The environment (measured with 2.1.197; docs/HOSTS_MEASURED.md):
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tests.hosts.programs import host_env, light_argv, light_tools, program_path, run_program
+from tests.hosts.programs import Ran, host_env, light_argv, light_tools, program_path, run_program
 from tests.hosts.standin import model_standin
 
 Scope = Literal["user", "project", "local"]
@@ -37,6 +38,10 @@ QUIET_ENV = {
     "DISABLE_ERROR_REPORTING": "1",
 }
 """The switches every run gets (see the module's docstring)."""
+
+
+LIST_LINE = re.compile(r"^(?P<name>[^:]+): (?P<target>.*) - (?P<status>\S+ .+)$")
+"""One server in ``claude mcp list``: ``name: command args - ✔ Connected``."""
 
 
 def light_entry(name: str, tools: int = 3) -> dict[str, Any]:
@@ -134,6 +139,22 @@ class ClaudeCodeHome:
         assert ran.returncode == 0, ran.describe()
         assert sent, f"no model request reached the stand-in\n{ran.describe()}"
         return sent[0]
+
+    def run(self, *args: str, write: bool = True) -> Ran:
+        """Write the files (unless told not to) and run ``claude ARGS`` in the project (no
+        model involved)."""
+        claude = program_path("claude")
+        if write:
+            self.write()
+        env = host_env(self.home, QUIET_ENV)
+        return run_program([str(claude), *args], cwd=self.project, env=env, timeout=RUN_TIMEOUT)
+
+    def mcp_list(self) -> dict[str, str]:
+        """``claude mcp list`` (it starts every server it shows): status by server name."""
+        ran = self.run("mcp", "list")
+        assert ran.returncode == 0, ran.describe()
+        found = (LIST_LINE.match(line.strip()) for line in ran.stdout.splitlines())
+        return {m["name"]: m["status"] for m in found if m}
 
     def mcp_tools_sent(self, extra_env: dict[str, str] | None = None) -> list[str]:
         """The ``mcp__`` tools of the first model request, sorted."""

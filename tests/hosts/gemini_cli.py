@@ -99,10 +99,11 @@ class GeminiHome:
             folder.mkdir(exist_ok=True)
             (folder / "settings.json").write_text(json.dumps(self.workspace, indent=2) + "\n")
 
-    def run(self, *args: str, extra_env: dict[str, str] | None = None) -> Ran:
-        """Write the files and run ``gemini ARGS`` in the project."""
+    def run(self, *args: str, extra_env: dict[str, str] | None = None, write: bool = True) -> Ran:
+        """Write the files (unless told not to) and run ``gemini ARGS`` in the project."""
         gemini = program_path("gemini")
-        self.write()
+        if write:
+            self.write()
         env = host_env(self.home, {**QUIET_ENV, **(extra_env or {})})
         return run_program([str(gemini), *args], cwd=self.project, env=env, timeout=RUN_TIMEOUT)
 

@@ -9,6 +9,7 @@ Code starts obeying it: then the product's switches can change (docs/HOSTS_MEASU
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -193,3 +194,56 @@ def test_the_first_request_waits_for_a_slow_server_only_with_nonblocking_false(
     )
     names = claude.tools_sent({"MCP_CONNECTION_NONBLOCKING": nonblocking})
     assert sorted(n for n in names if n.startswith("mcp__") or "Mcp" in n) == sent
+
+
+def test_claude_mcp_list_is_not_what_a_run_sends(claude: ClaudeCodeHome) -> None:
+    # `claude mcp list` starts and shows a server that disabledMcpServers keeps out of a run,
+    # shows an unapproved .mcp.json server as pending though a headless run starts it, and
+    # leaves out a .mcp.json server disabledMcpjsonServers stops: a product that reads the
+    # host's view must read the files, not this list.
+    for name in ("kept", "off"):
+        claude.add("user", name, light_entry(name, 1))
+    for name in ("pending", "approved", "refused"):
+        claude.add("project", name, light_entry(name, 1))
+    claude.project_state["disabledMcpServers"] = ["off"]
+    claude.settings["local"] = {
+        "enabledMcpjsonServers": ["approved"],
+        "disabledMcpjsonServers": ["refused"],
+    }
+    listed = claude.mcp_list()
+    assert {name: status.split(" ", 1)[1] for name, status in listed.items()} == {
+        "kept": "Connected",
+        "off": "Connected",
+        "pending": "Pending approval (run `claude` to approve)",
+        "approved": "Connected",
+    }
+    expected = [*sent_names("kept", 1), *sent_names("pending", 1), *sent_names("approved", 1)]
+    assert claude.mcp_tools_sent() == sorted(expected)
+
+
+def test_claude_mcp_add_writes_entries_of_this_shape(claude: ClaudeCodeHome) -> None:
+    # The bytes a product should imitate when it writes an entry (issue 21).
+    claude.write()
+    for args in (
+        ("-s", "user", "u", "--", "python3", "/u.py", "--a", "1"),
+        ("-s", "local", "l", "-e", "K=V", "--", "python3", "/l.py"),
+        ("-s", "project", "p", "--", "python3", "/p.py"),
+        ("-s", "user", "--transport", "http", "web", "http://127.0.0.1:9/mcp"),
+    ):
+        ran = claude.run("mcp", "add", *args, write=False)
+        assert ran.returncode == 0, ran.describe()
+    state = json.loads((claude.home / ".claude.json").read_text())
+    assert state["mcpServers"] == {
+        "u": {"type": "stdio", "command": "python3", "args": ["/u.py", "--a", "1"], "env": {}},
+        "web": {"type": "http", "url": "http://127.0.0.1:9/mcp"},
+    }
+    local = state["projects"][str(claude.project)]
+    assert local["mcpServers"] == {
+        "l": {"type": "stdio", "command": "python3", "args": ["/l.py"], "env": {"K": "V"}}
+    }
+    mcp_json = (claude.project / ".mcp.json").read_text()
+    assert json.loads(mcp_json) == {
+        "mcpServers": {"p": {"type": "stdio", "command": "python3", "args": ["/p.py"], "env": {}}}
+    }
+    # Two-space indent, no newline at the end.
+    assert mcp_json == json.dumps(json.loads(mcp_json), indent=2)

@@ -121,3 +121,25 @@ def test_from_a_subfolder_the_project_file_is_read_only_in_a_git_repository(
     sub = codex.project / "sub"
     sub.mkdir()
     assert set(codex.mcp_list(cwd=sub)) == ({"mine", "theirs"} if git else {"mine"})
+
+
+def test_codex_mcp_add_writes_tables_of_this_shape(codex: CodexHome) -> None:
+    # The bytes a product should imitate when it writes an entry (issue 21).
+    codex.trust = None
+    for args in (
+        ("c", "--env", "K=V", "--", "python3", "/c.py", "--a", "1"),
+        ("w", "--url", "http://127.0.0.1:9/mcp"),
+    ):
+        ran = codex.run("mcp", "add", *args)
+        assert ran.returncode == 0, ran.describe()
+    assert (codex.home / ".codex" / "config.toml").read_text() == (
+        "[mcp_servers.c]\n"
+        'command = "python3"\n'
+        'args = ["/c.py", "--a", "1"]\n'
+        "\n"
+        "[mcp_servers.c.env]\n"
+        'K = "V"\n'
+        "\n"
+        "[mcp_servers.w]\n"
+        'url = "http://127.0.0.1:9/mcp"\n'
+    )

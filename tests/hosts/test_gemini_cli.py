@@ -6,6 +6,8 @@ Gemini API; ``mcp_list`` reads ``gemini mcp list``. See docs/HOSTS_MEASURED.md.
 
 from __future__ import annotations
 
+import json
+
 from tests.hosts.gemini_cli import GeminiHome, light_entry, sent_names
 from tests.hosts.programs import light_tools
 
@@ -117,3 +119,24 @@ def test_gemini_mcp_disable_does_not_find_a_server_of_the_settings_files(
         assert f"Server '{name}' not found" in ran.stdout + ran.stderr, ran.describe()
     after = sorted(p.read_bytes() for p in gemini.home.rglob("*.json") if "tmp" not in p.parts)
     assert after == before
+
+
+def test_gemini_mcp_add_writes_entries_of_this_shape(gemini: GeminiHome) -> None:
+    # The bytes a product should imitate when it writes an entry (issue 21).
+    gemini.write()
+    for args in (
+        ("-s", "user", "-e", "K=V", "g", "python3", "/g.py", "--a", "1"),
+        ("-s", "project", "--transport", "http", "gw", "http://127.0.0.1:9/mcp"),
+    ):
+        ran = gemini.run("mcp", "add", *args, write=False)
+        assert ran.returncode == 0, ran.describe()
+    user = json.loads((gemini.home / ".gemini" / "settings.json").read_text())
+    assert user["mcpServers"] == {
+        "g": {"command": "python3", "args": ["/g.py", "--a", "1"], "env": {"K": "V"}}
+    }
+    text = (gemini.project / ".gemini" / "settings.json").read_text()
+    assert json.loads(text) == {
+        "mcpServers": {"gw": {"url": "http://127.0.0.1:9/mcp", "type": "http"}}
+    }
+    # Two-space indent, no newline at the end.
+    assert text == json.dumps(json.loads(text), indent=2)
