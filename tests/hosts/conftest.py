@@ -1,0 +1,34 @@
+"""Fixtures of the host-program tests: a fake home per host (each skips where its program
+is not installed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.claude_code import ClaudeCodeHome
+from tests.hosts.codex_cli import CodexHome
+from tests.hosts.gemini_cli import GeminiHome
+from tests.hosts.programs import program_path
+
+
+@pytest.fixture
+def claude(tmp_path: Path) -> ClaudeCodeHome:
+    """An empty, trusted Claude Code home and project (skips where claude is not installed)."""
+    program_path("claude")
+    return ClaudeCodeHome.make(tmp_path)
+
+
+@pytest.fixture
+def gemini(tmp_path: Path) -> GeminiHome:
+    """An empty Gemini CLI home and a trusted project (skips where gemini is not installed)."""
+    program_path("gemini")
+    return GeminiHome.make(tmp_path)
+
+
+@pytest.fixture
+def codex(tmp_path: Path) -> CodexHome:
+    """An empty Codex home and a trusted project (skips where codex is not installed)."""
+    program_path("codex")
+    return CodexHome.make(tmp_path)
