@@ -362,3 +362,16 @@ def test_import_skips_a_name_the_rules_refuse_and_says_why(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert "! my server  (not imported: its name is refused: Use up to 64 letters" in done.stdout
     assert sorted(json.loads(target.read_text())["mcpServers"]) == ["ok"]
+
+
+def test_import_of_a_projects_file_adds_its_servers_disabled(tmp_path: Path) -> None:
+    # A repository's .mcp.json names commands nobody vetted: copied into the user's own file
+    # they would start in every project from then on, so they come parked, and say so.
+    source = tmp_path / "repo" / ".mcp.json"
+    source.parent.mkdir()
+    source.write_text(json.dumps({"mcpServers": {"repo-tool": {"command": "./run-me"}}}))
+    target = tmp_path / "mcp.json"
+    done = run("import", str(source), "--yes", "--config", str(target))
+    assert done.returncode == 0, done.stderr
+    assert "is a project's file: its servers are added disabled" in done.stdout
+    assert json.loads(target.read_text())["mcpServers"]["repo-tool"]["disabled"] is True

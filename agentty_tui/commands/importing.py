@@ -11,6 +11,8 @@ import anyio.to_thread
 from agentty_tui.commands.loading import existing_store, load_config
 from agentty_tui.commands.output import say, warn
 from agentty_tui.config import ConfigStore, apply_import, plan_import
+from agentty_tui.config.importing import disabled_additions
+from agentty_tui.config.sources import is_project_file
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import UsageError
 
@@ -18,7 +20,12 @@ __all__ = ["cmd_import"]
 
 
 async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
-    """Copy servers from another host's config: show the plan, ask (unless --yes), add."""
+    """Copy servers from another host's config: show the plan, ask (unless --yes), add.
+
+    A project's file (a repository's ``.mcp.json``, ``.cursor/mcp.json``, ...) names commands
+    nobody vetted: its servers are copied disabled, as the picker's ``i`` copies them, so the
+    import itself starts none of them in every project from then on.
+    """
     source = existing_store(args.source, args.from_format, "the file to import from").load()
     opened, target = load_config(path, args, create=True)
     store: ConfigStore
@@ -31,7 +38,15 @@ async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
         target = store.load()
         project = opened.root  # where its servers will start: its executables are flagged
     plan = plan_import(source, target, carried=store.dialect.timeout_fields)
+    parked = is_project_file(args.source, Path.home())
+    if parked:
+        plan = disabled_additions(plan)
     say(plan.describe(project=project))
+    if parked and plan.add:
+        say(
+            f"{args.source} is a project's file: its servers are added disabled "
+            "(agentty-tui enable NAME starts one)"
+        )
     if not plan.add:
         return 0
     if not args.yes:

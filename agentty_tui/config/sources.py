@@ -17,7 +17,14 @@ from pathlib import Path
 
 from agentty_tui.model import Scope, SourceRef
 
-__all__ = ["HOSTS", "SourceFile", "find_project_root", "our_user_file", "workspace_sources"]
+__all__ = [
+    "HOSTS",
+    "SourceFile",
+    "find_project_root",
+    "is_project_file",
+    "our_user_file",
+    "workspace_sources",
+]
 
 HOSTS = ("agentty", "claude", "claude-desktop", "cursor", "gemini", "codex", "vscode")
 """Every host whose files a workspace can read, as ``--hosts`` and the ``hosts`` setting name
@@ -85,6 +92,28 @@ def _places(
         ("user", "codex", codex_home / "config.toml", "codex"),
         ("user", "vscode", apps / "Code" / "User" / "mcp.json", "vscode"),
     ]
+
+
+_PROJECT_PLACES = (
+    (".mcp.json",),
+    (".cursor", "mcp.json"),
+    (".gemini", "settings.json"),
+    (".vscode", "mcp.json"),
+    (".codex", "config.toml"),
+)
+"""Where a project keeps a host's file, below its folder (the project scope of ``_places``)."""
+
+
+def is_project_file(path: Path, home: Path) -> bool:
+    """Whether ``path`` is a project's host file (``<folder>/.mcp.json``,
+    ``<folder>/.cursor/mcp.json``, ...) of a folder other than ``home``: what it names comes
+    with a repository, which the user has not vetted, not from the user's own settings."""
+    resolved = Path(os.path.realpath(path))
+    for place in _PROJECT_PLACES:
+        if resolved.parts[-len(place) :] == place:
+            folder = resolved.parents[len(place) - 1]
+            return folder != Path(os.path.realpath(home))
+    return False
 
 
 def our_user_file(home: Path, env: Mapping[str, str]) -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentty_tui.config.sources import find_project_root, workspace_sources
+from agentty_tui.config.sources import find_project_root, is_project_file, workspace_sources
 
 
 def places(home: Path, root: Path, **options: object) -> list[tuple[str, str, str]]:
@@ -54,3 +54,16 @@ def test_the_project_root_is_the_nearest_git_folder_upwards(tmp_path: Path) -> N
     lone = tmp_path / "lone"
     lone.mkdir()
     assert find_project_root(lone) == lone
+
+
+def test_a_projects_host_file_is_told_from_a_users(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    repo = tmp_path / "repo"
+    for place in (".mcp.json", ".cursor/mcp.json", ".gemini/settings.json", ".codex/config.toml"):
+        assert is_project_file(repo / place, home), place
+        # The same places below the home folder are the user's own files (Cursor's, Gemini's).
+        if place != ".mcp.json":
+            assert not is_project_file(home / place, home), place
+    assert is_project_file(repo / ".vscode" / "mcp.json", home)
+    assert not is_project_file(repo / "mcp.json", home)
+    assert not is_project_file(home / ".claude.json", home)
