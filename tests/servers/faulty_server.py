@@ -176,7 +176,12 @@ def main(argv: list[str] | None = None) -> None:
         global WIRE_FD
         WIRE_FD = os.dup(1)
         os.write(1, b"starting up... (not JSON-RPC)\n\n")
-    anyio.run(serve, build_server(args.fault, args.delay, grandchild))
+    try:
+        anyio.run(serve, build_server(args.fault, args.delay, grandchild))
+    except BaseException:
+        # Its client gone (its pipes broken), a server that lingers does not care: it stays.
+        if not args.linger:
+            raise
     if args.fault == "garbage":
         os.write(1, b"goodbye (not JSON-RPC)\n")
     if args.stubborn or args.linger:

@@ -16,14 +16,18 @@ import signal
 import struct
 import sys
 import termios
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import anyio.abc
 import pytest
+from textual.app import App
 
 from agentty_tui.bridge.logs import log_file_name
+from agentty_tui.bridge.shutdown import TERMINAL_GONE
+from agentty_tui.ui.run import DeadTerminalDriver
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry
 from tests.processes import GRANDCHILD, SERVER, faulty, logged
@@ -225,3 +229,26 @@ async def test_the_picker_and_its_servers_end_however_and_whenever_the_terminal_
     assert _marked_processes(marker) == [], "no server outlives its picker"
     app_log = tmp_path / "state" / "agentty" / "logs" / "agentty.log"
     assert "after a stop request" not in app_log.read_text(), "each ended in order, in time"
+
+
+async def test_the_pickers_driver_drops_what_it_writes_once_the_terminal_is_gone() -> None:
+    """Textual's own driver hands each write to a thread that a dead terminal has ended (the
+    31st then blocks for good): once the terminal is known gone, nothing is handed on, and
+    closing does not wait for that thread."""
+    driver = DeadTerminalDriver(App())
+
+    def write_much() -> None:
+        for _ in range(1000):
+            driver.write("x" * 100)
+
+    TERMINAL_GONE.set()
+    try:
+        writer = threading.Thread(target=write_much, daemon=True)
+        writer.start()
+        writer.join(timeout=10)
+        assert not writer.is_alive()
+        driver.close()
+    finally:
+        TERMINAL_GONE.clear()
+    with pytest.raises(AssertionError, match="application mode"):
+        driver.write("x")  # with a terminal, writes go to Textual's writer as before
