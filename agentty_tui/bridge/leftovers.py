@@ -78,9 +78,11 @@ def record_run() -> Path | None:
             json.dump(record, handle)
         os.replace(temporary, path)
     except OSError as exc:
-        log.warning(
-            "could not record this run in %s (%s): what it leaves is not ended", folder, exc
-        )
+        # Only info: the same full disk would make a warning in the app log fail too (and
+        # logging then prints its own error on the terminal).
+        log.info("could not record this run in %s (%s): what it leaves is not ended", folder, exc)
+        with contextlib.suppress(OSError):
+            temporary.unlink()
         return None
     return path
 
