@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 __all__ = [
@@ -18,10 +18,12 @@ __all__ = [
     "Members",
     "Stat",
     "carriers",
+    "carriers_of_run",
     "closure",
     "descendants",
     "process_table",
     "read_stat",
+    "run_token",
     "session_token",
     "start_time",
 ]
@@ -123,9 +125,27 @@ def descendants(root: int, root_start: int | None = None) -> Members:
     }
 
 
+_run_token: str | None = None
+
+
+def run_token() -> str:
+    """This process's own token: the first part of every ``session_token`` it hands out.
+
+    It names one run of the app, so that a later run can find what this one left behind if it
+    died without stopping its servers (``leftovers``).
+    """
+    global _run_token
+    if _run_token is None:
+        _run_token = secrets.token_hex(8)
+    return _run_token
+
+
 def session_token() -> str:
-    """A token no other server's session has: the value of ``SESSION_VARIABLE`` for one spawn."""
-    return secrets.token_hex(16)
+    """A token no other server's session has: the value of ``SESSION_VARIABLE`` for one spawn.
+
+    ``<run token>-<16 hex digits>``: unique to the spawn, and telling which run it is of.
+    """
+    return f"{run_token()}-{secrets.token_hex(8)}"
 
 
 def carriers(token: str) -> Members:
@@ -138,6 +158,17 @@ def carriers(token: str) -> Members:
     changed while it was read is left out (its pid was handed on).
     """
     needle = f"{SESSION_VARIABLE}={token}".encode()
+    return _carrying(lambda entry: entry == needle)
+
+
+def carriers_of_run(run: str) -> Members:
+    """The same as ``carriers`` for every spawn of one run of the app (its ``run_token``)."""
+    prefix = f"{SESSION_VARIABLE}={run}-".encode()
+    return _carrying(lambda entry: entry.startswith(prefix))
+
+
+def _carrying(match: Callable[[bytes], bool]) -> Members:
+    """Our own user's live processes with an environment entry that ``match`` accepts."""
     uid, me = os.getuid(), os.getpid()
     found: Members = {}
     try:
@@ -157,7 +188,7 @@ def carriers(token: str) -> Members:
                     environ = handle.read()
             except OSError:
                 continue
-            if needle in environ.split(b"\0") and start_time(pid) == before.start:
+            if any(map(match, environ.split(b"\0"))) and start_time(pid) == before.start:
                 found[pid] = before.start
     return found
 

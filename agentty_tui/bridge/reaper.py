@@ -35,6 +35,7 @@ import ctypes
 import logging
 import os
 import signal
+import time
 from collections.abc import Mapping
 
 import anyio
@@ -43,10 +44,12 @@ from agentty_tui.bridge.proctable import (
     SESSION_VARIABLE,
     Members,
     carriers,
+    carriers_of_run,
     closure,
     descendants,
     process_table,
     read_stat,
+    run_token,
     session_token,
     start_time,
 )
@@ -58,8 +61,10 @@ __all__ = [
     "carriers",
     "descendants",
     "enable_subreaper",
+    "end_now",
     "kill_tree",
     "reap_orphans",
+    "run_token",
     "session_token",
     "start_time",
 ]
@@ -203,6 +208,38 @@ async def reap_orphans(*, sweep: bool = False, timeout: float = KILL_WAIT) -> No
             if stat.ppid == me and stat.sid != session:
                 candidates[pid] = stat.start
     await kill_tree(candidates, timeout)
+
+
+def end_now() -> int:
+    """SIGKILL, at once, every process of this run's servers; how many.
+
+    The last resort of an app whose own way out hangs (``shutdown``'s deadline), called from a
+    thread of its own while the event loop may be blocked: everything that carries one of this
+    run's tokens (``carriers_of_run``), every recorded descendant, every orphan re-parented to
+    us outside our session, and what those started. Start times are checked as everywhere.
+    Returns once they are gone (at most ``KILL_WAIT`` seconds).
+    """
+    table = process_table()
+    targets = carriers_of_run(run_token())
+    with contextlib.suppress(RuntimeError):  # changed by the event loop's thread meanwhile
+        targets.update(_pending)
+    me, session = os.getpid(), os.getsid(0)
+    targets.update(
+        {pid: stat.start for pid, stat in table.items() if stat.ppid == me and stat.sid != session}
+    )
+    for pid in closure(targets, table):
+        if pid in table:
+            targets.setdefault(pid, table[pid].start)
+    targets.pop(me, None)
+    killed = {pid: start for pid, start in targets.items() if _send(pid, start, signal.SIGKILL)}
+    count = len(killed)
+    # A killed process takes a moment to be gone: the app must not exit before its servers.
+    deadline = time.monotonic() + KILL_WAIT
+    while killed and time.monotonic() < deadline:
+        killed = {pid: start for pid, start in killed.items() if not _reap(pid, start)}
+        if killed:
+            time.sleep(0.01)
+    return count
 
 
 class ProcessTree:

@@ -1,38 +1,117 @@
-"""The app's way out: SIGTERM and SIGHUP stop it in order, and no descendant outlives it.
+"""The app's way out: SIGTERM, SIGHUP and a closed terminal stop it in order, and in time.
 
 ``kill <pid>`` or a closed terminal would otherwise end the process on the spot, leaving every
 server that ignores its stdin's end running. Here the first such signal asks the app to stop
 (the picker exits as on ``q``; a command is cancelled), so the bridge's shielded close stops
-each server with its usual escalation; later signals are ignored while that runs. On the way
+each server with its usual escalation; later signals are ignored while that runs. A terminal
+that hangs up without a signal (its master closed, and the app not in its foreground: it reads
+end of file, and writing fails) is seen by a thread polling it and taken as SIGHUP. On the way
 out, whatever was re-parented to the app (it is a child subreaper) is killed and reaped. The
 exit status is then 128 + the signal's number, with one line on stderr.
+
+The orderly way may hang where we do not control it (a UI library blocked on a dead terminal:
+its event loop never runs again). So a stop request also starts a deadline in a thread of its
+own, armed from the signal handler itself (which Python runs even while the event loop's
+thread is blocked) or from the terminal's watcher: ``FORCE_DEADLINE`` seconds later, if the
+app is still there, that thread kills every process of this run's servers (``reaper.end_now``)
+and ends the process (``os._exit``) with the same status.
+
+Each run also records itself while it runs, and ends at its start what a run killed by SIGKILL
+left behind (``leftovers``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
+import select
 import signal
+import stat
 import sys
+import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 
-from agentty_tui.bridge.reaper import enable_subreaper, reap_orphans
+from agentty_tui.bridge.leftovers import end_leftovers, forget_run, record_run
+from agentty_tui.bridge.reaper import enable_subreaper, end_now, reap_orphans
 
 __all__ = [
+    "FORCE_DEADLINE",
     "STOP_SIGNALS",
+    "TERMINAL_GONE",
+    "Deadline",
     "StopRequest",
     "announce_stop",
     "run_app",
     "run_command",
     "watch_stop_signals",
+    "watch_terminal",
 ]
+
+log = logging.getLogger(__name__)
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Signals that mean "stop now, in order": ``kill``, and the terminal going away."""
+
+FORCE_DEADLINE = 8.0
+"""Seconds from a stop request to the last resort: the orderly way takes at most about 4.5 s
+(a server that ignores its stdin's end and SIGTERM: 2 s, 2 s, then SIGKILL), plus a margin."""
+
+TERMINAL_GONE = threading.Event()
+"""Set once the app's terminal has hung up: what is written to it now is lost (or blocks)."""
+
+HANGUP_POLL = 0.25
+"""Seconds between the terminal watcher's looks at whether it was asked to end."""
+
+
+class Deadline:
+    """After a stop request, the app has ``seconds`` to end; then a thread ends it.
+
+    ``arm`` may be called from a signal handler or any thread; the first call counts.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._lock = threading.Lock()
+        self._armed = False
+        self._ended = threading.Event()
+
+    def arm(self, status: int) -> None:
+        """Start the countdown; at its end, with the app still there, exit with ``status``."""
+        with self._lock:
+            if self._armed or self._ended.is_set():
+                return
+            self._armed = True
+        threading.Thread(
+            target=self._wait, args=(status,), name="agentty-deadline", daemon=True
+        ).start()
+
+    def disarm(self) -> None:
+        """The app has ended by itself: nothing left to force."""
+        self._ended.set()
+
+    def _wait(self, status: int) -> None:
+        if self._ended.wait(self.seconds):
+            return
+        ended = end_now()
+        forget_run()
+        log.warning(
+            "still running %g s after a stop request: killed %d processes", self.seconds, ended
+        )
+        with contextlib.suppress(OSError, ValueError):
+            os.write(
+                2,
+                f"agentty-tui: still running {self.seconds:g} s after the stop request: "
+                f"killed {ended} server processes and exited\n".encode(),
+            )
+        os._exit(status)
 
 
 @dataclass
@@ -44,6 +123,8 @@ class StopRequest:
     handler: Callable[[], object] | None = None
     """What that signal calls: set by an app with a way out of its own (the picker's exit);
     when ``None``, the app is cancelled."""
+    deadline: Deadline = field(default_factory=lambda: Deadline(FORCE_DEADLINE))
+    """Armed by the first stop request: the last resort if the orderly way hangs."""
 
     @property
     def exit_status(self) -> int | None:
@@ -61,14 +142,95 @@ async def watch_stop_signals(
 
     ``stop`` is called instead while ``request.handler`` is ``None``. Later signals are
     received and dropped: the orderly shutdown is under way, and the default action (death on
-    the spot) is what this is here to prevent.
+    the spot) is what this is here to prevent. Each signal also arms ``request.deadline``, from
+    the signal handler itself (see the module's text).
     """
     with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        if threading.current_thread() is threading.main_thread():
+            for number in STOP_SIGNALS:
+                _arm_on(number, request.deadline)
         task_status.started()
         async for number in signals:
             if request.signal is None:
                 request.signal = signal.Signals(number)
                 (request.handler or stop)()
+
+
+def _arm_on(number: signal.Signals, deadline: Deadline) -> None:
+    """Make the Python-level handler of ``number`` arm ``deadline`` too.
+
+    The event loop's own handler only wakes the loop (through its wakeup descriptor, which the
+    C-level handler writes whatever the Python one is), so a loop blocked in a call never sees
+    the signal; this handler runs all the same, in the main thread, between two bytecodes or
+    when a blocking wait there is interrupted by the signal.
+    """
+    previous = signal.getsignal(number)
+
+    def handler(received: int, frame: FrameType | None) -> None:
+        deadline.arm(128 + received)
+        if callable(previous):
+            previous(received, frame)
+
+    signal.signal(number, handler)
+
+
+def _terminal_fds() -> list[int]:
+    """Our standard descriptors that are a terminal, or were one (a character device).
+
+    Not ``isatty``: a terminal that has hung up already answers it False. A character device
+    that is no terminal (``/dev/null``) never reports a hangup; a pipe would at its writer's
+    end, which is no reason to stop, so pipes are left out.
+    """
+    found = []
+    for descriptor in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            if stat.S_ISCHR(os.fstat(descriptor).st_mode):
+                found.append(descriptor)
+    return found
+
+
+def _wait_for_hangup(descriptors: list[int], done: threading.Event, deadline: Deadline) -> bool:
+    """Block until one of ``descriptors`` hangs up (True) or ``done`` is set (False).
+
+    Polls for no event at all: only the hangup and error conditions, which are always
+    reported, so no byte of input is taken from the UI's reader.
+    """
+    poller = select.poll()
+    for descriptor in descriptors:
+        poller.register(descriptor, 0)
+    while not done.is_set():
+        if poller.poll(HANGUP_POLL * 1000):
+            TERMINAL_GONE.set()
+            deadline.arm(128 + signal.SIGHUP)
+            return True
+    return False
+
+
+async def watch_terminal(
+    request: StopRequest,
+    stop: Callable[[], object],
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Until cancelled: a terminal that hangs up is taken as SIGHUP (see ``watch_stop_signals``).
+
+    Its master may be closed while no SIGHUP comes (the app is not in its foreground, or the
+    terminal is not its controlling one): then only reads and writes say so.
+    """
+    descriptors = _terminal_fds()
+    task_status.started()
+    if not descriptors:
+        return
+    done = threading.Event()
+    try:
+        gone = await anyio.to_thread.run_sync(
+            _wait_for_hangup, descriptors, done, request.deadline, abandon_on_cancel=True
+        )
+    finally:
+        done.set()
+    if gone and request.signal is None:
+        request.signal = signal.SIGHUP
+        (request.handler or stop)()
 
 
 def announce_stop(request: StopRequest) -> int | None:
@@ -85,7 +247,8 @@ def run_app(main: Callable[[StopRequest], Awaitable[int]]) -> int:
 
     ``main`` gets the ``StopRequest``, whose ``handler`` it may set (the picker turns a signal
     into its own exit); otherwise a signal cancels ``main``. Exceptions of ``main`` come out as
-    they are (not wrapped in an exception group).
+    they are (not wrapped in an exception group). Before ``main``, what an earlier run killed
+    by SIGKILL left running is ended, with a line on stderr saying how much.
     """
     enable_subreaper()
     request = StopRequest()
@@ -94,9 +257,12 @@ def run_app(main: Callable[[StopRequest], Awaitable[int]]) -> int:
     async def guarded() -> None:
         nonlocal status
         error: Exception | None = None
+        await _end_leftovers()
+        record_run()
         try:
             async with anyio.create_task_group() as group:
                 await group.start(watch_stop_signals, request, group.cancel_scope.cancel)
+                await group.start(watch_terminal, request, group.cancel_scope.cancel)
                 try:
                     status = await main(request)
                 except Exception as exc:  # raised again below, outside the task group
@@ -108,10 +274,23 @@ def run_app(main: Callable[[StopRequest], Awaitable[int]]) -> int:
             # Shielded: a signal's cancellation must not skip the last sweep.
             with anyio.CancelScope(shield=True):
                 await reap_orphans(sweep=True)
+            forget_run()
 
-    anyio.run(guarded, backend="asyncio")
+    try:
+        anyio.run(guarded, backend="asyncio")
+    finally:
+        request.deadline.disarm()
     stopped = announce_stop(request)
     return stopped if stopped is not None else status
+
+
+async def _end_leftovers() -> None:
+    """End what earlier runs left (``leftovers``); say so on stderr when there was any."""
+    ended = await end_leftovers()
+    if ended:
+        noun = "server" if ended == 1 else "servers"
+        with contextlib.suppress(OSError):
+            print(f"agentty-tui: ended {ended} {noun} left by an earlier run", file=sys.stderr)
 
 
 def run_command(handler: Callable[..., Awaitable[int]], *args: Any) -> int:

@@ -5,15 +5,38 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
+from textual.drivers.linux_driver import LinuxDriver
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import quiet_logging
-from agentty_tui.bridge.shutdown import StopRequest, run_app
+from agentty_tui.bridge.shutdown import TERMINAL_GONE, StopRequest, run_app
 from agentty_tui.config import ConfigStore, Dialect
 from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.ui.app import PickerApp
 
-__all__ = ["run_picker"]
+__all__ = ["DeadTerminalDriver", "run_picker"]
+
+
+class DeadTerminalDriver(LinuxDriver):
+    """Textual's Linux driver, minus its hang on a terminal that is gone.
+
+    Textual writes through a thread fed by a queue of at most 30 writes; that thread ends at
+    the first write that fails (EIO, once the terminal hung up), and the 31st write after it
+    blocks the event loop for good: the way out alone writes more than that (modes off, the
+    alternate screen left), so the servers were never stopped. Once the terminal is known gone
+    (``shutdown.TERMINAL_GONE``, set by its watcher as soon as it hangs up), writes are
+    dropped, and closing does not wait for that thread.
+    """
+
+    def write(self, data: str) -> None:
+        """Write ``data`` to the terminal, if there still is one."""
+        if not TERMINAL_GONE.is_set():
+            super().write(data)
+
+    def close(self) -> None:
+        """Stop the writing thread, unless the terminal is gone (it may be stuck, or ended)."""
+        if not TERMINAL_GONE.is_set():
+            super().close()
 
 
 def run_picker(
@@ -30,8 +53,8 @@ def run_picker(
     ``trust`` starts the servers of a config file others can change without asking.
 
     The bridge's exit is shielded, so the servers stop even when the app ends by an error; the
-    terminal is restored by the app before that. SIGTERM and SIGHUP end the app as ``q`` does
-    (the exit code is then 128 + the signal's number).
+    terminal is restored by the app before that. SIGTERM, SIGHUP and a terminal that hangs up
+    end the app as ``q`` does (the exit code is then 128 + the signal's number).
     """
     quiet_logging(log_dir)
 
@@ -43,6 +66,8 @@ def run_picker(
         )
         async with Bridge(store, log_dir=log_dir, trust=trust) as bridge:
             app = PickerApp(bridge, freeze_heap=True)
+            if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
+                app.driver_class = DeadTerminalDriver
             # The app's own way out, so that it restores the terminal before the servers stop.
             request.handler = app.exit
             async with anyio.create_task_group() as watching:

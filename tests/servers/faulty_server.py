@@ -23,9 +23,10 @@ says what happened and that everything else keeps working:
 
 The grandchild modes serve only once their grandchild has left the session, and write
 ``grandchild pid N`` to stderr (the server's log). ``--stubborn`` makes any mode ignore SIGTERM
-and keep running after its stdin ends (only SIGKILL stops it).
+and keep running after its stdin ends (only SIGKILL stops it); ``--linger`` only the latter
+(SIGTERM still ends it).
 Every mode also has ``ok`` (returns "ok") and ``pid`` (the server's own PID).
-Run: ``python tests/servers/faulty_server.py --fault MODE [--delay S] [--stubborn]``.
+Run: ``python tests/servers/faulty_server.py --fault MODE [--delay S] [--stubborn | --linger]``.
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault", choices=FAULTS, required=True)
     parser.add_argument("--delay", type=float, default=20.0, help="seconds, for slow-list")
     parser.add_argument("--stubborn", action="store_true", help="ignore SIGTERM and stdin's end")
+    parser.add_argument("--linger", action="store_true", help="ignore stdin's end only")
     args = parser.parse_args(argv)
     if args.stubborn:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -174,10 +176,15 @@ def main(argv: list[str] | None = None) -> None:
         global WIRE_FD
         WIRE_FD = os.dup(1)
         os.write(1, b"starting up... (not JSON-RPC)\n\n")
-    anyio.run(serve, build_server(args.fault, args.delay, grandchild))
+    try:
+        anyio.run(serve, build_server(args.fault, args.delay, grandchild))
+    except BaseException:
+        # Its client gone (its pipes broken), a server that lingers does not care: it stays.
+        if not args.linger:
+            raise
     if args.fault == "garbage":
         os.write(1, b"goodbye (not JSON-RPC)\n")
-    if args.stubborn:
+    if args.stubborn or args.linger:
         time.sleep(600)
 
 

@@ -1,7 +1,8 @@
 """The picker as a real process under a pseudo-terminal: however it ends, nothing stays.
 
-``q``, ``kill`` (SIGTERM) and a closed terminal (SIGHUP) all stop every server, its escaped
-descendants included, and give the terminal back (the alternate screen is left).
+``q``, ``kill`` (SIGTERM) and a closed terminal (SIGHUP, or only its master closed, at any
+moment of start-up or shutdown) all stop every server, its escaped descendants included, and
+give the terminal back (the alternate screen is left) where there still is one.
 """
 
 from __future__ import annotations
@@ -10,21 +11,27 @@ import contextlib
 import fcntl
 import os
 import pty
+import random
 import signal
 import struct
 import sys
 import termios
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import anyio.abc
 import pytest
+from textual.app import App
 
 from agentty_tui.bridge.logs import log_file_name
+from agentty_tui.bridge.shutdown import TERMINAL_GONE
+from agentty_tui.ui.run import DeadTerminalDriver
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry
 from tests.processes import GRANDCHILD, SERVER, faulty, logged
+from tests.servers import python_server_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -76,13 +83,14 @@ async def picker(config: Path) -> AsyncIterator[Terminal]:
         command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
     )
     os.close(slave)
+    terminal = Terminal(process, master)
     try:
-        yield Terminal(process, master)
+        yield terminal
     finally:
         if process.returncode is None:
             os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
-        os.close(master)
+        os.close(terminal.master)  # a test that closed the master put another descriptor here
 
 
 async def _started(terminal: Terminal, log: Path) -> tuple[int, int]:
@@ -144,3 +152,103 @@ async def test_a_closed_terminal_ends_the_picker_and_its_servers(
             assert await terminal.process.wait() == 129
     assert not process_alive(server)
     assert not process_alive(grandchild)
+
+
+ROUNDS = 50
+SEED = 19
+PARALLEL = 4
+"""Pickers run at once: start-up is mostly imports, one CPU's work for a second or more."""
+
+EXIT_BOUND = 45.0
+"""Seconds from the terminal's end (or ``q``) to the exit: the rest of a start-up on a loaded
+machine and the way out; a hang is for ever, and the app log says whether the deadline (the
+last resort, 8 s after the hangup) had to end it."""
+
+
+def _marked_processes(marker: str) -> list[int]:
+    """Processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
+
+
+async def _one_ending(config: Path, action: str, moment: float, gap: float) -> None:
+    """Start the picker, and ``moment`` seconds later: close the terminal (``close``), press
+    ``q`` (``q``), or press ``q`` and close the terminal ``gap`` seconds after (``q-close``)."""
+    async with picker(config) as terminal:
+        with anyio.move_on_after(moment):
+            await terminal.read_until(b"\0never written")
+        if action != "close":
+            os.write(terminal.master, b"q")
+            with anyio.move_on_after(gap if action == "q-close" else EXIT_BOUND):
+                await terminal.exit_status()
+        if action != "q":
+            os.close(terminal.master)
+            terminal.master = os.open(os.devnull, os.O_RDONLY)  # closed again by picker()
+        with anyio.fail_after(EXIT_BOUND):
+            status = await terminal.process.wait()
+    expected = {"close": {129}, "q": {0}, "q-close": {0, 129}}[action]
+    assert status in expected, (action, moment, gap, status)
+
+
+@pytest.mark.slow
+async def test_the_picker_and_its_servers_end_however_and_whenever_the_terminal_goes(
+    write_config: WriteConfig, tmp_path: Path
+) -> None:
+    """50 pickers, each ended at a random moment of its start-up or shutdown: its terminal
+    closed (no SIGHUP: the picker is not in its foreground), ``q``, or ``q`` then closed."""
+    marker = f"ending-{os.getpid()}-{tmp_path.name}"
+    servers = {
+        f"light{i}": stdio_entry(python_server_argv("light_server.py", "--name", f"{marker}{i}"))
+        for i in range(2)
+    }
+    path = write_config(servers)
+    chance = random.Random(SEED)
+    plans = [
+        (
+            chance.choice(("close", "close", "q", "q-close")),
+            chance.uniform(0, 3),
+            chance.uniform(0, 1),
+        )
+        for _ in range(ROUNDS)
+    ]
+    limiter = anyio.CapacityLimiter(PARALLEL)
+
+    async def run(plan: tuple[str, float, float]) -> None:
+        async with limiter:
+            await _one_ending(path, *plan)
+
+    with anyio.fail_after(ROUNDS * EXIT_BOUND):
+        async with anyio.create_task_group() as group:
+            for plan in plans:
+                group.start_soon(run, plan)
+    assert _marked_processes(marker) == [], "no server outlives its picker"
+    app_log = tmp_path / "state" / "agentty" / "logs" / "agentty.log"
+    assert "after a stop request" not in app_log.read_text(), "each ended in order, in time"
+
+
+async def test_the_pickers_driver_drops_what_it_writes_once_the_terminal_is_gone() -> None:
+    """Textual's own driver hands each write to a thread that a dead terminal has ended (the
+    31st then blocks for good): once the terminal is known gone, nothing is handed on, and
+    closing does not wait for that thread."""
+    driver = DeadTerminalDriver(App())
+
+    def write_much() -> None:
+        for _ in range(1000):
+            driver.write("x" * 100)
+
+    TERMINAL_GONE.set()
+    try:
+        writer = threading.Thread(target=write_much, daemon=True)
+        writer.start()
+        writer.join(timeout=10)
+        assert not writer.is_alive()
+        driver.close()
+    finally:
+        TERMINAL_GONE.clear()
+    with pytest.raises(AssertionError, match="application mode"):
+        driver.write("x")  # with a terminal, writes go to Textual's writer as before
