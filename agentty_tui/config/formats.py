@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator, MutableMapping
+import os
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agentty_tui.config.files import CLAUDE_STATE_NAME
 from agentty_tui.config.jsonc import (
     MAX_DEPTH,
     check_nesting,
@@ -32,6 +34,7 @@ from agentty_tui.config.jsonc import (
 )
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.jsonlayout import JsonStyle, dump_json
+from agentty_tui.config.jsonspan import Member, members
 from agentty_tui.errors import ConfigError
 
 __all__ = [
@@ -39,8 +42,10 @@ __all__ = [
     "JsonFormat",
     "JsoncDocument",
     "JsoncFormat",
+    "LazyObject",
     "Loaded",
     "parses_shared",
+    "parses_whole",
     "refuse_duplicates",
 ]
 
@@ -120,7 +125,7 @@ def refuse_duplicates(duplicates: tuple[str, ...], path: str | None) -> None:
         )
 
 
-_SHARED: ContextVar[dict[tuple[str | None, int, int], Loaded] | None] = ContextVar(
+_SHARED: ContextVar[dict[tuple[str | None, int, int, bool], Loaded] | None] = ContextVar(
     "agentty_shared_parses", default=None
 )
 
@@ -136,6 +141,136 @@ def parses_shared() -> Iterator[None]:
         yield
     finally:
         _SHARED.reset(token)
+
+
+_WHOLE: ContextVar[bool] = ContextVar("agentty_whole_parses", default=False)
+
+_PARTED_KEY = "projects"
+"""The member of ``~/.claude.json`` that is read one project at a time: per-project history,
+nearly all of a heavy user's file."""
+
+
+@contextmanager
+def parses_whole() -> Iterator[None]:
+    """Within the block, ``~/.claude.json`` is parsed whole, as every other JSON file is (an
+    edit, which needs the whole document to write back), not in parts (a load)."""
+    token = _WHOLE.set(True)
+    try:
+        yield
+    finally:
+        _WHOLE.reset(token)
+
+
+def _pairs_hook(duplicates: list[str]) -> Any:
+    """An ``object_pairs_hook`` that builds dicts and notes repeated keys in ``duplicates``."""
+
+    def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    duplicates.append(key)
+                seen.add(key)
+        return result
+
+    return pairs_to_dict
+
+
+def _decode_part(
+    text: str, member: Member, path: str | None, outer: int, repeated: list[tuple[str, int]]
+) -> Any:
+    """The value of ``member`` (already checked as strict JSON), ``outer`` levels deep in the
+    file: nesting bounded as for a whole file; repeated keys added to ``repeated`` with their
+    offsets in the whole text."""
+    check_nesting(text, path, start=member.start, end=member.end, outer=outer)
+    part = text[member.start : member.end]
+    duplicates: list[str] = []
+    value = json.loads(part, object_pairs_hook=_pairs_hook(duplicates))
+    if duplicates:
+        repeated += [(key, member.start + at) for key, at in parse_jsonc(part).repeated_at]
+    return value
+
+
+class LazyObject(Mapping[str, Any]):
+    """An object of a JSON text whose members are decoded only when read: ``~/.claude.json``'s
+    ``projects``, of which a load reads one. Every member was checked as strict JSON when the
+    text was read; reading one bounds its nesting and notes its repeated keys in
+    ``warnings``."""
+
+    def __init__(self, text: str, found: list[Member], path: str | None) -> None:
+        """The object of ``text`` whose members are ``found`` (``jsonspan.members``)."""
+        self._text = text
+        self._path = path
+        self._spans = {member.key: member for member in found}  # the last of repeated keys
+        self._decoded: dict[str, Any] = {}
+        self.warnings: tuple[str, ...] = ()
+        """Repeated keys in the members read so far, each named with its line."""
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._decoded:
+            repeated: list[tuple[str, int]] = []
+            self._decoded[key] = _decode_part(self._text, self._spans[key], self._path, 2, repeated)
+            if repeated:
+                self.warnings += duplicate_key_warnings(self._text, repeated, self._path)
+        return self._decoded[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._spans
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+
+def _read_in_parts(text: str, path: str | None) -> Loaded | None:
+    """``~/.claude.json`` read as a load needs it: every byte checked as strict JSON by the C
+    decoder, one value at a time, but only the top level's small members built (the user
+    scope's ``mcpServers`` among them), and ``projects`` left as a ``LazyObject`` (a load
+    reads one project of hundreds). ``None`` for text that is not plain JSON (an object at the
+    top): the caller parses it whole, for the exact message."""
+    inner: dict[int, list[Member]] = {}
+
+    def skip(text: str, key: str, pos: int) -> int:
+        if key == _PARTED_KEY and text.startswith("{", pos):
+            inner[pos], end = members(text, pos)
+            return end
+        skipped: int = _DECODER.raw_decode(text, pos)[1]
+        return skipped
+
+    try:
+        start = len(text) - len(text.lstrip(" \t\n\r"))
+        top, end = members(text, start, skip)
+    except (ValueError, RecursionError):
+        return None
+    if text[end:].strip(" \t\n\r"):
+        return None  # extra data: json.loads says so in its words
+    value: dict[str, Any] = {}
+    repeated: list[tuple[str, int]] = []
+    for member in top:
+        if member.key in value:
+            repeated.append((member.key, member.at))
+        if member.start in inner:
+            found = inner[member.start]
+            seen: set[str] = set()
+            for project in found:
+                if project.key in seen:
+                    repeated.append((project.key, project.at))
+                seen.add(project.key)
+            value[member.key] = LazyObject(text, found, path)
+        else:
+            value[member.key] = _decode_part(text, member, path, 1, repeated)
+    warnings = duplicate_key_warnings(text, repeated, path) if repeated else ()
+    return Loaded(value, value, warnings)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _is_claude_state(path: str | None) -> bool:
+    return path is not None and os.path.basename(path) == CLAUDE_STATE_NAME
 
 
 class _DuplicateKeys(dict[str, Any]):
@@ -196,10 +331,17 @@ class JsonFormat(_MappingTree):
         # text while the second reads its own would cost memory the size of the file. The
         # hash is the interpreter's (64-bit, keyed anew in each process): an accidental match
         # of all three within one load is beyond the odds of anything else going wrong.
-        key = (path, len(text), hash(text))
+        whole = _WHOLE.get() or not _is_claude_state(path)
+        key = (path, len(text), hash(text), whole)  # a whole parse and one in parts kept apart
         if shared is not None and key in shared:
             return shared[key]
-        loaded = self._parse(text, path)
+        loaded = None
+        if not whole:
+            # A heavy user's ~/.claude.json is hundreds of MiB of history; a load needs two
+            # small parts of it (read_in_parts: about a third of the CPU and no tree of it).
+            loaded = _read_in_parts(text, path)
+        if loaded is None:
+            loaded = self._parse(text, path)
         if shared is not None:
             shared[key] = loaded
         return loaded

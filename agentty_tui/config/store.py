@@ -25,6 +25,7 @@ from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.files import read_file
+from agentty_tui.config.formats import parses_whole
 from agentty_tui.config.locking import locked
 from agentty_tui.config.replace import fsync_directory, remove_orphaned_temps, write_temp
 from agentty_tui.config.trust import file_trust_problem
@@ -255,7 +256,8 @@ class ConfigStore:
             text, form = _decode(before.data, self._display)
             like = text
         self._check_not_half_saved(before, text)
-        document, config = self.dialect.parse(text, self._display)
+        with parses_whole():  # the whole document, to write it back (~/.claude.json too)
+            document, config = self.dialect.parse(text, self._display)
         edited = document
         for edit in edits:
             edited = self.dialect.apply(edited, edit, self._display)
@@ -263,7 +265,8 @@ class ConfigStore:
             # Nothing to write; the file's mtime stays as it is.
             return _with_trust(config, before, self._display)
         new_text = self.dialect.dump(edited, like)
-        # Validate what is about to be written: an edit must never produce a file we cannot read.
+        # Validate what is about to be written: an edit must never produce a file we cannot read
+        # (read as a load reads it: ~/.claude.json in parts, not parsed whole a second time).
         new_config = self.dialect.parse(new_text, self._display)[1]
         if before is not None and _read_only(target, before):
             raise ReadOnlyFileError(self._display, before.mode)
