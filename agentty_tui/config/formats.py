@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -47,6 +47,7 @@ __all__ = [
     "parses_shared",
     "parses_whole",
     "refuse_duplicates",
+    "shared_text",
 ]
 
 
@@ -130,17 +131,37 @@ _SHARED: ContextVar[dict[tuple[str | None, int, int, bool], Loaded] | None] = Co
 )
 
 
+_TEXTS: ContextVar[dict[tuple[object, ...], Any] | None] = ContextVar(
+    "agentty_shared_texts", default=None
+)
+
+
 @contextmanager
 def parses_shared() -> Iterator[None]:
     """Within the block, a JSON text (of one path) is parsed once however many readers parse
-    it: ``~/.claude.json`` is two sources of a workspace (its user and its local scope), and a
+    it, and a file is read once however many stores read it (``shared_text``):
+    ``~/.claude.json`` is two sources of a workspace (its user and its local scope), and a
     heavy user's is hundreds of MiB. Nothing is kept after the block. Documents are never
     changed in place (edits copy on write), so the readers may share one."""
     token = _SHARED.set({})
+    texts = _TEXTS.set({})
     try:
         yield
     finally:
         _SHARED.reset(token)
+        _TEXTS.reset(texts)
+
+
+def shared_text(key: tuple[object, ...], read: Callable[[], Any]) -> Any:
+    """``read()``, or inside ``parses_shared`` what it gave for the same ``key`` (a file's
+    path and one ``stat``'s inode, size and mtime: the fingerprint the workspace trusts to say
+    a file is unchanged) when another store of the block read that file already."""
+    texts = _TEXTS.get()
+    if texts is None:
+        return read()
+    if key not in texts:
+        texts[key] = read()
+    return texts[key]
 
 
 _WHOLE: ContextVar[bool] = ContextVar("agentty_whole_parses", default=False)

@@ -25,7 +25,7 @@ from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.files import read_file
-from agentty_tui.config.formats import parses_whole
+from agentty_tui.config.formats import parses_whole, shared_text
 from agentty_tui.config.locking import locked
 from agentty_tui.config.replace import fsync_directory, remove_orphaned_temps, write_temp
 from agentty_tui.config.trust import file_trust_problem
@@ -183,14 +183,37 @@ class ConfigStore:
 
         A file others may change comes with ``insecure`` set (``trust.file_trust_problem``).
         """
-        snapshot = _read(self.target(), self._display)
-        text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
+        target = self.target()
+
+        def read() -> tuple[_Snapshot | None, str]:
+            snapshot = _read(target, self._display)
+            text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
+            if snapshot is not None:
+                # The bytes are not needed past here: a ~/.claude.json of hundreds of MiB is
+                # not held twice (bytes and text) while it is parsed.
+                snapshot = replace(snapshot, data=b"")
+            return snapshot, text
+
+        # ~/.claude.json is two sources: within a workspace's load it is read and decoded once.
+        snapshot, text = shared_text(self._fingerprint(target), read)
         self._check_not_half_saved(snapshot, text)
-        if snapshot is not None:
-            # The bytes are not needed past here: a ~/.claude.json of hundreds of MiB is not
-            # held twice (bytes and text) while it is parsed.
-            snapshot = replace(snapshot, data=b"")
         return _with_trust(self.dialect.parse(text, self._display)[1], snapshot, self._display)
+
+    def _fingerprint(self, target: Path) -> tuple[object, ...]:
+        """What tells a read of ``target`` from another (``formats.shared_text``): the path
+        this store names it by (messages say it) and one ``stat`` of it."""
+        try:
+            info = os.stat(target)
+        except OSError:
+            return (self._display, str(target), None)
+        return (
+            self._display,
+            str(target),
+            info.st_ino,
+            info.st_dev,
+            info.st_size,
+            info.st_mtime_ns,
+        )
 
     def _check_not_half_saved(self, snapshot: _Snapshot | None, text: str) -> None:
         """Refuse a file that is blank now but held text when last read: an editor that
