@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.config.formats import LazyObject, refuse_duplicates
+from agentty_tui.config.formats import LazyObject, refuse_duplicates, whole_parses
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.jsonlayout import JsonStyle
 from agentty_tui.config.jsonspan import value_span
@@ -77,7 +77,6 @@ class ClaudeLocalDialect:
         self.project_root = os.path.normpath(root)
         """The key of the project under ``projects``."""
         self._engine = _ProjectServers()
-        self._parsed: tuple[str, Any] | None = None
         self.format = self._engine.format
         """The document format: plain JSON, spliced when not in our own layout."""
 
@@ -118,8 +117,9 @@ class ClaudeLocalDialect:
         projects = loaded.value.get(PROJECTS_KEY)
         if isinstance(projects, LazyObject):  # read in parts: the project's repeated keys
             warnings += projects.warnings
-        # What an edit's dump compares with: the file as parsed here, not parsed once more.
-        self._parsed = (text, loaded.value)
+        shared = whole_parses()
+        if shared is not None:  # an edit: its dump compares with this, not parsed once more
+            shared[self] = (text, loaded.value)
         return loaded.document, PluginConfig(servers=configs, warnings=warnings)
 
     def apply(self, document: Any, edit: ConfigEdit, path: str | None) -> Any:
@@ -212,7 +212,8 @@ class ClaudeLocalDialect:
         when the file has no such project or the document differs from it elsewhere."""
         try:
             span = value_span(like, (PROJECTS_KEY, self.project_root))
-            parsed = self._parsed
+            shared = whole_parses()
+            parsed = None if shared is None else shared.get(self)
             # ``like`` is the text parse read (the store's edit): its value is at hand.
             reuse = parsed is not None and parsed[0] is like and isinstance(parsed[1], dict)
             if reuse:

@@ -48,6 +48,7 @@ __all__ = [
     "parses_whole",
     "refuse_duplicates",
     "shared_text",
+    "whole_parses",
 ]
 
 
@@ -164,7 +165,7 @@ def shared_text(key: tuple[object, ...], read: Callable[[], Any]) -> Any:
     return texts[key]
 
 
-_WHOLE: ContextVar[bool] = ContextVar("agentty_whole_parses", default=False)
+_WHOLE: ContextVar[dict[object, Any] | None] = ContextVar("agentty_whole_parses", default=None)
 
 _PARTED_KEY = "projects"
 """The member of ``~/.claude.json`` that is read one project at a time: per-project history,
@@ -174,12 +175,20 @@ nearly all of a heavy user's file."""
 @contextmanager
 def parses_whole() -> Iterator[None]:
     """Within the block, ``~/.claude.json`` is parsed whole, as every other JSON file is (an
-    edit, which needs the whole document to write back), not in parts (a load)."""
-    token = _WHOLE.set(True)
+    edit, which needs the whole document to write back), not in parts (a load); what the
+    edit's steps share (``whole_parses``) is dropped at its end."""
+    token = _WHOLE.set({})
     try:
         yield
     finally:
         _WHOLE.reset(token)
+
+
+def whole_parses() -> dict[object, Any] | None:
+    """Inside ``parses_whole``, a dict the steps of one edit share (its parse, for its dump);
+    ``None`` outside: nothing is kept past the edit (a heavy ``~/.claude.json``'s text and
+    tree are hundreds of MiB)."""
+    return _WHOLE.get()
 
 
 def _pairs_hook(duplicates: list[str]) -> Any:
@@ -352,7 +361,7 @@ class JsonFormat(_MappingTree):
         # text while the second reads its own would cost memory the size of the file. The
         # hash is the interpreter's (64-bit, keyed anew in each process): an accidental match
         # of all three within one load is beyond the odds of anything else going wrong.
-        whole = _WHOLE.get() or not _is_claude_state(path)
+        whole = _WHOLE.get() is not None or not _is_claude_state(path)
         key = (path, len(text), hash(text), whole)  # a whole parse and one in parts kept apart
         if shared is not None and key in shared:
             return shared[key]

@@ -279,15 +279,17 @@ class ConfigStore:
             text, form = _decode(before.data, self._display)
             like = text
         self._check_not_half_saved(before, text)
-        with parses_whole():  # the whole document, to write it back (~/.claude.json too)
+        # The whole document, to write it back (~/.claude.json too); within the block the
+        # dump reuses the parse (formats.whole_parses), which is dropped after it.
+        with parses_whole():
             document, config = self.dialect.parse(text, self._display)
-        edited = document
-        for edit in edits:
-            edited = self.dialect.apply(edited, edit, self._display)
-        if edited == document:
-            # Nothing to write; the file's mtime stays as it is.
-            return _with_trust(config, before, self._display)
-        new_text = self.dialect.dump(edited, like)
+            edited = document
+            for edit in edits:
+                edited = self.dialect.apply(edited, edit, self._display)
+            if edited == document:
+                # Nothing to write; the file's mtime stays as it is.
+                return _with_trust(config, before, self._display)
+            new_text = self.dialect.dump(edited, like)
         # Validate what is about to be written: an edit must never produce a file we cannot read
         # (read as a load reads it: ~/.claude.json in parts, not parsed whole a second time).
         new_config = self.dialect.parse(new_text, self._display)[1]
