@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentty_tui.config import ConfigStore, SetServerDisabled, formats, jsonspan
+from agentty_tui.config import ConfigStore, SetServerDisabled, files, formats, jsonspan
+from agentty_tui.config import store as store_module
 from agentty_tui.config.claude_local import ClaudeLocalDialect
-from agentty_tui.config.formats import JsonFormat, Loaded, parses_whole
+from agentty_tui.config.formats import JsonFormat, Loaded, parses_shared, parses_whole
 from agentty_tui.config.mcpjson import McpJsonDialect
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import PluginConfig
@@ -199,3 +200,34 @@ def test_an_edit_parses_the_file_whole_once(
     assert len(whole) == 1
     assert len(in_parts) == 1
     assert len([n for n in loads if n >= size]) == 1  # the whole parse's
+
+
+def test_a_load_reads_the_file_once_for_its_two_stores_and_again_once_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / ".claude.json"
+    path.write_text(_claude_json({"mcpServers": {"l": {"command": "true"}}}))
+    reads: list[Path] = []
+    read_file = files.read_file
+
+    def counted(target: Any, *args: Any, **kwargs: Any) -> Any:
+        reads.append(Path(target))
+        return read_file(target, *args, **kwargs)
+
+    monkeypatch.setattr(store_module, "read_file", counted)
+    user, local = (
+        ConfigStore(path, dialect=McpJsonDialect()),
+        ConfigStore(path, dialect=ClaudeLocalDialect(HERE)),
+    )
+    with parses_shared():
+        assert [s.name for s in user.load().servers] == ["u"]
+        assert [s.name for s in local.load().servers] == ["l"]
+    assert len(reads) == 1
+    with parses_shared():
+        user.load()
+        # Claude Code's rewrite between the two reads (a new inode): read again, not reused.
+        replaced = tmp_path / "new.json"
+        replaced.write_text(_claude_json({"mcpServers": {"m": {"command": "true"}}}))
+        replaced.replace(path)
+        assert [s.name for s in local.load().servers] == ["m"]
+    assert len(reads) == 3
