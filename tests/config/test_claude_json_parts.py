@@ -98,6 +98,32 @@ def test_in_parts_and_whole_give_the_same_configs_and_errors(text: str) -> None:
         assert in_parts == whole
 
 
+_GOOD = json.dumps(
+    {"mcpServers": {"u": {"command": "true"}}, "projects": {HERE: {"mcpServers": {}}}}, indent=2
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _GOOD + " x",  # extra data after the document
+        _GOOD + "{}",
+        _GOOD[:-1],  # cut: the top object never closed
+        _GOOD.replace("},", "}", 1),  # a missing comma between top-level members
+        _GOOD.replace('"projects"', "projects"),
+        "[" + _GOOD + "]",  # not an object at the top
+        _GOOD.replace('"mcpServers": {}', '"mcpServers": {},'),  # a trailing comma (JSONC)
+        _GOOD.replace('"mcpServers": {}', '"mcpServers": {} // mine'),
+    ],
+)
+def test_damaged_texts_give_the_errors_of_a_whole_parse(text: str) -> None:
+    for make in (McpJsonDialect, lambda: ClaudeLocalDialect(HERE)):
+        in_parts = _outcome(make(), text)
+        with parses_whole():
+            assert _outcome(make(), text) == in_parts
+        assert isinstance(in_parts, str) and in_parts.startswith("error:")
+
+
 def _claude_json(project: Any, other: Any = None, servers: Any = None) -> str:
     document = {
         "numStartups": 3,
