@@ -103,16 +103,12 @@ def _memory_kib() -> tuple[int, int]:
 def child(home: Path, project: Path, *, old: bool = False) -> None:
     """One measurement, in this (fresh) process: print one JSON line. ``old``: the way before
     the file was read in parts (parsed whole, read once by each of its two stores)."""
-    from contextlib import ExitStack
-
-    from agentty_tui.config import store
-    from agentty_tui.config.formats import parses_whole
+    from agentty_tui.config import formats, store
     from agentty_tui.config.opening import open_workspace
 
-    stack = ExitStack()
-    if old:
-        stack.enter_context(parses_whole())
-        setattr(store, "shared_text", lambda _key, read: read())  # noqa: B010 (a module seam)
+    if old:  # the module seams of the two changes: parsed whole, read by each store
+        setattr(formats, "_is_claude_state", lambda _path: False)  # noqa: B010
+        setattr(store, "shared_text", lambda _key, read: read())  # noqa: B010
 
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
     before, _ = _memory_kib()
