@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -271,7 +272,7 @@ def _read_in_parts(text: str, path: str | None) -> Loaded | None:
         return skipped
 
     try:
-        start = len(text) - len(text.lstrip(" \t\n\r"))
+        start = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # (always matches)
         top, end = members(text, start, skip)
     except (ValueError, RecursionError):
         return None
@@ -297,6 +298,8 @@ def _read_in_parts(text: str, path: str | None) -> Loaded | None:
 
 
 _DECODER = json.JSONDecoder()
+_LEADING_SPACE = re.compile(r"[ \t\n\r]*")
+"""JSON's whitespace before the document (matched, not stripped: a strip copies the text)."""
 
 
 def _is_claude_state(path: str | None) -> bool:
