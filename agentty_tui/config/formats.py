@@ -357,7 +357,7 @@ class JsonFormat(_MappingTree):
     def load(self, text: str, path: str | None) -> Loaded:
         """Parse JSON text; syntax errors carry line and column, repeated keys a warning.
         Inside ``parses_shared``, a text already parsed there is not parsed again."""
-        if not text.strip():
+        if not text or text.isspace():  # stops at the first other character; strip would copy
             return Loaded({}, {})
         shared = _SHARED.get()
         # The text is known by its path, length and hash, not kept: holding the first reader's
