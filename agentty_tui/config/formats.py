@@ -360,8 +360,8 @@ class JsonFormat(_MappingTree):
         if not text or text.isspace():  # stops at the first other character; strip would copy
             return Loaded({}, {})
         shared = _SHARED.get()
-        # The text is known by its path, length and hash, not kept: holding the first reader's
-        # text while the second reads its own would cost memory the size of the file. The
+        # The text is known by its path, length and hash (the two stores of ~/.claude.json
+        # share one text within a load, shared_text, but a reader may hand in its own). The
         # hash is the interpreter's (64-bit, keyed anew in each process): an accidental match
         # of all three within one load is beyond the odds of anything else going wrong.
         whole = _WHOLE.get() is not None or not _is_claude_state(path)
@@ -371,7 +371,7 @@ class JsonFormat(_MappingTree):
         loaded = None
         if not whole:
             # A heavy user's ~/.claude.json is hundreds of MiB of history; a load needs two
-            # small parts of it (read_in_parts: about a third of the CPU and no tree of it).
+            # small parts of it (read in parts: about a quarter of the CPU, no tree of it).
             loaded = _read_in_parts(text, path)
         if loaded is None:
             loaded = self._parse(text, path)
@@ -381,20 +381,9 @@ class JsonFormat(_MappingTree):
 
     def _parse(self, text: str, path: str | None) -> Loaded:
         duplicates: list[str] = []
-
-        def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            result = dict(pairs)
-            if len(result) != len(pairs):
-                seen: set[str] = set()
-                for key, _ in pairs:
-                    if key in seen:
-                        duplicates.append(key)
-                    seen.add(key)
-            return result
-
         check_nesting(text, path)
         try:
-            document = json.loads(text, object_pairs_hook=pairs_to_dict)
+            document = json.loads(text, object_pairs_hook=_pairs_hook(duplicates))
         except json.JSONDecodeError as error:
             raise ConfigError(
                 f"invalid JSON: {error.msg}", path=path, line=error.lineno, column=error.colno
