@@ -16,6 +16,10 @@ resident memory (``VmHWM``) over its resident memory after the imports, that gro
 file (memory is linear in the size when that ratio stays flat), and what stays resident after
 the loads. The servers of both scopes must be found and no warning given.
 
+Each child is run twice, the second time the old way (``--old``: the file parsed whole by
+``json.loads`` after a check of its nesting, and read by each of its two stores), so that the
+table gives the ratio of the two within one run, on one machine's load.
+
 ``python bench/bench_claude_json.py`` (16, 64, 128 and 200 MiB, 3 rounds) or ``--quick``
 (1 and 4 MiB, 1 round, in seconds; nothing written).
 """
@@ -96,9 +100,15 @@ def _memory_kib() -> tuple[int, int]:
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
-def child(home: Path, project: Path) -> None:
-    """One measurement, in this (fresh) process: print one JSON line."""
+def child(home: Path, project: Path, *, old: bool = False) -> None:
+    """One measurement, in this (fresh) process: print one JSON line. ``old``: the way before
+    the file was read in parts (parsed whole, read once by each of its two stores)."""
+    from agentty_tui.config import formats, store
     from agentty_tui.config.opening import open_workspace
+
+    if old:  # the module seams of the two changes: parsed whole, read by each store
+        setattr(formats, "_is_claude_state", lambda _path: False)  # noqa: B010
+        setattr(store, "shared_text", lambda _key, read: read())  # noqa: B010
 
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
     before, _ = _memory_kib()
@@ -129,11 +139,12 @@ def child(home: Path, project: Path) -> None:
     )
 
 
-def measure(home: Path, project: Path) -> dict[str, Any]:
-    """Run one child and return what it printed."""
+def measure(home: Path, project: Path, *, old: bool = False) -> dict[str, Any]:
+    """Run one child (``old``: the way before) and return what it printed."""
     script = Path(__file__).resolve()
     done = subprocess.run(
-        [sys.executable, str(script), "--child", str(home), str(project)],
+        [sys.executable, str(script), "--child", str(home), str(project)]
+        + (["--old"] if old else []),
         capture_output=True,
         text=True,
         check=True,
@@ -145,6 +156,7 @@ def measure(home: Path, project: Path) -> dict[str, Any]:
 
 def _extra(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--child", nargs=2, metavar=("HOME", "PROJECT"), help=argparse.SUPPRESS)
+    parser.add_argument("--old", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--sizes", help="comma-separated sizes in MiB (ad hoc; writes nothing)")
     parser.add_argument("--rounds", type=int, help="rounds per size (ad hoc; writes nothing)")
     parser.add_argument("--project-kib", type=int, default=32, help="size of one project")
@@ -154,7 +166,7 @@ def main() -> None:
     """Write the files, measure each size in fresh processes, print the table."""
     args = parse_mode(__doc__ or "", _extra)
     if args.child:
-        child(Path(args.child[0]), Path(args.child[1]))
+        child(Path(args.child[0]), Path(args.child[1]), old=args.old)
         return
     sizes: tuple[int, ...] = QUICK_SIZES if args.quick else FULL_SIZES
     if args.sizes:
@@ -174,15 +186,17 @@ def main() -> None:
             size = write_claude_json(home / ".claude.json", project, mib, args.project_kib)
             homes[mib] = (home, project, size)
         samples: dict[int, list[dict[str, Any]]] = {mib: [] for mib in sizes}
+        old_samples: dict[int, list[dict[str, Any]]] = {mib: [] for mib in sizes}
         for round_number in range(rounds):
             # Interleaved, the order turning each round: the machine's load spreads evenly.
             order = sizes if round_number % 2 == 0 else tuple(reversed(sizes))
             for mib in order:
                 home, project, _size = homes[mib]
-                sample = measure(home, project)
-                if sample["servers"] != expected or sample["warnings"]:
-                    raise SystemExit(f"{mib} MiB: wrong result {sample}")
-                samples[mib].append(sample)
+                for old, kept in ((False, samples), (True, old_samples)):
+                    sample = measure(home, project, old=old)
+                    if sample["servers"] != expected or sample["warnings"]:
+                        raise SystemExit(f"{mib} MiB: wrong result {sample}")
+                    kept[mib].append(sample)
         for mib in sizes:
             size = homes[mib][2]
             runs = samples[mib]
@@ -192,6 +206,9 @@ def main() -> None:
 
             growth = median("peak_growth_kib") / 1024
             per_mib = growth / (size / MIB)
+            olds = old_samples[mib]
+            old_cpu = median("first_load_cpu_s", olds)
+            old_growth = median("peak_growth_kib", olds) / 1024
             rows.append(
                 [
                     f"{size / MIB:.1f} MiB",
@@ -202,6 +219,9 @@ def main() -> None:
                     f"{growth:.0f} MiB",
                     f"{per_mib:.2f}",
                     f"{median('kept_after_kib') / 1024:.0f} MiB",
+                    f"{old_cpu:.2f} s",
+                    f"{old_cpu / median('first_load_cpu_s'):.1f}x",
+                    f"{old_growth / (size / MIB):.2f}",
                 ]
             )
             results.append(
@@ -212,7 +232,10 @@ def main() -> None:
                     "reload_cpu_median_s": median("reload_cpu_s"),
                     "peak_growth_median_mib": growth,
                     "peak_growth_per_file_mib": per_mib,
+                    "old_first_load_cpu_median_s": old_cpu,
+                    "old_peak_growth_median_mib": old_growth,
                     "samples": runs,
+                    "old_samples": olds,
                 }
             )
     print_table(
@@ -227,6 +250,9 @@ def main() -> None:
             "peak RSS growth",
             "growth / size",
             "kept after",
+            "old CPU",
+            "old / new",
+            "old growth / size",
         ],
         rows,
     )

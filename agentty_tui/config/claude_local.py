@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.config.formats import refuse_duplicates
+from agentty_tui.config.formats import LazyObject, refuse_duplicates, whole_parses
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.jsonlayout import JsonStyle
 from agentty_tui.config.jsonspan import value_span
@@ -113,7 +113,14 @@ class ClaudeLocalDialect:
                 field=self.servers_field,
             )
         configs = tuple(self._server(str(name), entry, path) for name, entry in servers.items())
-        return loaded.document, PluginConfig(servers=configs, warnings=loaded.warnings)
+        warnings = loaded.warnings
+        projects = loaded.value.get(PROJECTS_KEY)
+        if isinstance(projects, LazyObject):  # read in parts: the project's repeated keys
+            warnings += projects.warnings
+        shared = whole_parses()
+        if shared is not None:  # an edit: its dump compares with this, not parsed once more
+            shared[self] = (text, loaded.value)
+        return loaded.document, PluginConfig(servers=configs, warnings=warnings)
 
     def apply(self, document: Any, edit: ConfigEdit, path: str | None) -> Any:
         """A copy of ``document`` with ``edit`` applied to the project's ``mcpServers``; every
@@ -205,7 +212,15 @@ class ClaudeLocalDialect:
         when the file has no such project or the document differs from it elsewhere."""
         try:
             span = value_span(like, (PROJECTS_KEY, self.project_root))
-            old = json.loads(like) if span is not None else None
+            shared = whole_parses()
+            parsed = None if shared is None else shared.get(self)
+            # ``like`` is the text parse read (the store's edit): its value is at hand.
+            reuse = parsed is not None and parsed[0] is like and isinstance(parsed[1], dict)
+            if reuse:
+                assert parsed is not None
+                old = parsed[1] if span is not None else None
+            else:
+                old = json.loads(like) if span is not None else None
         except ValueError:
             return None
         if span is None or not isinstance(old, dict) or not isinstance(document, Mapping):

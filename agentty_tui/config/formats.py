@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator, MutableMapping
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agentty_tui.config.files import CLAUDE_STATE_NAME
 from agentty_tui.config.jsonc import (
     MAX_DEPTH,
     check_nesting,
@@ -32,6 +35,7 @@ from agentty_tui.config.jsonc import (
 )
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.jsonlayout import JsonStyle, dump_json
+from agentty_tui.config.jsonspan import Member, members
 from agentty_tui.errors import ConfigError
 
 __all__ = [
@@ -39,9 +43,13 @@ __all__ = [
     "JsonFormat",
     "JsoncDocument",
     "JsoncFormat",
+    "LazyObject",
     "Loaded",
     "parses_shared",
+    "parses_whole",
     "refuse_duplicates",
+    "shared_text",
+    "whole_parses",
 ]
 
 
@@ -120,22 +128,182 @@ def refuse_duplicates(duplicates: tuple[str, ...], path: str | None) -> None:
         )
 
 
-_SHARED: ContextVar[dict[tuple[str | None, int, int], Loaded] | None] = ContextVar(
+_SHARED: ContextVar[dict[tuple[str | None, int, int, bool], Loaded] | None] = ContextVar(
     "agentty_shared_parses", default=None
+)
+
+
+_TEXTS: ContextVar[dict[tuple[object, ...], Any] | None] = ContextVar(
+    "agentty_shared_texts", default=None
 )
 
 
 @contextmanager
 def parses_shared() -> Iterator[None]:
     """Within the block, a JSON text (of one path) is parsed once however many readers parse
-    it: ``~/.claude.json`` is two sources of a workspace (its user and its local scope), and a
+    it, and a file is read once however many stores read it (``shared_text``):
+    ``~/.claude.json`` is two sources of a workspace (its user and its local scope), and a
     heavy user's is hundreds of MiB. Nothing is kept after the block. Documents are never
     changed in place (edits copy on write), so the readers may share one."""
     token = _SHARED.set({})
+    texts = _TEXTS.set({})
     try:
         yield
     finally:
         _SHARED.reset(token)
+        _TEXTS.reset(texts)
+
+
+def shared_text(key: tuple[object, ...], read: Callable[[], Any]) -> Any:
+    """``read()``, or inside ``parses_shared`` what it gave for the same ``key`` (a file's
+    path and one ``stat``'s inode, size and mtime: the fingerprint the workspace trusts to say
+    a file is unchanged) when another store of the block read that file already."""
+    texts = _TEXTS.get()
+    if texts is None:
+        return read()
+    if key not in texts:
+        texts[key] = read()
+    return texts[key]
+
+
+_WHOLE: ContextVar[dict[object, Any] | None] = ContextVar("agentty_whole_parses", default=None)
+
+_PARTED_KEY = "projects"
+"""The member of ``~/.claude.json`` that is read one project at a time: per-project history,
+nearly all of a heavy user's file."""
+
+
+@contextmanager
+def parses_whole() -> Iterator[None]:
+    """Within the block, ``~/.claude.json`` is parsed whole, as every other JSON file is (an
+    edit, which needs the whole document to write back), not in parts (a load); what the
+    edit's steps share (``whole_parses``) is dropped at its end."""
+    token = _WHOLE.set({})
+    try:
+        yield
+    finally:
+        _WHOLE.reset(token)
+
+
+def whole_parses() -> dict[object, Any] | None:
+    """Inside ``parses_whole``, a dict the steps of one edit share (its parse, for its dump);
+    ``None`` outside: nothing is kept past the edit (a heavy ``~/.claude.json``'s text and
+    tree are hundreds of MiB)."""
+    return _WHOLE.get()
+
+
+def _pairs_hook(duplicates: list[str]) -> Any:
+    """An ``object_pairs_hook`` that builds dicts and notes repeated keys in ``duplicates``."""
+
+    def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    duplicates.append(key)
+                seen.add(key)
+        return result
+
+    return pairs_to_dict
+
+
+def _decode_part(
+    text: str, member: Member, path: str | None, outer: int, repeated: list[tuple[str, int]]
+) -> Any:
+    """The value of ``member`` (already checked as strict JSON), ``outer`` levels deep in the
+    file: nesting bounded as for a whole file; repeated keys added to ``repeated`` with their
+    offsets in the whole text."""
+    check_nesting(text, path, start=member.start, end=member.end, outer=outer)
+    part = text[member.start : member.end]
+    duplicates: list[str] = []
+    value = json.loads(part, object_pairs_hook=_pairs_hook(duplicates))
+    if duplicates:
+        repeated += [(key, member.start + at) for key, at in parse_jsonc(part).repeated_at]
+    return value
+
+
+class LazyObject(Mapping[str, Any]):
+    """An object of a JSON text whose members are decoded only when read: ``~/.claude.json``'s
+    ``projects``, of which a load reads one. Every member was checked as strict JSON when the
+    text was read; reading one bounds its nesting and notes its repeated keys in
+    ``warnings``."""
+
+    def __init__(self, text: str, found: list[Member], path: str | None) -> None:
+        """The object of ``text`` whose members are ``found`` (``jsonspan.members``)."""
+        self._text = text
+        self._path = path
+        self._spans = {member.key: member for member in found}  # the last of repeated keys
+        self._decoded: dict[str, Any] = {}
+        self.warnings: tuple[str, ...] = ()
+        """Repeated keys in the members read so far, each named with its line."""
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._decoded:
+            repeated: list[tuple[str, int]] = []
+            self._decoded[key] = _decode_part(self._text, self._spans[key], self._path, 2, repeated)
+            if repeated:
+                self.warnings += duplicate_key_warnings(self._text, repeated, self._path)
+        return self._decoded[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._spans
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+
+def _read_in_parts(text: str, path: str | None) -> Loaded | None:
+    """``~/.claude.json`` read as a load needs it: every byte checked as strict JSON by the C
+    decoder, one value at a time, but only the top level's small members built (the user
+    scope's ``mcpServers`` among them), and ``projects`` left as a ``LazyObject`` (a load
+    reads one project of hundreds). ``None`` for text that is not plain JSON (an object at the
+    top): the caller parses it whole, for the exact message."""
+    inner: dict[int, list[Member]] = {}
+
+    def skip(text: str, key: str, pos: int) -> int:
+        if key == _PARTED_KEY and text.startswith("{", pos):
+            inner[pos], end = members(text, pos)
+            return end
+        skipped: int = _DECODER.raw_decode(text, pos)[1]
+        return skipped
+
+    try:
+        start = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # (always matches)
+        top, end = members(text, start, skip)
+    except (ValueError, RecursionError):
+        return None
+    if text[end:].strip(" \t\n\r"):
+        return None  # extra data: json.loads says so in its words
+    value: dict[str, Any] = {}
+    repeated: list[tuple[str, int]] = []
+    for member in top:
+        if member.key in value:
+            repeated.append((member.key, member.at))
+        if member.start in inner:
+            found = inner[member.start]
+            seen: set[str] = set()
+            for project in found:
+                if project.key in seen:
+                    repeated.append((project.key, project.at))
+                seen.add(project.key)
+            value[member.key] = LazyObject(text, found, path)
+        else:
+            value[member.key] = _decode_part(text, member, path, 1, repeated)
+    warnings = duplicate_key_warnings(text, repeated, path) if repeated else ()
+    return Loaded(value, value, warnings)
+
+
+_DECODER = json.JSONDecoder()
+_LEADING_SPACE = re.compile(r"[ \t\n\r]*")
+"""JSON's whitespace before the document (matched, not stripped: a strip copies the text)."""
+
+
+def _is_claude_state(path: str | None) -> bool:
+    return path is not None and os.path.basename(path) == CLAUDE_STATE_NAME
 
 
 class _DuplicateKeys(dict[str, Any]):
@@ -189,37 +357,33 @@ class JsonFormat(_MappingTree):
     def load(self, text: str, path: str | None) -> Loaded:
         """Parse JSON text; syntax errors carry line and column, repeated keys a warning.
         Inside ``parses_shared``, a text already parsed there is not parsed again."""
-        if not text.strip():
+        if not text or text.isspace():  # stops at the first other character; strip would copy
             return Loaded({}, {})
         shared = _SHARED.get()
-        # The text is known by its path, length and hash, not kept: holding the first reader's
-        # text while the second reads its own would cost memory the size of the file. The
+        # The text is known by its path, length and hash (the two stores of ~/.claude.json
+        # share one text within a load, shared_text, but a reader may hand in its own). The
         # hash is the interpreter's (64-bit, keyed anew in each process): an accidental match
         # of all three within one load is beyond the odds of anything else going wrong.
-        key = (path, len(text), hash(text))
+        whole = _WHOLE.get() is not None or not _is_claude_state(path)
+        key = (path, len(text), hash(text), whole)  # a whole parse and one in parts kept apart
         if shared is not None and key in shared:
             return shared[key]
-        loaded = self._parse(text, path)
+        loaded = None
+        if not whole:
+            # A heavy user's ~/.claude.json is hundreds of MiB of history; a load needs two
+            # small parts of it (read in parts: about a quarter of the CPU, no tree of it).
+            loaded = _read_in_parts(text, path)
+        if loaded is None:
+            loaded = self._parse(text, path)
         if shared is not None:
             shared[key] = loaded
         return loaded
 
     def _parse(self, text: str, path: str | None) -> Loaded:
         duplicates: list[str] = []
-
-        def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            result = dict(pairs)
-            if len(result) != len(pairs):
-                seen: set[str] = set()
-                for key, _ in pairs:
-                    if key in seen:
-                        duplicates.append(key)
-                    seen.add(key)
-            return result
-
         check_nesting(text, path)
         try:
-            document = json.loads(text, object_pairs_hook=pairs_to_dict)
+            document = json.loads(text, object_pairs_hook=_pairs_hook(duplicates))
         except json.JSONDecodeError as error:
             raise ConfigError(
                 f"invalid JSON: {error.msg}", path=path, line=error.lineno, column=error.colno

@@ -176,7 +176,7 @@ _NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 _INNERMOST_PAIR = re.compile(r"\[\]|\{\}")
 
 
-def _surely_shallow(text: str) -> bool:
+def _surely_shallow(text: str, limit: int = MAX_DEPTH) -> bool:
     """Whether JSON ``text`` certainly nests no deeper than ``MAX_DEPTH``, found with string
     methods and two simple patterns: about four times quicker than the token scan below, which
     matches every string one by one (a heavy user's ``~/.claude.json`` holds millions).
@@ -190,28 +190,36 @@ def _surely_shallow(text: str) -> bool:
     """
     plain = text.replace("\\\\", "").replace('\\"', "")
     brackets = _NOT_A_BRACKET.sub("", "".join(plain.split('"')[::2]))
-    for _ in range(MAX_DEPTH):
+    for _ in range(limit):
         if not brackets:
             return True
         brackets = _INNERMOST_PAIR.sub("", brackets)
     return not brackets
 
 
-def check_nesting(text: str, path: str | None = None) -> None:
+def check_nesting(
+    text: str, path: str | None = None, *, start: int = 0, end: int | None = None, outer: int = 0
+) -> None:
     """Raise ``ConfigError`` (with line and column) if JSON ``text`` nests deeper than
-    ``MAX_DEPTH``: a linear scan, for readers that would otherwise recurse without a bound."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    ``MAX_DEPTH``: a linear scan, for readers that would otherwise recurse without a bound.
+
+    ``start``/``end``: check only the value ``text[start:end]``, which sits ``outer`` levels
+    deep in ``text`` (a part of ``~/.claude.json``); the error still names the line and column
+    in the whole text."""
+    part = text if start == 0 and end is None else text[start:end]
+    limit = MAX_DEPTH - outer
+    if part.count("[") + part.count("{") <= limit:
         return  # cannot be that deep: the common case costs two counts
-    if _surely_shallow(text):
+    if _surely_shallow(part, limit):
         return  # a large file (thousands of objects), nested a few levels as real ones are
-    depth = 0
-    for match in _NESTING_TOKEN.finditer(text):
+    depth = outer
+    for match in _NESTING_TOKEN.finditer(part):
         token = match.group()
         if token in "[{":
             depth += 1
             if depth > MAX_DEPTH:
                 raise _Parser(text, path).error(
-                    f"nested deeper than {MAX_DEPTH} levels", match.start()
+                    f"nested deeper than {MAX_DEPTH} levels", start + match.start()
                 )
         elif token in "]}":
             depth -= 1

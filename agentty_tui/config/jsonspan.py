@@ -9,8 +9,10 @@ parser (``jsonc.py``, which records a span for every value) would take a good pa
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["value_span"]
+__all__ = ["Member", "members", "value_span"]
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"
@@ -63,3 +65,49 @@ def value_span(text: str, keys: tuple[str, ...]) -> tuple[int, int] | None:
             return None
         span = found
     return span
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One member of an object in a JSON text: its key and where its key and value sit."""
+
+    key: str
+    at: int
+    """Offset of the key's opening quote (for a message's line)."""
+    start: int
+    """Where the value begins."""
+    end: int
+    """Where the value ends."""
+
+
+def _skip_value(text: str, key: str, pos: int) -> int:
+    """The end of the value at ``pos``: decoded by the C decoder and dropped at once."""
+    end: int = _DECODER.raw_decode(text, pos)[1]
+    return end
+
+
+def members(
+    text: str, pos: int, skip: Callable[[str, str, int], int] = _skip_value
+) -> tuple[list[Member], int]:
+    """The members of the object that starts at ``pos``, in text order (repeated keys each
+    listed), and where the object ends. Every value is checked as strict JSON by ``skip``
+    (``skip(text, key, start)`` gives the value's end; by default the C decoder's, which
+    builds the value and drops it, so memory holds one value at a time, never the whole
+    document). Raises ``ValueError`` (or ``RecursionError``, from the decoder) for text that
+    is not plain JSON; the caller parses such text the usual way for its exact message."""
+    pos = _expect(text, pos, "{")
+    found: list[Member] = []
+    if text.startswith("}", pos):
+        return found, pos + 1
+    while True:
+        if not text.startswith('"', pos):
+            raise ValueError(f"expected a key at offset {pos}")
+        at = pos
+        name, pos = _DECODER.raw_decode(text, pos)
+        pos = _expect(text, _skip(text, pos), ":")
+        end = skip(text, name, pos)
+        found.append(Member(name, at, pos, end))
+        pos = _skip(text, end)
+        if text.startswith("}", pos):
+            return found, pos + 1
+        pos = _expect(text, pos, ",")

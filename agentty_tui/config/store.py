@@ -25,6 +25,7 @@ from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import ConfigEdit
 from agentty_tui.config.files import read_file
+from agentty_tui.config.formats import parses_whole, shared_text
 from agentty_tui.config.locking import locked
 from agentty_tui.config.replace import fsync_directory, remove_orphaned_temps, write_temp
 from agentty_tui.config.trust import file_trust_problem
@@ -182,14 +183,37 @@ class ConfigStore:
 
         A file others may change comes with ``insecure`` set (``trust.file_trust_problem``).
         """
-        snapshot = _read(self.target(), self._display)
-        text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
+        target = self.target()
+
+        def read() -> tuple[_Snapshot | None, str]:
+            snapshot = _read(target, self._display)
+            text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
+            if snapshot is not None:
+                # The bytes are not needed past here: a ~/.claude.json of hundreds of MiB is
+                # not held twice (bytes and text) while it is parsed.
+                snapshot = replace(snapshot, data=b"")
+            return snapshot, text
+
+        # ~/.claude.json is two sources: within a workspace's load it is read and decoded once.
+        snapshot, text = shared_text(self._fingerprint(target), read)
         self._check_not_half_saved(snapshot, text)
-        if snapshot is not None:
-            # The bytes are not needed past here: a ~/.claude.json of hundreds of MiB is not
-            # held twice (bytes and text) while it is parsed.
-            snapshot = replace(snapshot, data=b"")
         return _with_trust(self.dialect.parse(text, self._display)[1], snapshot, self._display)
+
+    def _fingerprint(self, target: Path) -> tuple[object, ...]:
+        """What tells a read of ``target`` from another (``formats.shared_text``): the path
+        this store names it by (messages say it) and one ``stat`` of it."""
+        try:
+            info = os.stat(target)
+        except OSError:
+            return (self._display, str(target), None)
+        return (
+            self._display,
+            str(target),
+            info.st_ino,
+            info.st_dev,
+            info.st_size,
+            info.st_mtime_ns,
+        )
 
     def _check_not_half_saved(self, snapshot: _Snapshot | None, text: str) -> None:
         """Refuse a file that is blank now but held text when last read: an editor that
@@ -255,15 +279,19 @@ class ConfigStore:
             text, form = _decode(before.data, self._display)
             like = text
         self._check_not_half_saved(before, text)
-        document, config = self.dialect.parse(text, self._display)
-        edited = document
-        for edit in edits:
-            edited = self.dialect.apply(edited, edit, self._display)
-        if edited == document:
-            # Nothing to write; the file's mtime stays as it is.
-            return _with_trust(config, before, self._display)
-        new_text = self.dialect.dump(edited, like)
-        # Validate what is about to be written: an edit must never produce a file we cannot read.
+        # The whole document, to write it back (~/.claude.json too); within the block the
+        # dump reuses the parse (formats.whole_parses), which is dropped after it.
+        with parses_whole():
+            document, config = self.dialect.parse(text, self._display)
+            edited = document
+            for edit in edits:
+                edited = self.dialect.apply(edited, edit, self._display)
+            if edited == document:
+                # Nothing to write; the file's mtime stays as it is.
+                return _with_trust(config, before, self._display)
+            new_text = self.dialect.dump(edited, like)
+        # Validate what is about to be written: an edit must never produce a file we cannot read
+        # (read as a load reads it: ~/.claude.json in parts, not parsed whole a second time).
         new_config = self.dialect.parse(new_text, self._display)[1]
         if before is not None and _read_only(target, before):
             raise ReadOnlyFileError(self._display, before.mode)

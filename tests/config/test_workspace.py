@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from agentty_tui.config import formats
 from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
 from agentty_tui.config.files import MAX_CLAUDE_STATE_BYTES
 from agentty_tui.config.formats import JsonFormat, Loaded
@@ -203,11 +204,21 @@ def test_claude_json_is_parsed_once_a_load_and_a_problem_of_it_is_said_once(
         parsed.append(path)
         return parse(self, text, path)
 
+    in_parts: list[str | None] = []
+    read_in_parts = formats._read_in_parts
+
+    def counted_parts(text: str, path: str | None) -> Loaded | None:
+        in_parts.append(path)
+        return read_in_parts(text, path)
+
     monkeypatch.setattr(JsonFormat, "_parse", counted)
+    monkeypatch.setattr(formats, "_read_in_parts", counted_parts)
     workspace = opened(fake)
     config = workspace.load()
-    # Its user and its local scope read it; a heavy user's is hundreds of MiB: parsed once.
-    assert parsed.count(str(claude_json)) == 1
+    # Its user and its local scope read it; a heavy user's is hundreds of MiB: read once, in
+    # parts (never parsed whole by a load).
+    assert in_parts == [str(claude_json)]
+    assert str(claude_json) not in parsed
     assert len(parsed) == len(set(parsed))
     scopes = {
         s.source.scope for s in config.servers if s.source and s.source.path == str(claude_json)
