@@ -34,6 +34,7 @@ __all__ = [
     "new_server_name",
     "process_text_problem",
     "stdio_spec",
+    "url_problem",
     "url_transport",
 ]
 
@@ -86,7 +87,20 @@ def url_transport(url: str, explicit: str | None = None) -> Literal["streamable-
     a path that ends in ``/sse`` (the SDK's and most hosts' convention), else Streamable HTTP."""
     if explicit is not None:
         return "sse" if explicit == "sse" else "streamable-http"
+    if url_problem(url) is not None:
+        return "streamable-http"  # refused where it is loaded; a guess must not raise
     return "sse" if urlsplit(url).path.rstrip("/").endswith("/sse") else "streamable-http"
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot even be taken apart as a URL (``https://[host``: an unclosed IPv6
+    bracket), or ``None``. Whatever a file holds, the reader names the entry instead of
+    failing the whole load with the parser's bare error."""
+    try:
+        urlsplit(url)
+    except ValueError as error:
+        return f"is not a URL ({error})"
+    return None
 
 
 def process_text_problem(text: str) -> str | None:
@@ -149,6 +163,8 @@ def http_spec(
     url: str, headers: Mapping[str, str] | None = None, *, sse: bool | None = None
 ) -> HttpSpec:
     """A URL server's spec; ``sse`` forces the transport, else ``url_transport`` decides."""
+    if (problem := url_problem(url)) is not None:
+        raise EntryError("url", f"The URL {problem}.")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise EntryError("url", "The URL must start with http:// or https:// and name a host.")

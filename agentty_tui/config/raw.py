@@ -14,7 +14,12 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agentty_tui.config.entry_rules import env_name_problem, process_text_problem, url_transport
+from agentty_tui.config.entry_rules import (
+    env_name_problem,
+    process_text_problem,
+    url_problem,
+    url_transport,
+)
 from agentty_tui.config.headers import header_problem
 from agentty_tui.config.oauth_hosts import split_scopes
 from agentty_tui.errors import ConfigError
@@ -212,6 +217,8 @@ def _spec(raw: RawServer, name: str, path: str | None) -> ServerSpec:
             raise ConfigError(
                 f"{field!r} belongs to a command server", path=path, server=name, field=field
             )
+    if (problem := url_problem(raw.url)) is not None:
+        raise ConfigError(problem, path=path, server=name, field="url")
     for header, value in raw.headers.items():
         if (why := header_problem(header, value)) is not None:
             raise ConfigError(why, path=path, server=name, field=f"headers.{header}")

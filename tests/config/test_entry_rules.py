@@ -109,3 +109,12 @@ def test_what_no_process_can_be_given_is_refused(
         stdio_spec(argv, env, cwd)
     assert caught.value.field == field
     assert "NUL" in caught.value.message or "surrogate" in caught.value.message
+
+
+def test_a_url_that_cannot_be_taken_apart_is_an_entry_error_not_a_crash() -> None:
+    # An unclosed IPv6 bracket: urlsplit raises ValueError, which the add form must not see.
+    with pytest.raises(EntryError) as caught:
+        http_spec("https://[host/mcp")
+    assert caught.value.field == "url"
+    assert "is not a URL (Invalid IPv6 URL)" in str(caught.value)
+    assert url_transport("https://[host/sse") == "streamable-http"  # a guess never raises

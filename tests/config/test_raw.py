@@ -183,6 +183,8 @@ def test_neither_command_nor_url_is_named() -> None:
         ({"command": "x", "type": "sse"}, "type", "needs a 'url'"),
         ({"url": "http://h", "args": ["x"]}, "args", "command server"),
         ({"command": "x", "headers": {"a": "b"}}, "headers", "url server"),
+        # urlsplit's own ValueError would end the whole load: the entry is named instead.
+        ({"url": "https://[host/mcp"}, "url", "is not a URL (Invalid IPv6 URL)"),
     ],
 )
 def test_schema_errors_name_server_and_field(entry: object, field: str, fragment: str) -> None:
