@@ -107,7 +107,7 @@ def child(home: Path, project: Path, *, old: bool = False) -> None:
     from agentty_tui.config.opening import open_workspace
 
     if old:  # the module seams of the two changes: parsed whole, read by each store
-        setattr(formats, "_is_claude_state", lambda _path: False)  # noqa: B010
+        formats.READ_IN_PARTS = False
         setattr(store, "shared_text", lambda _key, read: read())  # noqa: B010
 
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}

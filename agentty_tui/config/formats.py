@@ -39,6 +39,7 @@ from agentty_tui.config.jsonspan import Member, members
 from agentty_tui.errors import ConfigError
 
 __all__ = [
+    "READ_IN_PARTS",
     "Format",
     "JsonFormat",
     "JsoncDocument",
@@ -256,6 +257,17 @@ class LazyObject(Mapping[str, Any]):
         return len(self._spans)
 
 
+def _materialized(document: Any) -> Any:
+    """``document`` with each ``LazyObject`` of its top level decoded whole: a document a load
+    read in parts can still be written (every member is read then, as a whole parse would)."""
+    if isinstance(document, dict) and any(isinstance(v, LazyObject) for v in document.values()):
+        return {
+            key: {name: value[name] for name in value} if isinstance(value, LazyObject) else value
+            for key, value in document.items()
+        }
+    return document
+
+
 def _read_in_parts(text: str, path: str | None) -> Loaded | None:
     """``~/.claude.json`` read as a load needs it: every byte checked as strict JSON by the C
     decoder, one value at a time, but only the top level's small members built (the user
@@ -302,8 +314,13 @@ _LEADING_SPACE = re.compile(r"[ \t\n\r]*")
 """JSON's whitespace before the document (matched, not stripped: a strip copies the text)."""
 
 
+READ_IN_PARTS = True
+"""Whether a load reads ``~/.claude.json`` in parts (``_read_in_parts``); ``False`` parses it
+whole, as before: the seam ``bench/bench_claude_json.py`` measures the old way through."""
+
+
 def _is_claude_state(path: str | None) -> bool:
-    return path is not None and os.path.basename(path) == CLAUDE_STATE_NAME
+    return READ_IN_PARTS and path is not None and os.path.basename(path) == CLAUDE_STATE_NAME
 
 
 class _DuplicateKeys(dict[str, Any]):
@@ -428,6 +445,7 @@ class JsonFormat(_MappingTree):
         fast path). Any other layout (objects on one line, an odd indent) is edited by
         splicing: only the text of what changed is rewritten, every other byte stays.
         """
+        document = _materialized(document)
         style = JsonStyle.of(like)
         canonical = (
             like is None
