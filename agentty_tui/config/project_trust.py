@@ -131,7 +131,7 @@ class TrustBook:
             info = os.stat(self.path)
         except OSError:
             return None
-        return FileVersion(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
+        return FileVersion.of(info)
 
     def trusted(self, root: Path, server: ServerConfig) -> bool:
         """Whether the user trusts ``server`` (an entry of a project file) of the project at

@@ -50,6 +50,11 @@ class FileVersion:
     device: int
     """Device of the inode."""
 
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileVersion:
+        """The fingerprint a ``stat`` gave."""
+        return cls(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
+
 
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
@@ -174,7 +179,7 @@ class ConfigStore:
             raise ConfigError(
                 f"cannot stat the file: {error.strerror}", path=self._display
             ) from None
-        return FileVersion(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
+        return FileVersion.of(info)
 
     def load(self) -> PluginConfig:
         """Read and validate the file. A missing or blank file is an empty config, except a

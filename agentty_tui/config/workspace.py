@@ -136,9 +136,8 @@ class Workspace:
                     kept = ref in self._good
                     config = self._good.get(ref, PluginConfig())
                     problem = str(error)
-                    tail = "kept as last read" if kept else "not shown"
-                    tail = f"its servers are {tail}"
-                    problems.setdefault(problem, f"{problem} ({tail})")
+                    shown = "kept as last read" if kept else "not shown"
+                    problems.setdefault(problem, f"{problem} (its servers are {shown})")
                 if ref == self.add_to:
                     settings = config
                 exists = store.version() is not None
