@@ -63,6 +63,7 @@ from agentty_tui.config.edits import (
     SetToolFilter,
     UpdateServer,
 )
+from agentty_tui.config.files import FileVersion
 from agentty_tui.config.gemini import GeminiDialect
 from agentty_tui.config.importing import (
     ImportDifference,
@@ -73,7 +74,7 @@ from agentty_tui.config.importing import (
 )
 from agentty_tui.config.mcpjson import McpJsonDialect, apply_edit, spec_to_entry, validate_document
 from agentty_tui.config.raw import validate_server
-from agentty_tui.config.store import ConfigStore, FileVersion
+from agentty_tui.config.store import ConfigStore
 from agentty_tui.config.vscode import VsCodeDialect
 
 __all__ = [

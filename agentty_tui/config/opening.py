@@ -11,13 +11,13 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from agentty_tui.config.files import read_text
-from agentty_tui.config.project_trust import TrustBook, default_trust_file
 from agentty_tui.config.sources import (
     HOSTS,
     find_project_root,
     our_user_file,
     workspace_sources,
 )
+from agentty_tui.config.trust import TrustBook, default_trust_file
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import ConfigError
 

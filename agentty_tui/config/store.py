@@ -24,7 +24,7 @@ from pathlib import Path
 from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.config.files import read_file
+from agentty_tui.config.files import FileVersion, read_file
 from agentty_tui.config.formats import parses_whole, shared_text
 from agentty_tui.config.locking import locked
 from agentty_tui.config.replace import fsync_directory, remove_orphaned_temps, write_temp
@@ -32,28 +32,9 @@ from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
 from agentty_tui.model import PluginConfig, SourceRef
 
-__all__ = ["ConfigStore", "FileVersion"]
+__all__ = ["ConfigStore"]
 
 _BOM = b"\xef\xbb\xbf"
-
-
-@dataclass(frozen=True, slots=True)
-class FileVersion:
-    """A cheap fingerprint of the file on disk (one ``stat``), to notice outside changes."""
-
-    mtime_ns: int
-    """Last modification time."""
-    size: int
-    """Size in bytes."""
-    inode: int
-    """Inode number: an atomic replace changes it even within one mtime tick."""
-    device: int
-    """Device of the inode."""
-
-    @classmethod
-    def of(cls, info: os.stat_result) -> FileVersion:
-        """The fingerprint a ``stat`` gave."""
-        return cls(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
 
 
 @dataclass(frozen=True, slots=True)

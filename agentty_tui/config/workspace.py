@@ -9,7 +9,7 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
 - A file that stops parsing keeps its servers as last read (a half-saved edit in the user's
   editor must not stop them), with a warning that names the file and the problem; so does a
   file that held text and is blank now (``ConfigStore.load``: a non-atomic writer's truncate).
-- A project file's entries wait for the user's trust (``project_trust.TrustBook``); so do the
+- A project file's entries wait for the user's trust (``trust.TrustBook``); so do the
   stdio entries of a file other users can write (``trust.file_trust_problem``).
 """
 
@@ -25,11 +25,12 @@ from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.edits import AddServer, ConfigEdit, RemoveServer
 from agentty_tui.config.entry_facts import entry_facts
+from agentty_tui.config.files import FileVersion
 from agentty_tui.config.formats import parses_shared
 from agentty_tui.config.layering import Layer, layer
-from agentty_tui.config.project_trust import TrustBook, entry_hash
 from agentty_tui.config.sources import SourceFile
-from agentty_tui.config.store import ConfigStore, FileVersion
+from agentty_tui.config.store import ConfigStore
+from agentty_tui.config.trust import TrustBook, entry_hash
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import EntryFact, PluginConfig, ServerConfig, SourceRef, StdioSpec
 
