@@ -18,8 +18,7 @@ from agentty_tui.config.entry_facts import (
     facts_line,
     resolve_executable,
 )
-from agentty_tui.config.opening import open_workspace
-from agentty_tui.config.workspace import trust_prompt
+from agentty_tui.config.workspace import open_workspace, trust_prompt
 from agentty_tui.model import EntryFact, HttpSpec, ServerConfig, StdioSpec
 
 SECRET = "s3cret-value-123"
