@@ -25,7 +25,7 @@ from agentty_tui.commands.output import say, say_json, warn
 from agentty_tui.commands.targets import add_target, edited_file, remove_target
 from agentty_tui.commands.workspace import cmd_sources, cmd_trust
 from agentty_tui.config import operations
-from agentty_tui.config.edits import RemoveServer
+from agentty_tui.config.engine import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
 from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace

@@ -54,7 +54,7 @@ This package imports only the model layer, the standard library, pydantic and to
 from agentty_tui.config.codex import CodexDialect
 from agentty_tui.config.detect import DIALECT_NAMES, detect_dialect, dialect_by_name, dialect_name
 from agentty_tui.config.dialect import Dialect
-from agentty_tui.config.edits import (
+from agentty_tui.config.engine import (
     AddServer,
     ConfigEdit,
     RemoveServer,

@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.config.formats import LazyObject, refuse_duplicates, whole_parses
 from agentty_tui.config.jsonc_edit import splice
 from agentty_tui.config.jsonlayout import JsonStyle

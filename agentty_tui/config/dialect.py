@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.model import PluginConfig
 
 __all__ = ["Dialect"]

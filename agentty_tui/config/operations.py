@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
+from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
 from agentty_tui.config.entry_rules import new_server_name
 from agentty_tui.errors import UnknownServerError, UnknownToolError
 from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec

@@ -35,7 +35,7 @@ from typing import Protocol
 
 from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
-from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.config.files import FileVersion, read_file
 from agentty_tui.config.formats import parses_whole, shared_text
 from agentty_tui.config.locking import locked
