@@ -8,9 +8,9 @@ config into another.
 How it is built:
 
 - ``store.py`` does the file work (lock, re-read, atomic replace); it sees a ``Dialect``.
-- ``formats.py`` / ``tomlformat.py``: the document formats: JSON (written with our layout
-  printer, ``jsonlayout.py``, or spliced), JSON with comments (``jsonc.py`` parses,
-  ``jsonc_edit.py`` splices) and TOML (tomlkit).
+- ``documents/``: the document formats (``documents/formats.py``): JSON (written with our
+  layout printer, ``documents/jsonlayout.py``, or spliced), JSON with comments
+  (``documents/jsonc.py`` parses and splices) and TOML (``documents/toml.py``, tomlkit).
 - ``engine.py``: the one edit engine. A dialect is an ``Adapter`` that names its format and its
   spelling; the engine applies every edit (``AddServer``, ``RemoveServer``, ``SetToolEnabled``,
   ``SetToolFilter``, ``SetServerDisabled``, ``UpdateServer``) through it.

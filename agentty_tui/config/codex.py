@@ -21,6 +21,7 @@ from typing import Any
 import tomlkit
 from tomlkit.items import InlineTable, Table
 
+from agentty_tui.config.documents.toml import TomlFormat
 from agentty_tui.config.engine import (
     Adapter,
     ConnectionSpelling,
@@ -32,7 +33,6 @@ from agentty_tui.config.engine import (
 from agentty_tui.config.entry_rules import header_problem
 from agentty_tui.config.oauth_hosts import codex_oauth, codex_oauth_table
 from agentty_tui.config.raw import settings_config, str_list
-from agentty_tui.config.tomlformat import TomlFormat
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from agentty_tui.config.formats import Format, refuse_duplicates
+from agentty_tui.config.documents.formats import Format, refuse_duplicates
 from agentty_tui.config.raw import server_or_problem, str_list
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec, StdioSpec

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agentty_tui.config.documents.formats import JsoncFormat
 from agentty_tui.config.engine import (
     Adapter,
     ConnectionSpelling,
@@ -24,7 +25,6 @@ from agentty_tui.config.engine import (
     same_name,
     validate_entries,
 )
-from agentty_tui.config.formats import JsoncFormat
 from agentty_tui.config.mcpjson import SERVERS_KEY, spec_to_entry
 from agentty_tui.config.oauth_hosts import gemini_oauth, gemini_oauth_entry
 from agentty_tui.config.raw import map_strings, settings_config, str_list

@@ -35,9 +35,9 @@ from typing import Protocol
 
 from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
+from agentty_tui.config.documents.formats import parses_whole, shared_text
 from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.config.files import FileVersion, read_file
-from agentty_tui.config.formats import parses_whole, shared_text
 from agentty_tui.config.locking import locked
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError

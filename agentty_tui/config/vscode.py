@@ -22,9 +22,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agentty_tui.config.documents.formats import JsoncFormat
 from agentty_tui.config.engine import Adapter, ConnectionSpelling
 from agentty_tui.config.envfile import read_env_file
-from agentty_tui.config.formats import JsoncFormat
 from agentty_tui.config.mcpjson import MCP_JSON_SPELLING, MCP_JSON_TIMEOUTS, spec_to_entry
 from agentty_tui.config.oauth_hosts import oauth_entry
 from agentty_tui.config.raw import map_strings, problem, server_or_problem, settings_config

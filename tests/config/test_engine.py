@@ -18,6 +18,7 @@ from agentty_tui.config import (
     dialect_name,
     spec_to_entry,
 )
+from agentty_tui.config.documents.formats import JsoncFormat
 from agentty_tui.config.engine import (
     Adapter,
     ConnectionSpelling,
@@ -25,7 +26,6 @@ from agentty_tui.config.engine import (
     same_name,
     validate_entries,
 )
-from agentty_tui.config.formats import JsoncFormat
 from agentty_tui.config.raw import settings_config
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerSpec, StdioSpec
