@@ -47,13 +47,13 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentty_tui.config.claude_local import ClaudeLocalDialect
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.formats import parses_shared
 from agentty_tui.config.engine import AddServer, ConfigEdit, RemoveServer
 from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
+from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.sources import (
     HOSTS,
     SourceFile,

@@ -25,7 +25,7 @@ from agentty_tui.config.engine import (
     same_name,
     validate_entries,
 )
-from agentty_tui.config.mcpjson import SERVERS_KEY, spec_to_entry
+from agentty_tui.config.hosts.mcpjson import SERVERS_KEY, spec_to_entry
 from agentty_tui.config.oauth_hosts import gemini_oauth, gemini_oauth_entry
 from agentty_tui.config.raw import map_strings, settings_config, str_list
 from agentty_tui.errors import ConfigError

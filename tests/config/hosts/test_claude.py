@@ -32,11 +32,11 @@ from agentty_tui.config import (
     SetToolFilter,
     UpdateServer,
 )
-from agentty_tui.config.claude_local import ClaudeLocalDialect
 from agentty_tui.config.documents.formats import JsonFormat
 from agentty_tui.config.documents.jsonc import JsoncNode, parse_jsonc
 from agentty_tui.config.documents.jsonlayout import JsonStyle, dump_json
-from agentty_tui.config.mcpjson import McpJsonDialect
+from agentty_tui.config.hosts.claude import ClaudeLocalDialect
+from agentty_tui.config.hosts.mcpjson import McpJsonDialect
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, StdioSpec
 from tests.fake_home import build_fake_home

@@ -26,7 +26,7 @@ from agentty_tui.config.documents.jsonc import splice
 from agentty_tui.config.documents.jsonlayout import JsonStyle
 from agentty_tui.config.documents.jsonspan import value_span
 from agentty_tui.config.engine import ConfigEdit
-from agentty_tui.config.mcpjson import SERVERS_KEY, McpJsonDialect
+from agentty_tui.config.hosts.mcpjson import SERVERS_KEY, McpJsonDialect
 from agentty_tui.config.raw import json_type, server_or_problem, validate_server
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig
