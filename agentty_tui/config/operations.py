@@ -1,4 +1,4 @@
-"""The checks of the config operations, and the edit each one writes.
+"""The config operations' checks, each giving the edit it writes.
 
 The bridge (under the picker) and the headless command line change a config through the same
 operations: add a server, remove one, switch a tool on or off, park a server or bring it back.

@@ -1,4 +1,4 @@
-"""The user's trust in what a config file may run: a file's own, a project's, and this run's.
+"""The user's trust in what a config file may run: the file's own, its project's, this run's.
 
 Trust has three sources, asked in this order by ``TrustGate``:
 

@@ -110,9 +110,9 @@ class VsCodeDialect(Adapter):
         entry: object,
         document: dict[str, Any],
         path: str | None,
-        insecure: list[str],
+        untrusted: list[str],
     ) -> ServerConfig:
-        """One entry; why an env file it reads is not trusted is added to ``insecure``."""
+        """One entry; why an env file it reads is not trusted is added to ``untrusted``."""
         if not isinstance(entry, dict):
             return server_or_problem(name, entry, path)
         needs: list[str] = []
@@ -181,8 +181,8 @@ class VsCodeDialect(Adapter):
         except ConfigError as error:
             return problem(f"cannot read it: {error}", name=name, path=path, field="envFile")
         variables = env_file_read.variables
-        if env_file_read.insecure is not None:
-            insecure.append(env_file_read.insecure)
+        if env_file_read.untrusted is not None:
+            untrusted.append(env_file_read.untrusted)
         env = resolved.get("env", {})
         if isinstance(env, dict):
             # As in VS Code, the entry's own env wins over the file's.
@@ -200,14 +200,15 @@ class VsCodeDialect(Adapter):
                 path=path,
                 field=VSCODE_SERVERS_KEY,
             )
-        insecure: list[str] = []
+        untrusted: list[str] = []
         configs = tuple(
-            self._server(str(name), entry, value, path, insecure) for name, entry in servers.items()
+            self._server(str(name), entry, value, path, untrusted)
+            for name, entry in servers.items()
         )
         config = settings_config(value, configs, path)
-        if insecure:
+        if untrusted:
             # The store replaces this with the config file's own problem, if it has one.
-            config = config.model_copy(update={"insecure": insecure[0]})
+            config = config.model_copy(update={"insecure": untrusted[0]})
         return config
 
     def new_entry(self, spec: ServerSpec) -> Any:
@@ -275,7 +276,7 @@ class EnvFile:
 
     variables: dict[str, str]
     """Name to value; a later line wins over an earlier one."""
-    insecure: str | None = None
+    untrusted: str | None = None
     """Why the file is not trusted (others can change it): the variables decide what the
     commands using them do (``PATH``, ``LD_PRELOAD``), as the config's own ``env`` does."""
 
