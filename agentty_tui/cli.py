@@ -272,7 +272,7 @@ def _picker(
     from agentty_tui.ui import run_picker
 
     if config_path is None:
-        from agentty_tui.config.opening import open_workspace
+        from agentty_tui.config.workspace import open_workspace
 
         names = None if hosts is None else hosts.split(",")
         found = open_workspace(Path.cwd(), home=Path.home(), env=os.environ, hosts=names)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentty_tui.catalog import WireCatalog
-from agentty_tui.config.entry_facts import fact_lines, facts_json
+from agentty_tui.config.entry_rules import fact_lines, facts_json
 from agentty_tui.frozen import thaw
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef
 from agentty_tui.secrets import mask_url, mask_value

@@ -19,7 +19,7 @@ from _paint import PaintProbe, TimedPickerApp, plain
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.config_source import ConfigSource
-from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.workspace import open_workspace
 from agentty_tui.model import PluginModel
 from tests.fake_home import FakeHome, build_fake_home
 from tests.servers import light_argv, scalable_argv

@@ -103,8 +103,9 @@ def _memory_kib() -> tuple[int, int]:
 def child(home: Path, project: Path, *, old: bool = False) -> None:
     """One measurement, in this (fresh) process: print one JSON line. ``old``: the way before
     the file was read in parts (parsed whole, read once by each of its two stores)."""
-    from agentty_tui.config import formats, store
-    from agentty_tui.config.opening import open_workspace
+    from agentty_tui.config import store
+    from agentty_tui.config.documents import formats
+    from agentty_tui.config.workspace import open_workspace
 
     if old:  # the module seams of the two changes: parsed whole, read by each store
         formats.READ_IN_PARTS = False

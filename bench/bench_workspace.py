@@ -84,7 +84,7 @@ from _workspace_edits import EDITABLE, edit_plan, edit_rounds, report_edits
 
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.config_source import ConfigSource
-from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.workspace import open_workspace
 from agentty_tui.model import PluginModel
 from tests.fake_home import FakeHome
 

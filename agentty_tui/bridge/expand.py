@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from agentty_tui.config.headers import header_problem
+from agentty_tui.config.entry_rules import header_problem
 from agentty_tui.errors import AgenttyError
 from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
 from agentty_tui.secrets import Redactor, mask_url, mask_value, url_credentials

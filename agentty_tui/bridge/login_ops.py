@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
-from agentty_tui.bridge.trust_gate import TrustGate
+from agentty_tui.config.trust import TrustGate
 from agentty_tui.errors import UnknownServerError
 from agentty_tui.model import PluginConfig, PluginModel
 

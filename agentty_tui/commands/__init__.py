@@ -17,7 +17,6 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.elicit import accept_defaults
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
 from agentty_tui.bridge.probe import open_server
-from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.catalog import project_catalog
 from agentty_tui.commands.auth import TerminalLoginUI, cmd_login, cmd_logout
 from agentty_tui.commands.importing import cmd_import
@@ -26,8 +25,9 @@ from agentty_tui.commands.output import say, say_json, warn
 from agentty_tui.commands.targets import add_target, edited_file, remove_target
 from agentty_tui.commands.workspace import cmd_sources, cmd_trust
 from agentty_tui.config import operations
-from agentty_tui.config.edits import RemoveServer
+from agentty_tui.config.engine import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
+from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import (
     ConfigError,

@@ -9,9 +9,9 @@ from pathlib import Path
 import anyio.to_thread
 
 from agentty_tui.bridge.auth import expires_in_words, login, login_spec, logout
-from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.commands.loading import load_config, trusted
 from agentty_tui.config import operations
+from agentty_tui.config.trust import TrustGate
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec
 

@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 from agentty_tui.config import ConfigStore, dialect_by_name
-from agentty_tui.config.opening import open_workspace
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import PluginConfig
 

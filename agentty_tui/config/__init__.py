@@ -8,18 +8,19 @@ config into another.
 How it is built:
 
 - ``store.py`` does the file work (lock, re-read, atomic replace); it sees a ``Dialect``.
-- ``formats.py`` / ``tomlformat.py``: the document formats: JSON (written with our layout
-  printer, ``jsonlayout.py``, or spliced), JSON with comments (``jsonc.py`` parses,
-  ``jsonc_edit.py`` splices) and TOML (tomlkit).
+- ``documents/``: the document formats (``documents/formats.py``): JSON (written with our layout
+  printer, ``documents/jsonlayout.py``, or spliced), JSON with comments (``documents/jsonc.py``
+  parses and splices) and TOML (``documents/toml.py``, tomlkit).
 - ``engine.py``: the one edit engine. A dialect is an ``Adapter`` that names its format and its
   spelling; the engine applies every edit (``AddServer``, ``RemoveServer``, ``SetToolEnabled``,
   ``SetToolFilter``, ``SetServerDisabled``, ``UpdateServer``) through it.
-- The dialects: Claude-style ``mcpServers`` JSON (``mcpjson.McpJsonDialect``, also Cursor),
-  Gemini CLI's ``settings.json`` (``gemini.GeminiDialect``), VS Code's ``.vscode/mcp.json``
-  (``vscode.VsCodeDialect``) and Codex's ``config.toml`` (``codex.CodexDialect``).
-  ``detect_dialect`` tells them apart and ``dialect_by_name`` forces one.
-- ``raw.py`` validates an entry in our own shape; every dialect turns its entries into that
-  shape first.
+- The dialects, one module per host in ``hosts/``: Claude-style ``mcpServers`` JSON
+  (``mcpjson.McpJsonDialect``, also Cursor), Gemini CLI's ``settings.json``
+  (``gemini.GeminiDialect``), VS Code's ``.vscode/mcp.json`` (``vscode.VsCodeDialect``) and Codex's
+  ``config.toml`` (``codex.CodexDialect``). ``detect_dialect`` tells them apart and
+  ``dialect_by_name`` forces one.
+- ``raw.py`` validates an entry in our own shape; every dialect turns its entries into that shape
+  first.
 
 Adding a dialect is one small file::
 
@@ -51,10 +52,9 @@ settings elsewhere, read them in ``validate``. Then name the dialect in ``detect
 This package imports only the model layer, the standard library, pydantic and tomlkit.
 """
 
-from agentty_tui.config.codex import CodexDialect
 from agentty_tui.config.detect import DIALECT_NAMES, detect_dialect, dialect_by_name, dialect_name
 from agentty_tui.config.dialect import Dialect
-from agentty_tui.config.edits import (
+from agentty_tui.config.engine import (
     AddServer,
     ConfigEdit,
     RemoveServer,
@@ -63,7 +63,16 @@ from agentty_tui.config.edits import (
     SetToolFilter,
     UpdateServer,
 )
-from agentty_tui.config.gemini import GeminiDialect
+from agentty_tui.config.files import FileVersion
+from agentty_tui.config.hosts.codex import CodexDialect
+from agentty_tui.config.hosts.gemini import GeminiDialect
+from agentty_tui.config.hosts.mcpjson import (
+    McpJsonDialect,
+    apply_edit,
+    spec_to_entry,
+    validate_document,
+)
+from agentty_tui.config.hosts.vscode import VsCodeDialect
 from agentty_tui.config.importing import (
     ImportDifference,
     ImportPlan,
@@ -71,10 +80,8 @@ from agentty_tui.config.importing import (
     apply_import,
     plan_import,
 )
-from agentty_tui.config.mcpjson import McpJsonDialect, apply_edit, spec_to_entry, validate_document
 from agentty_tui.config.raw import validate_server
-from agentty_tui.config.store import ConfigStore, FileVersion
-from agentty_tui.config.vscode import VsCodeDialect
+from agentty_tui.config.store import ConfigStore
 
 __all__ = [
     "DIALECT_NAMES",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.model import PluginConfig, SourceRef
 
 __all__ = ["ConfigSource"]

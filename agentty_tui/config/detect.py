@@ -17,13 +17,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentty_tui.config.codex import CodexDialect
 from agentty_tui.config.dialect import Dialect
+from agentty_tui.config.documents.jsonc import parse_jsonc
 from agentty_tui.config.files import read_text
-from agentty_tui.config.gemini import GeminiDialect
-from agentty_tui.config.jsonc import parse_jsonc
-from agentty_tui.config.mcpjson import SERVERS_KEY, McpJsonDialect
-from agentty_tui.config.vscode import VSCODE_SERVERS_KEY, VsCodeDialect
+from agentty_tui.config.hosts.codex import CodexDialect
+from agentty_tui.config.hosts.gemini import GeminiDialect
+from agentty_tui.config.hosts.mcpjson import SERVERS_KEY, McpJsonDialect
+from agentty_tui.config.hosts.vscode import VSCODE_SERVERS_KEY, VsCodeDialect
 from agentty_tui.errors import ConfigError
 
 __all__ = [

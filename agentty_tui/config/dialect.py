@@ -1,17 +1,17 @@
 """The seam between the store and one config file format ("dialect").
 
-The store does the file work (locking, atomic replace, re-reading); a dialect only turns text into
-a document plus a validated config, applies an edit to a document, and turns a document back into
-text that looks like the original. Claude-style ``mcpServers`` JSON (``mcpjson.py``), Gemini's
-``settings.json`` (``gemini.py``), VS Code's JSON with comments (``vscode.py``) and Codex's TOML
-(``codex.py``) implement the same protocol, and ``detect.py`` picks one for a file.
-"""
+The store does the file work (locking, atomic replace, re-reading); a dialect only turns text into a
+document plus a validated config, applies an edit to a document, and turns a document back into text
+that looks like the original. Claude-style ``mcpServers`` JSON (``hosts/mcpjson.py``), Gemini's
+``settings.json`` (``hosts/gemini.py``), VS Code's JSON with comments (``hosts/vscode.py``) and
+Codex's TOML (``hosts/codex.py``) implement the same protocol, and ``detect.py`` picks one for a
+file."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.model import PluginConfig
 
 __all__ = ["Dialect"]

@@ -1,4 +1,9 @@
-"""The one edit engine: every edit of the vocabulary, applied to any dialect through its adapter.
+"""The one edit engine: every config edit, applied to any dialect through its adapter.
+
+The vocabulary of config changes (``ConfigEdit``: ``AddServer``, ``RemoveServer``, ...) is small
+frozen values, the same for every dialect. The engine applies each one through a dialect's
+adapter, touching only the keys the edit owns, so everything else in the user's file is carried
+over as it was.
 
 A dialect is an ``Adapter``: it names its document format (``formats``) and says how it spells
 an entry (the server map's key, the tool lists, the disabled flag, the timeouts, the keys of a
@@ -6,29 +11,235 @@ connection); it reads entries into the model (``validate``) and writes a new one
 (``new_entry``). The engine does the rest the same way for every dialect: it finds the entry,
 refuses what cannot be done with the same messages, and changes only the keys the edit owns,
 through the format's tree operations, so that the format keeps everything else as it was.
+
+The tool on/off rule (``toggle_tool``) is shared on plain allow-list / deny-list values: each
+format spells the lists its own way (``tools.include`` / ``tools.exclude``, Gemini's
+``includeTools`` / ``excludeTools``, Codex's ``enabled_tools`` / ``disabled_tools``) but turns a
+tool on or off the same way, so that what one host writes means the same to the others.
+
+``UpdateServer`` replaces how a server is reached inside its entry, keeping every other key.
+A dialect spells a connection as a few groups of keys, each group carrying some fields of the
+spec: in ``mcpServers`` JSON the field ``transport`` is the key ``type``; in Gemini's settings
+``url`` and ``transport`` share ``httpUrl`` / ``url`` / ``type``; in Codex's TOML ``headers``
+is spread over ``http_headers``, ``env_http_headers`` and ``bearer_token_env_var``. A group
+whose fields did not change keeps its keys exactly as written (a Gemini ``$VAR`` stays
+``$VAR``, a VS Code ``${env:VAR}`` stays as it is); a changed group's keys are rewritten from
+the new entry in the dialect's spelling, an existing key keeping its place. Keys of no group
+(tool lists, ``disabled``, ``oauth``, unknown keys) are never touched, except a URL server's
+own settings (``oauth``), dropped when it becomes a command server, and a command server's
+(VS Code's ``envFile``), dropped when it becomes a URL server: the entry would not load.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
-from agentty_tui.config import edits
-from agentty_tui.config.connection import (
-    ConnectionSpelling,
-    spec_to_write,
-    update_connection,
-)
-from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.config.filters import toggle_tool
-from agentty_tui.config.formats import Format, refuse_duplicates
-from agentty_tui.config.raw import server_or_problem
-from agentty_tui.config.settings import str_list
+from agentty_tui.config.documents.formats import Format, refuse_duplicates
+from agentty_tui.config.raw import server_or_problem, str_list
 from agentty_tui.errors import ConfigError, UnknownServerError
-from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec
+from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
-__all__ = ["Adapter", "TimeoutKey", "plain_number", "validate_entries"]
+__all__ = [
+    "Adapter",
+    "AddServer",
+    "ConfigEdit",
+    "ConnectionSpelling",
+    "RemoveServer",
+    "SetServerDisabled",
+    "SetToolEnabled",
+    "SetToolFilter",
+    "TimeoutKey",
+    "UpdateServer",
+    "filter_entry",
+    "plain_number",
+    "same_name",
+    "spec_to_write",
+    "toggle_tool",
+    "update_connection",
+    "validate_entries",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AddServer:
+    """Add a server entry; refused when a server of that name exists."""
+
+    name: str
+    """The new config key."""
+    spec: ServerSpec
+    """How to reach the server; written back in the on-disk shape."""
+    connect_timeout: float | None = None
+    """Seconds to connect and list tools; ``None`` leaves the default (nothing written)."""
+    request_timeout: float | None = None
+    """Seconds any one request may take; ``None`` leaves the default (nothing written)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveServer:
+    """Remove a server entry; refused when there is none of that name."""
+
+    name: str
+    """The config key to drop."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetToolEnabled:
+    """Turn one tool of a server on or off through the entry's ``tools`` include/exclude lists."""
+
+    server: str
+    """The config key of the server."""
+    tool: str
+    """The bare tool name, as the server advertises it."""
+    enabled: bool
+    """The wanted state."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetServerDisabled:
+    """Keep a server in the config but stop (or resume) starting it."""
+
+    server: str
+    """The config key of the server."""
+    disabled: bool
+    """The wanted state."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetToolFilter:
+    """Replace a server's whole tool filter, e.g. to carry an imported server's lists over."""
+
+    server: str
+    """The config key of the server."""
+    include: tuple[str, ...] | None
+    """The allow-list (``None``: no allow-list, every tool not excluded is on)."""
+    exclude: tuple[str, ...] = ()
+    """The deny-list."""
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateServer:
+    """Replace how an existing server is reached; every other key of its entry stays as written.
+
+    The keys of the connection (``command`` / ``args`` / ``env`` / ``cwd``, or ``url`` /
+    ``headers`` / the transport) are rewritten in the file's own spelling, and only those whose
+    value changed; tool lists, the disabled flag, ``oauth``, unknown keys and comments stay.
+    Refused (``ConfigError`` naming the file and server) when there is no such server.
+    """
+
+    server: str
+    """The config key of the server."""
+    spec: ServerSpec
+    """How to reach it from now on."""
+    connect_timeout: float | None = None
+    """New seconds to connect and list tools; ``None`` keeps what the entry says."""
+    request_timeout: float | None = None
+    """New seconds any one request may take; ``None`` keeps what the entry says."""
+
+
+ConfigEdit: TypeAlias = (
+    AddServer | RemoveServer | SetToolEnabled | SetServerDisabled | SetToolFilter | UpdateServer
+)
+"""Every change the config layer knows how to write."""
+
+
+def filter_entry(include: list[str] | None, exclude: list[str] | None) -> dict[str, Any]:
+    """Our ``tools`` object for a dialect's allow-list / deny-list (empty when neither is set)."""
+    tools: dict[str, Any] = {}
+    if include is not None:
+        tools["include"] = include
+    if exclude:
+        tools["exclude"] = exclude
+    return tools
+
+
+def toggle_tool(
+    include: list[str] | None, exclude: list[str], tool: str, enabled: bool
+) -> tuple[list[str] | None, list[str]]:
+    """The (include, exclude) lists after turning ``tool`` on or off; the inputs are unchanged.
+
+    Off adds the tool to the deny-list. On removes it from the deny-list and, when there is an
+    allow-list, adds it there too; an absent allow-list stays absent.
+    """
+    if enabled:
+        exclude = [name for name in exclude if name != tool]
+        if include is not None and tool not in include:
+            include = [*include, tool]
+    elif tool not in exclude:
+        exclude = [*exclude, tool]
+    return include, exclude
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionSpelling:
+    """Which keys of a dialect's entry carry which fields of a ``ServerSpec``."""
+
+    groups: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+    """``(spec fields, entry keys)`` pairs; every connection key of both transports is in one."""
+    url_only: tuple[str, ...] = ()
+    """Keys that only a URL server may have (dropped when the server becomes a command)."""
+    command_only: tuple[str, ...] = ()
+    """Keys that only a command server may have (dropped when the server becomes a URL)."""
+
+
+def same_name(*fields: str) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Groups of one field each, spelled as the key of the same name."""
+    return tuple(((field,), (field,)) for field in fields)
+
+
+def spec_to_write(new: ServerSpec, old: ServerConfig | None) -> ServerSpec:
+    """``new`` without the env values that came, unchanged, from the entry's env file: those
+    stay in the file they were read from rather than being copied into the config."""
+    if old is None or not old.env_file_keys or not isinstance(new, StdioSpec):
+        return new
+    before = old.spec.env if isinstance(old.spec, StdioSpec) else {}
+    env = {
+        key: value
+        for key, value in new.env.items()
+        if not (key in old.env_file_keys and before.get(key) == value)
+    }
+    return new.model_copy(update={"env": env})
+
+
+def _same(old: ServerSpec | None, new: ServerSpec, fields: tuple[str, ...]) -> bool:
+    if old is None or old.kind != new.kind:
+        return False
+    return all(getattr(old, field, None) == getattr(new, field, None) for field in fields)
+
+
+def _assign(entry: MutableMapping[str, Any], key: str, value: Any) -> None:
+    entry[key] = value
+
+
+def update_connection(
+    entry: MutableMapping[str, Any],
+    new_entry: Mapping[str, Any],
+    new: ServerSpec,
+    old: ServerConfig | None,
+    spelling: ConnectionSpelling,
+    *,
+    add: Callable[[MutableMapping[str, Any], str, Any], None] = _assign,
+) -> None:
+    """Make ``entry`` reach ``new`` (whose entry in the dialect's spelling is ``new_entry``).
+
+    ``old`` is the entry as loaded (``None`` or without a spec when it had a problem: then
+    every group is rewritten). ``add`` puts a key the entry lacks (after its last key, say).
+    """
+    before = None if old is None else old.spec
+    for fields, keys in spelling.groups:
+        if _same(before, new, fields):
+            continue
+        for key in keys:
+            if key in new_entry and key in entry:
+                entry[key] = new_entry[key]
+            elif key in new_entry:
+                add(entry, key, new_entry[key])
+            elif key in entry:
+                del entry[key]
+    for key in spelling.url_only if isinstance(new, StdioSpec) else spelling.command_only:
+        if key in entry:
+            del entry[key]
 
 
 def plain_number(value: float) -> float:
@@ -170,19 +381,19 @@ def _apply(adapter: Adapter, root: Any, edit: ConfigEdit, path: str | None) -> N
     servers = root.get(adapter.servers_key)
     if servers is not None and not isinstance(servers, dict):
         raise ConfigError(fmt.map_message, path=path, field=adapter.servers_key)
-    if isinstance(edit, edits.AddServer):
+    if isinstance(edit, AddServer):
         _add(adapter, root, servers, edit, path)
         return
-    name = edit.name if isinstance(edit, edits.RemoveServer) else edit.server
+    name = edit.name if isinstance(edit, RemoveServer) else edit.server
     if servers is None or name not in servers:
-        if isinstance(edit, edits.UpdateServer):
+        if isinstance(edit, UpdateServer):
             raise ConfigError("there is no server of this name to update", path=path, server=name)
         raise UnknownServerError(name)
-    if isinstance(edit, edits.RemoveServer):
+    if isinstance(edit, RemoveServer):
         fmt.remove(servers, name)
-    elif isinstance(edit, edits.SetServerDisabled):
+    elif isinstance(edit, SetServerDisabled):
         adapter.set_disabled(root, servers, name, edit.disabled, path)
-    elif isinstance(edit, edits.UpdateServer):
+    elif isinstance(edit, UpdateServer):
         try:
             old = adapter.validate(fmt.plain(root), path).server(name)
         except ConfigError:
@@ -203,9 +414,7 @@ def _new_entry(adapter: Adapter, spec: ServerSpec, name: str, path: str | None) 
         raise ConfigError(error.detail, path=path, server=name) from None
 
 
-def _add(
-    adapter: Adapter, root: Any, servers: Any, edit: edits.AddServer, path: str | None
-) -> None:
+def _add(adapter: Adapter, root: Any, servers: Any, edit: AddServer, path: str | None) -> None:
     if not edit.name:
         raise ConfigError("a server name must not be empty", path=path, field=adapter.servers_key)
     if servers is not None and edit.name in servers:
@@ -217,10 +426,10 @@ def _add(
 
 
 def _put_timeouts(
-    adapter: Adapter, entry: Any, edit: edits.AddServer | edits.UpdateServer, path: str | None
+    adapter: Adapter, entry: Any, edit: AddServer | UpdateServer, path: str | None
 ) -> None:
     """Write the timeouts the edit gives (``None`` leaves a timeout as it is)."""
-    name = edit.name if isinstance(edit, edits.AddServer) else edit.server
+    name = edit.name if isinstance(edit, AddServer) else edit.server
     spelled = {timeout.field: timeout for timeout in adapter.timeouts}
     for field in ("connect_timeout", "request_timeout"):
         seconds = getattr(edit, field)
@@ -237,7 +446,7 @@ def _put_timeouts(
 
 
 def _set_tools(
-    adapter: Adapter, entry: Any, edit: edits.SetToolEnabled | edits.SetToolFilter, path: str | None
+    adapter: Adapter, entry: Any, edit: SetToolEnabled | SetToolFilter, path: str | None
 ) -> None:
     """Rewrite the tool lists so that the edit holds; other keys stay."""
     fmt, inc, exc, server = adapter.format, adapter.include_key, adapter.exclude_key, edit.server
@@ -248,7 +457,7 @@ def _set_tools(
             raise ConfigError(
                 "must be an object", path=path, server=server, field=adapter.tools_key
             )
-        if isinstance(edit, edits.SetToolEnabled):
+        if isinstance(edit, SetToolEnabled):
             for key in (inc, exc):
                 if key in holder and not isinstance(holder[key], list):
                     raise ConfigError(
@@ -262,7 +471,7 @@ def _set_tools(
         plain = fmt.plain(holder)
         include = str_list(plain.get(inc), name=server, field=inc, path=path)
         exclude = str_list(plain.get(exc), name=server, field=exc, path=path)
-    if isinstance(edit, edits.SetToolEnabled):
+    if isinstance(edit, SetToolEnabled):
         include, exclude = toggle_tool(include, exclude or [], edit.tool, edit.enabled)
     else:
         include = None if edit.include is None else list(edit.include)

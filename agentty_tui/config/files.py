@@ -24,6 +24,7 @@ __all__ = [
     "MAX_CLAUDE_STATE_BYTES",
     "MAX_CONFIG_BYTES",
     "FileRead",
+    "FileVersion",
     "decode_text",
     "format_size",
     "read_file",
@@ -176,3 +177,22 @@ def read_text(target: Path, path: str | None = None) -> str | None:
     if read is None:
         return None
     return decode_text(read.data, os.fspath(target) if path is None else path)
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersion:
+    """A cheap fingerprint of the file on disk (one ``stat``), to notice outside changes."""
+
+    mtime_ns: int
+    """Last modification time."""
+    size: int
+    """Size in bytes."""
+    inode: int
+    """Inode number: an atomic replace changes it even within one mtime tick."""
+    device: int
+    """Device of the inode."""
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileVersion:
+        """The fingerprint a ``stat`` gave."""
+        return cls(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)

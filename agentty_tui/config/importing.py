@@ -18,9 +18,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolFilter
-from agentty_tui.config.entry_facts import entry_facts, fact_lines
-from agentty_tui.config.entry_rules import name_problem
+from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled, SetToolFilter
+from agentty_tui.config.entry_rules import entry_facts, fact_lines, name_problem
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.errors import AgenttyError
 from agentty_tui.model import (

@@ -1,4 +1,4 @@
-"""The checks of the config operations, and the edit each one writes.
+"""The config operations' checks, each giving the edit it writes.
 
 The bridge (under the picker) and the headless command line change a config through the same
 operations: add a server, remove one, switch a tool on or off, park a server or bring it back.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
+from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
 from agentty_tui.config.entry_rules import new_server_name
 from agentty_tui.errors import UnknownServerError, UnknownToolError
 from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec

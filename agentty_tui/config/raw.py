@@ -1,34 +1,43 @@
-"""On-disk shape of a server entry (ours: ``mcpServers``), validated into ``ServerConfig``.
+"""On-disk shape of a config (ours: ``mcpServers``), validated into the model's ``PluginConfig``.
 
-The raw models mirror the file (camelCase keys, ``type`` strings) and allow unknown keys: those
-stay in the file untouched and the model simply ignores them. Validation is strict (no ``"true"``
-for a boolean, no number for a string), and every failure becomes a ``ConfigError`` that names the
-file, the server and the field a user has to fix.
+A server entry (ours: ``mcpServers``) is validated into ``ServerConfig``. The raw models mirror the
+file (camelCase keys, ``type`` strings) and allow unknown keys: those stay in the file untouched and
+the model simply ignores them. Validation is strict (no ``"true"`` for a boolean, no number for a
+string), and every failure becomes a ``ConfigError`` that names the file, the server and the field a
+user has to fix.
+
+The top-level settings (our ``toolBudget`` and ``nativeTools`` keys) are read the same way by
+every dialect (``settings_config``), as are the string lists many dialects' entries hold.
+
+The dialects that resolve variables (Gemini, VS Code) share ``map_strings`` and ``problem``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agentty_tui.config.entry_rules import (
     env_name_problem,
+    header_problem,
     process_text_problem,
     url_problem,
     url_transport,
 )
-from agentty_tui.config.headers import header_problem
 from agentty_tui.config.oauth_hosts import split_scopes
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TOOL_BUDGET,
     HttpSpec,
+    NativeTool,
     OAuthSettings,
+    PluginConfig,
     ServerConfig,
     ServerSpec,
     StdioSpec,
@@ -37,14 +46,20 @@ from agentty_tui.model import (
 
 __all__ = [
     "RawBase",
+    "RawNativeTool",
     "RawOAuth",
     "RawServer",
     "RawToolFilter",
     "json_type",
+    "map_strings",
+    "problem",
     "schema_error",
     "server_or_problem",
+    "settings_config",
+    "str_list",
     "validate_server",
 ]
+
 
 TransportType = Literal["stdio", "http", "streamable-http", "sse"]
 """Values the ``type`` key of a server entry may take."""
@@ -291,3 +306,82 @@ def json_type(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object" if isinstance(value, Mapping) else type(value).__name__
+
+
+class RawNativeTool(RawBase):
+    """One entry of ``nativeTools``."""
+
+    name: str = Field(min_length=1)
+    """Wire name of the host tool."""
+    description: str = ""
+    """What the model reads about it."""
+    input_schema: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object"}, alias="inputSchema"
+    )
+    """JSON Schema of its arguments."""
+
+
+def _native_tools(value: object, path: str | None) -> tuple[NativeTool, ...] | None:
+    """Validate ``nativeTools``: absent or null means the host's built-in list."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ConfigError(
+            f"must be an array of tools, not {json_type(value)}", path=path, field="nativeTools"
+        )
+    tools = []
+    for index, item in enumerate(value):
+        try:
+            raw = RawNativeTool.model_validate(item)
+        except ValidationError as error:
+            raise schema_error(
+                error, path=path, server=None, prefix=("nativeTools", index)
+            ) from None
+        tools.append(
+            NativeTool(name=raw.name, description=raw.description, input_schema=raw.input_schema)
+        )
+    return tuple(tools)
+
+
+def settings_config(
+    document: Mapping[str, Any], servers: tuple[ServerConfig, ...], path: str | None
+) -> PluginConfig:
+    """A config of ``servers`` plus our own top-level ``toolBudget`` / ``nativeTools`` keys,
+    which every dialect reads the same way."""
+    budget = document.get("toolBudget", DEFAULT_TOOL_BUDGET)
+    # bool is an int subclass in Python; `true` is not a budget.
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise ConfigError(
+            f"must be a non-negative integer, not {budget!r}", path=path, field="toolBudget"
+        )
+    return PluginConfig(
+        servers=servers,
+        tool_budget=budget,
+        native_tools=_native_tools(document.get("nativeTools"), path),
+    )
+
+
+def str_list(value: object, *, name: str, field: str, path: str | None) -> list[str] | None:
+    """``value`` as a list of strings (``None`` when absent); ``ConfigError`` otherwise."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError("must be an array of strings", path=path, server=name, field=field)
+    return list(value)
+
+
+def problem(message: str, *, name: str, path: str | None, field: str | None = None) -> ServerConfig:
+    """An entry that cannot be used, carrying why (file, server and field named)."""
+    error = ConfigError(message, path=path, server=name, field=field)
+    return ServerConfig(name=name, problem=str(error))
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every string in it (keys stay)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, Mapping):
+        return {key: map_strings(item, change) for key, item in value.items()}
+    if isinstance(value, list):
+        return [map_strings(item, change) for item in value]
+    return value

@@ -12,48 +12,41 @@ through ``apply``, which
 - keeps the file's mode, its line endings and BOM, and writes through a symlink to its target;
 - refuses to edit a file that is read-only (no write bit the user has): a rename needs only
   the folder's permission, and would silently replace a file its owner chose to protect.
+
+The steps of the atomic replace (``write_temp``, ``fsync_directory``, ``remove_orphaned_temps``):
+a fsynced temp file beside the target, the directory fsynced
+after the rename, and the temp files a killed writer left behind cleaned up.
+
+The temp file has to be in the target's folder (a rename is atomic only within one file system);
+it lives only while a write is under way.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import re
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
-from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.config.files import read_file
-from agentty_tui.config.formats import parses_whole, shared_text
+from agentty_tui.config.documents.formats import parses_whole, shared_text
+from agentty_tui.config.engine import ConfigEdit
+from agentty_tui.config.files import FileVersion, read_file
 from agentty_tui.config.locking import locked
-from agentty_tui.config.replace import fsync_directory, remove_orphaned_temps, write_temp
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
 from agentty_tui.model import PluginConfig, SourceRef
 
-__all__ = ["ConfigStore", "FileVersion"]
+__all__ = ["ConfigStore", "FileMeta", "fsync_directory", "remove_orphaned_temps", "write_temp"]
+
 
 _BOM = b"\xef\xbb\xbf"
-
-
-@dataclass(frozen=True, slots=True)
-class FileVersion:
-    """A cheap fingerprint of the file on disk (one ``stat``), to notice outside changes."""
-
-    mtime_ns: int
-    """Last modification time."""
-    size: int
-    """Size in bytes."""
-    inode: int
-    """Inode number: an atomic replace changes it even within one mtime tick."""
-    device: int
-    """Device of the inode."""
-
-    @classmethod
-    def of(cls, info: os.stat_result) -> FileVersion:
-        """The fingerprint a ``stat`` gave."""
-        return cls(info.st_mtime_ns, info.st_size, info.st_ino, info.st_dev)
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,3 +306,77 @@ class ConfigStore:
         fsync_directory(target.parent)
         self._held_text = bool(new_text.strip())
         return _with_trust(new_config, before, self._display)  # the file kept its mode and owner
+
+
+class FileMeta(Protocol):
+    """The metadata a rewrite keeps."""
+
+    @property
+    def mode(self) -> int:
+        """Permission bits."""
+        ...
+
+    @property
+    def uid(self) -> int:
+        """Owner."""
+        ...
+
+    @property
+    def gid(self) -> int:
+        """Group."""
+        ...
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        # Some file systems cannot fsync a directory; the rename itself already happened.
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
+
+
+def remove_orphaned_temps(target: Path) -> None:
+    """Delete temp files a killed writer left behind.
+
+    Only a writer holding the lock creates ``.<name>.<8 hex>.tmp`` next to the target, and it
+    renames or deletes it before letting go; so one found by the lock's holder is an orphan.
+    """
+    pattern = re.compile(rf"\.{re.escape(target.name)}\.[0-9a-f]{{8}}\.tmp")
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        if pattern.fullmatch(name):
+            with contextlib.suppress(OSError):
+                (target.parent / name).unlink()
+
+
+def write_temp(target: Path, data: bytes, like: FileMeta | None) -> Path:
+    """Write ``data`` to a new fsynced temp file next to ``target``, with ``like``'s mode."""
+    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    # 0o666 filtered by the umask is what a plain open() would give a new config file.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        if like is not None:
+            os.fchmod(fd, like.mode)
+            if (like.uid, like.gid) != (os.geteuid(), os.getegid()):
+                # Only root (or a group member) can keep the owner; otherwise the file
+                # becomes ours, as it would with any editor's atomic save.
+                with contextlib.suppress(PermissionError):
+                    os.fchown(fd, like.uid, like.gid)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        temp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    return temp

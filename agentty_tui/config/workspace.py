@@ -1,7 +1,7 @@
 """A workspace: every config file of a project and its user, read as one config.
 
 ``Workspace`` stands where a ``ConfigStore`` stands for one file: ``load`` gives one
-``PluginConfig`` (layered by ``layering.layer``), ``apply`` writes an edit, ``version`` tells
+``PluginConfig`` (layered by ``layer``), ``apply`` writes an edit, ``version`` tells
 whether any file changed. Behind it is one ``ConfigStore`` per source, so each file keeps every
 guarantee of the store (lock, re-read, atomic replace, its own dialect and layout), and each
 edit goes to the one file that owns the entry it changes (``ServerConfig.source``).
@@ -9,31 +9,74 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
 - A file that stops parsing keeps its servers as last read (a half-saved edit in the user's
   editor must not stop them), with a warning that names the file and the problem; so does a
   file that held text and is blank now (``ConfigStore.load``: a non-atomic writer's truncate).
-- A project file's entries wait for the user's trust (``project_trust.TrustBook``); so do the
+- A project file's entries wait for the user's trust (``trust.TrustBook``); so do the
   stdio entries of a file other users can write (``trust.file_trust_problem``).
+
+Layering, one config out of a workspace's files (precedence, shadowing, de-duplication):
+``layer`` takes each source's config in precedence order (local, project, user: the order of
+``sources.workspace_sources``) and gives the one config the bridge runs:
+
+- the first entry of a name wins; every entry is stamped with the file it came from
+  (``ServerConfig.source``), which is where its edits go;
+- a later entry of the same name with the same connection (``connection_key``) is the same
+  server written into several hosts' files: it is started once, and the winner lists the other
+  files in ``also_in``; if any of the copies is trusted, the server is (the user already runs it);
+- a later entry of the same name with another connection is shadowed: it is listed in
+  ``PluginConfig.shadowed`` with ``shadowed_by`` and never started.
+
+The catalog settings (tool budget, native tools) come from our own user file alone; warnings
+come from every file.
+
+The files a new server may be added to (``add_targets``, for the picker's add form): our
+user file is the default (``Workspace.add_to``) and always offered, as are the project's
+``.mcp.json`` and Claude Code's local scope (this project, this user) whether or not the files
+exist yet: adding creates them. Another host's file is offered only once it exists and reads
+without a problem: creating a host's file from nothing, or writing one that does not parse, is
+not what a user adding a server means.
+
+Opening the workspace of the folder the user is in:
+``open_workspace(cwd, home=..., env=...)`` finds the project root, reads which hosts to read
+(``--hosts``, else the ``hosts`` setting of our user file, else all) and lists the sources.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentty_tui.config.claude_local import ClaudeLocalDialect
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
-from agentty_tui.config.edits import AddServer, ConfigEdit, RemoveServer
-from agentty_tui.config.entry_facts import entry_facts
-from agentty_tui.config.formats import parses_shared
-from agentty_tui.config.layering import Layer, layer
-from agentty_tui.config.project_trust import TrustBook, entry_hash
-from agentty_tui.config.sources import SourceFile
-from agentty_tui.config.store import ConfigStore, FileVersion
+from agentty_tui.config.documents.formats import parses_shared
+from agentty_tui.config.engine import AddServer, ConfigEdit, RemoveServer
+from agentty_tui.config.entry_rules import entry_facts
+from agentty_tui.config.files import FileVersion, read_text
+from agentty_tui.config.hosts.claude import ClaudeLocalDialect
+from agentty_tui.config.sources import (
+    HOSTS,
+    SourceFile,
+    find_project_root,
+    our_user_file,
+    workspace_sources,
+)
+from agentty_tui.config.store import ConfigStore
+from agentty_tui.config.trust import TrustBook, default_trust_file, entry_hash
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import EntryFact, PluginConfig, ServerConfig, SourceRef, StdioSpec
 
-__all__ = ["SourceReport", "Workspace", "trust_prompt"]
+__all__ = [
+    "Layer",
+    "SourceReport",
+    "Workspace",
+    "add_targets",
+    "hosts_setting",
+    "layer",
+    "open_workspace",
+    "parse_hosts",
+    "trust_prompt",
+]
 
 
 def trust_prompt(server: ServerConfig) -> str:
@@ -280,3 +323,133 @@ class Workspace:
         # The entry the caller saw (a bridge, a command: each loads before it edits); reading
         # every file again here would double an edit's cost.
         return self.owner(self._layered or self.load(), name)
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One source file's part of a workspace, ready to be layered."""
+
+    ref: SourceRef
+    """The file."""
+    config: PluginConfig
+    """What it holds (an empty config for a file that is absent)."""
+    untrusted: dict[str, str]
+    """Entries of this file that wait for the user's trust, by name, each with why."""
+    facts: Mapping[str, tuple[EntryFact, ...]] = field(default_factory=dict)
+    """What trusting each of those entries runs or sends (``entry_facts``), by name."""
+
+
+def _stamped(server: ServerConfig, part: Layer) -> ServerConfig:
+    name = server.name
+    return server.model_copy(
+        update={
+            "source": part.ref,
+            "untrusted": part.untrusted.get(name),
+            "trust_facts": part.facts.get(name, ()) if name in part.untrusted else (),
+        }
+    )
+
+
+def layer(
+    parts: Sequence[Layer], *, settings: PluginConfig, warnings: Sequence[str] = ()
+) -> PluginConfig:
+    """The workspace's config: ``parts`` in precedence order, the catalog settings of
+    ``settings`` (our user file's), the warnings of every part and ``warnings`` (one line
+    each, for the files that could not be read)."""
+    winners: dict[str, ServerConfig] = {}
+    shadowed: list[ServerConfig] = []
+    for part in parts:
+        for entry in part.config.servers:
+            server = _stamped(entry, part)
+            first = winners.get(server.name)
+            if first is None:
+                winners[server.name] = server
+            elif first.spec is not None and first.connection_key() == server.connection_key():
+                winners[server.name] = first.model_copy(
+                    update={
+                        "also_in": (*first.also_in, part.ref),
+                        "untrusted": first.untrusted if server.untrusted else None,
+                        "trust_facts": first.trust_facts if server.untrusted else (),
+                    }
+                )
+            else:
+                # Never started: there is nothing to trust it to run.
+                update = {"shadowed_by": first.source, "trust_facts": ()}
+                shadowed.append(server.model_copy(update=update))
+    every_warning = [warning for part in parts for warning in part.config.warnings]
+    return PluginConfig(
+        servers=tuple(winners.values()),
+        tool_budget=settings.tool_budget,
+        native_tools=settings.native_tools,
+        warnings=(*every_warning, *warnings),
+        shadowed=tuple(shadowed),
+    )
+
+
+def _always(ref: SourceRef) -> bool:
+    return ref.host == "claude" and ref.scope in ("project", "local")
+
+
+def add_targets(workspace: Workspace) -> tuple[SourceRef, ...]:
+    """The files a new server may go to: the default first, then the others in precedence
+    order (local, project, user)."""
+    readable = {
+        report.source.ref
+        for report in workspace.reports
+        if report.exists and report.problem is None
+    }
+    if not workspace.reports:  # not loaded yet: what is on disk
+        readable = {source.ref for source in workspace.sources if source.path.is_file()}
+    others = [
+        source.ref
+        for source in workspace.sources
+        if source.ref != workspace.add_to and (_always(source.ref) or source.ref in readable)
+    ]
+    return (workspace.add_to, *others)
+
+
+def parse_hosts(names: Collection[str], where: str) -> tuple[str, ...]:
+    """``names`` checked against ``HOSTS``; a ``ConfigError`` naming ``where`` for one that is
+    not a host we read."""
+    wanted = tuple(name.strip().lower() for name in names if name.strip())
+    unknown = [name for name in wanted if name not in HOSTS]
+    if unknown:
+        raise ConfigError(
+            f"unknown host {unknown[0]!r}; the hosts are {', '.join(HOSTS)}", path=where
+        )
+    return wanted
+
+
+def hosts_setting(path: Path) -> tuple[str, ...] | None:
+    """The ``hosts`` list of our user file, or ``None`` when it says nothing (all hosts).
+
+    A file that does not parse says nothing here: the workspace reports its problem."""
+    try:
+        text = read_text(path)
+        value = json.loads(text) if text and text.strip() else None
+    except (ConfigError, ValueError):
+        return None
+    hosts = value.get("hosts") if isinstance(value, dict) else None
+    if hosts is None:
+        return None
+    if not isinstance(hosts, list) or not all(isinstance(name, str) for name in hosts):
+        raise ConfigError("must be an array of host names", path=str(path), field="hosts")
+    return parse_hosts(hosts, str(path))
+
+
+def open_workspace(
+    cwd: Path,
+    *,
+    home: Path,
+    env: Mapping[str, str],
+    hosts: Collection[str] | None = None,
+) -> Workspace:
+    """The workspace of the project that holds ``cwd``; ``hosts`` (``--hosts``) overrides the
+    ``hosts`` setting."""
+    root = find_project_root(cwd)
+    ours = our_user_file(home, env)
+    chosen = parse_hosts(hosts, "--hosts") if hosts is not None else hosts_setting(ours)
+    sources = workspace_sources(home, env, root, hosts=chosen)
+    add_to = next(source.ref for source in sources if source.path == ours)
+    trust = TrustBook(default_trust_file(home, env))
+    return Workspace(sources, root=root, trust=trust, add_to=add_to)

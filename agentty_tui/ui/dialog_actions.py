@@ -14,9 +14,8 @@ import anyio
 from textual import on
 
 from agentty_tui.catalog import WireCatalog
-from agentty_tui.config.add_targets import add_targets
 from agentty_tui.config.discover import HostFile
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.workspace import Workspace, add_targets
 from agentty_tui.model import HttpSpec, ServerSpec, SourceRef
 from agentty_tui.ui.add import AddServerScreen, NewServer
 from agentty_tui.ui.call import CallRecord, CallToolScreen

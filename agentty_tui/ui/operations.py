@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from textual.app import App
 from textual.notifications import SeverityLevel
 
-from agentty_tui.config.project_trust import entry_hash
+from agentty_tui.config.trust import entry_hash
 from agentty_tui.errors import AgenttyError, EntryChangedError
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, ToolState
 from agentty_tui.terminal_text import safe_block, safe_line

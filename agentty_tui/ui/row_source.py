@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentty_tui.config.entry_facts import alert_summary, fact_lines, facts_line
+from agentty_tui.config.entry_rules import alert_summary, fact_lines, facts_line
 from agentty_tui.model import PluginModel, ServerState, SourceRef
 from agentty_tui.secrets import mask_url, masked_command_line
 from agentty_tui.terminal_text import safe_line

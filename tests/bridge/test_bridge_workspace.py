@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.workspace import open_workspace
 from agentty_tui.errors import OperationError
 from agentty_tui.model import StdioSpec
 from tests.bridge.test_live_reload import TIMEOUT, connected

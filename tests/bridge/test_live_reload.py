@@ -17,7 +17,7 @@ import pytest
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
-from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.workspace import open_workspace
 from agentty_tui.model import PluginModel
 from tests.fake_home import REPO_TOOL, FakeHome, build_fake_home, small_fake_home
 from tests.helpers import stdio_entry

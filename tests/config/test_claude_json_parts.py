@@ -17,11 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentty_tui.config import ConfigStore, SetServerDisabled, files, formats, jsonspan
+from agentty_tui.config import ConfigStore, SetServerDisabled, files
 from agentty_tui.config import store as store_module
-from agentty_tui.config.claude_local import ClaudeLocalDialect
-from agentty_tui.config.formats import JsonFormat, Loaded, parses_shared, parses_whole
-from agentty_tui.config.mcpjson import McpJsonDialect
+from agentty_tui.config.documents import formats, jsonspan
+from agentty_tui.config.documents.formats import JsonFormat, Loaded, parses_shared, parses_whole
+from agentty_tui.config.hosts.claude import ClaudeLocalDialect
+from agentty_tui.config.hosts.mcpjson import McpJsonDialect
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import PluginConfig
 

@@ -20,7 +20,7 @@ from agentty_tui.config import (
     dialect_by_name,
     dialect_name,
 )
-from agentty_tui.config.envfile import read_env_file
+from agentty_tui.config.hosts.vscode import read_env_file
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, StdioSpec
 from tests.helpers import each_dialect_file, write_file

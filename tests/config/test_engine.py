@@ -18,10 +18,15 @@ from agentty_tui.config import (
     dialect_name,
     spec_to_entry,
 )
-from agentty_tui.config.connection import ConnectionSpelling, same_name
-from agentty_tui.config.engine import Adapter, TimeoutKey, validate_entries
-from agentty_tui.config.formats import JsoncFormat
-from agentty_tui.config.settings import settings_config
+from agentty_tui.config.documents.formats import JsoncFormat
+from agentty_tui.config.engine import (
+    Adapter,
+    ConnectionSpelling,
+    TimeoutKey,
+    same_name,
+    validate_entries,
+)
+from agentty_tui.config.raw import settings_config
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerSpec, StdioSpec
 

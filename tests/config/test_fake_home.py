@@ -15,8 +15,8 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.detect import detect_file, dialect_by_name
 from agentty_tui.config.discover import host_config_files
-from agentty_tui.config.jsonc import parse_jsonc
-from agentty_tui.config.mcpjson import validate_document
+from agentty_tui.config.documents.jsonc import parse_jsonc
+from agentty_tui.config.hosts.mcpjson import validate_document
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, StdioSpec
 from tests.fake_home import (
     LAYERED,

@@ -22,13 +22,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentty_tui.config import ConfigStore, VsCodeDialect
+from agentty_tui.config.documents.jsonc import (
+    MAX_DEPTH,
+    _surely_shallow,
+    check_nesting,
+    parse_jsonc,
+)
 from agentty_tui.config.files import (
     MAX_CLAUDE_STATE_BYTES,
     MAX_CONFIG_BYTES,
     read_file,
     size_limit,
 )
-from agentty_tui.config.jsonc import MAX_DEPTH, _surely_shallow, check_nesting, parse_jsonc
 from agentty_tui.errors import ConfigError
 
 

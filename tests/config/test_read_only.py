@@ -19,7 +19,7 @@ from agentty_tui.config import (
     apply_import,
     plan_import,
 )
-from agentty_tui.config.edits import ConfigEdit
+from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.errors import ReadOnlyFileError
 from agentty_tui.model import StdioSpec
 from tests.helpers import each_dialect_file, write_file

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from agentty_tui.config import formats
-from agentty_tui.config.edits import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
+from agentty_tui.config.documents import formats
+from agentty_tui.config.documents.formats import JsonFormat, Loaded
+from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
 from agentty_tui.config.files import MAX_CLAUDE_STATE_BYTES
-from agentty_tui.config.formats import JsonFormat, Loaded
-from agentty_tui.config.opening import open_workspace
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, SourceRef, StdioSpec
 from tests.fake_home import (

@@ -12,7 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.workspace import open_workspace
 from agentty_tui.ui.app import PickerApp
 from tests.bridge.auth.conftest import OAuthServer
 from tests.fake_home import FakeHome, small_fake_home

@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import Select, Static
 
 from agentty_tui.config.discover import HostFile
-from agentty_tui.config.project_trust import entry_hash
+from agentty_tui.config.trust import entry_hash
 from agentty_tui.model import SourceRef, StdioSpec
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp

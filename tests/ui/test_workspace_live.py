@@ -16,9 +16,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.config.opening import open_workspace
-from agentty_tui.config.project_trust import default_trust_file
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.trust import default_trust_file
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.model import SourceRef
 from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentty_tui.config.project_trust import TrustBook
 from agentty_tui.config.sources import workspace_sources
+from agentty_tui.config.trust import TrustBook
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.model import EntryFact, HttpSpec, PluginModel, ServerState, SourceRef, StdioSpec
 from tests.ui.fakes import NATIVE, StaticSource, tool

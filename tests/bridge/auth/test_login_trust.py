@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.workspace import open_workspace
 from agentty_tui.errors import OperationError
 from tests.bridge.auth.conftest import OAuthServer
 from tests.fake_home import FakeHome, small_fake_home

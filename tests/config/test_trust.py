@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agentty_tui.config.opening import open_workspace
-from agentty_tui.config.project_trust import default_trust_file
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.trust import default_trust_file
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.model import PluginConfig
 from tests.fake_home import REPO_TOOL, FakeHome, small_fake_home
 

@@ -16,14 +16,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentty_tui.config.common import map_strings
-from agentty_tui.config.connection import ConnectionSpelling, same_name
-from agentty_tui.config.engine import Adapter, TimeoutKey, validate_entries
-from agentty_tui.config.filters import filter_entry
-from agentty_tui.config.formats import JsoncFormat
-from agentty_tui.config.mcpjson import SERVERS_KEY, spec_to_entry
+from agentty_tui.config.documents.formats import JsoncFormat
+from agentty_tui.config.engine import (
+    Adapter,
+    ConnectionSpelling,
+    TimeoutKey,
+    filter_entry,
+    same_name,
+    validate_entries,
+)
+from agentty_tui.config.hosts.mcpjson import SERVERS_KEY, spec_to_entry
 from agentty_tui.config.oauth_hosts import gemini_oauth, gemini_oauth_entry
-from agentty_tui.config.settings import settings_config, str_list
+from agentty_tui.config.raw import map_strings, settings_config, str_list
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 

@@ -21,13 +21,18 @@ from typing import Any
 import tomlkit
 from tomlkit.items import InlineTable, Table
 
-from agentty_tui.config.connection import ConnectionSpelling, same_name
-from agentty_tui.config.engine import Adapter, TimeoutKey, validate_entries
-from agentty_tui.config.filters import filter_entry
-from agentty_tui.config.headers import header_problem
+from agentty_tui.config.documents.toml import TomlFormat
+from agentty_tui.config.engine import (
+    Adapter,
+    ConnectionSpelling,
+    TimeoutKey,
+    filter_entry,
+    same_name,
+    validate_entries,
+)
+from agentty_tui.config.entry_rules import header_problem
 from agentty_tui.config.oauth_hosts import codex_oauth, codex_oauth_table
-from agentty_tui.config.settings import settings_config, str_list
-from agentty_tui.config.tomlformat import TomlFormat
+from agentty_tui.config.raw import settings_config, str_list
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 

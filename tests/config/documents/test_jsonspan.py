@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from agentty_tui.config.jsonspan import value_span
+from agentty_tui.config.documents.jsonspan import value_span
 
 KEYS = st.sampled_from(["a", "b", 'q"uote', "{brace}", "é", "/home/x", ""])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()

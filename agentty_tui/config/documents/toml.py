@@ -16,7 +16,7 @@ from tomlkit.exceptions import ParseError, TOMLKitError
 from tomlkit.items import Array, Comment, Table
 from tomlkit.parser import Parser
 
-from agentty_tui.config.formats import Loaded
+from agentty_tui.config.documents.formats import Loaded
 from agentty_tui.errors import ConfigError
 
 __all__ = ["TomlFormat", "add_after_last_key"]

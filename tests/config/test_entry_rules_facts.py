@@ -1,4 +1,4 @@
-"""config/entry_facts.py and config/workspace.py:trust_prompt: what an untrusted entry shows
+"""config/entry_rules.py and config/workspace.py:trust_prompt: what an untrusted entry shows
 before the user trusts it (in the picker's row and ``T`` dialog, ``agentty-tui list``, the
 import plan) is every field that decides what runs or what is sent, secrets masked: the
 executable its own PATH resolves to (flagged inside the project), env names (values masked but
@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from agentty_tui.config.entry_facts import (
+from agentty_tui.config.entry_rules import (
     INSIDE_PROJECT,
     entry_facts,
     fact_lines,
     facts_line,
     resolve_executable,
 )
-from agentty_tui.config.opening import open_workspace
-from agentty_tui.config.workspace import trust_prompt
+from agentty_tui.config.workspace import open_workspace, trust_prompt
 from agentty_tui.model import EntryFact, HttpSpec, ServerConfig, StdioSpec
 
 SECRET = "s3cret-value-123"

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentty_tui.config.jsonc import parse_jsonc
-from agentty_tui.config.jsonc_edit import splice
+from agentty_tui.config.documents.jsonc import parse_jsonc, splice
 from agentty_tui.errors import ConfigError
 
 TEXT = """// head

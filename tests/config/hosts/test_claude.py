@@ -32,11 +32,11 @@ from agentty_tui.config import (
     SetToolFilter,
     UpdateServer,
 )
-from agentty_tui.config.claude_local import ClaudeLocalDialect
-from agentty_tui.config.formats import JsonFormat
-from agentty_tui.config.jsonc import JsoncNode, parse_jsonc
-from agentty_tui.config.jsonlayout import JsonStyle, dump_json
-from agentty_tui.config.mcpjson import McpJsonDialect
+from agentty_tui.config.documents.formats import JsonFormat
+from agentty_tui.config.documents.jsonc import JsoncNode, parse_jsonc
+from agentty_tui.config.documents.jsonlayout import JsonStyle, dump_json
+from agentty_tui.config.hosts.claude import ClaudeLocalDialect
+from agentty_tui.config.hosts.mcpjson import McpJsonDialect
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, StdioSpec
 from tests.fake_home import build_fake_home
@@ -612,7 +612,7 @@ def test_only_the_projects_text_goes_through_the_jsonc_parser(
         parsed.append(len(source))
         return parse_jsonc(source, where)
 
-    monkeypatch.setattr("agentty_tui.config.jsonc_edit.parse_jsonc", counting)
+    monkeypatch.setattr("agentty_tui.config.documents.jsonc.parse_jsonc", counting)
     _store(path).apply(SetToolEnabled("time", "convert_time", False))
     assert parsed and max(parsed) < len(text) // 20
     after = path.read_text(encoding="utf-8")

@@ -21,12 +21,12 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.config.formats import LazyObject, refuse_duplicates, whole_parses
-from agentty_tui.config.jsonc_edit import splice
-from agentty_tui.config.jsonlayout import JsonStyle
-from agentty_tui.config.jsonspan import value_span
-from agentty_tui.config.mcpjson import SERVERS_KEY, McpJsonDialect
+from agentty_tui.config.documents.formats import LazyObject, refuse_duplicates, whole_parses
+from agentty_tui.config.documents.jsonc import splice
+from agentty_tui.config.documents.jsonlayout import JsonStyle
+from agentty_tui.config.documents.jsonspan import value_span
+from agentty_tui.config.engine import ConfigEdit
+from agentty_tui.config.hosts.mcpjson import SERVERS_KEY, McpJsonDialect
 from agentty_tui.config.raw import json_type, server_or_problem, validate_server
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig

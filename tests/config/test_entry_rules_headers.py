@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentty_tui.config import ConfigStore
-from agentty_tui.config.headers import header_problem
+from agentty_tui.config.entry_rules import header_problem
 from agentty_tui.model import HttpSpec
 
 SECRET = "tok-planted-HEADER-5151"

@@ -10,13 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentty_tui.config.connection import ConnectionSpelling, same_name
-from agentty_tui.config.edits import ConfigEdit
-from agentty_tui.config.engine import Adapter, TimeoutKey
-from agentty_tui.config.formats import JsonFormat
+from agentty_tui.config.documents.formats import JsonFormat
+from agentty_tui.config.engine import Adapter, ConfigEdit, ConnectionSpelling, TimeoutKey, same_name
 from agentty_tui.config.oauth_hosts import oauth_entry
-from agentty_tui.config.raw import json_type, server_or_problem
-from agentty_tui.config.settings import settings_config
+from agentty_tui.config.raw import json_type, server_or_problem, settings_config
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 

@@ -1,11 +1,10 @@
-"""config/add_targets.py: the files the add form offers in a workspace."""
+"""config/workspace.py: the files the add form offers in a workspace."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agentty_tui.config.add_targets import add_targets
-from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.workspace import add_targets, open_workspace
 from tests.fake_home import build_fake_home
 
 

@@ -6,9 +6,9 @@ edit engine needs (put a key, put a list, remove or add a server), and turns the
 back into a document and text. Three formats exist:
 
 - ``JsonFormat``: plain JSON, written back with our layout printer (``jsonlayout``) when the file
-  is laid out that way, else spliced (``jsonc_edit``) so that every other byte stays;
+  is laid out that way, else spliced (``jsonc.splice``) so that every other byte stays;
 - ``JsoncFormat``: JSON with comments and trailing commas (``jsonc``), always spliced;
-- ``TomlFormat`` (``tomlformat``): TOML edited node by node with tomlkit.
+- ``TomlFormat`` (``documents.toml``): TOML edited node by node with tomlkit.
 
 A file that repeats a key is refused for editing in every format (``refuse_duplicates``):
 writing it back would keep only one of them.
@@ -26,16 +26,16 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agentty_tui.config.files import CLAUDE_STATE_NAME
-from agentty_tui.config.jsonc import (
+from agentty_tui.config.documents.jsonc import (
     MAX_DEPTH,
     check_nesting,
     duplicate_key_warnings,
     parse_jsonc,
+    splice,
 )
-from agentty_tui.config.jsonc_edit import splice
-from agentty_tui.config.jsonlayout import JsonStyle, dump_json
-from agentty_tui.config.jsonspan import Member, members
+from agentty_tui.config.documents.jsonlayout import JsonStyle, dump_json
+from agentty_tui.config.documents.jsonspan import Member, members
+from agentty_tui.config.files import CLAUDE_STATE_NAME
 from agentty_tui.errors import ConfigError
 
 __all__ = [

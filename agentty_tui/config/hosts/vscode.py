@@ -1,4 +1,4 @@
-"""VS Code's ``.vscode/mcp.json``: JSON with comments, ``servers`` instead of ``mcpServers``.
+r"""VS Code's ``.vscode/mcp.json``: JSON with comments, ``servers`` instead of ``mcpServers``.
 
 Each entry has a ``type`` (``stdio``, ``http`` or ``sse``) with ``command`` / ``args`` / ``env`` /
 ``envFile`` / ``cwd`` or ``url`` / ``headers``; ``inputs`` (prompted values) and every other key
@@ -13,28 +13,41 @@ spec's ``env``, under the entry's own ``env``; a reload reads it again. An entry
 ``${input:ID}`` (a value VS Code prompts for), another VS Code variable, or an env file that
 cannot be read cannot be started here: it loads with a problem naming what it needs, and the
 other servers load as usual.
+
+An ``envFile`` is read (``read_env_file``) in the format people use with it: one ``KEY=VALUE`` a
+line, blank lines and ``#`` comment lines skipped, an optional ``export`` before the key. A value
+may be single-quoted (taken as it is), double-quoted (``\n``, ``\t``, ``\"`` and ``\\`` are escapes)
+or bare (trimmed, and cut at a `` #`` that starts a comment). Anything else is a ``ConfigError``
+naming the file and line, so a typo never silently drops a variable.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentty_tui.config.common import map_strings, problem
-from agentty_tui.config.connection import ConnectionSpelling
-from agentty_tui.config.engine import Adapter
-from agentty_tui.config.envfile import read_env_file
-from agentty_tui.config.formats import JsoncFormat
-from agentty_tui.config.mcpjson import MCP_JSON_SPELLING, MCP_JSON_TIMEOUTS, spec_to_entry
+from agentty_tui.config.documents.formats import JsoncFormat
+from agentty_tui.config.engine import Adapter, ConnectionSpelling
+from agentty_tui.config.files import decode_text, read_file
+from agentty_tui.config.hosts.mcpjson import MCP_JSON_SPELLING, MCP_JSON_TIMEOUTS, spec_to_entry
 from agentty_tui.config.oauth_hosts import oauth_entry
-from agentty_tui.config.raw import server_or_problem
-from agentty_tui.config.settings import settings_config
+from agentty_tui.config.raw import map_strings, problem, server_or_problem, settings_config
+from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
-__all__ = ["VSCODE_SERVERS_KEY", "VsCodeDialect", "vscode_entry"]
+__all__ = [
+    "VSCODE_SERVERS_KEY",
+    "EnvFile",
+    "VsCodeDialect",
+    "parse_env_file",
+    "read_env_file",
+    "vscode_entry",
+]
+
 
 VSCODE_SERVERS_KEY = "servers"
 """VS Code's top-level key for the server map."""
@@ -97,9 +110,9 @@ class VsCodeDialect(Adapter):
         entry: object,
         document: dict[str, Any],
         path: str | None,
-        insecure: list[str],
+        untrusted: list[str],
     ) -> ServerConfig:
-        """One entry; why an env file it reads is not trusted is added to ``insecure``."""
+        """One entry; why an env file it reads is not trusted is added to ``untrusted``."""
         if not isinstance(entry, dict):
             return server_or_problem(name, entry, path)
         needs: list[str] = []
@@ -168,8 +181,8 @@ class VsCodeDialect(Adapter):
         except ConfigError as error:
             return problem(f"cannot read it: {error}", name=name, path=path, field="envFile")
         variables = env_file_read.variables
-        if env_file_read.insecure is not None:
-            insecure.append(env_file_read.insecure)
+        if env_file_read.untrusted is not None:
+            untrusted.append(env_file_read.untrusted)
         env = resolved.get("env", {})
         if isinstance(env, dict):
             # As in VS Code, the entry's own env wins over the file's.
@@ -187,16 +200,91 @@ class VsCodeDialect(Adapter):
                 path=path,
                 field=VSCODE_SERVERS_KEY,
             )
-        insecure: list[str] = []
+        untrusted: list[str] = []
         configs = tuple(
-            self._server(str(name), entry, value, path, insecure) for name, entry in servers.items()
+            self._server(str(name), entry, value, path, untrusted)
+            for name, entry in servers.items()
         )
         config = settings_config(value, configs, path)
-        if insecure:
+        if untrusted:
             # The store replaces this with the config file's own problem, if it has one.
-            config = config.model_copy(update={"insecure": insecure[0]})
+            config = config.model_copy(update={"insecure": untrusted[0]})
         return config
 
     def new_entry(self, spec: ServerSpec) -> Any:
         """``vscode_entry``."""
         return vscode_entry(spec)
+
+
+_LINE = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*")
+_DOUBLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
+
+
+def _double_quoted(body: str) -> str | None:
+    """The text of a double-quoted value without its quotes; ``None`` when unterminated."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\" and i + 1 < len(body):
+            following = body[i + 1]
+            out.append(_DOUBLE_ESCAPES.get(following, "\\" + following))
+            i += 2
+            continue
+        if char == '"':
+            rest = body[i + 1 :].strip()
+            return "".join(out) if not rest or rest.startswith("#") else None
+        out.append(char)
+        i += 1
+    return None
+
+
+def _value(raw: str) -> str | None:
+    """A value as written after ``=``; ``None`` when its quoting is broken."""
+    if raw.startswith("'"):
+        end = raw.find("'", 1)
+        if end < 0:
+            return None
+        rest = raw[end + 1 :].strip()
+        return raw[1:end] if not rest or rest.startswith("#") else None
+    if raw.startswith('"'):
+        return _double_quoted(raw[1:])
+    comment = re.search(r"\s#", raw)
+    return (raw[: comment.start()] if comment else raw).strip()
+
+
+def parse_env_file(text: str, path: str) -> dict[str, str]:
+    """The variables of an env file's text; a later line wins over an earlier one."""
+    variables: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _LINE.fullmatch(line)
+        value = None if match is None else _value(match.group(2))
+        if match is None or value is None:
+            raise ConfigError(
+                "expected KEY=VALUE (a quoted value must be closed)", path=path, line=number
+            )
+        variables[match.group(1)] = value
+    return variables
+
+
+@dataclass(frozen=True, slots=True)
+class EnvFile:
+    """The variables of an env file, and whether the file may be trusted with them."""
+
+    variables: dict[str, str]
+    """Name to value; a later line wins over an earlier one."""
+    untrusted: str | None = None
+    """Why the file is not trusted (others can change it): the variables decide what the
+    commands using them do (``PATH``, ``LD_PRELOAD``), as the config's own ``env`` does."""
+
+
+def read_env_file(path: Path) -> EnvFile:
+    """The env file at ``path``; ``ConfigError`` when it cannot be read."""
+    read = read_file(path)
+    if read is None:
+        raise ConfigError("no such file", path=str(path))
+    variables = parse_env_file(decode_text(read.data, str(path)), str(path))
+    return EnvFile(variables, file_trust_problem(str(path), read.mode, read.uid))

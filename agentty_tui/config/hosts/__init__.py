@@ -1,0 +1,1 @@
+"""The hosts whose config files we read and write, one dialect module each."""
