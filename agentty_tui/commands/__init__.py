@@ -2,7 +2,9 @@
 ``import``, ``login`` and ``logout``.
 
 Each ``cmd_*`` takes the config path and the parsed arguments and returns an exit status; the
-errors they raise are turned into messages and statuses by ``cli.main``.
+errors they raise are turned into messages and statuses by ``cli.main``. What connects to a
+server (``Bridge``, ``open_server``) is imported where it connects: it imports the SDK, which a
+command that only reads or edits the config does without.
 """
 
 from __future__ import annotations
@@ -13,10 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.elicit import accept_defaults
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
-from agentty_tui.bridge.probe import open_server
 from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.catalog import project_catalog
 from agentty_tui.commands.auth import TerminalLoginUI, cmd_login, cmd_logout
@@ -87,6 +86,8 @@ def parse_arguments(text: str) -> dict[str, Any]:
 
 async def _settled_model(path: Path | None, args: argparse.Namespace) -> PluginModel:
     """The model once every server settled; the bridge's own load is the only one."""
+    from agentty_tui.bridge import Bridge
+
     store = open_config(path, args)
     async with Bridge(store, trust=trusted(args)) as bridge:
         if bridge.snapshot.config_error:
@@ -195,6 +196,8 @@ async def _advertised(
     """The tools ``config``'s live server lists, or ``None`` (with a warning) when it cannot
     be asked: ``reason_unchecked`` says why not to start it, else it did not connect."""
     if reason_unchecked is None:
+        from agentty_tui.bridge.probe import open_server
+
         async with open_server(config, default_log_dir(), store.path) as session:
             if session.state.status == "connected":
                 return frozenset(t.name for t in session.state.tools)
@@ -253,6 +256,9 @@ async def cmd_disable(path: Path | None, args: argparse.Namespace) -> int:
 
 async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
+    from agentty_tui.bridge.elicit import accept_defaults
+    from agentty_tui.bridge.probe import open_server
+
     arguments = parse_arguments(args.arguments)
     store, loaded = load_config(path, args, runs_servers=True)
     config = operations.configured(loaded, args.server)

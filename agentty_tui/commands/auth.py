@@ -1,4 +1,8 @@
-"""The ``login`` and ``logout`` commands, and the terminal's side of an OAuth login."""
+"""The ``login`` and ``logout`` commands, and the terminal's side of an OAuth login.
+
+``bridge.auth`` is imported where it is used: it imports the SDK, which the other commands
+(importing this module with ``commands``) do without.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,6 @@ from pathlib import Path
 
 import anyio.to_thread
 
-from agentty_tui.bridge.auth import expires_in_words, login, login_spec, logout
 from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.commands.loading import load_config, trusted
 from agentty_tui.config import operations
@@ -26,6 +29,8 @@ def url_server(
     For a command that ``connects`` (login), a server that waits for trust is an
     ``OperationError`` before its headers are expanded or anything is sent (``--trust`` lets
     it through for this run), as the bridge holds it back."""
+    from agentty_tui.bridge.auth import login_spec
+
     loaded = load_config(path, args)[1]
     config = operations.configured(loaded, args.name)
     if config.problem is not None:
@@ -65,6 +70,8 @@ class TerminalLoginUI:
 
 async def cmd_login(path: Path | None, args: argparse.Namespace) -> int:
     """Run the OAuth login for one URL server; 0 once authorized, 1 with the reason if not."""
+    from agentty_tui.bridge.auth import expires_in_words, login
+
     name, spec, request_timeout = url_server(path, args, connects=True)
     state = await login(spec, TerminalLoginUI(name), request_timeout=request_timeout)
     scopes = " ".join(state.scopes) or "none named"
@@ -74,6 +81,8 @@ async def cmd_login(path: Path | None, args: argparse.Namespace) -> int:
 
 async def cmd_logout(path: Path | None, args: argparse.Namespace) -> int:
     """Forget one URL server's tokens and client registration."""
+    from agentty_tui.bridge.auth import logout
+
     name, spec, _ = url_server(path, args)
     if logout(spec):
         print(f"logged out of {name!r}: its tokens and client registration are forgotten")
