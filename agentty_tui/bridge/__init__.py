@@ -11,6 +11,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    # What the type checker reads instead of ``__getattr__``, which it does not see: a name
+    # the package does not export stays an error.
     from agentty_tui.bridge.bridge import Bridge
     from agentty_tui.bridge.reload_report import ReloadReport
     from agentty_tui.bridge.step import StepRuntime
@@ -25,11 +27,13 @@ _HOMES = {
 """The module each lazy public name is defined in."""
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use, and keep the name here from then on."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        """Import a public name's module on first use, and keep the name here from then on."""
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        globals()[name] = value
+        return value
