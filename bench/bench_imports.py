@@ -12,8 +12,9 @@ Wall time of fresh interpreters, interleaved (one discarded warm-up round):
 
 Then ``python -X importtime`` of ``list``, ``catalog`` and ``enable`` (on an empty config) and of
 the config-only paths (``--version``, ``--help``, ``sources``, that ``disable``) says whether any
-``textual`` module was imported (target: no, anywhere), whether the SDK (``mcp``) or ``httpx``
-was (target: not on the config-only paths), and which packages cost the most.
+``textual`` module was imported (target: no, anywhere), whether the SDK (``mcp``, ``mcp_types``)
+or its HTTP client (``httpx2``) was (target: not on the config-only paths), and which
+packages cost the most.
 
 ``python bench/bench_imports.py`` (15 rounds) or ``--quick`` (2 rounds, no warm-up).
 """
@@ -149,7 +150,7 @@ def main() -> int:
             modules = _importtime(argv, dirs)
             tops = {name.split(".")[0] for name in modules}
             textual[verb] = "textual" in tops
-            sdk_loaded[verb] = bool(tops & {"mcp", "httpx"})
+            sdk_loaded[verb] = bool(tops & {"mcp", "mcp_types", "httpx", "httpx2"})
             import_totals[verb] = sum(own for own, _c, _d in modules.values()) / 1e6
             if verb == "list":
                 heaviest = _top_packages(modules, 8)
@@ -170,7 +171,7 @@ def main() -> int:
     )
     print_table(
         "-X importtime of the headless commands (empty config)",
-        ["command", "all imports (ms)", "imports textual", "imports mcp/httpx"],
+        ["command", "all imports (ms)", "imports textual", "imports the SDK"],
         [
             [
                 verb,

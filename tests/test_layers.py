@@ -197,11 +197,12 @@ def test_headless_entry_points_do_not_load_textual(module: str) -> None:
 def _config_only_run(tmp_path: Path, runs: list[list[str]]) -> list[str]:
     """``cli.main(words)`` for each of ``runs``, in order, in one fresh interpreter whose home
     and current folder are ``tmp_path``; after each, ``words: package, ...`` for the packages
-    of ``mcp``, ``httpx`` and ``textual`` imported so far (``words: -`` for none)."""
+    of the SDK (``mcp``, ``mcp_types``, its HTTP client ``httpx2``, or ``httpx``) and of
+    Textual imported so far (``words: -`` for none)."""
     code = """
 import contextlib, io, json, sys
 from agentty_tui import cli
-watched = ("mcp", "httpx", "textual")
+watched = ("mcp", "mcp_types", "httpx", "httpx2", "textual")
 for words in json.loads(sys.argv[1]):
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         try:
