@@ -2,7 +2,9 @@
 
 Exit status: 0 on success (a server that fails to connect is reported, not an error of the
 command); 1 for an unknown server or tool, or an operation that failed; 2 for bad usage or a
-config that does not load. Headless commands never import the UI.
+config that does not load. Headless commands never import the UI, and the bridge's SDK is
+imported only by a command that connects: ``--help``, ``--version`` and the commands that only
+read or edit the config start without it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentty_tui import __version__
-from agentty_tui.bridge.logs import quiet_logging
-from agentty_tui.bridge.shutdown import run_command
 from agentty_tui.config.detect import FORMAT_NAMES
 from agentty_tui.errors import (
     AgenttyError,
@@ -27,7 +27,7 @@ from agentty_tui.errors import (
 )
 from agentty_tui.terminal_text import safe_message
 
-__all__ = ["chosen_config", "command_names", "default_config_path", "default_demo_dir", "main"]
+__all__ = ["chosen_config", "command_names", "default_demo_dir", "main"]
 
 
 def chosen_config(args: argparse.Namespace) -> Path | None:
@@ -37,15 +37,6 @@ def chosen_config(args: argparse.Namespace) -> Path | None:
         return given
     explicit = os.environ.get("AGENTTY_CONFIG")
     return Path(explicit) if explicit else None
-
-
-def default_config_path() -> Path:
-    """``$AGENTTY_CONFIG``, else ``$XDG_CONFIG_HOME/agentty/mcp.json`` (``~/.config`` default)."""
-    explicit = os.environ.get("AGENTTY_CONFIG")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "agentty" / "mcp.json"
 
 
 def _common_options() -> argparse.ArgumentParser:
@@ -203,6 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(words)
     args.argv = command_line
     config_path = chosen_config(args)
+    # Imported here, past --help and --version; neither module imports the SDK.
+    from agentty_tui.bridge.logs import quiet_logging
+    from agentty_tui.bridge.shutdown import run_command
+
     quiet_logging(None)
     try:
         if args.command is None:

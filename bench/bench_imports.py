@@ -5,11 +5,16 @@ Wall time of fresh interpreters, interleaved (one discarded warm-up round):
 - ``python -c pass``                                   the interpreter alone
 - ``python -c "import mcp"``                            the SDK alone: the floor of any MCP client
 - ``python -c "import agentty_tui.commands"``           the headless commands module
-- ``python -m agentty_tui --help``                      the CLI before any command
+- ``python -m agentty_tui --version``                   the CLI before any command
+- ``python -m agentty_tui --help``                      the same, with every command's help
+- ``python -m agentty_tui disable S T --config ONE``    a config-only edit (a tool it names)
 - ``python -m agentty_tui list --json --config EMPTY``  a whole headless command, no servers
 
-Then ``python -X importtime`` of ``list``, ``catalog`` and ``enable`` (on an empty config) says
-whether any ``textual`` module was imported (target: no), and which packages cost the most.
+Then ``python -X importtime`` of ``list``, ``catalog`` and ``enable`` (on an empty config) and of
+the config-only paths (``--version``, ``--help``, ``sources``, that ``disable``) says whether any
+``textual`` module was imported (target: no, anywhere), whether the SDK (``mcp``, ``mcp_types``)
+or its HTTP client (``httpx2``) was (target: not on the config-only paths), and which
+packages cost the most.
 
 ``python bench/bench_imports.py`` (15 rounds) or ``--quick`` (2 rounds, no warm-up).
 """
@@ -89,11 +94,19 @@ def main() -> int:
     python = sys.executable
     with bench_dirs("imports") as dirs:
         empty = write_config(dirs.config_path(), {})
+        # One server whose config names a tool: disabling that tool needs no live check.
+        one = write_config(
+            dirs.config_path("one.json"),
+            {"s": {"command": "true", "tools": {"exclude": ["t"]}}},
+        )
+        toggle = [python, "-m", "agentty_tui", "disable", "s", "t", "--config", str(one)]
         commands: dict[str, list[str]] = {
             "python -c pass": [python, "-c", "pass"],
             "import mcp": [python, "-c", "import mcp"],
             "import agentty_tui.commands": [python, "-c", "import agentty_tui.commands"],
+            "agentty-tui --version": [python, "-m", "agentty_tui", "--version"],
             "agentty-tui --help": [python, "-m", "agentty_tui", "--help"],
+            "agentty-tui disable (config only)": toggle,
             "agentty-tui list (empty config)": [
                 python,
                 "-m",
@@ -118,14 +131,26 @@ def main() -> int:
             "catalog": ["catalog", "--json"],
             "enable": ["enable", "nosuchserver", "nosuchtool"],
         }
+        runs: dict[str, list[str]] = {
+            verb: [python, "-m", "agentty_tui", *words, "--config", str(empty)]
+            for verb, words in headless.items()
+        }
+        config_only = {
+            "--version": [python, "-m", "agentty_tui", "--version"],
+            "--help": [python, "-m", "agentty_tui", "--help"],
+            "sources": [python, "-m", "agentty_tui", "sources"],
+            "disable (config only)": toggle,
+        }
+        runs.update(config_only)
         textual: dict[str, bool] = {}
+        sdk_loaded: dict[str, bool] = {}
         import_totals: dict[str, float] = {}
         heaviest: list[tuple[str, int]] = []
-        for verb, words in headless.items():
-            modules = _importtime(
-                [python, "-m", "agentty_tui", *words, "--config", str(empty)], dirs
-            )
-            textual[verb] = any(name.split(".")[0] == "textual" for name in modules)
+        for verb, argv in runs.items():
+            modules = _importtime(argv, dirs)
+            tops = {name.split(".")[0] for name in modules}
+            textual[verb] = "textual" in tops
+            sdk_loaded[verb] = bool(tops & {"mcp", "mcp_types", "httpx", "httpx2"})
             import_totals[verb] = sum(own for own, _c, _d in modules.values()) / 1e6
             if verb == "list":
                 heaviest = _top_packages(modules, 8)
@@ -146,8 +171,16 @@ def main() -> int:
     )
     print_table(
         "-X importtime of the headless commands (empty config)",
-        ["command", "all imports (ms)", "imports textual"],
-        [[verb, ms(import_totals[verb]), "yes" if textual[verb] else "no"] for verb in headless],
+        ["command", "all imports (ms)", "imports textual", "imports the SDK"],
+        [
+            [
+                verb,
+                ms(import_totals[verb]),
+                "yes" if textual[verb] else "no",
+                "yes" if sdk_loaded[verb] else "no",
+            ]
+            for verb in runs
+        ],
     )
     print(
         f"\n`import agentty_tui.commands`: {ms(cumulative_commands):.0f} ms cumulative, "
@@ -165,6 +198,7 @@ def main() -> int:
             "samples_seconds": times,
             "importtime_total_seconds": import_totals,
             "imports_textual": {**textual, "import agentty_tui.commands": textual_in_commands},
+            "imports_sdk": sdk_loaded,
             "commands_cumulative_seconds": cumulative_commands,
             "heaviest_packages_ms": {name: us / 1e3 for name, us in heaviest},
         }

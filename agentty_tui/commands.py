@@ -1,0 +1,727 @@
+"""The headless commands behind ``agentty-tui COMMAND``, for scripts.
+
+``list``, ``catalog``, ``add``, ``remove``, ``enable``, ``disable``, ``call``, ``import``,
+``login``, ``logout``, ``sources`` and ``trust``: each ``cmd_*`` takes the config path and the
+parsed arguments and returns an exit status; the errors they raise are turned into messages and
+statuses by ``cli.main``. ``COMMANDS`` names them.
+
+Every command works on the file ``--config`` (or ``$AGENTTY_CONFIG``) names, or, without one, on
+the workspace of the current folder (``config.opening.open_workspace``): ``path`` is ``None``
+then. It is loaded once, its warnings on stderr; an edit of a workspace goes to the file
+``--scope`` or ``--source`` chooses. A command writes only through ``say``, ``say_json`` and
+``warn``.
+
+What connects to a server (``Bridge``, ``open_server``, ``bridge.auth``) is imported where it
+connects: it imports the SDK, which a command that only reads or edits the config does without
+(``tests/test_layers.py`` checks it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+
+from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
+from agentty_tui.bridge.trust_gate import TrustGate
+from agentty_tui.catalog import project_catalog
+from agentty_tui.config import ConfigStore, apply_import, dialect_by_name, operations, plan_import
+from agentty_tui.config.edits import RemoveServer
+from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
+from agentty_tui.config.importing import disabled_additions
+from agentty_tui.config.opening import open_workspace
+from agentty_tui.config.sources import is_project_file
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.errors import (
+    ConfigError,
+    OperationError,
+    UnknownServerError,
+    UnknownToolError,
+    UsageError,
+)
+from agentty_tui.model import (
+    HttpSpec,
+    PluginConfig,
+    PluginModel,
+    ServerConfig,
+    ServerSpec,
+    SourceRef,
+)
+from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
+from agentty_tui.terminal_text import safe_block, safe_line, safe_message
+
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "Config",
+    "TerminalLoginUI",
+    "add_target",
+    "cmd_add",
+    "cmd_call",
+    "cmd_catalog",
+    "cmd_disable",
+    "cmd_enable",
+    "cmd_import",
+    "cmd_list",
+    "cmd_login",
+    "cmd_logout",
+    "cmd_remove",
+    "cmd_sources",
+    "cmd_trust",
+    "edited_file",
+    "existing_store",
+    "load_config",
+    "open_config",
+    "open_store",
+    "remove_target",
+    "say",
+    "say_json",
+    "trusted",
+    "url_server",
+    "warn",
+    "warn_about",
+    "workspace",
+]
+
+# --- what a command prints --------------------------------------------------------------
+
+
+def say(text: str) -> None:
+    """Print ``text`` for a person on stdout.
+
+    With ``warn`` and ``say_json``, the only ways these commands write: whatever a server, a
+    file or an argument put into the text, its controls are shown as visible escapes.
+    """
+    print(safe_block(text))
+
+
+def warn(message: str) -> None:
+    """``agentty-tui: message`` on stderr, one line, as ``cli.main`` prints errors (every
+    control visible)."""
+    print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
+
+
+def say_json(value: Any) -> None:
+    """Print ``value`` as indented JSON, lossless: the encoder escapes every control (and
+    every non-ASCII character, bidi controls included), so the text is safe on a terminal."""
+    print(json.dumps(value, indent=2, ensure_ascii=True))
+
+
+# --- the config a command works on ------------------------------------------------------
+
+
+Config = ConfigStore | Workspace
+"""What a command works on: one file, or the workspace."""
+
+
+def workspace(args: argparse.Namespace) -> Workspace:
+    """The workspace of the current folder, reading the hosts ``--hosts`` names (if given)."""
+    hosts = getattr(args, "hosts", None)
+    names = None if hosts is None else hosts.split(",")
+    return open_workspace(Path.cwd(), home=Path.home(), env=os.environ, hosts=names)
+
+
+def open_config(path: Path | None, args: argparse.Namespace) -> Config:
+    """The file at ``path`` (which must exist), or the workspace when ``path`` is ``None``."""
+    if path is None:
+        return workspace(args)
+    return existing_store(path, getattr(args, "format", None))
+
+
+def open_store(path: Path, name: str | None) -> ConfigStore:
+    """A store for ``path`` in the dialect ``name`` (detected when ``None``)."""
+    return ConfigStore(path, dialect=dialect_by_name(name) if name else None)
+
+
+def trusted(args: argparse.Namespace) -> bool:
+    """Whether ``--trust`` was given."""
+    return bool(getattr(args, "trust", False))
+
+
+def existing_store(
+    path: Path, format_name: str | None, what: str = "the config file"
+) -> ConfigStore:
+    """A store for ``path``, which must exist: a command that only reads or edits a config
+    names a missing one (a typo in ``--config``) rather than showing it as empty."""
+    store = open_store(path, format_name)
+    if store.version() is None:
+        hint = " (agentty-tui add creates it)" if what == "the config file" else ""
+        raise ConfigError(f"{what} does not exist{hint}", path=str(path))
+    return store
+
+
+def load_config(
+    path: Path | None,
+    args: argparse.Namespace,
+    *,
+    runs_servers: bool = False,
+    create: bool = False,
+) -> tuple[Config, PluginConfig]:
+    """The config's store and the config, loaded once; its warnings go to stderr, one line
+    each (and, for a command that runs servers, why an untrusted file's servers wait).
+
+    A missing file is an error unless ``create``: then it is an empty config, to be written.
+    """
+    format_name = getattr(args, "format", None)
+    store: Config
+    if path is None:
+        store = workspace(args)
+    else:
+        store = open_store(path, format_name) if create else existing_store(path, format_name)
+    config = store.load()  # a config that does not load is exit status 2, before anything starts
+    warn_about(config, args, runs_servers=runs_servers)
+    return store, config
+
+
+def warn_about(config: PluginConfig, args: argparse.Namespace, *, runs_servers: bool) -> None:
+    """Print what is wrong with the file but did not stop it loading."""
+    notes = list(config.warnings)
+    if runs_servers and config.insecure is not None and not trusted(args):
+        notes.insert(0, config.insecure)
+    if runs_servers and not trusted(args):
+        waiting = [s.name for s in config.servers if s.untrusted is not None and not s.disabled]
+        if waiting:
+            names = ", ".join(waiting)
+            notes.append(f"not started until trusted (agentty-tui trust NAME, or --all): {names}")
+    for note in notes:
+        print(f"agentty-tui: warning: {note}", file=sys.stderr)
+
+
+# --- the file of a workspace an edit goes to --------------------------------------------
+
+
+def _scope_source(workspace: Workspace, scope: str) -> SourceRef:
+    """Where ``add --scope`` puts a server: our user file, the project's ``.mcp.json`` or
+    Claude Code's local entry of this project."""
+    if scope == "user":
+        return workspace.add_to
+    host, dialect = ("claude", "claude-local") if scope == "local" else ("claude", "claude")
+    for source in workspace.sources:
+        if source.ref.scope == scope and source.ref.host == host and source.dialect == dialect:
+            return source.ref
+    raise UsageError(f"this workspace has no {scope} file (is the host 'claude' read?)")
+
+
+def _given(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    return getattr(args, "scope", None), getattr(args, "source", None)
+
+
+def _refuse_for_one_file(store: Config, args: argparse.Namespace) -> None:
+    if not isinstance(store, Workspace) and any(_given(args)):
+        raise UsageError("--scope and --source choose a file of a workspace; --config is one file")
+
+
+def _named(store: Config, args: argparse.Namespace) -> SourceRef | None:
+    """The file ``--source`` names (``--scope`` telling apart the two of ``~/.claude.json``);
+    ``None`` without ``--source``. Both options are refused on one file."""
+    _refuse_for_one_file(store, args)
+    scope, path = _given(args)
+    if path is None or not isinstance(store, Workspace):
+        return None
+    return store.source_by_path(path, scope)
+
+
+def add_target(store: Config, args: argparse.Namespace) -> SourceRef | None:
+    """The file ``add`` writes: ``--source``, else ``--scope``, else the default (``None``)."""
+    named = _named(store, args)
+    scope = _given(args)[0]
+    if named is not None or not isinstance(store, Workspace) or scope is None:
+        return named
+    return _scope_source(store, scope)
+
+
+def remove_target(
+    store: Config, config: PluginConfig, name: str, args: argparse.Namespace
+) -> SourceRef | None:
+    """The file ``remove`` edits: the one holding ``name`` among those ``--source`` and
+    ``--scope`` name (every file without them); a ``UsageError`` listing them when several
+    do. A named file or scope without ``name`` is an error that says where it is
+    (``Workspace.holders_in``), never the entry of another file. ``None`` for one file."""
+    named = _named(store, args)
+    if not isinstance(store, Workspace):
+        return None
+    holders = store.holders_in(config, name, source=named, scope=_given(args)[0])
+    if len(holders) > 1:
+        listed = "; ".join(f"{ref.path} ({ref.label})" for ref in holders)
+        raise UsageError(f"{name!r} is in {len(holders)} files; say which with --source: {listed}")
+    return holders[0]
+
+
+def edited_file(store: Config, config: PluginConfig, name: str, path: Path | None) -> str:
+    """The file an edit of ``name`` went to, for the message that says so."""
+    if isinstance(store, Workspace):
+        server = config.server(name)
+        if server is not None and server.source is not None:
+            return server.source.path
+        return str(store.add_to.path)
+    return str(path)
+
+
+# --- list, catalog, add, remove, enable, disable, call ----------------------------------
+
+
+SETTLE_MARGIN = 5.0
+"""Seconds ``list`` and ``catalog`` wait beyond the longest connect timeout."""
+
+
+def parse_pairs(items: Sequence[str], sep: str, what: str) -> dict[str, str]:
+    """``KEY=VALUE`` (or ``Key: Value``) items as a dict; a malformed one is a usage error."""
+    pairs: dict[str, str] = {}
+    for number, item in enumerate(items, 1):
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            # Not echoed: a malformed header is often a pasted token ("Bearer xyz").
+            raise UsageError(
+                f"{what} #{number} is not of the form KEY{sep}VALUE (its text is not shown)"
+            )
+        pairs[key.strip()] = value.strip() if sep == ":" else value
+    return pairs
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """The JSON object given to ``call``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"arguments are not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise UsageError('arguments must be a JSON object, e.g. \'{"text": "hi"}\'')
+    return value
+
+
+async def _settled_model(path: Path | None, args: argparse.Namespace) -> PluginModel:
+    """The model once every server settled; the bridge's own load is the only one."""
+    from agentty_tui.bridge import Bridge
+
+    store = open_config(path, args)
+    async with Bridge(store, trust=trusted(args)) as bridge:
+        if bridge.snapshot.config_error:
+            raise ConfigError(bridge.snapshot.config_error)
+        config = bridge.config
+        warn_about(config, args, runs_servers=True)
+        timeout = max((s.connect_timeout for s in config.servers), default=0.0) + SETTLE_MARGIN
+        model = await bridge.settled(timeout)
+    if model.config_error:
+        raise ConfigError(model.config_error)
+    return model
+
+
+async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
+    """Connect every server concurrently, wait until each settled, print them, stop them."""
+    model = await _settled_model(path, args)
+    catalog = project_catalog(model)
+    if args.json:
+        say_json(model_json(model, catalog))
+    else:
+        say(model_text(model, catalog, workspace=path is None))
+    return 0
+
+
+async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
+    """Print the wire catalog the model would see."""
+    if args.budget is not None and args.budget < 0:
+        raise UsageError("--budget must be zero or more")
+    model = await _settled_model(path, args)
+    catalog = project_catalog(model, budget=args.budget)
+    if args.json:
+        say_json(catalog_json(catalog))
+    else:
+        say(catalog_text(catalog))
+    return 0
+
+
+def _spec_from(args: argparse.Namespace) -> ServerSpec:
+    """The spec ``add``'s arguments describe, built by the config's rule book."""
+    argv = list(args.argv)
+    if args.url:
+        if argv or args.env or args.cwd:
+            raise UsageError("give either --url or -- COMMAND [ARG]..., not both")
+        headers = parse_pairs(args.header, ":", "header")
+        # Without --sse the URL decides, as it does when the config is read (``/sse``).
+        return http_spec(args.url, headers, sse=True if args.sse else None)
+    if args.header or args.sse:
+        raise UsageError("--header and --sse go with --url")
+    if not argv:
+        raise UsageError("give the server's command after --, or --url URL")
+    return stdio_spec(argv, parse_pairs(args.env, "=", "--env"), args.cwd)
+
+
+def _refused(name: str, error: EntryError) -> UsageError:
+    """An entry the rules refuse, as a usage error naming the flag or the server."""
+    if error.field in ("header", "env"):
+        return UsageError(f"--{error.field} {error.key!r}: {error.message}")
+    return UsageError(f"cannot add {name!r}: {error.message}")
+
+
+async def cmd_add(path: Path | None, args: argparse.Namespace) -> int:
+    """Add a server to the config (it starts the next time the config is loaded)."""
+    store, config = load_config(path, args, create=True)
+    source = add_target(store, args)
+    written = store.store(source or store.add_to) if isinstance(store, Workspace) else store
+    # A file named on purpose may hold a name another file has (a local entry over a user
+    # one, as every host's scopes allow); without one, a name in use anywhere is refused.
+    checked = written.load() if source is not None else config
+    try:
+        edit = operations.add_server(checked, args.name, _spec_from(args))
+    except EntryError as exc:
+        raise _refused(args.name, exc) from None
+    created = written.version() is None
+    after = store.apply(edit, source=source)
+    say(f"added {args.name!r} to {written.path}" + (" (a new file)" if created else ""))
+    if isinstance(store, Workspace):
+        _say_shadowing(after, args.name, source or store.add_to)
+    return 0
+
+
+def _say_shadowing(config: PluginConfig, name: str, target: SourceRef) -> None:
+    """Warn when the entry just added to ``target`` shadows another or is shadowed."""
+    for hidden in config.shadowed:
+        if hidden.name != name or hidden.source is None or hidden.shadowed_by is None:
+            continue
+        if hidden.source == target:
+            warn(f"warning: it does not run: {name!r} of {hidden.shadowed_by.path} wins")
+        elif hidden.shadowed_by == target:
+            warn(f"warning: it shadows {name!r} of {hidden.source.path}")
+
+
+async def cmd_remove(path: Path | None, args: argparse.Namespace) -> int:
+    """Remove a server from the config."""
+    store, config = load_config(path, args)
+    source = remove_target(store, config, args.name, args)
+    where = source.path if source is not None else edited_file(store, config, args.name, path)
+    edit = operations.remove_server(config, args.name) if source is None else None
+    store.apply(edit or RemoveServer(name=args.name), source=source)
+    say(f"removed {args.name!r} from {where}")
+    return 0
+
+
+async def _advertised(
+    store: Config, config: ServerConfig, reason_unchecked: str | None
+) -> frozenset[str] | None:
+    """The tools ``config``'s live server lists, or ``None`` (with a warning) when it cannot
+    be asked: ``reason_unchecked`` says why not to start it, else it did not connect."""
+    if reason_unchecked is None:
+        from agentty_tui.bridge.probe import open_server
+
+        async with open_server(config, default_log_dir(), store.path) as session:
+            if session.state.status == "connected":
+                return frozenset(t.name for t in session.state.tools)
+            error = pointing_to_log(session.state.error or "", session.log)
+            reason_unchecked = f"did not connect: {error}"
+    warn(f"warning: could not check the tool name, {config.name!r} {reason_unchecked}")
+    return None
+
+
+async def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) -> int:
+    if args.tool is None:
+        return _set_server_disabled(path, args, not enabled)
+    server, tool = args.server, args.tool
+    store, loaded = load_config(path, args, runs_servers=True)
+    config = operations.configured(loaded, server)
+    advertised: frozenset[str] | None = None
+    # A tool the config already names needs no live check: the server is asked only about a
+    # name that is new to the file (an untrusted file's warning already said why it waits).
+    if tool not in config.tools.exclude and tool not in (config.tools.include or ()):
+        if config.problem is not None:
+            advertised = await _advertised(store, config, f"cannot start: {config.problem}")
+        elif config.disabled:
+            advertised = await _advertised(store, config, "is disabled in the config")
+        elif not TrustGate(everything=trusted(args)).gated(loaded, config):
+            advertised = await _advertised(store, config, None)
+    store.apply(operations.set_tool_enabled(loaded, server, tool, enabled, advertised))
+    # One file says nothing of where; in a workspace the file is news.
+    where = "" if path is not None else f" in {edited_file(store, loaded, server, path)}"
+    say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}{where}")
+    return 0
+
+
+def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: bool) -> int:
+    """``enable NAME`` / ``disable NAME``: the server's disabled flag, in the file's dialect."""
+    store, loaded = load_config(path, args)
+    server = operations.configured(loaded, args.server)
+    verb = "disabled" if disabled else "enabled"
+    where = edited_file(store, loaded, args.server, path)
+    if server.disabled == disabled:
+        say(f"{args.server!r} is already {verb} in {where}")
+        return 0
+    store.apply(operations.set_server_disabled(loaded, args.server, disabled))
+    say(f"{verb} {args.server!r} in {where}")
+    return 0
+
+
+async def cmd_enable(path: Path | None, args: argparse.Namespace) -> int:
+    """Turn one tool on in the config, or (without a tool) the server itself."""
+    return await _toggle(path, args, True)
+
+
+async def cmd_disable(path: Path | None, args: argparse.Namespace) -> int:
+    """Turn one tool off in the config, or (without a tool) park the server itself."""
+    return await _toggle(path, args, False)
+
+
+async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
+    """Call one tool of one server and print its result; status 1 when the tool reports an error."""
+    from agentty_tui.bridge.elicit import accept_defaults
+    from agentty_tui.bridge.probe import open_server
+
+    arguments = parse_arguments(args.arguments)
+    store, loaded = load_config(path, args, runs_servers=True)
+    config = operations.configured(loaded, args.server)
+    if config.problem is not None:
+        raise ConfigError(config.problem)
+    TrustGate(everything=trusted(args)).refuse_untrusted(loaded, config, "was not started")
+    # Errors are raised once the session's task group is left, so they reach the command
+    # line as themselves rather than wrapped in an exception group.
+    problem: Exception | None = None
+    elicitation = accept_defaults if args.accept_defaults else None
+    # A step-up the server asks for during the call is completed in the browser.
+    login_ui = TerminalLoginUI(config.name)
+    async with open_server(
+        config, default_log_dir(), store.path, elicitation=elicitation, login_ui=login_ui
+    ) as session:
+        state = session.state
+        if state.status != "connected":
+            error = pointing_to_log(state.error or "", session.log)
+            problem = OperationError(f"server {args.server!r} did not connect: {error}")
+        elif args.tool not in {t.name for t in state.tools}:
+            problem = UnknownToolError(args.server, args.tool, [t.name for t in state.tools])
+        else:
+            try:
+                result = await session.call_tool(args.tool, arguments)
+            except OperationError as exc:
+                # The server's stderr an error quotes goes to its log: the message says where.
+                problem = OperationError(pointing_to_log(str(exc), session.log))
+    if problem is not None:
+        raise problem
+    if args.json:
+        say_json(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+    else:
+        say(result_text(result))
+    return 1 if result.is_error else 0
+
+
+# --- import -----------------------------------------------------------------------------
+
+
+async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
+    """Copy servers from another host's config: show the plan, ask (unless --yes), add.
+
+    A project's file (a repository's ``.mcp.json``, ``.cursor/mcp.json``, ...) names commands
+    nobody vetted: its servers are copied disabled, as the picker's ``i`` copies them, so the
+    import itself starts none of them in every project from then on.
+    """
+    source = existing_store(args.source, args.from_format, "the file to import from").load()
+    opened, target = load_config(path, args, create=True)
+    store: ConfigStore
+    project: Path | None = None
+    if not isinstance(opened, Workspace):
+        store = opened
+    else:
+        # A workspace imports into our own user file, where ``add`` writes too.
+        store = opened.store(opened.add_to)
+        target = store.load()
+        project = opened.root  # where its servers will start: its executables are flagged
+    plan = plan_import(source, target, carried=store.dialect.timeout_fields)
+    parked = is_project_file(args.source, Path.home())
+    if parked:
+        plan = disabled_additions(plan)
+    say(plan.describe(project=project))
+    if parked and plan.add:
+        say(
+            f"{args.source} is a project's file: its servers are added disabled "
+            "(agentty-tui enable NAME starts one)"
+        )
+    if not plan.add:
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("not writing without --yes: standard input is not a terminal")
+        question = f"add {len(plan.add)} server(s) to {store.path}? [y/N] "
+        answer = await anyio.to_thread.run_sync(input, question)
+        if answer.strip().lower() not in ("y", "yes"):
+            say("nothing written")
+            return 0
+    result = apply_import(plan, store)
+    for name in result.added:
+        say(f"added {name!r}")
+    for name, why in result.failed:
+        warn(f"not added {name!r}: {why}")
+    return 1 if result.failed else 0
+
+
+# --- login, logout ----------------------------------------------------------------------
+
+
+def url_server(
+    path: Path | None, args: argparse.Namespace, *, connects: bool = False
+) -> tuple[str, HttpSpec, float]:
+    """The named server's expanded URL spec and request timeout, for login and logout.
+
+    For a command that ``connects`` (login), a server that waits for trust is an
+    ``OperationError`` before its headers are expanded or anything is sent (``--trust`` lets
+    it through for this run), as the bridge holds it back."""
+    from agentty_tui.bridge.auth import login_spec
+
+    loaded = load_config(path, args)[1]
+    config = operations.configured(loaded, args.name)
+    if config.problem is not None:
+        raise ConfigError(config.problem)
+    if connects:
+        gate = TrustGate(everything=trusted(args))
+        gate.refuse_untrusted(loaded, config, "cannot log in before it is trusted")
+    return config.name, login_spec(config), config.request_timeout
+
+
+class TerminalLoginUI:
+    """The command line's ``LoginUI``: the URL and progress on stderr, a paste on stdin."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def show_url(self, url: str) -> None:
+        """Print the whole URL, so it can be copied when no browser opens."""
+        print(
+            f"To log in to {self.name!r}, open this URL in a browser:\n\n  {url}\n", file=sys.stderr
+        )
+        if sys.stdin.isatty():
+            print("(or paste here the address the browser was sent to)", file=sys.stderr)
+        print("waiting for the browser to come back…", file=sys.stderr)
+
+    def tell(self, message: str) -> None:
+        """One line of progress on stderr."""
+        print(f"agentty-tui: {message}", file=sys.stderr)
+
+    async def pasted_redirect(self) -> str | None:
+        """A line typed on a terminal; nothing to read when stdin is not one."""
+        if not sys.stdin.isatty():
+            return None
+        line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        return line or None
+
+
+async def cmd_login(path: Path | None, args: argparse.Namespace) -> int:
+    """Run the OAuth login for one URL server; 0 once authorized, 1 with the reason if not."""
+    from agentty_tui.bridge.auth import expires_in_words, login
+
+    name, spec, request_timeout = url_server(path, args, connects=True)
+    state = await login(spec, TerminalLoginUI(name), request_timeout=request_timeout)
+    scopes = " ".join(state.scopes) or "none named"
+    print(f"logged in to {name!r} (scopes: {scopes}; {expires_in_words(state)})")
+    return 0
+
+
+async def cmd_logout(path: Path | None, args: argparse.Namespace) -> int:
+    """Forget one URL server's tokens and client registration."""
+    from agentty_tui.bridge.auth import logout
+
+    name, spec, _ = url_server(path, args)
+    if logout(spec):
+        print(f"logged out of {name!r}: its tokens and client registration are forgotten")
+    else:
+        print(f"{name!r} was not logged in")
+    return 0
+
+
+# --- the workspace's own: sources, trust ------------------------------------------------
+
+
+def _one_file(path: Path | None, command: str) -> None:
+    if path is not None:
+        raise UsageError(f"{command} is about the workspace; --config names one file")
+
+
+async def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
+    """List every source file the workspace considers: scope, host, dialect, whether it
+    exists, how many servers it holds, and why it cannot be read."""
+    _one_file(path, "sources")
+    found = workspace(args)
+    found.load()
+    if getattr(args, "json", False):
+        say_json(
+            {
+                "root": str(found.root),
+                "sources": [
+                    {
+                        "path": report.source.ref.path,
+                        "scope": report.source.ref.scope,
+                        "host": report.source.ref.host,
+                        "dialect": report.source.dialect,
+                        "exists": report.exists,
+                        "servers": report.servers,
+                        "problem": report.problem,
+                    }
+                    for report in found.reports
+                ],
+            }
+        )
+        return 0
+    lines = [f"project: {safe_line(str(found.root))}"]
+    paths = [safe_line(report.source.ref.path) for report in found.reports]
+    width = max(map(len, paths), default=0)
+    for report, shown in zip(found.reports, paths, strict=True):
+        ref = report.source.ref
+        if report.problem is not None:
+            state = f"cannot be read: {report.problem}"
+        elif not report.exists:
+            state = "absent"
+        else:
+            state = f"{report.servers} server{'' if report.servers == 1 else 's'}"
+        lines.append(
+            f"{ref.scope:<8} {ref.host:<15} {report.source.dialect:<13} "
+            f"{shown:<{width}}  {safe_line(state)}"
+        )
+    say("\n".join(lines))
+    return 0
+
+
+async def cmd_trust(path: Path | None, args: argparse.Namespace) -> int:
+    """Trust a project's server (or ``--all`` of them) as its entry is now: it starts from
+    then on, until its entry changes."""
+    _one_file(path, "trust")
+    if (args.name is None) == (not args.all):
+        raise UsageError("give a server NAME, or --all")
+    found = workspace(args)
+    config = found.load()
+    if args.name is not None:
+        server = config.server(args.name)
+        if server is None:
+            raise UnknownServerError(args.name, [s.name for s in config.servers])
+        if server.problem is not None:
+            # Trust would not start it: say what does stop it, not that 0 servers were trusted.
+            raise ConfigError(f"{server.problem} (trusting it would not start it)")
+        if server.untrusted is None:
+            say(f"{args.name!r} does not wait for trust")
+            return 0
+    count = found.trust(config, None if args.all else [args.name])
+    say(f"trusted {count} server{'' if count == 1 else 's'} of {found.root}")
+    return 0
+
+
+# --- the table of commands --------------------------------------------------------------
+
+
+Command = Callable[[Path | None, argparse.Namespace], Awaitable[int]]
+"""A headless command: the config path (``None``: the workspace) and the parsed arguments in,
+an exit status out."""
+
+COMMANDS: dict[str, Command] = {
+    "list": cmd_list,
+    "add": cmd_add,
+    "remove": cmd_remove,
+    "enable": cmd_enable,
+    "disable": cmd_disable,
+    "catalog": cmd_catalog,
+    "import": cmd_import,
+    "login": cmd_login,
+    "logout": cmd_logout,
+    "call": cmd_call,
+    "sources": cmd_sources,
+    "trust": cmd_trust,
+}
+"""Each headless COMMAND of ``agentty-tui`` and the function that runs it."""
