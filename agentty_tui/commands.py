@@ -29,15 +29,14 @@ from typing import Any
 import anyio.to_thread
 
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
-from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore, apply_import, dialect_by_name, operations, plan_import
-from agentty_tui.config.edits import RemoveServer
+from agentty_tui.config.engine import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
 from agentty_tui.config.importing import disabled_additions
-from agentty_tui.config.opening import open_workspace
 from agentty_tui.config.sources import is_project_file
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.trust import TrustGate
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.errors import (
     ConfigError,
     OperationError,
