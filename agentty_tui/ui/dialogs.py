@@ -1,18 +1,31 @@
-"""Small modal screens: confirm, help, and a tool's details.
+"""The picker's small dialogs, each a modal ``Dialog``: confirm, help, details, login.
+
+Every dialog (these, and the forms, the call dialog, the log viewer and the import dialog of
+their own modules) is a ``Dialog``: a modal screen that knows how small the terminal is. Each
+composes one ``VerticalScroll`` of class ``dialog``: as tall as its content, at most the
+screen, and scrolled when the content is taller, so nothing is out of reach at 60×20. The
+screen carries ``-narrow`` / ``-short`` classes below a width of 72 or a height of 30 columns
+and rows, and ``picker.tcss`` trims borders, padding and input heights under them.
 
 Text a server or the config supplied is shown only through ``PlainText`` (never markup, every
-control visible); a schema is written by ``safe_json``.
+control visible); a schema is written by ``safe_json``. The login dialog is the picker's
+``LoginUI``: the bridge's login calls ``show_url`` and ``tell`` and waits on
+``pasted_redirect``, while the dialog stays on screen until the login ends or the user leaves.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Static
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
 
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.errors import UnknownToolError
@@ -20,7 +33,6 @@ from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
 from agentty_tui.secrets import mask_url, mask_value, masked_command_line
 from agentty_tui.terminal_text import safe_json, safe_line
-from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.text import PlainText
 
@@ -28,11 +40,26 @@ __all__ = [
     "KEYS",
     "WORKSPACE_KEYS",
     "ConfirmScreen",
+    "Dialog",
     "HelpScreen",
+    "LoginScreen",
     "ServerDetailsScreen",
     "ToolDetailsScreen",
     "wire_status",
 ]
+
+ResultT = TypeVar("ResultT")
+
+
+class Dialog(ModalScreen[ResultT]):
+    """A modal screen with size classes for ``picker.tcss``: ``-narrow``/``-wide``,
+    ``-short``/``-tall``."""
+
+    AUTO_FOCUS = ".dialog"
+    """The dialog itself, so the arrow keys scroll it; a form names its first field."""
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (72, "-wide")]  # noqa: RUF012 (Textual's own type)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
+
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("↑ ↓  j k", "move"),
@@ -292,3 +319,76 @@ class ServerDetailsScreen(Dialog[str | None]):
         """o: close, asking the app to log this server out (only when it is logged in)."""
         if self._logged_in():
             self.dismiss("logout")
+
+
+class LoginScreen(Dialog[None]):
+    """Shows one login in progress; dismissing it (escape) cancels the login."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#login-paste"
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.server_name = name
+        self.url: str | None = None
+        """The authorization URL, once the login has one."""
+        self._url_text = "Finding the authorization server…"
+        self._progress = ""
+        send, receive = anyio.create_memory_object_stream[str](4)
+        self._paste_in: MemoryObjectSendStream[str] = send
+        self._paste_out: MemoryObjectReceiveStream[str] = receive
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog", id="login"):
+            yield PlainText(f"Log in to {self.server_name}", one_line=True, classes="dialog-title")
+            # The URL and the progress come from the server's metadata: shown as plain text.
+            yield PlainText(self._url_text, id="login-url")
+            yield PlainText(self._progress, id="login-progress")
+            yield Input(
+                placeholder="no browser? paste the address it was sent to here", id="login-paste"
+            )
+            yield Static("escape cancels the login", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        """Show what the login said while the dialog was being built."""
+        self._show()
+
+    # --- LoginUI ----------------------------------------------------------------------
+
+    def show_url(self, url: str) -> None:
+        """Show the whole URL (it is also opened in the browser), so it can be copied."""
+        self.url = url
+        self._url_text = f"Opening the browser. If it does not open, visit:\n\n{url}"
+        self._progress = "Waiting for the browser…"
+        self._show()
+
+    def tell(self, message: str) -> None:
+        """One line of progress or a problem."""
+        self._progress = message
+        self._show()
+
+    def _show(self) -> None:
+        # The login may call before the dialog is composed: compose then shows the texts.
+        for selector, text in (("#login-url", self._url_text), ("#login-progress", self._progress)):
+            for widget in self.query(selector).results(PlainText):
+                widget.update(text)
+
+    async def pasted_redirect(self) -> str | None:
+        """The next address pasted into the field."""
+        try:
+            return await self._paste_out.receive()
+        except anyio.EndOfStream:
+            return None
+
+    # --- keys -------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#login-paste")
+    def _pasted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if text:
+            self._paste_in.send_nowait(text)
+            event.input.value = ""
+
+    def action_cancel(self) -> None:
+        """Leave the dialog; the picker cancels the login."""
+        self.dismiss(None)

@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from agentty_tui.ui.modal import Dialog
+from agentty_tui.ui.dialogs import Dialog
 from agentty_tui.ui.text import PlainText
 
 __all__ = ["LINE_CHARS", "POLL_SECONDS", "SHOWN_LINES", "TAIL_BYTES", "LogTail", "LogViewScreen"]
