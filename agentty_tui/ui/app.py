@@ -60,6 +60,7 @@ from agentty_tui.ui.dialogs import (
     ConfirmScreen,
     HelpScreen,
     LoginScreen,
+    LogViewScreen,
     ServerDetailsScreen,
     ToolDetailsScreen,
 )
@@ -69,7 +70,6 @@ from agentty_tui.ui.import_dialog import (
     apply_prepared,
     prepare_import,
 )
-from agentty_tui.ui.log_view import LogViewScreen
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.row_source import (
