@@ -16,8 +16,7 @@ from agentty_tui.config import ConfigStore, operations
 from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.errors import OperationError, UsageError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
-from agentty_tui.ui.form_rules import Field, FormError, validate_add
-from agentty_tui.ui.server_form import connection_spec
+from agentty_tui.ui.server_form import Field, FormError, connection_spec, validate_add
 from tests.conftest import WriteConfig
 from tests.test_commands import run
 

@@ -149,7 +149,7 @@ def test_the_layers_follow_the_package_layout() -> None:
     assert layer_of("agentty_tui.config.entry_rules") == CONFIG
     assert layer_of("agentty_tui.bridge.auth.flow") == BRIDGE
     assert layer_of("agentty_tui.catalog.names") == layer_of("agentty_tui.names") == CATALOG
-    assert layer_of("agentty_tui.ui.add") == UI
+    assert layer_of("agentty_tui.ui.server_form") == UI
     assert layer_of("agentty_tui.cli") == layer_of("agentty_tui.report") == TOP
     assert layer_of("textual.app") is None
 
@@ -161,14 +161,15 @@ def test_the_check_sees_an_upward_import_even_inside_a_function(tmp_path: Path) 
     broken = tmp_path / "entry_rules.py"
     broken.write_text(
         original.read_text()
-        + "\n\ndef _f() -> None:\n    from agentty_tui.ui import add\n    from .. import cli\n"
+        + "\n\ndef _f() -> None:\n    from agentty_tui.ui import server_form\n"
+        + "    from .. import cli\n"
     )
     assert violations(original) == []
     assert violations(broken, "agentty_tui.config.entry_rules") == [
         f"agentty_tui/config/entry_rules.py:{lines + 4}: "
         "a config module imports agentty_tui.ui (ui)",
         f"agentty_tui/config/entry_rules.py:{lines + 4}: "
-        "a config module imports agentty_tui.ui.add (ui)",
+        "a config module imports agentty_tui.ui.server_form (ui)",
         f"agentty_tui/config/entry_rules.py:{lines + 5}: "
         "a config module imports agentty_tui.cli (top)",
     ]

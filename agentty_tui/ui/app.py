@@ -1,17 +1,25 @@
-"""The picker app: a thin view of ``PluginModel`` snapshots.
+"""The picker app: a thin view of ``PluginModel`` snapshots, changed from the keyboard.
 
 A worker follows ``source.updates()``; every snapshot is projected onto the wire (by a
 ``CatalogProjector``, which redoes only the servers that changed), turned into rows
 (``build_rows``, with a ``RowMemo`` so that only the servers that changed get new rows) and
-handed to the list, which updates only the rows that changed. The keys that change plugins
-are ``PickerOperations``' (``operations.py``) and ``PickerDialogs``' (``dialog_actions.py``,
-those that open a dialog first): they dispatch to the source in workers, so the
-UI never waits on a server. The app keeps no plugin state: only the view's own state (folded
-servers, the filter text, whether the terminal is wide).
+handed to the list, which updates only the rows that changed. The app keeps no plugin state:
+only the view's own state (folded servers, the filter text, whether the terminal is wide).
+
+The keys that change plugins dispatch to the source in workers, so the UI never waits on a
+server: the app picks the server or tool under the cursor, asks (in a dialog first, for add,
+edit, import, log in, call), hands the change to ``run_operation`` and says how it went; it
+decides nothing the source decides. An edit made elsewhere (an editor, another host, ``git
+pull``) reloads by itself (``bridge.live_reload``): the rows show the result, and a
+notification says what changed, as ``r`` does; a reload that changed nothing says nothing
+(Claude Code rewrites ``~/.claude.json`` after every prompt).
 
 Text the app did not write itself (server names, errors, the config path) is never markup and
 never reaches the terminal with its controls: the bars are ``PlainText`` and every
-notification goes through ``PickerOperations.notify``.
+notification, whoever raises it, goes through ``PickerApp.notify``, as plain text.
+
+Keys that arrive together are handled one after the other, each where focus is by then
+(``KeyOrderApp``); the key bar under the list (``KeyBar``) wraps instead of being cut.
 """
 
 from __future__ import annotations
@@ -19,35 +27,75 @@ from __future__ import annotations
 import gc
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+import anyio
 from rich.cells import cell_len
-from textual import on, work
-from textual.app import ComposeResult
+from textual import events, on, work
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.dom import DOMNode
+from textual.markup import escape
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from agentty_tui.bridge.live_reload import LiveReload
+from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.catalog import CatalogProjector, WireCatalog
+from agentty_tui.config.add_targets import add_targets
 from agentty_tui.config.discover import HostFile, host_config_files
-from agentty_tui.model import PluginModel
-from agentty_tui.terminal_text import safe_line
-from agentty_tui.ui.call import CallRecord
-from agentty_tui.ui.dialog_actions import PickerDialogs
-from agentty_tui.ui.keybar import KeyBar
-from agentty_tui.ui.keys import KeyOrderApp
-from agentty_tui.ui.outside_edits import OutsideEdits
+from agentty_tui.config.project_trust import entry_hash
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.errors import AgenttyError, EntryChangedError
+from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, SourceRef, ToolState
+from agentty_tui.terminal_text import safe_block, safe_line
+from agentty_tui.ui.call import CallRecord, CallToolScreen
+from agentty_tui.ui.dialogs import (
+    ConfirmScreen,
+    HelpScreen,
+    LoginScreen,
+    LogViewScreen,
+    ServerDetailsScreen,
+    ToolDetailsScreen,
+)
+from agentty_tui.ui.import_dialog import (
+    ImportScreen,
+    PreparedImport,
+    apply_prepared,
+    prepare_import,
+)
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import no_such_words, parse_filter
-from agentty_tui.ui.row_layout import WIDE_COLUMNS
-from agentty_tui.ui.row_source import SOURCE_COLUMNS
-from agentty_tui.ui.rows import RowMemo, build_rows
+from agentty_tui.ui.row_source import (
+    SOURCE_COLUMNS,
+    is_project_untrusted,
+    shadowed_key,
+    trust_lines,
+)
+from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_key
+from agentty_tui.ui.server_form import AddServerScreen, EditServerScreen, NewServer
 from agentty_tui.ui.source import PluginSource
-from agentty_tui.ui.status import config_notes, summarize
 from agentty_tui.ui.text import PlainText
 
-__all__ = ["PickerApp"]
+__all__ = [
+    "STUCK_KEY_SECONDS",
+    "KeyBar",
+    "KeyOrderApp",
+    "PickerApp",
+    "Summary",
+    "config_notes",
+    "key_hints",
+    "remove_effect",
+    "remove_shadowed_question",
+    "summarize",
+    "tools_on",
+]
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +108,208 @@ def _host_files_here(config: Path | None) -> tuple[HostFile, ...]:
     return host_config_files(Path.home(), os.environ, Path.cwd(), exclude=config)
 
 
-class PickerApp(OutsideEdits, PickerDialogs, KeyOrderApp):
+# --- the bars -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The counts the status bar shows."""
+
+    connected: int
+    """Servers by status: connected, connecting, failed, disabled, untrusted (not started:
+    the config is not trusted)."""
+    connecting: int
+    failed: int
+    needs_login: int
+    """Servers that wait for an OAuth login."""
+    disabled: int
+    untrusted: int
+    tools_enabled: int
+    """Tools switched on, over the connected servers."""
+    tools_total: int
+    """Tools advertised, over the connected servers."""
+    on_wire: int
+    """Tools the wire catalog ships (native ones included)."""
+    budget: int
+    """How many tools may go on the wire."""
+    warning: str | None
+    """The catalog's over-budget warning, if any."""
+    tools_unavailable: int = 0
+    """Tools still listed by servers that are not connected (none of them is on the wire)."""
+    shadowed: int = 0
+    """A workspace's entries hidden by one of the same name in a file that takes precedence."""
+
+    @property
+    def text(self) -> str:
+        """The status line without the warning."""
+        parts = [f"{self.connected} connected"]
+        if self.connecting:
+            parts.append(f"{self.connecting} connecting")
+        if self.failed:
+            parts.append(f"{self.failed} failed")
+        if self.needs_login:
+            parts.append(f"{self.needs_login} need login")
+        if self.disabled:
+            parts.append(f"{self.disabled} disabled")
+        if self.untrusted:
+            parts.append(f"{self.untrusted} untrusted")
+        if self.shadowed:
+            parts.append(f"{self.shadowed} shadowed")
+        parts.append(f"{self.tools_enabled}/{self.tools_total} tools on")
+        if self.tools_unavailable:
+            parts.append(f"{self.tools_unavailable} not available")
+        parts.append(f"{self.on_wire}/{self.budget} on the wire")
+        return " · ".join(parts)
+
+
+def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
+    """Count servers by status, tools enabled, and tools on the wire against the budget."""
+    statuses = [server.status for server in model.servers]
+    # A server that is not connected ships nothing: its tools are not counted as on.
+    connected = [server for server in model.servers if server.status == "connected"]
+    return Summary(
+        connected=statuses.count("connected"),
+        connecting=statuses.count("connecting"),
+        failed=statuses.count("failed"),
+        needs_login=statuses.count("needs_login"),
+        disabled=statuses.count("disabled"),
+        untrusted=statuses.count("untrusted"),
+        shadowed=len(model.shadowed),
+        tools_enabled=sum(server.enabled_count for server in connected),
+        tools_total=sum(len(server.tools) for server in connected),
+        tools_unavailable=sum(len(s.tools) for s in model.servers if s.status != "connected"),
+        on_wire=len(catalog.tools),
+        budget=catalog.budget,
+        warning=catalog.warning,
+    )
+
+
+def config_notes(model: PluginModel) -> str:
+    """The config-error bar: why the file did not (re)load, why its servers wait for trust,
+    and its warnings, one line each (empty when all is well)."""
+    lines = list(model.config_warnings)
+    if model.config_untrusted:
+        lines.insert(0, model.config_untrusted)
+    if model.config_error:
+        lines.insert(0, f"config not (re)loaded, showing the last good one: {model.config_error}")
+    return "\n".join(lines)
+
+
+def key_hints(screen: Screen[object]) -> list[tuple[Binding, str]]:
+    """The screen's shown bindings that are enabled now, each with the key as displayed."""
+    app = screen.app
+    return [
+        (active.binding, app.get_key_display(active.binding))
+        for active in screen.active_bindings.values()
+        if active.binding.show and active.enabled
+    ]
+
+
+class KeyBar(Static):
+    """The key bar under the picker: every shown key of the screen, wrapping on a narrow
+    terminal.
+
+    Textual's ``Footer`` is one line that scrolls sideways, so at 60 columns half the keys were
+    cut. This bar lists the same bindings (those with ``show=True`` that ``check_action``
+    allows) as one text of ``key description`` pairs that wraps, and follows the screen's
+    binding changes. A click on a key runs its action.
+    """
+
+    def on_mount(self) -> None:
+        """Show the keys now and whenever the screen's bindings change."""
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._show_keys()
+
+    def _bindings_changed(self, screen: Screen[object]) -> None:
+        if screen is self.screen:
+            self._show_keys()
+
+    def _show_keys(self) -> None:
+        # Our own key names and descriptions only; each is escaped and made a click target.
+        parts = [
+            Content.from_markup(
+                f"[@click=app.simulate_key({binding.key.split(',')[0]!r})]"
+                f"[b $footer-key-foreground]{escape(key)}[/] {escape(binding.description)}[/]"
+            )
+            for binding, key in key_hints(self.screen)
+        ]
+        self.update(Content("  ").join(parts))
+
+
+# --- keys in a burst ----------------------------------------------------------------------
+
+STUCK_KEY_SECONDS = 0.5
+"""The longest a key waits for the one before it (a widget closed while handling it)."""
+
+
+class KeyOrderApp(App[None]):
+    """An app that hands keys on one at a time, each after the previous one took effect.
+
+    Textual's app forwards every key to the widget focused at the moment it reads the key, and
+    a binding runs only when the key has bubbled back up to the app: with a burst (a paste, fast
+    typing, a key repeat) the app forwarded the next keys before the first one's binding ran.
+    So after ``a`` the name typed next went to the list, not to the form ``a`` opened, and after
+    a ``tab`` the next characters went to the field it was leaving. This app holds the keys that
+    come while one is being handled, and hands the next one on only once the previous one has
+    gone the whole way: through the focused widget and each of its parents up to the app (its
+    binding done), and through the screen on top by then (a dialog it opened is mounted and has
+    focused its first field).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._waiting_keys: list[events.Key] | None = None  # None: no key is being handled
+        self._key_turn = 0  # counts handed-on keys, so a late or doubled signal is ignored
+        self._stuck_timer: Timer | None = None
+
+    async def on_event(self, event: events.Event) -> None:
+        """Hold a key from the terminal while an earlier one is still being handled."""
+        if not isinstance(event, events.Key) or event.is_forwarded:
+            await super().on_event(event)
+            return
+        if self._waiting_keys is not None:
+            self._waiting_keys.append(event)
+            return
+        await self._hand_on(event, [])
+
+    async def _hand_on(self, key: events.Key, waiting: list[events.Key]) -> None:
+        self._waiting_keys = waiting
+        self._key_turn += 1
+        turn = self._key_turn
+        target: DOMNode = self.focused or self.screen
+        await super().on_event(key)
+        # The key is now in the target's queue: a marker queued behind it follows the same way
+        # up, one node at a time, so it reaches the app after the key's binding ran there.
+        if not target.call_later(self._climb, target, turn):
+            self.call_later(self._through_screen, turn)
+        if self._stuck_timer is not None:
+            self._stuck_timer.stop()
+        self._stuck_timer = self.set_timer(STUCK_KEY_SECONDS, lambda: self._next_key(turn))
+
+    def _climb(self, node: DOMNode, turn: int) -> None:
+        parent = node.parent
+        if node is self or parent is None or not parent.call_later(self._climb, parent, turn):
+            self.call_later(self._through_screen, turn)
+
+    def _through_screen(self, turn: int) -> None:
+        # Queued behind the Mount of a screen the key pushed: runs once it has its focus.
+        if not self.screen.call_later(self._next_key, turn):
+            self.call_later(self._next_key, turn)
+
+    async def _next_key(self, turn: int) -> None:
+        if turn != self._key_turn or self._waiting_keys is None:
+            return
+        if self._stuck_timer is not None:
+            self._stuck_timer.stop()
+            self._stuck_timer = None
+        waiting = self._waiting_keys
+        if not waiting:
+            self._waiting_keys = None
+            return
+        await self._hand_on(waiting[0], waiting[1:])
+
+
+class PickerApp(KeyOrderApp):
     """Shows every configured server and its tools, live, and changes them from the keyboard."""
 
     CSS_PATH = "picker.tcss"
@@ -108,11 +357,17 @@ class PickerApp(OutsideEdits, PickerDialogs, KeyOrderApp):
         """
         super().__init__()
         self.source = source
+        """Where snapshots come from and operations go."""
         self.model: PluginModel = source.snapshot
+        """The snapshot on screen."""
         self.find_host_files = host_files or _host_files_here
+        """Looks for other hosts' config files (all but the given config) to offer to import."""
+        self._host_files: tuple[HostFile, ...] | None = None  # found once (``host_files``)
+        self._stop_hearing: Callable[[], None] | None = None  # ends the outside-edit listener
         # Re-projects only the servers whose tools changed since the previous snapshot.
         self._projector = CatalogProjector()
         self.catalog: WireCatalog = self._projector.project(self.model)
+        """The wire catalog of the snapshot on screen (the tool details show its entry)."""
         self.folded: set[str] = set()
         self.filter_text = ""
         self._follow_updates = follow
@@ -308,3 +563,535 @@ class PickerApp(OutsideEdits, PickerDialogs, KeyOrderApp):
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
         self.picker.focus()
+
+    # --- outside edits --------------------------------------------------------------------
+
+    def hear_outside_edits(self, source: object) -> None:
+        """Listen to ``source``'s live reload, if it has one (a bridge does)."""
+        live = getattr(source, "live", None)
+        if isinstance(live, LiveReload):
+            self._stop_hearing = live.add_listener(self.outside_reload)
+
+    def stop_hearing_outside_edits(self) -> None:
+        """Stop listening (the app is closing)."""
+        if self._stop_hearing is not None:
+            self._stop_hearing()
+            self._stop_hearing = None
+
+    def outside_reload(self, report: ReloadReport) -> None:
+        """Say what an outside edit's reload did: its summary, or why the file was not read."""
+        if not report.reloaded:
+            self.notify(
+                f"Outside edit: {report.summary}", severity="error", timeout=8, markup=False
+            )
+        elif report.changed:
+            self.notify(f"Outside edit: {report.summary}", timeout=4, markup=False)
+
+    # --- notifications -------------------------------------------------------------------------
+
+    @property
+    def picker(self) -> PickerList:
+        """The list of rows."""
+        return self.query_one("#picker", PickerList)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Show a notification as plain text, whatever ``markup`` says.
+
+        Messages quote server names, errors and paths: parsed as markup, a server named
+        ``a[/]`` would crash the app, and a control in them would reach the terminal.
+        """
+        super().notify(
+            safe_block(message),
+            title=safe_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
+
+    # --- what the cursor is on -------------------------------------------------------
+
+    def _current(self) -> tuple[Row, ServerState] | None:
+        row = self.picker.current_row
+        if row is None:
+            return None
+        if row.kind == "shadowed":  # the hidden entry itself, never the one that wins
+            hidden = (s for s in self.model.shadowed if shadowed_key(s) == row.key)
+            found = next(hidden, None)
+            return None if found is None else (row, found)
+        server = self.model.server(row.server)
+        return None if server is None else (row, server)
+
+    def refuse_shadowed(self, server: ServerState) -> bool:
+        """Say why nothing but removal and details applies to a shadowed entry; True if it is
+        one (the caller then does nothing)."""
+        if server.status != "shadowed":
+            return False
+        by = server.shadowed_by
+        winner = f"the entry in {by.label} ({by.path})" if by is not None else "another entry"
+        self.notify(
+            f"{server.name!r} here is shadowed by {winner}: it is not started. "
+            "d or x removes this entry from its file; enter shows it.",
+            severity="warning",
+            timeout=5,
+        )
+        return True
+
+    def _current_tool(self) -> tuple[ServerState, ToolState] | None:
+        current = self._current()
+        if current is None or current[0].tool is None:
+            self.notify("Move the cursor to a tool first.", severity="warning")
+            return None
+        row, server = current
+        tool = server.tool(row.tool) if row.tool is not None else None
+        return None if tool is None else (server, tool)
+
+    # --- operations -----------------------------------------------------------------
+
+    def run_operation(self, what: str, operation: Callable[[], Awaitable[object]]) -> None:
+        """Run ``operation`` in a worker; its failure becomes an error notification."""
+        self.run_worker(self.operate(what, operation), group="operations", exit_on_error=False)
+
+    async def operate(self, what: str, operation: Callable[[], Awaitable[object]]) -> None:
+        """Await ``operation``; its failure becomes an error notification titled ``what``."""
+        try:
+            await operation()
+        except AgenttyError as exc:
+            self.notify(str(exc), title=f"{what} failed", severity="error", markup=False)
+        except Exception as exc:  # a server or a file must never take the picker down
+            log.exception("%s failed", what)
+            self.notify(
+                f"{type(exc).__name__}: {exc}",
+                title=f"{what} failed",
+                severity="error",
+                markup=False,
+            )
+
+    def _enable(self, name: str) -> None:
+        """Clear a server's disabled flag in the config; the bridge starts it."""
+
+        async def enable() -> None:
+            await self.source.server_set_disabled(name, False)
+            self._follow_start(name, "Enabled", again=False)
+
+        self.run_operation("Enable", enable)
+
+    def _follow_start(self, name: str, done: str, *, again: bool) -> None:
+        # A worker of its own: a server may take long to answer, and operations wait on no
+        # one; a second start of the same server replaces the first one's report.
+        report = self._report_start(name, done, again)
+        self.run_worker(report, group=f"start {name}", exclusive=True, exit_on_error=False)
+
+    async def _report_start(self, name: str, done: str, again: bool) -> None:
+        """Say how a (re)start ended, once the server has left ``connecting``."""
+        async for model in self.source.updates():
+            state = model.server(name)
+            if state is None:
+                return  # removed meanwhile
+            if state.status == "connecting":
+                continue
+            if state.status == "connected":
+                self.notify(f"{done} {name!r}: {tools_on(state)}.", timeout=3)
+            elif state.status == "needs_login":
+                self.notify(f"Server {name!r} needs a login: L logs in.", severity="warning")
+            else:
+                why = f": {state.error}" if state.error else f" ({state.status})"
+                failed = "failed again" if again else "failed"
+                self.notify(f"Server {name!r} {failed}{why}", title="Start", severity="error")
+            return
+
+    def action_all_tools(self, on: bool) -> None:
+        """e / x: every tool of the server under the cursor on / off."""
+        current = self._current()
+        if current is None:
+            return
+        if current[1].status == "shadowed" and not on:
+            self.action_remove()  # x on a hidden entry: it has no tools, only its file entry
+            return
+        if self.refuse_shadowed(current[1]):
+            return
+        name = current[1].name
+        self.run_operation(
+            "All on" if on else "All off", lambda: self.source.tools_set_enabled(name, on)
+        )
+
+    def action_remove(self) -> None:
+        """d: remove the server under the cursor, after a confirmation."""
+        current = self._current()
+        if current is None:
+            return
+        state = current[1]
+        name, where = state.name, state.source
+        if state.status == "shadowed" and where is not None:
+            question = remove_shadowed_question(state)
+
+            def remove() -> Awaitable[PluginModel]:
+                return self.source.plugin_remove(name, source=where)
+        else:
+            file = "the config" if where is None else safe_line(where.path)
+            question = f"Remove server {name!r} from {file}?\n{remove_effect(state)}"
+
+            # The file the question names: a reload meanwhile may have put another file's
+            # entry of that name in front, which the user did not agree to remove.
+            def remove() -> Awaitable[PluginModel]:
+                return self.source.plugin_remove(name, source=where)
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Remove", remove)
+
+        self.push_screen(ConfirmScreen(question, yes="Remove"), confirmed)
+
+    def action_reload(self) -> None:
+        """r: re-read the config (only what changed is restarted)."""
+
+        async def reload() -> None:
+            report = await self.source.reload()
+            if report.reloaded:
+                self.notify(report.summary, timeout=3, markup=False)
+            else:
+                self.notify(report.summary, severity="error", timeout=8, markup=False)
+
+        self.run_operation("Reload", reload)
+
+    def action_restart(self) -> None:
+        """R: start the server under the cursor again (after a failure, or a new binary)."""
+        current = self._current()
+        if current is None:
+            return
+        name, again = current[1].name, current[1].status == "failed"
+        if self.refuse_shadowed(current[1]):
+            return
+        if current[1].status == "disabled":
+            self.notify(f"Server {name!r} is disabled in the config: space enables it.")
+            return
+
+        async def restart() -> None:
+            await self.source.restart(name)
+            self._follow_start(name, "Restarted", again=again)
+
+        self.run_operation("Restart", restart)
+
+    def action_trust(self) -> None:
+        """T: on a workspace server waiting for trust, trust that server (a project file's on
+        disk, a file others can write for this run); elsewhere, trust the config file for this
+        run; either after a confirmation."""
+        current = self._current()
+        state = None if current is None else current[1]
+        if state is not None and state.status == "untrusted" and state.source is not None:
+            self._trust_server(state)
+            return
+        problem = self.model.config_untrusted
+        if problem is None:
+            waiting = [s.name for s in self.model.servers if s.status == "untrusted"]
+            if waiting:
+                self.notify(
+                    f"{len(waiting)} server(s) wait for trust: move the cursor to one "
+                    "('not trusted — T to trust') and press T.",
+                    timeout=4,
+                )
+            else:
+                self.notify("The config file is trusted: nothing to do.", timeout=2)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Trust", self.source.trust_config)
+
+        question = f"{problem}\n\nTrust it for this run and start its servers as you?"
+        self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
+
+    def _trust_server(self, state: ServerState, *, changed: bool = False) -> None:
+        """Ask, then trust one waiting server of a workspace (the bridge decides how long):
+        the entry as the dialog shows it, by its hash, never whatever the file holds when the
+        user answers; ``changed``: asked again, after the entry changed under the question."""
+        name = state.name
+        where = f" of {safe_line(state.source.path)}" if state.source else ""
+        shown = {name: entry_hash(state)}
+
+        def trust_it(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Trust", lambda: self._trust_as_shown(name, shown))
+
+        facts = "\n".join(trust_lines(state))
+        lead = "Its entry changed while you were asked; this is it now.\n\n" if changed else ""
+        if is_project_untrusted(state):
+            question = (
+                f"{lead}Trust the project server {name!r}{where}?\n{facts}\n\n"
+                "It starts now, and in later runs while its entry stays the same."
+            )
+        else:  # a file others can write
+            question = (
+                f"{lead}{state.error or 'Its file is not trusted.'}\n\nTrust {name!r}{where} "
+                f"for this run and start it as you?\n{facts}"
+            )
+        self.push_screen(ConfirmScreen(question, yes="Trust"), trust_it)
+
+    async def _trust_as_shown(self, name: str, shown: dict[str, str]) -> None:
+        """Trust ``name`` as it was shown; if its entry changed meanwhile, say so and ask
+        again with the entry as it is now (the bridge has loaded it)."""
+        try:
+            await self.source.trust_servers([name], shown=shown)
+        except EntryChangedError as changed:
+            self.notify(str(changed), title="Not trusted", severity="warning", timeout=8)
+            state = self.source.snapshot.server(name)
+            if state is not None and state.status == "untrusted" and state.source is not None:
+                self._trust_server(state, changed=True)
+
+    # --- dialogs --------------------------------------------------------------------------
+
+    def action_add(self) -> None:
+        """a: the add form; the server is added once the form is valid."""
+
+        def added(result: NewServer | None) -> None:
+            if result is not None:
+                name, spec, target = result
+                self.run_operation("Add", lambda: self._add(name, spec, target))
+
+        names = [server.name for server in self.model.servers]
+        held: dict[SourceRef, set[str]] = {}
+        for server in (*self.model.servers, *self.model.shadowed):
+            for ref in (server.source, *server.also_in):
+                if ref is not None:
+                    held.setdefault(ref, set()).add(server.name)
+        self.push_screen(AddServerScreen(names, self._add_targets(), held), added)
+
+    def _add_targets(self) -> tuple[SourceRef, ...] | None:
+        """In a workspace, the files a new server may go to (the workspace's choice, its
+        default first); ``None`` for one config file."""
+        store = getattr(self.source, "store", None)
+        return add_targets(store) if isinstance(store, Workspace) else None
+
+    async def _add(self, name: str, spec: ServerSpec, target: SourceRef | None = None) -> None:
+        """Add the server (into ``target``, in a workspace), then put the cursor on its row and
+        say so."""
+        if target is None:
+            added = await self.source.plugin_add(name, spec)
+        else:
+            added = await self.source.plugin_add(name, spec, source=target)
+        if self.model.server(name) is None and added.server(name) is not None:
+            self.show_snapshot(added)  # the follow worker may not have shown it yet
+        where = "" if target is None else f" to {target.label} ({target.path})"
+        if self.picker.select_key(server_key(name)):
+            self.notify(f"Added server {name!r}{where}.", timeout=3)
+        else:
+            self.notify(f"Added server {name!r}{where} (the filter hides it).", timeout=4)
+
+    def action_edit_server(self) -> None:
+        """E: the edit form of the server under the cursor; saving restarts that server."""
+        current = self._current()
+        if current is None:
+            return
+        server = current[1]
+        if self.refuse_shadowed(server):
+            return
+        if server.spec is None:
+            self.notify("The entry is invalid: fix it in the config file.", severity="error")
+            return
+        name = server.name
+
+        def edited(spec: ServerSpec | None) -> None:
+            if spec is not None:
+                self.run_operation("Edit", lambda: self.source.plugin_update(name, spec))
+
+        others = [s.name for s in self.model.servers if s.name != name]
+        self.push_screen(EditServerScreen(name, server.spec, others), edited)
+
+    def host_files(self) -> tuple[HostFile, ...]:
+        """The other hosts' config files found, looked for once (the first run lists them); in
+        a workspace, those it does not read already (a host left out by ``--hosts``)."""
+        if self._host_files is None:
+            target = self._import_target()
+            found = self.find_host_files(Path(target) if target else None)
+            store = getattr(self.source, "store", None)
+            if isinstance(store, Workspace):
+                read = {path.absolute() for path in store.watched_paths()}
+                found = tuple(f for f in found if f.path.absolute() not in read)
+            self._host_files = found
+        return self._host_files
+
+    def _import_target(self) -> str | None:
+        """The file an import writes: the config file, or a workspace's own user file."""
+        store = getattr(self.source, "store", None)
+        if isinstance(store, Workspace):
+            return store.add_to.path
+        return self.model.config_path
+
+    def action_import_host(self) -> None:
+        """i: import the servers of another host's config file into this one, then reload:
+        the file chosen, then its plan (as ``agentty-tui import`` shows it) and a question."""
+        target = self._import_target()
+        files = self.host_files()
+        if target is None or not files:
+            self.notify("No other host's config file was found to import.", timeout=4)
+            return
+
+        def chosen(source: HostFile | None) -> None:
+            if source is not None:
+                self.run_operation("Import", lambda: self._ask_import(source, Path(target)))
+
+        self.push_screen(ImportScreen(files, target), chosen)
+
+    async def _ask_import(self, source: HostFile, target: Path) -> None:
+        """Show the plan of importing ``source`` into ``target``; write it only on a yes."""
+        prepared = await anyio.to_thread.run_sync(prepare_import, source, target)
+        if not prepared.plan.add:
+            said = f"Nothing to import from {source.path}:\n{prepared.plan.describe()}"
+            self.notify(said, timeout=8, markup=False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_operation("Import", lambda: self._import(prepared))
+
+        self.push_screen(ConfirmScreen(prepared.question(), yes="Import"), answered)
+
+    async def _import(self, prepared: PreparedImport) -> None:
+        """Write the plan's additions, then reload and say what happened."""
+        said, ok = await anyio.to_thread.run_sync(apply_prepared, prepared)
+        report = await self.source.reload()
+        if not report.reloaded:
+            said += f"\n{report.summary}"
+            ok = False
+        self.notify(said, severity="information" if ok else "error", timeout=8, markup=False)
+
+    def action_login(self) -> None:
+        """L: log in to the URL server under the cursor, in a dialog; escape cancels."""
+        current = self._current()
+        if current is None:
+            return
+        server = current[1]
+        if self.refuse_shadowed(server):
+            return
+        if not isinstance(server.spec, HttpSpec):
+            self.notify("Only a URL server has a login.", severity="warning")
+            return
+        name = server.name
+        screen = LoginScreen(name)
+
+        async def log_in() -> None:
+            try:
+                await self.source.login(name, screen)
+            finally:
+                if screen.is_attached:
+                    screen.dismiss(None)
+            self.notify(f"Logged in to {name}.", timeout=3, markup=False)
+
+        def closed(_: None) -> None:
+            worker.cancel()  # escape: the login stops, its listener closes
+
+        self.push_screen(screen, closed)
+        worker = self.run_worker(
+            self.operate("Login", log_in), group="login", exclusive=True, exit_on_error=False
+        )
+
+    def _details_closed(self, name: str) -> Callable[[str | None], None]:
+        """What a server's details ask for when they close: ``"logout"`` logs it out."""
+
+        def closed(choice: str | None) -> None:
+            if choice != "logout":
+                return
+
+            async def log_out() -> None:
+                await self.source.logout(name)
+                self.notify(f"Logged out of {name}: its tokens are forgotten.", markup=False)
+
+            self.run_operation("Logout", log_out)
+
+        return closed
+
+    def action_call(self) -> None:
+        """c: call the tool under the cursor."""
+        found = self._current_tool()
+        if found is None:
+            return
+        server, tool = found
+        if server.status != "connected":
+            self.notify(f"Server {server.name!r} is {server.status}.", severity="error")
+            return
+        screen = CallToolScreen(self.source, server.name, tool)
+        self.last_call = screen.record
+        self.push_screen(screen)
+
+    def action_last_call(self) -> None:
+        """C: the last call dialog again, with its result (or its progress)."""
+        record = self.last_call
+        if record is None:
+            self.notify("No call yet: c calls the tool under the cursor.", timeout=3)
+            return
+        self.push_screen(CallToolScreen(self.source, record.server, record.tool, record))
+
+    @on(PickerList.RowChosen, "#picker")
+    def _selected(self) -> None:
+        """enter: the details of the tool (or server) under the cursor."""
+        current = self._current()
+        if current is None:
+            return
+        row, server = current
+        tool = server.tool(row.tool) if row.tool is not None else None
+        if tool is None:
+            self.push_screen(ServerDetailsScreen(server), self._details_closed(server.name))
+        else:
+            self.push_screen(ToolDetailsScreen(server, tool, self.catalog))
+
+    def action_log(self) -> None:
+        """l: the log of the server under the cursor, followed live."""
+        current = self._current()
+        if current is None:
+            return
+        server = current[1]
+        if server.log_path is None:
+            self.notify(f"{server.name} has not been started: it has no log yet.", timeout=3)
+            return
+        self.push_screen(LogViewScreen(server.name, Path(server.log_path)))
+
+    def action_help(self) -> None:
+        """?: every key."""
+        model = self.model
+        workspace = bool(model.shadowed) or any(s.source is not None for s in model.servers)
+        self.push_screen(HelpScreen(workspace=workspace))
+
+
+_NOT_RUNNING = {
+    "untrusted": "not trusted",
+    "disabled": "disabled",
+    "failed": "it failed",
+    "needs_login": "it needs a login",
+}
+
+
+def remove_effect(state: ServerState) -> str:
+    """What removing the server does besides the file: its process stopped, its connection
+    ended (a URL server has no process of ours), or nothing, when neither runs."""
+    remote = isinstance(state.spec, HttpSpec)
+    if state.status in ("connecting", "connected"):
+        return "It is disconnected." if remote else "Its process is stopped."
+    why = _NOT_RUNNING.get(state.status)
+    what = "It is not connected" if remote else "It is not running"
+    return f"{what}{f' ({why})' if why else ''}, so nothing is stopped."
+
+
+def tools_on(state: ServerState) -> str:
+    """``2 tools``, or ``1 of 2 tools on`` when the filter keeps some off."""
+    total = len(state.tools)
+    on = sum(1 for tool in state.tools if tool.enabled)
+    plural = "tool" if total == 1 else "tools"
+    return f"{total} {plural}" if on == total else f"{on} of {total} {plural} on"
+
+
+def remove_shadowed_question(state: ServerState) -> str:
+    """The confirmation of removing a shadowed entry from its own file."""
+    by = state.shadowed_by
+    where = safe_line(state.source.path) if state.source is not None else "its file"
+    winner = f"{by.label} ({safe_line(by.path)})" if by is not None else "another file"
+    return (
+        f"Remove the entry {state.name!r} from {where}?\n"
+        f"It is shadowed by {winner}, which stays and keeps running."
+    )

@@ -9,31 +9,27 @@ its ``CallRecord`` (the app keeps the last one) shows the result when the dialog
 A schema is whatever the server sent: ``prefill_arguments`` takes any JSON value anywhere in it
 (a ``"required": 5`` is no required field). The result and every error are shown through
 ``PlainText``: the server's text with its controls made visible, never markup.
-
-Here: the dialog. The texts are made in ``call_text``, the record kept in ``call_record``
-(their names are re-exported here, where callers import them).
 """
 
 from __future__ import annotations
 
+import json
 import time
-from typing import ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+import mcp_types as types
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
+from agentty_tui.errors import AgenttyError
+from agentty_tui.frozen import thaw
 from agentty_tui.model import ToolState
-from agentty_tui.ui.call_record import CallRecord
-from agentty_tui.ui.call_text import (
-    SCHEMA_LIMIT,
-    format_result,
-    parse_arguments,
-    prefill_arguments,
-    schema_text,
-)
-from agentty_tui.ui.modal import Dialog
+from agentty_tui.terminal_text import clip, safe_json
+from agentty_tui.ui.dialogs import Dialog
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.text import PlainText
 
@@ -46,6 +42,162 @@ __all__ = [
     "prefill_arguments",
     "schema_text",
 ]
+
+SCHEMA_LIMIT = 4_000
+"""Characters of an input schema shown beside the editor (the details screen shows it whole)."""
+
+_PLACEHOLDERS: dict[str, Any] = {
+    "string": "",
+    "integer": 0,
+    "number": 0,
+    "boolean": False,
+    "array": [],
+    "object": {},
+    "null": None,
+}
+
+
+def _placeholder(schema: object) -> Any:
+    """A value for a property whose schema is ``schema`` (any JSON value; ``None`` if unsure)."""
+    if not isinstance(schema, Mapping):
+        return None
+    for key in ("default", "const"):
+        if key in schema:
+            return thaw(schema[key])
+    enum = schema.get("enum")
+    if isinstance(enum, list | tuple) and enum:
+        return thaw(enum[0])
+    kind = schema.get("type")
+    if isinstance(kind, list | tuple):
+        kind = next((k for k in kind if isinstance(k, str) and k != "null"), "null")
+    return _PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
+
+
+def prefill_arguments(schema: object) -> str:
+    """A JSON object holding every required property of ``schema`` with a placeholder value.
+
+    Anything the schema holds where an object, a list or a name belongs is ignored, so no
+    schema a server sends makes this raise.
+    """
+    if not isinstance(schema, Mapping):
+        return "{}"
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        properties = {}
+    required = schema.get("required")
+    names = (
+        [name for name in required if isinstance(name, str)]
+        if isinstance(required, list | tuple)
+        else []
+    )
+    values = {name: _placeholder(properties.get(name)) for name in names}
+    try:
+        return safe_json(values)
+    except (ValueError, RecursionError):  # a default too deep (or too odd) to write back
+        return safe_json(dict.fromkeys(values))
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """The arguments the user typed; ``ValueError`` with a readable message when not an object."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        ) from None
+    if not isinstance(value, dict):
+        raise ValueError("The arguments must be a JSON object: { ... }.")
+    return value
+
+
+def format_result(result: types.CallToolResult) -> str:
+    """A call's content as text: text parts verbatim, other parts summarized.
+
+    Structured content is shown only when there is no text part (servers are asked to repeat it
+    as text, and Python servers do).
+    """
+    parts: list[str] = []
+    for item in result.content:
+        if isinstance(item, types.TextContent):
+            parts.append(item.text)
+        elif isinstance(item, types.ImageContent | types.AudioContent):
+            parts.append(f"[{item.type}: {item.mime_type}, {len(item.data)} base64 characters]")
+        else:
+            parts.append(f"[{getattr(item, 'type', type(item).__name__)}]")
+    has_text = any(isinstance(item, types.TextContent) for item in result.content)
+    if result.structured_content is not None and not has_text:
+        parts.append(safe_json(result.structured_content))
+    return "\n".join(parts) if parts else "(no content)"
+
+
+def schema_text(schema: object) -> str:
+    """The input schema as indented JSON, cut at ``SCHEMA_LIMIT`` characters."""
+    try:
+        text = safe_json(thaw(schema))
+    except (ValueError, RecursionError):  # too deep or too odd to write out
+        return "(the schema cannot be shown)"
+    return clip(text, SCHEMA_LIMIT)
+
+
+# --- the record of a call -----------------------------------------------------------------
+
+
+@dataclass
+class CallRecord:
+    """One call of a tool from the picker: what was sent, and what came back once it did."""
+
+    server: str
+    """The server's name."""
+    tool: ToolState
+    """The tool called."""
+    arguments: str
+    """The arguments as the user typed them (what the editor shows when reopened)."""
+    started: float | None = None
+    """``time.monotonic()`` when the call was sent; ``None`` before the first call."""
+    finished: float | None = None
+    """``time.monotonic()`` when the answer came; ``None`` while it runs."""
+    result: str | None = None
+    """The result or the error, as text (from the server: shown through ``PlainText``)."""
+    error: bool = False
+    """Whether ``result`` is an error."""
+    viewers: int = 0
+    """How many dialogs show this record now (none: a finished call says so in a toast)."""
+
+    @property
+    def running(self) -> bool:
+        """The call was sent and has not answered."""
+        return self.started is not None and self.finished is None
+
+    def progress(self, now: float) -> str:
+        """``calling… 3 s`` while it runs (the seconds once it has run one)."""
+        if self.started is None:
+            return ""
+        seconds = int(now - self.started)
+        return "calling…" + (f" {seconds} s" if seconds >= 1 else "")
+
+    async def run(self, source: PluginSource, arguments: dict[str, Any]) -> None:
+        """Call the tool through ``source`` and keep what came back; never raises."""
+        self.started, self.finished, self.result, self.error = time.monotonic(), None, None, False
+        try:
+            outcome = await source.call_tool(self.server, self.tool.bare, arguments)
+        except AgenttyError as exc:
+            self._done(str(exc), error=True)
+            return
+        except Exception as exc:  # a misbehaving server must not take the app down
+            self._done(f"{type(exc).__name__}: {exc}", error=True)
+            return
+        if outcome.is_error:
+            self._done("The tool reported an error:\n" + format_result(outcome), error=True)
+        else:
+            self._done(format_result(outcome), error=False)
+
+    def _done(self, text: str, *, error: bool) -> None:
+        self.result, self.error, self.finished = text, error, time.monotonic()
+
+
+# --- the dialog ---------------------------------------------------------------------------
 
 _HINT = "ctrl+s calls · escape closes (a call goes on; C shows its result)"
 

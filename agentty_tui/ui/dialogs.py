@@ -1,18 +1,43 @@
-"""Small modal screens: confirm, help, and a tool's details.
+"""The picker's small dialogs, each a modal ``Dialog``: confirm, help, details, login, log.
+
+Every dialog (these, and the server form, the call dialog and the import dialog of their own
+modules) is a ``Dialog``: a modal screen that knows how small the terminal is. Each
+composes one ``VerticalScroll`` of class ``dialog``: as tall as its content, at most the
+screen, and scrolled when the content is taller, so nothing is out of reach at 60×20. The
+screen carries ``-narrow`` / ``-short`` classes below a width of 72 or a height of 30 columns
+and rows, and ``picker.tcss`` trims borders, padding and input heights under them.
 
 Text a server or the config supplied is shown only through ``PlainText`` (never markup, every
-control visible); a schema is written by ``safe_json``.
+control visible); a schema is written by ``safe_json``. The login dialog is the picker's
+``LoginUI``: the bridge's login calls ``show_url`` and ``tell`` and waits on
+``pasted_redirect``, while the dialog stays on screen until the login ends or the user leaves.
+
+The log viewer (``l`` on a server row) shows the end of one server's log, followed as it
+grows. The log holds the server's stderr and our notes about it, each line with its time
+(``bridge/logs.py``). The viewer reads the file's end when it opens, then polls it for what was
+appended: a log is a plain file, and no event says it grew. A rotated log (renamed to
+``.log.1`` at its cap) is noticed by its inode or its size, and read afresh from its start.
+Everything in a log came from a server, so it is shown as ``PlainText``: no markup, every
+control visible. Only so much is kept on screen: the last ``SHOWN_LINES`` lines, each cut at
+``LINE_CHARS`` characters (a server may write a megabyte without a newline).
 """
 
 from __future__ import annotations
 
+import os
+from collections import deque
 from datetime import UTC, datetime
-from typing import ClassVar
+from pathlib import Path
+from typing import ClassVar, TypeVar
 
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Static
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
 
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.errors import UnknownToolError
@@ -20,19 +45,39 @@ from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
 from agentty_tui.secrets import mask_url, mask_value, masked_command_line
 from agentty_tui.terminal_text import safe_json, safe_line
-from agentty_tui.ui.modal import Dialog
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.text import PlainText
 
 __all__ = [
     "KEYS",
+    "LINE_CHARS",
+    "POLL_SECONDS",
+    "SHOWN_LINES",
+    "TAIL_BYTES",
     "WORKSPACE_KEYS",
     "ConfirmScreen",
+    "Dialog",
     "HelpScreen",
+    "LogTail",
+    "LogViewScreen",
+    "LoginScreen",
     "ServerDetailsScreen",
     "ToolDetailsScreen",
     "wire_status",
 ]
+
+ResultT = TypeVar("ResultT")
+
+
+class Dialog(ModalScreen[ResultT]):
+    """A modal screen with size classes for ``picker.tcss``: ``-narrow``/``-wide``,
+    ``-short``/``-tall``."""
+
+    AUTO_FOCUS = ".dialog"
+    """The dialog itself, so the arrow keys scroll it; a form names its first field."""
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (72, "-wide")]  # noqa: RUF012 (Textual's own type)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
+
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("↑ ↓  j k", "move"),
@@ -292,3 +337,195 @@ class ServerDetailsScreen(Dialog[str | None]):
         """o: close, asking the app to log this server out (only when it is logged in)."""
         if self._logged_in():
             self.dismiss("logout")
+
+
+class LoginScreen(Dialog[None]):
+    """Shows one login in progress; dismissing it (escape) cancels the login."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#login-paste"
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.server_name = name
+        self.url: str | None = None
+        """The authorization URL, once the login has one."""
+        self._url_text = "Finding the authorization server…"
+        self._progress = ""
+        send, receive = anyio.create_memory_object_stream[str](4)
+        self._paste_in: MemoryObjectSendStream[str] = send
+        self._paste_out: MemoryObjectReceiveStream[str] = receive
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog", id="login"):
+            yield PlainText(f"Log in to {self.server_name}", one_line=True, classes="dialog-title")
+            # The URL and the progress come from the server's metadata: shown as plain text.
+            yield PlainText(self._url_text, id="login-url")
+            yield PlainText(self._progress, id="login-progress")
+            yield Input(
+                placeholder="no browser? paste the address it was sent to here", id="login-paste"
+            )
+            yield Static("escape cancels the login", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        """Show what the login said while the dialog was being built."""
+        self._show()
+
+    # --- LoginUI ----------------------------------------------------------------------
+
+    def show_url(self, url: str) -> None:
+        """Show the whole URL (it is also opened in the browser), so it can be copied."""
+        self.url = url
+        self._url_text = f"Opening the browser. If it does not open, visit:\n\n{url}"
+        self._progress = "Waiting for the browser…"
+        self._show()
+
+    def tell(self, message: str) -> None:
+        """One line of progress or a problem."""
+        self._progress = message
+        self._show()
+
+    def _show(self) -> None:
+        # The login may call before the dialog is composed: compose then shows the texts.
+        for selector, text in (("#login-url", self._url_text), ("#login-progress", self._progress)):
+            for widget in self.query(selector).results(PlainText):
+                widget.update(text)
+
+    async def pasted_redirect(self) -> str | None:
+        """The next address pasted into the field."""
+        try:
+            return await self._paste_out.receive()
+        except anyio.EndOfStream:
+            return None
+
+    # --- keys -------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#login-paste")
+    def _pasted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if text:
+            self._paste_in.send_nowait(text)
+            event.input.value = ""
+
+    def action_cancel(self) -> None:
+        """Leave the dialog; the picker cancels the login."""
+        self.dismiss(None)
+
+
+# --- the log viewer ------------------------------------------------------------------
+
+TAIL_BYTES = 256 * 1024
+"""How much of the log's end is read at most at once (when it opens, or after a flood)."""
+
+SHOWN_LINES = 400
+"""Lines the viewer keeps on screen; older ones scroll away for good."""
+
+LINE_CHARS = 240
+"""Characters of one line shown; the rest of a longer line is left out with a mark."""
+
+POLL_SECONDS = 0.25
+"""How often the file is looked at for new lines."""
+
+
+class LogTail:
+    """The lines appended to one log file since the last read (no Textual: tested alone)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._inode: int | None = None
+        self._offset = 0
+        self._partial = b""
+
+    def read_new(self) -> list[str]:
+        """The complete lines written since the last call (the first call: the log's end).
+
+        A line the server has not ended yet waits for its newline. A gap (more than
+        ``TAIL_BYTES`` at once) and a rotation are said in a line of their own.
+        """
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return []
+        lines: list[str] = []
+        if self._inode is not None and (stat.st_ino != self._inode or stat.st_size < self._offset):
+            lines.append("── the log was rotated (its earlier part: .log.1) ──")
+            self._offset, self._partial = 0, b""
+        self._inode = stat.st_ino
+        if stat.st_size <= self._offset:
+            return lines
+        start = max(self._offset, stat.st_size - TAIL_BYTES)
+        skipped = start > self._offset
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(start)
+                data = handle.read(stat.st_size - start)
+        except OSError:
+            return lines
+        self._offset = start + len(data)
+        if skipped:
+            self._partial = b""
+            data = data.partition(b"\n")[2]  # the first line lost its beginning
+            lines.append("── … earlier lines left out ──")
+        data = self._partial + data
+        *complete, self._partial = data.split(b"\n")
+        lines += [_shown(line) for line in complete]
+        return lines
+
+
+def _shown(line: bytes) -> str:
+    text = line.decode(errors="replace").rstrip("\r")
+    if len(text) <= LINE_CHARS:
+        return text
+    return f"{text[:LINE_CHARS]}… ({len(text) - LINE_CHARS:,} more characters)"
+
+
+class LogViewScreen(Dialog[None]):
+    """One server's log: its path, then its last lines, following new ones live.
+
+    Like every dialog it is one scrolled ``.dialog``: at 60×20 it fills the screen, and the
+    arrow keys, page keys and ``home``/``end`` move through the lines.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,l", "close", "Close")]
+
+    def __init__(self, server: str, path: Path) -> None:
+        super().__init__()
+        self._server = server
+        self._tail = LogTail(path)
+        self._lines: deque[str] = deque(maxlen=SHOWN_LINES)
+        self._painted = False
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog", id="log-view"):
+            yield PlainText(f"Log of {self._server}", one_line=True, classes="dialog-title")
+            yield PlainText(str(self._tail.path), one_line=True, id="log-path")
+            yield PlainText("", id="log-lines")
+            yield Static("escape closes; new lines show as they are written", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        """Show the log's end, then look for new lines every ``POLL_SECONDS``."""
+        self.refresh_lines()
+        self.set_interval(POLL_SECONDS, self.refresh_lines)
+
+    @property
+    def shown_lines(self) -> tuple[str, ...]:
+        """The lines on screen, oldest first (before they are made safe)."""
+        return tuple(self._lines)
+
+    def refresh_lines(self) -> None:
+        """Add what was written since the last look, and stay at the end if the view was."""
+        new = self._tail.read_new()
+        if not new and self._painted:
+            return
+        self._painted = True
+        self._lines.extend(new)
+        body = self.query_one("#log-view", VerticalScroll)
+        at_end = body.scroll_y >= body.max_scroll_y
+        text = "\n".join(self._lines) if self._lines else "(nothing written yet)"
+        self.query_one("#log-lines", PlainText).update(text)
+        if at_end:
+            body.scroll_end(animate=False)
+
+    def action_close(self) -> None:
+        """Close the viewer."""
+        self.dismiss(None)

@@ -31,7 +31,7 @@ from agentty_tui.config.importing import (
     plan_import,
 )
 from agentty_tui.terminal_text import safe_line
-from agentty_tui.ui.modal import Dialog
+from agentty_tui.ui.dialogs import Dialog
 
 __all__ = ["ImportScreen", "PreparedImport", "apply_prepared", "prepare_import"]
 

@@ -1,4 +1,4 @@
-"""The picker list: a line-API ``ScrollView`` that shows ``Row`` values and paints what changed.
+"""The picker list: a line-API ``ScrollView`` of ``Row`` values that repaints only what changed.
 
 Every row is exactly one line, so line n is row n: the list's virtual height is the row count
 and ``render_line`` paints only the lines in view. Each painted line is a ``Strip`` kept in a
@@ -6,35 +6,138 @@ cache keyed on the row (a frozen, hashable value) with the style it was painted 
 unchanged row is the very same object from one snapshot to the next (``rows.RowMemo``), so after
 an update only the rows that differ are rendered again, and only their lines are refreshed.
 
-``show_rows(rows)`` diffs the new rows against the ones on screen (``rows.diff_rows``) and puts
-the cursor back on the row of the same identity (``rows.follow_cursor``). Everything here is
+``show_rows(rows)`` diffs the new rows against the ones on screen (``row_diff.diff_rows``) and puts
+the cursor back on the row of the same identity (``row_diff.follow_cursor``). Everything here is
 Textual's public API (``tests/ui/test_textual_public_api.py`` checks), so that a minor Textual
 release cannot break the list; ``OptionList`` was not used because keeping it fast at 5,000
 rows meant splicing its private state (ARCHITECTURE §9).
 
-The painting and its cache are in ``row_paint`` (``RowPainter``), the messages in
-``picker_messages``; this module is the widget: its rows, cursor, pointer and keys. Row roles
-map to the component classes ``picker--<role>`` (styled in ``picker.tcss``), the cursor's line
-to ``picker--cursor`` and the line under the pointer to ``picker--hover``.
+The widget (its rows, cursor, pointer, keys and messages) paints through a ``RowPainter``,
+which keeps the painted lines. Row roles map to the component classes ``picker--<role>``
+(styled in ``picker.tcss``), the cursor's line to ``picker--cursor`` and the line under the
+pointer to ``picker--hover``.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, TypeAlias
+from typing import ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.style import Style
+from textual.visual import Visual
+from textual.widget import Widget
 
-from agentty_tui.ui import picker_messages
 from agentty_tui.ui.row_diff import diff_rows, follow_cursor
-from agentty_tui.ui.row_paint import CURSOR, HOVER, ROLES, RowPainter
 from agentty_tui.ui.rows import Row
 
-__all__ = ["ROLES", "PickerList"]
+__all__ = ["CACHE_LIMIT", "CURSOR", "HOVER", "ROLES", "PickerList", "RowPainter"]
+
+
+ROLES = (
+    "fold",
+    "plain",
+    "status-connecting",
+    "status-connected",
+    "status-failed",
+    "status-needs_login",
+    "status-disabled",
+    "status-untrusted",
+    "status-shadowed",
+    "server-name",
+    "count",
+    "error",
+    "on",
+    "off",
+    "tool-name",
+    "tool-name-off",
+    "trimmed",
+    "label",
+    "hint",
+    "warning",
+    "unavailable",
+    "description",
+    "source",
+    "shadowed",
+    "command",
+)
+"""Every role a row segment may have (see ``rows.py``)."""
+
+CURSOR = "picker--cursor"
+"""The component class of the line under the cursor."""
+HOVER = "picker--hover"
+"""The component class of the line under the mouse pointer (unless the cursor is on it)."""
+
+CACHE_LIMIT = 2048
+"""Painted lines kept; far more than a screen holds, so scrolling back and forth stays cheap."""
+
+
+class RowPainter:
+    """Paints rows for one widget, in the styles of its component classes, and keeps the lines.
+
+    The role styles are looked up once per role and kept until the widget's styles change
+    (``restyle``): a line is assembled from many segments, and the lookup is not free.
+    """
+
+    def __init__(self, widget: Widget) -> None:
+        self._widget = widget
+        self._styles: dict[str, Style] = {}
+        # row -> (the style it was painted with, width, strip). Keyed on the row's value: a row
+        # rebuilt equal to the one before (a toggle rebuilds its server's rows) is not painted
+        # again; an unchanged row is the same object, found by identity before any comparison.
+        self._strips: dict[Row, tuple[Style, int, Strip]] = {}
+        self.rendered = 0
+        """How many row lines were rendered (not taken from the cache)."""
+
+    def line(self, row: Row, style: Style, width: int) -> Strip:
+        """``row`` painted ``width`` cells wide on ``style``, from the cache if painted so."""
+        cached = self._strips.get(row)
+        if cached is not None and cached[0] is style and cached[1] == width:
+            return cached[2]
+        strip = self._render(row, style, width)
+        if len(self._strips) >= CACHE_LIMIT:
+            self._strips.clear()
+        self._strips[row] = (style, width, strip)
+        return strip
+
+    def forget(self) -> None:
+        """Drop every painted line (lines painted for another width are no use)."""
+        self._strips.clear()
+
+    def restyle(self) -> bool:
+        """Re-read the role styles; True (and the cache dropped) if any of them changed."""
+        if not self._styles:
+            return False
+        fresh = {
+            role: self._widget.get_visual_style(f"picker--{role}", partial=True)
+            for role in self._styles
+        }
+        if fresh == self._styles:
+            return False
+        self._styles = fresh
+        self._strips.clear()
+        return True
+
+    def _render(self, row: Row, style: Style, width: int) -> Strip:
+        self.rendered += 1
+        content = Content.assemble(*((text, self._role_style(role)) for text, role in row.segments))
+        strips = Visual.to_strips(self._widget, content, width, 1, style)
+        strip = strips[0] if strips else Strip.blank(0)
+        return strip.extend_cell_length(width, style.rich_style)
+
+    def _role_style(self, role: str) -> Style:
+        style = self._styles.get(role)
+        if style is None:
+            style = self._styles[role] = self._widget.get_visual_style(
+                f"picker--{role}", partial=True
+            )
+        return style
 
 
 class PickerList(ScrollView, can_focus=True):
@@ -91,11 +194,53 @@ class PickerList(ScrollView, can_focus=True):
     hovered: var[int | None] = var[int | None](None)
     """The index of the row under the mouse pointer, if any."""
 
-    # Defined in ``picker_messages`` (with this class's namespace, so handlers keep their
-    # ``on_picker_list_...`` names) and reachable here as ``PickerList.RowChosen`` etc.
-    RowChosen: TypeAlias = picker_messages.RowChosen
-    MarkClicked: TypeAlias = picker_messages.MarkClicked
-    Resized: TypeAlias = picker_messages.Resized
+    class RowChosen(Message):
+        """Enter was pressed (or a row clicked) on ``row``."""
+
+        def __init__(self, picker: PickerList, row: Row, index: int) -> None:
+            super().__init__()
+            self.picker = picker
+            """The list the row is in."""
+            self.row = row
+            """The row under the cursor."""
+            self.index = index
+            """Its index in ``picker.rows``."""
+
+        @property
+        def control(self) -> PickerList:
+            """The list (so that ``@on(PickerList.RowChosen, "#id")`` can match it)."""
+            return self.picker
+
+    class MarkClicked(Message):
+        """A click on a row's mark (a tool's ``[x]``, a server's fold mark); the cursor is
+        already on that row."""
+
+        def __init__(self, picker: PickerList, row: Row) -> None:
+            super().__init__()
+            self.picker = picker
+            """The list the row is in."""
+            self.row = row
+            """The row whose mark was clicked."""
+
+        @property
+        def control(self) -> PickerList:
+            """The list (so that ``@on(PickerList.MarkClicked, "#id")`` can match it)."""
+            return self.picker
+
+    class Resized(Message):
+        """The list got a new size (the app may lay its rows out for the new width)."""
+
+        def __init__(self, picker: PickerList, width: int) -> None:
+            super().__init__()
+            self.picker = picker
+            """The list."""
+            self.width = width
+            """Its new width, in cells."""
+
+        @property
+        def control(self) -> PickerList:
+            """The list (so that ``@on(PickerList.Resized, "#id")`` can match it)."""
+            return self.picker
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)

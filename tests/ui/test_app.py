@@ -14,11 +14,16 @@ from textual.widgets import Input, Static, TextArea
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.errors import OperationError
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
-from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.call import CallToolScreen
-from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen, ToolDetailsScreen
-from agentty_tui.ui.login import LoginScreen
+from agentty_tui.ui.dialogs import (
+    ConfirmScreen,
+    HelpScreen,
+    LoginScreen,
+    ServerDetailsScreen,
+    ToolDetailsScreen,
+)
+from agentty_tui.ui.server_form import AddServerScreen
 from tests.ui.fakes import (
     StaticSource,
     connected_model,

@@ -19,10 +19,10 @@ from textual.widgets import Input, Static, TextArea
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
-from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import ToolDetailsScreen
+from agentty_tui.ui.server_form import AddServerScreen
 from tests.servers import GATED_BASE_TOOLS, PLAIN_TOOLS, gated_argv, plain_argv
 from tests.ui.fakes import settle
 

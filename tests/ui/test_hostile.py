@@ -19,10 +19,10 @@ from textual.widgets import Input, Static, TextArea
 
 from agentty_tui.errors import OperationError
 from agentty_tui.model import DroppedTool, PluginModel, ServerInfo, ServerState, ToolState
-from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.call import CallToolScreen, prefill_arguments
 from agentty_tui.ui.dialogs import ServerDetailsScreen, ToolDetailsScreen
+from agentty_tui.ui.server_form import AddServerScreen
 from agentty_tui.ui.text import BLOCK_LIMIT
 from tests.hostile_text import hostile_text, unsafe_chars
 from tests.ui.fakes import NATIVE, StaticSource, model, server, settle, tool

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import DroppedTool, PluginModel, ServerState
+from agentty_tui.ui.app import summarize
 from agentty_tui.ui.row_diff import RowDiff, diff_rows
 from agentty_tui.ui.rows import Row, RowMemo, build_rows
-from agentty_tui.ui.status import summarize
 from tests.ui.fakes import (
     connected_model,
     connecting_model,

@@ -13,9 +13,9 @@ from textual.widgets import Select, Static
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.trust import entry_hash
 from agentty_tui.model import SourceRef, StdioSpec
-from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen
+from agentty_tui.ui.server_form import AddServerScreen
 from tests.ui.fakes import StaticSource, settle
 from tests.ui.workspace_fakes import (
     CLAUDE_LOCAL,

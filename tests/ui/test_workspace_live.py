@@ -19,9 +19,9 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.config.trust import default_trust_file
 from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.model import SourceRef
-from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ConfirmScreen
+from agentty_tui.ui.server_form import AddServerScreen
 from tests.fake_home import LAYERED, REPO_TOOL, FakeHome, build_fake_home
 from tests.servers import plain_argv
 from tests.ui.fakes import settle

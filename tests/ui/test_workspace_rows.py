@@ -1,14 +1,15 @@
-"""A workspace's rows (row_source.py, rows.py, row_filter.py, status.py): each server's source
-column, shadowed entries, untrusted project servers, ``src:`` filter words, the counts."""
+"""A workspace's rows (row_source.py, rows.py, row_filter.py, the status bar of app.py): each
+server's source column, shadowed entries, untrusted project servers, ``src:`` filter words, the
+counts."""
 
 from __future__ import annotations
 
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import PluginModel
+from agentty_tui.ui.app import summarize
 from agentty_tui.ui.row_filter import parse_filter
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.rows import Row, build_rows
-from agentty_tui.ui.status import summarize
 from tests.ui.fakes import connected_model
 from tests.ui.workspace_fakes import (
     CLAUDE_LOCAL,

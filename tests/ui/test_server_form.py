@@ -6,10 +6,15 @@ import pytest
 from textual.widgets import Input, Static
 
 from agentty_tui.model import HttpSpec, ServerState, StdioSpec
-from agentty_tui.ui.add import AddServerScreen, FormError
 from agentty_tui.ui.app import PickerApp
-from agentty_tui.ui.edit import EditServerScreen
-from agentty_tui.ui.server_form import MASK, connection_spec, parse_pairs
+from agentty_tui.ui.server_form import (
+    MASK,
+    AddServerScreen,
+    EditServerScreen,
+    FormError,
+    connection_spec,
+    parse_pairs,
+)
 from tests.ui.fakes import StaticSource, model, settle
 from tests.ui.screen_text import screen_text
 

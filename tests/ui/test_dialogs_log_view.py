@@ -15,8 +15,7 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.config import ConfigStore
 from agentty_tui.ui.app import PickerApp
-from agentty_tui.ui.dialogs import ServerDetailsScreen
-from agentty_tui.ui.log_view import LogTail, LogViewScreen
+from agentty_tui.ui.dialogs import LogTail, LogViewScreen, ServerDetailsScreen
 from agentty_tui.ui.text import PlainText
 from tests.processes import faulty
 from tests.servers import hostile_argv

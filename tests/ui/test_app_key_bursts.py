@@ -12,8 +12,8 @@ from textual import events
 from textual.widgets import Input
 
 from agentty_tui.model import StdioSpec
-from agentty_tui.ui.add import AddServerScreen
 from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.server_form import AddServerScreen
 from tests.ui.fakes import StaticSource, connected_model, settle
 
 pytestmark = pytest.mark.anyio
