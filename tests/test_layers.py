@@ -395,7 +395,6 @@ def test_the_cycle_check_reads_type_checking_imports_and_submodules(tmp_path: Pa
     }
 
 
-@pytest.mark.xfail(strict=True, reason="the ui cycles go with the ui regroup")
 def test_no_import_cycles_type_checking_ones_included() -> None:
     found = cycles(import_graph())
     assert found == [], "import cycles:\n" + "\n".join(found)

@@ -48,10 +48,9 @@ from textual.widgets import Input, Static
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.catalog import CatalogProjector, WireCatalog
-from agentty_tui.config.add_targets import add_targets
 from agentty_tui.config.discover import HostFile, host_config_files
-from agentty_tui.config.project_trust import entry_hash
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.trust import entry_hash
+from agentty_tui.config.workspace import Workspace, add_targets
 from agentty_tui.errors import AgenttyError, EntryChangedError
 from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, SourceRef, ToolState
 from agentty_tui.terminal_text import safe_block, safe_line
