@@ -28,9 +28,15 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentty_tui import __version__
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI
-from agentty_tui.bridge.errors import authorization_failure, login_hint
-from agentty_tui.bridge.exits import exit_message, failure_text, observed_failure, see_exit
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
+from agentty_tui.bridge.failures import (
+    authorization_failure,
+    exit_message,
+    failure_text,
+    login_hint,
+    observed_failure,
+    see_exit,
+)
 from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.bridge.leases import Leased
 from agentty_tui.bridge.logs import ServerLog
