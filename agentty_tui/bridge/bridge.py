@@ -29,16 +29,16 @@ from agentty_tui.bridge.feed import SnapshotFeed
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.login_ops import LoginOperations
 from agentty_tui.bridge.logs import default_log_dir
-from agentty_tui.bridge.pool import SessionPool
-from agentty_tui.bridge.reading import BridgeReader
-from agentty_tui.bridge.reaper import reap_orphans
-from agentty_tui.bridge.reconcile import (
+from agentty_tui.bridge.pool import (
     Reconciled,
     RetryPacer,
+    SessionPool,
     keeps,
     wait_closed_or_settled,
     wanted_servers,
 )
+from agentty_tui.bridge.reading import BridgeReader
+from agentty_tui.bridge.reaper import reap_orphans
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
