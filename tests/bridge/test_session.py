@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from agentty_tui.bridge import listing
-from agentty_tui.bridge.coalesce import Coalescer
+from agentty_tui.bridge.bridge import Coalescer
 from agentty_tui.bridge.session import SessionState, session_warnings
 from agentty_tui.model import AdvertisedTool
 
