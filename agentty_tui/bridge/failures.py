@@ -1,4 +1,7 @@
-"""Turn the exceptions a connection raises into one sentence a user can act on.
+"""Failure text: why a server could not be reached, stopped answering or ended, in one sentence.
+
+Every text a user reads about a failed server or call is made here: the session only decides
+which one applies (and adds the stderr tail, scrubbed).
 
 The mcp SDK raises through nested task groups, so the interesting error arrives wrapped in
 ``ExceptionGroup`` layers; ``root_cause`` digs it out.
@@ -27,11 +30,15 @@ from agentty_tui.secrets import mask_url, mask_urls
 __all__ = [
     "EXIT_STATUS_WAIT",
     "authorization_failure",
+    "call_failed",
+    "connect_timeout",
     "describe_failure",
     "exit_message",
     "exit_text",
     "failure_text",
     "login_hint",
+    "missing_cwd",
+    "not_connected",
     "observed_failure",
     "root_cause",
     "see_exit",
@@ -190,3 +197,24 @@ def exit_text(code: int) -> str:
     if code < 0:
         return f"the server was killed by signal {-code}"
     return f"the server exited with status {code}"
+
+
+def missing_cwd(cwd: str) -> str:
+    """The text of a stdio server whose working directory does not exist."""
+    return f"working directory {cwd!r} does not exist"
+
+
+def connect_timeout(timeout: float) -> str:
+    """The text of a server that neither connected nor failed within ``timeout`` seconds."""
+    return f"timed out after {timeout:g} s while connecting"
+
+
+def not_connected(name: str, status: str, error: str | None) -> str:
+    """Why a call to server ``name`` was not sent: its status, and its error if it has one."""
+    why = f": {error}" if error else ""
+    return f"server {name!r} is not connected ({status}{why})"
+
+
+def call_failed(tool: str, name: str, message: str) -> str:
+    """The text of a call of ``tool`` on server ``name`` that failed with ``message``."""
+    return f"calling {tool!r} on {name!r} failed: {message}"

@@ -37,9 +37,13 @@ from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, c
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.failures import (
     authorization_failure,
+    call_failed,
+    connect_timeout,
     exit_message,
     failure_text,
     login_hint,
+    missing_cwd,
+    not_connected,
     observed_failure,
     see_exit,
 )
@@ -206,7 +210,7 @@ class ServerSession:
         self._redactor = redactor_for(self._config.spec, spec, os.environ)
         if isinstance(spec, StdioSpec):
             if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
-                self._fail(f"working directory {spec.cwd!r} does not exist")
+                self._fail(missing_cwd(spec.cwd))
                 return
             assert isinstance(self._config.spec, StdioSpec)
             self._transport = StdioTransport(
@@ -248,7 +252,7 @@ class ServerSession:
         if failure is not None:
             self._fail(failure)
         elif self._scope.cancelled_caught and not self._stopping:
-            self._fail(self._with_tail(f"timed out after {timeout:g} s while connecting"))
+            self._fail(self._with_tail(connect_timeout(timeout)))
 
     def _http_transport(self, spec: HttpSpec) -> HttpTransport:
         self._http, self._auth = http_connection(spec, self._config, self._login_ui)
@@ -315,8 +319,7 @@ class ServerSession:
         """Call one tool on this server's live connection."""
         client, state = self._client, self._state
         if client is None or state.status != "connected":
-            why = f": {state.error}" if state.error else ""
-            raise OperationError(f"server {self.name!r} is not connected ({state.status}{why})")
+            raise OperationError(not_connected(self.name, state.status, state.error))
         try:
             return await client.call_tool(bare, arguments)
         except Exception as exc:
@@ -325,7 +328,7 @@ class ServerSession:
                 await see_exit(self._transport)
             message = self._describe(exc)
             self._after_failed_call(message)
-            raise OperationError(f"calling {bare!r} on {self.name!r} failed: {message}") from exc
+            raise OperationError(call_failed(bare, self.name, message)) from exc
 
     def _after_failed_call(self, message: str) -> None:
         """What a failed call says about the whole session: refused for want of a login (a
