@@ -1,4 +1,4 @@
-"""Per-server log files: where a server's stderr goes instead of the terminal.
+"""Log files: a server's stderr in its own file, the app's records in another, none on the terminal.
 
 Each server appends to ``<log dir>/<name>-<hash>.log``: a readable prefix of the server's name
 plus a short hash of the full name and the config file's path, so two servers never share a
