@@ -48,7 +48,7 @@ from _paint import TimedPickerApp
 from textual.pilot import Pilot
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.relist import Relister
+from agentty_tui.bridge.listing import Relister
 from agentty_tui.config import ConfigStore
 from tests.servers import GATED_BASE_TOOLS, GATED_TOOLSETS, gated_argv, scalable_argv
 

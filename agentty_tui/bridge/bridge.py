@@ -12,41 +12,46 @@ live state and hands the new immutable snapshot to the feed.
   Reloads run one at a time; requests that arrive during one are served by a single next one.
 - A config file others can change (``PluginConfig.insecure``) does not start its stdio servers
   (they are ``untrusted``) until ``trust_config`` is called, for this bridge's life only.
+
+Besides the operations, the bridge is how its state is read (snapshots, process ids, step
+runtimes) and how a URL server logs in; the feed that publishes its snapshots and the
+coalescer that serializes its reloads are at the end of this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any, Generic, TypeVar
 
 import anyio
 import anyio.abc
 import anyio.to_thread
+import mcp_types as types
 
-from agentty_tui.bridge.coalesce import Coalescer
-from agentty_tui.bridge.feed import SnapshotFeed
+from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.live_reload import LiveReload
-from agentty_tui.bridge.login_ops import LoginOperations
 from agentty_tui.bridge.logs import default_log_dir
-from agentty_tui.bridge.pool import SessionPool
-from agentty_tui.bridge.reading import BridgeReader
-from agentty_tui.bridge.reaper import reap_orphans
-from agentty_tui.bridge.reconcile import (
+from agentty_tui.bridge.pool import (
     Reconciled,
     RetryPacer,
+    SessionPool,
     keeps,
     wait_closed_or_settled,
     wanted_servers,
 )
+from agentty_tui.bridge.reaper import reap_orphans
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
+from agentty_tui.bridge.step import StepRuntime
+from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.config import operations
 from agentty_tui.config.config_source import ConfigSource
-from agentty_tui.config.engine import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
+from agentty_tui.config.edits import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
 from agentty_tui.config.entry_rules import EntryError
-from agentty_tui.config.trust import TrustGate, entry_hash
+from agentty_tui.config.project_trust import entry_hash
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import (
     ConfigError,
@@ -62,10 +67,12 @@ from agentty_tui.model import (
     SourceRef,
 )
 
-__all__ = ["UNTRUSTED_ERROR", "Bridge"]
+__all__ = ["UNTRUSTED_ERROR", "Bridge", "Coalescer", "Listener", "SnapshotFeed"]
+
+T = TypeVar("T")
 
 
-class Bridge(LoginOperations, BridgeReader):
+class Bridge:
     """The live plugin state of one config file, and the only way to change it.
 
     Use as an async context manager: entering loads the config and starts every enabled
@@ -139,6 +146,55 @@ class Bridge(LoginOperations, BridgeReader):
     def config(self) -> PluginConfig:
         """The config the current model was built from."""
         return self._config
+
+    @property
+    def snapshot(self) -> PluginModel:
+        """The current model. Immutable: hold it as long as you like."""
+        return self._feed.latest
+
+    def updates(self) -> AsyncIterator[PluginModel]:
+        """The current snapshot, then every newer one (a slow reader skips to the latest)."""
+        return self._feed.updates()
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` synchronously with every new snapshot; returns a remover."""
+        return self._feed.add_listener(listener)
+
+    async def wait_for(
+        self, predicate: Callable[[PluginModel], bool], timeout: float | None = None
+    ) -> PluginModel:
+        """The first snapshot, now or later, that satisfies ``predicate``."""
+        return await self._feed.wait_for(predicate, timeout)
+
+    async def settled(self, timeout: float | None = None) -> PluginModel:
+        """The first snapshot in which no server is still connecting."""
+        return await self._feed.wait_for(lambda model: model.settled, timeout)
+
+    def server_pid(self, name: str) -> int | None:
+        """Process id of the live session of ``name`` (diagnostics and tests)."""
+        session = self._pool.live.get(name)
+        return session.state.pid if session is not None else None
+
+    def session_relists(self, name: str) -> int:
+        """How many list_changed re-lists the live session of ``name`` has done."""
+        session = self._pool.live.get(name)
+        return session.state.relists if session is not None else 0
+
+    @property
+    def live_pids(self) -> tuple[int, ...]:
+        """Process ids of every server process still running, replaced ones included."""
+        return self._pool.live_pids
+
+    def step(self) -> StepRuntime:
+        """Pin the current snapshot and its connected sessions for one agent step."""
+        return StepRuntime(self.snapshot, self._pool.connected())
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        """Call one tool through a step runtime captured for just this call."""
+        with self.step() as step:
+            return await step.call(server, tool, arguments)
 
     # --- the four operations --------------------------------------------------------
 
@@ -270,6 +326,32 @@ class Bridge(LoginOperations, BridgeReader):
             raise EntryChangedError(changed)
         return self.snapshot
 
+    # --- logins (URL servers) -----------------------------------------------------
+
+    async def login(self, name: str, ui: LoginUI) -> PluginModel:
+        """Log in to the URL server ``name`` through ``ui``, then reconnect it alone.
+
+        ``ui`` shows the authorization URL (also opened in the browser) and may take a pasted
+        redirect; a login that is denied, times out or is refused raises ``LoginError``. A
+        server that waits for trust is an ``OperationError``, before any request is sent.
+        """
+        config = self._config.server(name)
+        if config is None:
+            raise UnknownServerError(name)
+        self._trust.refuse_untrusted(self._config, config, "cannot log in before it is trusted")
+        await login(login_spec(config), ui, request_timeout=config.request_timeout)
+        return await self.restart(name)
+
+    async def logout(self, name: str) -> PluginModel:
+        """Forget the URL server ``name``'s tokens and client registration; reconnect it."""
+        config = self._config.server(name)
+        if config is None:
+            raise UnknownServerError(name)
+        logout(login_spec(config))
+        return await self.restart(name)
+
+    # --- reloads ---------------------------------------------------------------------
+
     async def reload(self) -> ReloadReport:
         """Re-read the config and converge on it; returns once the servers it started settle.
 
@@ -386,3 +468,108 @@ def _is_shown(config: PluginConfig, name: str, shown: Mapping[str, str]) -> bool
     """Whether ``config``'s entry ``name`` is the one the user was shown (``entry_hash``)."""
     server = config.server(name)
     return server is not None and name in shown and entry_hash(server) == shown[name]
+
+
+# --- Publication of model snapshots to any number of readers.
+#
+# Readers always get the latest snapshot: a slow reader skips the ones it missed instead of
+# queueing them (a snapshot is complete, so nothing is lost by skipping). Publishing never
+# blocks and never waits for a reader.
+
+Listener = Callable[[PluginModel], None]
+"""A synchronous callback run on every publish, in the publisher's task."""
+
+
+class SnapshotFeed:
+    """Holds the current ``PluginModel`` and wakes whoever waits for the next one."""
+
+    def __init__(self, first: PluginModel) -> None:
+        self._latest = first
+        self._changed = anyio.Event()
+        self._listeners: list[Listener] = []
+        self._closed = False
+
+    @property
+    def latest(self) -> PluginModel:
+        """The snapshot published last."""
+        return self._latest
+
+    def publish(self, snapshot: PluginModel) -> None:
+        """Make ``snapshot`` current and wake every reader."""
+        self._latest = snapshot
+        changed, self._changed = self._changed, anyio.Event()
+        changed.set()
+        for listener in tuple(self._listeners):
+            listener(snapshot)
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` on every publish; returns a function that removes it."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def close(self) -> None:
+        """End every ``updates`` iteration."""
+        self._closed = True
+        self._changed.set()
+
+    async def updates(self) -> AsyncIterator[PluginModel]:
+        """The current snapshot at once, then each newer one as it is published."""
+        seen: PluginModel | None = None
+        while not self._closed:
+            latest = self._latest
+            if latest is not seen:
+                seen = latest
+                yield latest
+                continue
+            await self._changed.wait()
+
+    async def wait_for(
+        self, predicate: Callable[[PluginModel], bool], timeout: float | None = None
+    ) -> PluginModel:
+        """The first snapshot, current or future, for which ``predicate`` holds."""
+        with anyio.fail_after(timeout):
+            while not predicate(self._latest):
+                if self._closed:
+                    raise anyio.ClosedResourceError("the bridge is closed")
+                await self._changed.wait()
+        return self._latest
+
+
+# --- Serialized, coalesced runs of one job (the bridge's reload).
+#
+# One run at a time; every request that arrives while a run is under way is served by the one
+# next run, however many such requests there are, and each gets that run's result.
+
+
+class Coalescer(Generic[T]):
+    """Runs ``job`` for requests, one run at a time, a run serving every request before it."""
+
+    def __init__(self, job: Callable[[], Awaitable[T]]) -> None:
+        self.runs = 0
+        """How many runs actually happened (coalesced requests do not count)."""
+        self._job = job
+        self._lock = anyio.Lock()
+        self._requested = 0
+        self._done = 0
+        self._last: T | None = None
+
+    async def request(self) -> T:
+        """The result of the first run that starts after this request (a run under way when
+        it arrives is waited for, then one more serves it and everything queued behind it)."""
+        self._requested += 1
+        ticket = self._requested
+        async with self._lock:
+            if self._done >= ticket and self._last is not None:
+                return self._last
+            target = self._requested
+            try:
+                self.runs += 1
+                self._last = await self._job()
+            finally:
+                self._done = target
+        return self._last

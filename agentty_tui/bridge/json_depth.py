@@ -2,7 +2,7 @@
 
 A server may send a message nested deeper than pydantic's JSON parser goes (about 200
 levels); rather than lose the whole message, its too-deep parts are replaced by a marker
-string that the tool listing knows to drop (``deep_cut``).
+string that the tool listing knows to drop (``http.DeepCutStream``).
 """
 
 from __future__ import annotations

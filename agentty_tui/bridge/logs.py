@@ -1,4 +1,4 @@
-"""Per-server log files: where a server's stderr goes instead of the terminal.
+"""Log files: a server's stderr in its own file, the app's records in another, none on the terminal.
 
 Each server appends to ``<log dir>/<name>-<hash>.log``: a readable prefix of the server's name
 plus a short hash of the full name and the config file's path, so two servers never share a
@@ -26,33 +26,34 @@ terminal-text rule (``terminal_text.safe_block``: newlines and tabs kept, ``ESC`
 control as ``\\x9b``, a bidi override as ``<U+202E>``), and a byte that is not UTF-8 as
 ``\\xNN``. What the server wrote raw is gone; the picker's ``l`` shows the same text.
 
-Where logs go by default and the app's own log are in ``app_log`` (its names are re-exported
-here, where callers import them).
+Where logs go by default, and the app's own log (every record to a file), are at the end.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import time
 from pathlib import Path
 from typing import IO
 
-from agentty_tui.bridge.app_log import LOG_FILE_NAME, default_log_dir, quiet_logging
 from agentty_tui.model import StdioSpec
 from agentty_tui.secrets import Redactor, mask_urls
 from agentty_tui.terminal_text import safe_block, safe_line
 
 __all__ = [
     "LOG_FILE_NAME",
+    "SafeFormatter",
     "ServerLog",
     "default_log_dir",
     "log_file_name",
     "pointing_to_log",
     "quiet_logging",
 ]
+
 
 TAIL_LINES = 8
 """How many stderr lines go into the error text of a server that failed."""
@@ -278,3 +279,61 @@ def pointing_to_log(message: str, log: ServerLog) -> str:
     if log.problem is None:
         return f"{first} (its stderr is in {log.path})"
     return f"{first} (its last stderr lines: {' | '.join(lines)})"
+
+
+# --- Where logs go, and the app's own log: every log record to a file, none to the terminal.
+#
+# Nothing may write to the terminal under the TUI but the TUI, yet libraries log (mcp puts a Rich
+# handler on the root logger) and Python warns; ``quiet_logging`` sends all of that to
+# ``LOG_FILE_NAME`` in the log folder, next to the servers' logs (``logs``).
+#
+# Those records quote what the libraries were given: the mcp SDK logs an OAuth error with its
+# traceback, whose text holds the server's URL as expanded (a password, a ``?token=``), and a
+# message a server sent. Every record is written with each URL in it masked (``secrets.mask_urls``,
+# the one rule for URLs) and its controls shown, not sent (``terminal_text.safe_block``: the log
+# is read in a terminal, like the servers' logs).
+
+
+def default_log_dir() -> Path:
+    """``$XDG_STATE_HOME/agentty/logs``, else ``~/.local/state/agentty/logs``."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "agentty" / "logs"
+
+
+LOG_FILE_NAME = "agentty.log"
+"""The app's own log, next to the servers' logs."""
+
+
+class SafeFormatter(logging.Formatter):
+    """A formatter whose records are safe to read: URLs masked, controls visible."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as ``logging.Formatter`` writes it (its traceback included), each URL
+        passed through ``mask_url`` and each control made visible."""
+        return safe_block(mask_urls(super().format(record)))
+
+
+def quiet_logging(log_dir: Path | None) -> Path | None:
+    """Send every log record to a file (or nowhere), never to the terminal under the TUI.
+
+    Removes the handlers that imports put on the root logger (mcp adds a Rich one) and turns
+    Python warnings into log records. Returns the log file's path, or ``None`` if it could not
+    be opened (then records are dropped).
+    """
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+        old.close()
+    path: Path | None = (log_dir if log_dir is not None else default_log_dir()) / LOG_FILE_NAME
+    handler: logging.Handler
+    try:
+        assert path is not None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, encoding="utf-8")
+        handler.setFormatter(SafeFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    except OSError:
+        handler, path = logging.NullHandler(), None
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    logging.captureWarnings(True)
+    return path

@@ -7,7 +7,10 @@ one frozen ``SessionState``, replaced whole on every change and handed to ``on_c
 Nobody writes into a session: its config is the one it started with (a reload that changes the
 ``connection_key`` starts a new session; the tool filter is applied above it). Change notices
 come by the message handler (2025 handshake) or the ``listen`` stream (2026-07-28); bursts are
-coalesced by ``bridge/relist.py``.
+coalesced by ``bridge/listing.py``.
+
+The frozen state, what the session connects through and the lease accounting of the step
+runtimes that may still call through a retired session are here too, after the session.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -27,30 +32,61 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentty_tui import __version__
-from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI
-from agentty_tui.bridge.errors import authorization_failure, login_hint
-from agentty_tui.bridge.exits import exit_message, failure_text, observed_failure, see_exit
+from agentty_tui.bridge import listing
+from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
+from agentty_tui.bridge.failures import (
+    authorization_failure,
+    call_failed,
+    connect_timeout,
+    exit_message,
+    failure_text,
+    login_hint,
+    missing_cwd,
+    not_connected,
+    observed_failure,
+    see_exit,
+)
 from agentty_tui.bridge.http import HttpTransport
-from agentty_tui.bridge.leases import Leased
+from agentty_tui.bridge.listing import (
+    Listing,
+    Relister,
+    follow_listen_stream,
+    list_all_tools,
+    noisy_warning,
+)
 from agentty_tui.bridge.logs import ServerLog
-from agentty_tui.bridge.relist import Relister, follow_listen_stream
-from agentty_tui.bridge.session_links import http_connection, login_needed, oauth_state, spawned
-from agentty_tui.bridge.session_state import SessionState, server_info, session_warnings
 from agentty_tui.bridge.stdio import StdioTransport
-from agentty_tui.bridge.tool_pages import Listing, list_all_tools
 from agentty_tui.errors import OperationError
-from agentty_tui.model import HttpSpec, ServerConfig, ServerStatus, StdioSpec
+from agentty_tui.model import (
+    AdvertisedTool,
+    AuthState,
+    DroppedTool,
+    HttpSpec,
+    ServerConfig,
+    ServerInfo,
+    ServerStatus,
+    StdioSpec,
+)
 from agentty_tui.secrets import Redactor
 
-__all__ = ["ServerSession", "SessionState"]
+__all__ = [
+    "ServerSession",
+    "SessionState",
+    "http_connection",
+    "login_needed",
+    "oauth_state",
+    "server_info",
+    "session_warnings",
+    "spawned",
+]
 
 
-class ServerSession(Leased):
+class ServerSession:
     """The one live connection to one configured server.
 
     Read ``state`` (or the value ``on_change`` receives); wait on ``settled`` and ``closed``.
-    Step runtimes hold leases on a session (``Leased``): a retired one stops after the last.
+    Step runtimes hold leases on a session (``acquire``): a retired one stops after the last.
     """
 
     def __init__(
@@ -85,6 +121,8 @@ class ServerSession(Leased):
         self._redactor = Redactor()
         """Removes what ``${VAR}`` expansion put in (and URL credentials) from shown text."""
         self._relister = Relister(log, self._note)
+        self._leases = 0
+        self._retired = False
 
     # --- what it publishes ----------------------------------------------------------
 
@@ -139,6 +177,27 @@ class ServerSession(Leased):
             self._scope = anyio.CancelScope()
         self._scope.cancel()
 
+    # --- leases ---------------------------------------------------------------------
+    # A step pins the sessions whose tools it advertised; a reload that replaces a server
+    # retires the old session, which must then stay open until the last step that holds it
+    # has finished.
+
+    def retire(self) -> None:
+        """Stop once no step runtime holds the session any more."""
+        self._retired = True
+        if self._leases == 0:
+            self.stop()
+
+    def acquire(self) -> None:
+        """Take a lease: the session stays open while a step that advertised it runs."""
+        self._leases += 1
+
+    def release(self) -> None:
+        """Give a lease back; the last one stops a retired session."""
+        self._leases -= 1
+        if self._retired and self._leases == 0:
+            self.stop()
+
     async def _supervise(self) -> None:
         if self._config.spec is None:  # the bridge never starts an invalid entry
             self._fail(self._config.problem or "the config entry is invalid")
@@ -151,7 +210,7 @@ class ServerSession(Leased):
         self._redactor = redactor_for(self._config.spec, spec, os.environ)
         if isinstance(spec, StdioSpec):
             if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
-                self._fail(f"working directory {spec.cwd!r} does not exist")
+                self._fail(missing_cwd(spec.cwd))
                 return
             assert isinstance(self._config.spec, StdioSpec)
             self._transport = StdioTransport(
@@ -193,7 +252,7 @@ class ServerSession(Leased):
         if failure is not None:
             self._fail(failure)
         elif self._scope.cancelled_caught and not self._stopping:
-            self._fail(self._with_tail(f"timed out after {timeout:g} s while connecting"))
+            self._fail(self._with_tail(connect_timeout(timeout)))
 
     def _http_transport(self, spec: HttpSpec) -> HttpTransport:
         self._http, self._auth = http_connection(spec, self._config, self._login_ui)
@@ -260,8 +319,7 @@ class ServerSession(Leased):
         """Call one tool on this server's live connection."""
         client, state = self._client, self._state
         if client is None or state.status != "connected":
-            why = f": {state.error}" if state.error else ""
-            raise OperationError(f"server {self.name!r} is not connected ({state.status}{why})")
+            raise OperationError(not_connected(self.name, state.status, state.error))
         try:
             return await client.call_tool(bare, arguments)
         except Exception as exc:
@@ -270,7 +328,7 @@ class ServerSession(Leased):
                 await see_exit(self._transport)
             message = self._describe(exc)
             self._after_failed_call(message)
-            raise OperationError(f"calling {bare!r} on {self.name!r} failed: {message}") from exc
+            raise OperationError(call_failed(bare, self.name, message)) from exc
 
     def _after_failed_call(self, message: str) -> None:
         """What a failed call says about the whole session: refused for want of a login (a
@@ -297,3 +355,100 @@ class ServerSession(Leased):
         here (an exception may quote the expanded URL, a server echo its arguments)."""
         tail = self.log.tail() if self._transport is not None else ""
         return self._redactor.scrub(f"{message}\n{tail}" if tail else message)
+
+
+# --- What one server's session publishes: a frozen ``SessionState``, replaced whole on change.
+#
+# The session is the only writer; the bridge (and the one-shot probe) only read the value, either
+# the one handed to ``on_change(state)`` or ``ServerSession.state``, which is the same object.
+# Nothing here is mutable, so a reader may keep a state as long as it likes.
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """One session's live state at one instant (compare two with ``==``: the re-list counter
+    is left out, so a re-list that found the same tools is no change)."""
+
+    status: ServerStatus = "connecting"
+    """``connecting`` until the first listing; then ``connected``, ``failed`` or
+    ``needs_login`` (a session is never ``disabled`` or ``untrusted``: it is not started)."""
+    error: str | None = None
+    """Why the session is not connected, scrubbed of expanded secrets; ``None`` when it is."""
+    info: ServerInfo | None = None
+    """What the server said about itself in the handshake, once connected."""
+    tools: tuple[AdvertisedTool, ...] = ()
+    """The advertised tools of the latest complete listing (replaced, never merged)."""
+    dropped_tools: tuple[DroppedTool, ...] = ()
+    """Tools of that listing that break the MCP rules, each with the reason."""
+    pid: int | None = None
+    """Process id of the stdio server from its handshake until the session has closed."""
+    warnings: tuple[str, ...] = ()
+    """What the user should know about a server that otherwise works, one line each."""
+    auth: AuthState | None = None
+    """The server's OAuth login state (URL servers that use OAuth); ``None`` otherwise."""
+    relists: int = field(default=0, compare=False)
+    """How many re-lists ``tools/list_changed`` has caused so far (diagnostics and tests)."""
+
+
+def session_warnings(log_problem: str | None, pages_cut: bool, noisy: bool) -> tuple[str, ...]:
+    """What the user should know about a server that otherwise works, one line each."""
+    found: list[str] = []
+    if log_problem is not None:
+        found.append(f"{log_problem}; the server runs without its log")
+    if pages_cut:
+        found.append(
+            f"its tool list did not end after {listing.MAX_TOOL_PAGES:,} pages; "
+            "only those pages are shown"
+        )
+    if noisy:
+        found.append(noisy_warning())
+    return tuple(found)
+
+
+def server_info(client: Client) -> ServerInfo:
+    """What a connected server said about itself in the handshake."""
+    found = client.server_info
+    return ServerInfo(
+        name=found.name if found else None,
+        version=found.version if found else None,
+        protocol_version=client.protocol_version,
+    )
+
+
+# --- What a server session connects through, made and read outside its state machine.
+#
+# A URL server's transport and OAuth provider (and what they say about a login), and a stdio
+# transport that reports the moment its process runs. ``ServerSession`` holds the objects; the
+# helpers here only build them or read them.
+
+
+def http_connection(
+    spec: HttpSpec, config: ServerConfig, login_ui: LoginUI | None
+) -> tuple[HttpTransport, AgenttyOAuthProvider | None]:
+    """The transport to URL server ``spec`` (expanded) and the OAuth provider it signs with
+    (``None`` when it uses none); ``login_ui`` is where a step-up shows its browser login."""
+    auth = connect_provider(spec, ui=login_ui)
+    http = HttpTransport(spec, config.request_timeout, config.max_response_bytes, auth=auth)
+    return http, auth
+
+
+@asynccontextmanager
+async def spawned(transport: StdioTransport, on_start: Callable[[], None]) -> AsyncIterator[Any]:
+    """``transport``, calling ``on_start`` as soon as the process runs (to publish its pid)."""
+    async with transport as streams:
+        on_start()
+        yield streams
+
+
+def oauth_state(spec: HttpSpec | None, auth: AgenttyOAuthProvider | None) -> AuthState | None:
+    """The OAuth login state as it is now (URL servers that use OAuth)."""
+    if spec is not None and auth is not None:
+        return auth_state(spec)
+    return None
+
+
+def login_needed(http: HttpTransport | None, auth: AgenttyOAuthProvider | None) -> bool:
+    """Whether the server turned us away for want of an OAuth login."""
+    if http is None or auth is None:
+        return False
+    return auth.login_required or (http.error_status == 401 and http.bearer_challenge)

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agentty_tui.bridge import Bridge, logs, relist, stdio, tool_pages
+from agentty_tui.bridge import Bridge, listing, logs, stdio
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.notice_rate import NOISY_SECONDS
 from agentty_tui.catalog import project_catalog
@@ -232,13 +232,13 @@ async def test_a_list_changed_loop_is_slowed_and_marked_noisy(
     assert _server(model, "loop").warnings[0].startswith("noisy: ")
     assert "noisy" in _row_text(model, "loop")
     # Once noisy, at most one re-list a second.
-    assert relists <= elapsed / relist.MAX_RELIST_INTERVAL + 1, (relists, elapsed)
+    assert relists <= elapsed / listing.MAX_RELIST_INTERVAL + 1, (relists, elapsed)
 
 
 async def test_endless_pagination_is_cut_with_a_warning(
     write_config: WriteConfig, log_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tool_pages, "MAX_TOOL_PAGES", 20)
+    monkeypatch.setattr(listing, "MAX_TOOL_PAGES", 20)
     path = write_config({"pages": stdio_entry(flood_argv("--endless-pages"))})
     async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
         model = await bridge.settled(SETTLE)

@@ -258,7 +258,7 @@ async def test_a_failed_server_is_retried_by_a_reload_at_most_once_a_minute(
         assert second.summary == "Config reloaded: nothing changed."
         assert not second.changed and spawns.read_text() == "xx"
         with monkeypatch.context() as patch:
-            patch.setattr("agentty_tui.bridge.reconcile.RETRY_INTERVAL", 0.0)  # a minute on
+            patch.setattr("agentty_tui.bridge.pool.RETRY_INTERVAL", 0.0)  # a minute on
             later = await bridge.reload()
         assert later.retried == ("broken",) and spawns.read_text() == "xxx"
         # A changed entry is a restart, however recent the last retry.

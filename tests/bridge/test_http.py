@@ -174,7 +174,7 @@ async def test_bearer_401_needs_login_not_headers(
 
 
 def test_bearer_401_with_a_configured_token_never_says_check_the_headers() -> None:
-    from agentty_tui.bridge.errors import describe_failure
+    from agentty_tui.bridge.failures import describe_failure
     from agentty_tui.model import HttpSpec, ServerConfig
 
     with_header = ServerConfig(

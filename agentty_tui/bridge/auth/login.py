@@ -22,8 +22,8 @@ from agentty_tui.bridge.auth.browser import BrowserStepUp, BrowserTrip, LoginUI
 from agentty_tui.bridge.auth.callback import DEFAULT_LOGIN_TIMEOUT, LoginError, LoopbackCallback
 from agentty_tui.bridge.auth.provider import AgenttyOAuthProvider
 from agentty_tui.bridge.auth.storage import ServerTokenStorage, Vault
-from agentty_tui.bridge.errors import root_cause
 from agentty_tui.bridge.expand import ExpansionError, expand_spec
+from agentty_tui.bridge.failures import root_cause
 from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.errors import OperationError
 from agentty_tui.model import AuthState, HttpSpec, ServerConfig

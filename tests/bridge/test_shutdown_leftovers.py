@@ -15,9 +15,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agentty_tui.bridge import leftovers
-from agentty_tui.bridge.child import death_signal_argv
-from agentty_tui.bridge.proctable import SESSION_VARIABLE, start_time
+from agentty_tui.bridge import shutdown
+from agentty_tui.bridge.reaper import SESSION_VARIABLE, start_time
+from agentty_tui.bridge.stdio import death_signal_argv
 from tests.helpers import process_alive
 
 pytestmark = pytest.mark.anyio
@@ -46,7 +46,7 @@ def carrier(started: list[subprocess.Popen[bytes]], run: str) -> int:
 
 def record(run: str, pid: int, start: int | None) -> Path:
     """A record of ``run`` whose app is ``pid`` started at ``start``, in this boot."""
-    folder = leftovers.runs_folder()
+    folder = shutdown.runs_folder()
     folder.mkdir(parents=True, exist_ok=True)
     boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     path = folder / f"{run}.json"
@@ -70,7 +70,7 @@ async def test_a_run_whose_app_is_gone_has_its_processes_ended_and_its_record_re
     untagged = carrier(carriers, "")  # "-0000…": a value of no run
     path = record(OTHER_RUN, *gone_app())
     with anyio.fail_after(20):
-        assert await leftovers.end_leftovers() == 1
+        assert await shutdown.end_leftovers() == 1
     assert not process_alive(left)
     assert process_alive(other), "another run's token"
     assert process_alive(untagged), "a token of no run"
@@ -84,7 +84,7 @@ async def test_a_run_whose_app_still_runs_is_left_alone(
     # The app of that run is this test's process: alive, whatever its record's age.
     path = record(OTHER_RUN, os.getpid(), start_time(os.getpid()))
     with anyio.fail_after(20):
-        assert await leftovers.end_leftovers() == 0
+        assert await shutdown.end_leftovers() == 0
     assert process_alive(pid)
     assert path.exists()
 
@@ -98,18 +98,18 @@ async def test_a_reused_pid_is_not_taken_for_the_app(
     assert own is not None
     record(OTHER_RUN, os.getpid(), own - 1)
     with anyio.fail_after(20):
-        assert await leftovers.end_leftovers() == 1
+        assert await shutdown.end_leftovers() == 1
     assert not process_alive(pid)
 
 
 async def test_our_own_run_is_recorded_while_it_runs_and_forgotten_after() -> None:
-    path = leftovers.record_run()
+    path = shutdown.record_run()
     assert path is not None
     assert json.loads(path.read_text())["pid"] == os.getpid()
     with anyio.fail_after(20):
-        assert await leftovers.end_leftovers() == 0, "our own record is never a leftover"
+        assert await shutdown.end_leftovers() == 0, "our own record is never a leftover"
     assert path.exists()
-    leftovers.forget_run()
+    shutdown.forget_run()
     assert not path.exists()
 
 

@@ -7,9 +7,9 @@ import dataclasses
 import anyio
 import pytest
 
-from agentty_tui.bridge import relist, tool_pages
-from agentty_tui.bridge.coalesce import Coalescer
-from agentty_tui.bridge.session_state import SessionState, session_warnings
+from agentty_tui.bridge import listing
+from agentty_tui.bridge.bridge import Coalescer
+from agentty_tui.bridge.session import SessionState, session_warnings
 from agentty_tui.model import AdvertisedTool
 
 pytestmark = pytest.mark.anyio
@@ -34,9 +34,9 @@ def test_warnings_name_each_condition_once() -> None:
     found = session_warnings("the log x could not be written", True, True)
     assert found == (
         "the log x could not be written; the server runs without its log",
-        f"its tool list did not end after {tool_pages.MAX_TOOL_PAGES:,} pages; "
+        f"its tool list did not end after {listing.MAX_TOOL_PAGES:,} pages; "
         "only those pages are shown",
-        relist.noisy_warning(),
+        listing.noisy_warning(),
     )
 
 

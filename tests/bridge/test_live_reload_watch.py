@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agentty_tui.bridge.watch import SourceWatcher
+from agentty_tui.bridge.live_reload import SourceWatcher
 
 WAIT = 5.0
 """Seconds a test waits for a callback before it fails."""
@@ -217,7 +217,7 @@ async def test_a_failing_callback_is_logged_and_watching_goes_on(
         if len(recorder.calls) == 1:
             raise ValueError("bad config")
 
-    caplog.set_level(logging.ERROR, logger="agentty_tui.bridge.watch")
+    caplog.set_level(logging.ERROR, logger="agentty_tui.bridge.live_reload")
     watcher = SourceWatcher([path], fail_once)
     async with anyio.create_task_group() as tg:
         await tg.start(watcher.run)

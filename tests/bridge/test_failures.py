@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx2
 
-from agentty_tui.bridge.errors import authorization_failure, describe_failure
+from agentty_tui.bridge.failures import authorization_failure, describe_failure
 from agentty_tui.model import HttpSpec, ServerConfig
 
 URL = "http://user:pw123@127.0.0.1:9/mcp?token=tok456&x=1"
