@@ -46,12 +46,11 @@ from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
 from agentty_tui.bridge.step import StepRuntime
-from agentty_tui.bridge.trust_gate import TrustGate
 from agentty_tui.config import operations
 from agentty_tui.config.config_source import ConfigSource
-from agentty_tui.config.edits import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
+from agentty_tui.config.engine import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
 from agentty_tui.config.entry_rules import EntryError
-from agentty_tui.config.project_trust import entry_hash
+from agentty_tui.config.trust import TrustGate, entry_hash
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import (
     ConfigError,
