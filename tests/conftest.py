@@ -1,16 +1,50 @@
-"""Fixtures shared by every test: the anyio backend, config files, servers on loopback URLs."""
+"""Fixtures shared by every test: the anyio backend, config files, servers on loopback URLs.
+
+Also the Hypothesis profiles: ``ci`` (the default: every property test's own number of
+examples) and ``dev`` (``HYPOTHESIS_PROFILE=dev``: at most ``DEV_EXAMPLES`` a test, for a
+quick local run).
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.helpers import serve_over_http
 from tests.servers import gated_argv, plain_argv
+
+DEV_EXAMPLES = 10
+"""Examples a property test runs at most under the ``dev`` profile."""
+
+# deadline=None in both: under parallel workers on a small machine one example may take longer
+# than Hypothesis's 200 ms default without being slow code; a flaky deadline is no check.
+settings.register_profile(
+    "ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile(
+    "dev", max_examples=DEV_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under ``dev``, cap the tests that ask for their own number of examples as well
+    (``@settings(max_examples=300)`` wins over a profile)."""
+    if PROFILE != "dev":
+        return
+    for item in items:
+        function = getattr(item, "function", None)
+        chosen = getattr(function, "_hypothesis_internal_use_settings", None)
+        if isinstance(chosen, settings) and chosen.max_examples > DEV_EXAMPLES:
+            capped = settings(chosen, max_examples=DEV_EXAMPLES)
+            function._hypothesis_internal_use_settings = capped  # type: ignore[union-attr]
 
 
 @pytest.fixture

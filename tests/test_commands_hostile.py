@@ -18,7 +18,7 @@ import pytest
 
 from agentty_tui.bridge.logs import log_file_name
 from tests.conftest import WriteConfig
-from tests.helpers import stdio_entry
+from tests.helpers import run_cli, stdio_entry
 from tests.hostile_text import unsafe_chars
 from tests.servers import hostile_argv
 from tests.servers.hostile_server import CLIP_TITLE, FORGE_TEXT, SERVER_NAME
@@ -28,7 +28,10 @@ EVIL_NAME = "evil\x1b]0;owned\x07\u202e"
 
 
 def run(*args: str, file_size_limit: int | None = None) -> subprocess.CompletedProcess[str]:
-    """``agentty-tui ARGS`` in a child process (optionally with a cap on the size of files)."""
+    """``agentty-tui ARGS`` in this process (``run_cli``), or in a child process with a cap on
+    the size of files (a limit that must not fall on the test process itself)."""
+    if file_size_limit is None:
+        return run_cli(*args)
 
     def limit() -> None:
         if file_size_limit is not None:
