@@ -7,6 +7,7 @@ quick local run).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -84,6 +85,32 @@ def _isolated_state(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("run")))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.delenv("AGENTTY_CONFIG", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _one_of_its_group_at_a_time(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """Tests marked ``xdist_group(NAME)`` run one at a time across the parallel workers.
+
+    For tests that share something beyond their own folders: ``test_leftovers`` plants
+    processes carrying one fixed run token and ends every process of the user carrying it, so
+    two of them at once would end each other's. (Work stealing ignores the mark itself: a lock
+    file in the run's shared temporary folder does the waiting.)
+    """
+    marker = request.node.get_closest_marker("xdist_group")
+    if marker is None:
+        yield
+        return
+    name = str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
+    # Under xdist each worker's base folder sits in the run's own folder, shared by all.
+    shared = tmp_path_factory.getbasetemp().parent
+    with (shared / f"group-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(params=["streamable-http", "sse"])
