@@ -49,11 +49,16 @@ def run(*args: str, file_size_limit: int | None = None) -> subprocess.CompletedP
     )
 
 
+REQUEST_TIMEOUT = 5
+"""Seconds the hostile server has per request: ``hang`` waits them out, and its handshake must
+fit in them on a machine busy with the other test workers (1 s did not, now and then)."""
+
+
 @pytest.fixture
 def config(write_config: WriteConfig) -> Path:
     return write_config(
         {
-            "hostile": stdio_entry(hostile_argv(), requestTimeout=1),
+            "hostile": stdio_entry(hostile_argv(), requestTimeout=REQUEST_TIMEOUT),
             EVIL_NAME: stdio_entry(hostile_argv()),
             "dead": stdio_entry(hostile_argv("--exit-at-start")),
         }
@@ -133,7 +138,8 @@ FAILURES = {
     ),
     "request timeout": (
         ["call", "hostile", "hang"],
-        "agentty-tui: calling 'hang' on 'hostile' failed: no answer within 1 s (request timeout)\n",
+        f"agentty-tui: calling 'hang' on 'hostile' failed: no answer within {REQUEST_TIMEOUT} s "
+        "(request timeout)\n",
     ),
     # The server's stderr stays in its log ({log}: its path): the one line says where.
     "server dies mid-call": (
