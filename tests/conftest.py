@@ -1,16 +1,51 @@
-"""Fixtures shared by every test: the anyio backend, config files, servers on loopback URLs."""
+"""Fixtures shared by every test: the anyio backend, config files, servers on loopback URLs.
+
+Also the Hypothesis profiles: ``ci`` (the default: every property test's own number of
+examples) and ``dev`` (``HYPOTHESIS_PROFILE=dev``: at most ``DEV_EXAMPLES`` a test, for a
+quick local run).
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.helpers import serve_over_http
 from tests.servers import gated_argv, plain_argv
+
+DEV_EXAMPLES = 10
+"""Examples a property test runs at most under the ``dev`` profile."""
+
+# deadline=None in both: under parallel workers on a small machine one example may take longer
+# than Hypothesis's 200 ms default without being slow code; a flaky deadline is no check.
+settings.register_profile(
+    "ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile(
+    "dev", max_examples=DEV_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under ``dev``, cap the tests that ask for their own number of examples as well
+    (``@settings(max_examples=300)`` wins over a profile)."""
+    if PROFILE != "dev":
+        return
+    for item in items:
+        function = getattr(item, "function", None)
+        chosen = getattr(function, "_hypothesis_internal_use_settings", None)
+        if isinstance(chosen, settings) and chosen.max_examples > DEV_EXAMPLES:
+            capped = settings(chosen, max_examples=DEV_EXAMPLES)
+            function._hypothesis_internal_use_settings = capped  # type: ignore[union-attr]
 
 
 @pytest.fixture
@@ -50,6 +85,32 @@ def _isolated_state(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("run")))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.delenv("AGENTTY_CONFIG", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _one_of_its_group_at_a_time(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """Tests marked ``xdist_group(NAME)`` run one at a time across the parallel workers.
+
+    For tests that share something beyond their own folders: ``test_leftovers`` plants
+    processes carrying one fixed run token and ends every process of the user carrying it, so
+    two of them at once would end each other's. (Work stealing ignores the mark itself: a lock
+    file in the run's shared temporary folder does the waiting.)
+    """
+    marker = request.node.get_closest_marker("xdist_group")
+    if marker is None:
+        yield
+        return
+    name = str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
+    # Under xdist each worker's base folder sits in the run's own folder, shared by all.
+    shared = tmp_path_factory.getbasetemp().parent
+    with (shared / f"group-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(params=["streamable-http", "sse"])

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +186,72 @@ each_dialect_file = pytest.mark.parametrize(
     ids=["claude", "gemini", "vscode", "codex"],
 )
 """Run a test once per host dialect with ``dialect_files()``'s four values."""
+
+
+def _pipe() -> io.TextIOWrapper:
+    """A text stream over bytes, encoding as a child's stdout into a pipe does (UTF-8, strict):
+    what a real process could not print fails here too."""
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True)
+
+
+def _written(stream: io.TextIOWrapper) -> str:
+    """What was printed to ``stream``, decoded as the subprocess tests decode a child's output."""
+    stream.flush()
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue().decode("utf-8", errors="surrogateescape")
+
+
+def run_cli(
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    whole_env: bool = False,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``agentty-tui ARGS`` run in this process (``cli.main``), seen as a child's would be: its
+    exit status, stdout and stderr, with no terminal on standard input.
+
+    A child process pays an interpreter and the imports (about a second of CPU) per command;
+    this pays neither. ``env`` is added to the environment (``whole_env``: replaces it), ``cwd``
+    is the folder it runs in; both, and the logging that ``main`` sets up, are put back after.
+    The few tests that need a real process (signals, exit statuses, resource limits, import
+    checks) run ``python -m agentty_tui`` themselves.
+    """
+    from agentty_tui import cli
+
+    out, err = _pipe(), _pipe()
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    root = logging.getLogger()
+    saved_handlers, saved_level = list(root.handlers), root.level
+    saved_stdin = sys.stdin
+    try:
+        if env is not None:
+            if whole_env:
+                os.environ.clear()
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin = io.StringIO("")  # not a terminal: a command that would ask refuses
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                status = cli.main(list(args))
+            except SystemExit as ended:  # argparse's usage errors and --help
+                code = ended.code
+                status = code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        sys.stdin = saved_stdin
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        # main sends every record to its own log file: give the root logger back to pytest.
+        for handler in list(root.handlers):
+            if handler not in saved_handlers:
+                root.removeHandler(handler)
+                handler.close()
+        for handler in saved_handlers:
+            if handler not in root.handlers:
+                root.addHandler(handler)
+        root.setLevel(saved_level)
+        logging.captureWarnings(False)
+    argv = [sys.executable, "-m", "agentty_tui", *args]
+    return subprocess.CompletedProcess(argv, status, _written(out), _written(err))

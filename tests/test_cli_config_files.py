@@ -1,8 +1,8 @@
 """The command line on config files that need a word: one warning line each.
 
 A config file others can change (mode 0666) holds its stdio servers back unless ``--trust`` is
-given; a key given twice is named with its line. A real ``agentty-tui`` process, real files and
-a real stdio server.
+given; a key given twice is named with its line. ``agentty-tui`` run in this process (``run``),
+real files and a real stdio server.
 """
 
 from __future__ import annotations

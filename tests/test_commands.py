@@ -1,4 +1,5 @@
-"""Every headless command end to end: a real ``agentty-tui`` process on real servers."""
+"""Every headless command end to end on real servers: ``cli.main`` in this process (``run``), and
+a real ``agentty-tui`` process where the process itself is under test (``run_process``)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,16 @@ import pytest
 
 from agentty_tui.bridge.logs import LOG_FILE_NAME
 from tests.conftest import WriteConfig
-from tests.helpers import each_dialect_file, free_port, stdio_entry, write_file
+from tests.helpers import each_dialect_file, free_port, run_cli, stdio_entry, write_file
 from tests.servers import PLAIN_TOOLS, gated_argv, plain_argv, python_server_argv
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``agentty-tui ARGS`` in this process (``run_cli``): status and output as a script sees."""
+    return run_cli(*args, env=env)
+
+
+def run_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``agentty-tui ARGS`` in a child process, as a script would run it."""
     return subprocess.run(
         [sys.executable, "-m", "agentty_tui", *args],
@@ -148,7 +154,8 @@ def test_add_and_remove(config: Path) -> None:
 
 def test_add_usage_errors_exit_2(config: Path) -> None:
     before = config.read_bytes()
-    assert run("add", "x", "--config", str(config)).returncode == 2
+    # A real process: argparse's own exit, as the shell sees it.
+    assert run_process("add", "x", "--config", str(config)).returncode == 2
     both = run("add", "x", "--url", "http://h/mcp", "--config", str(config), "--", "cmd")
     assert both.returncode == 2 and "not both" in both.stderr
     assert run("add", "x", "--env", "NOEQUALS", "--config", str(config), "--", "c").returncode == 2

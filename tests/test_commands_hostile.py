@@ -18,7 +18,7 @@ import pytest
 
 from agentty_tui.bridge.logs import log_file_name
 from tests.conftest import WriteConfig
-from tests.helpers import stdio_entry
+from tests.helpers import run_cli, stdio_entry
 from tests.hostile_text import unsafe_chars
 from tests.servers import hostile_argv
 from tests.servers.hostile_server import CLIP_TITLE, FORGE_TEXT, SERVER_NAME
@@ -28,7 +28,10 @@ EVIL_NAME = "evil\x1b]0;owned\x07\u202e"
 
 
 def run(*args: str, file_size_limit: int | None = None) -> subprocess.CompletedProcess[str]:
-    """``agentty-tui ARGS`` in a child process (optionally with a cap on the size of files)."""
+    """``agentty-tui ARGS`` in this process (``run_cli``), or in a child process with a cap on
+    the size of files (a limit that must not fall on the test process itself)."""
+    if file_size_limit is None:
+        return run_cli(*args)
 
     def limit() -> None:
         if file_size_limit is not None:
@@ -46,11 +49,16 @@ def run(*args: str, file_size_limit: int | None = None) -> subprocess.CompletedP
     )
 
 
+REQUEST_TIMEOUT = 5
+"""Seconds the hostile server has per request: ``hang`` waits them out, and its handshake must
+fit in them on a machine busy with the other test workers (1 s did not, now and then)."""
+
+
 @pytest.fixture
 def config(write_config: WriteConfig) -> Path:
     return write_config(
         {
-            "hostile": stdio_entry(hostile_argv(), requestTimeout=1),
+            "hostile": stdio_entry(hostile_argv(), requestTimeout=REQUEST_TIMEOUT),
             EVIL_NAME: stdio_entry(hostile_argv()),
             "dead": stdio_entry(hostile_argv("--exit-at-start")),
         }
@@ -130,7 +138,8 @@ FAILURES = {
     ),
     "request timeout": (
         ["call", "hostile", "hang"],
-        "agentty-tui: calling 'hang' on 'hostile' failed: no answer within 1 s (request timeout)\n",
+        f"agentty-tui: calling 'hang' on 'hostile' failed: no answer within {REQUEST_TIMEOUT} s "
+        "(request timeout)\n",
     ),
     # The server's stderr stays in its log ({log}: its path): the one line says where.
     "server dies mid-call": (

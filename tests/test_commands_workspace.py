@@ -1,7 +1,8 @@
 """The command line on a workspace: no ``--config``, a fake home and project of every host.
 
-Each command runs as a child process in a folder inside the fake project, with the fake home's
-environment (``FakeHome.process_env``), as a script would run it.
+Each command runs in a folder inside the fake project, with the fake home's environment
+(``FakeHome.process_env``): in this process (``run``), and once as a child process
+(``run_process``), as a script would run it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,16 @@ from typing import Any
 import pytest
 
 from tests.fake_home import LAYERED, REPO_TOOL, TWIN, VAULT, FakeHome, build_fake_home
+from tests.helpers import run_cli
 
 
 def run(fake: FakeHome, *args: str) -> subprocess.CompletedProcess[str]:
-    """``agentty-tui ARGS`` in the fake project, with the fake home."""
+    """``agentty-tui ARGS`` in the fake project, with the fake home, in this process."""
+    return run_cli(*args, env=fake.process_env(), whole_env=True, cwd=fake.cwd)
+
+
+def run_process(fake: FakeHome, *args: str) -> subprocess.CompletedProcess[str]:
+    """``agentty-tui ARGS`` in the fake project, with the fake home, as a child process."""
     return subprocess.run(
         [sys.executable, "-m", "agentty_tui", *args],
         capture_output=True,
@@ -50,7 +57,7 @@ def listed(fake: FakeHome) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def test_sources_lists_every_file_considered(fake: FakeHome) -> None:
-    result = run(fake, "sources", "--json")
+    result = run_process(fake, "sources", "--json")  # the folder and home a script has
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["root"] == str(fake.project)

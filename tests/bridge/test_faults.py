@@ -219,6 +219,7 @@ async def test_not_executable_and_silent_exit(
         await _healthy(bridge)
 
 
+@pytest.mark.slow
 async def test_ten_thousand_tools(write_config: WriteConfig, log_dir: Path) -> None:
     path = write_config(
         {"huge": stdio_entry(scalable_argv(10_000)), "healthy": stdio_entry(plain_argv())}

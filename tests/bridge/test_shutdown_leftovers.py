@@ -20,7 +20,7 @@ from agentty_tui.bridge.reaper import SESSION_VARIABLE, start_time
 from agentty_tui.bridge.stdio import death_signal_argv
 from tests.helpers import process_alive
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("process-table")]
 
 OTHER_RUN = "0123456789abcdef"
 """The run token of an earlier run (any 16 hex digits not ours)."""

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.anyio
 SETTLE = 30.0
 
 
+@pytest.mark.slow
 def test_200_cycles_leave_no_process_fd_or_thread_and_memory_stays_flat() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "tests.bridge.soak_cycles", "--cycles", "200"],

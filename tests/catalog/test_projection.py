@@ -382,6 +382,7 @@ def big_model(servers: int, tools: int) -> PluginModel:
     )
 
 
+@pytest.mark.slow
 def test_fifty_thousand_tools_project_correctly() -> None:
     """Correctness at scale; the speed is measured by bench/, not asserted here."""
     model = big_model(500, 100)

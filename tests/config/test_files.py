@@ -309,6 +309,7 @@ def _jsonc_peak(entries: int) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_jsonc_memory_grows_linearly_with_the_input() -> None:
     small, large = _jsonc_peak(2_000), _jsonc_peak(8_000)
     assert large < 4 * small * 1.3, (small, large)
