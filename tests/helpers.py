@@ -153,18 +153,28 @@ def serving(port: int) -> bool:
 
 @contextmanager
 def serve_over_http(argv: list[str], transport: str) -> Iterator[str]:
-    """Run a test server's ``argv`` on a free loopback port over ``transport``; yields its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [*argv, "--transport", transport, "--port", str(port)], stderr=subprocess.DEVNULL
-    )
-    try:
+    """Run a test server's ``argv`` on a free loopback port over ``transport``; yields its URL.
+
+    A port found free can be taken by another test worker before the server binds it: a server
+    that exits before it listens is started again on another port (three tries)."""
+    for _attempt in range(3):
+        port = free_port()
+        process = subprocess.Popen(
+            [*argv, "--transport", transport, "--port", str(port)], stderr=subprocess.DEVNULL
+        )
         # No event says "listening" from another process: polling the port is the only way.
-        for _ in range(200):  # up to 10 s for the server to listen
-            if serving(port) or process.poll() is not None:
-                break
+        # Up to 60 s: on a loaded 2-core machine with four test workers, importing the SDK
+        # and its web server alone can take tens of seconds.
+        deadline = time.monotonic() + 60
+        while not serving(port) and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert serving(port), "the HTTP test server did not start"
+        if serving(port) and process.poll() is None:
+            break
+        process.terminate()
+        process.wait(timeout=10)
+    else:
+        raise AssertionError(f"the HTTP test server did not start: {argv}")
+    try:
         path = "/mcp" if transport == "streamable-http" else "/sse"
         yield f"http://127.0.0.1:{port}{path}"
     finally:

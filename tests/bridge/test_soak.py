@@ -27,13 +27,16 @@ SETTLE = 30.0
 
 
 @pytest.mark.slow
+# About 3 minutes alone; beside three other test workers on two cores it gets half a core at
+# times, so pyproject's 600 s per test is too tight for it (and only for it).
+@pytest.mark.timeout(1200)
 def test_200_cycles_leave_no_process_fd_or_thread_and_memory_stays_flat() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "tests.bridge.soak_cycles", "--cycles", "200"],
         cwd=Path(__file__).resolve().parents[2],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1150,
         check=True,
     )
     report = json.loads(out.stdout)
