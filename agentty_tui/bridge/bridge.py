@@ -14,8 +14,9 @@ live state and hands the new immutable snapshot to the feed.
   (they are ``untrusted``) until ``trust_config`` is called, for this bridge's life only.
 
 Besides the operations, the bridge is how its state is read (snapshots, process ids, step
-runtimes) and how a URL server logs in; the feed that publishes its snapshots and the
-coalescer that serializes its reloads are at the end of this module.
+runtimes, where a new server or an import may go), how a URL server logs in and how another
+host's servers are imported (the bridge writes them, then reloads); the feed that publishes its
+snapshots and the coalescer that serializes its reloads are at the end of this module.
 """
 
 from __future__ import annotations
@@ -48,10 +49,14 @@ from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedSta
 from agentty_tui.bridge.step import StepRuntime
 from agentty_tui.config import operations
 from agentty_tui.config.config_source import ConfigSource
+from agentty_tui.config.dialect import Dialect
+from agentty_tui.config.discover import HostFile
 from agentty_tui.config.engine import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
 from agentty_tui.config.entry_rules import EntryError
+from agentty_tui.config.importing import ImportResult, PreparedImport, apply_import, prepare_import
+from agentty_tui.config.store import ConfigStore
 from agentty_tui.config.trust import TrustGate, entry_hash
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.workspace import Workspace, add_targets
 from agentty_tui.errors import (
     ConfigError,
     EntryChangedError,
@@ -102,6 +107,18 @@ class Bridge:
         self._reloads = Coalescer(self._reload)
         self.live = LiveReload(store, lambda: self._seen_version, self.reload)
         """The live reload on outside edits (``watch`` runs it)."""
+
+    @classmethod
+    def on_file(
+        cls,
+        path: Path,
+        *,
+        dialect: Dialect | None = None,
+        log_dir: Path | str | None = None,
+        trust: bool = False,
+    ) -> Bridge:
+        """A bridge on one config file, in ``dialect`` (detected from the file when ``None``)."""
+        return cls(ConfigStore(path, dialect=dialect), log_dir=log_dir, trust=trust)
 
     # --- life cycle -----------------------------------------------------------------
 
@@ -183,6 +200,26 @@ class Bridge:
     def live_pids(self) -> tuple[int, ...]:
         """Process ids of every server process still running, replaced ones included."""
         return self._pool.live_pids
+
+    def add_targets(self) -> tuple[SourceRef, ...] | None:
+        """In a workspace, the files a new server may go to (the workspace's choice, its
+        default first); ``None`` for one config file."""
+        return add_targets(self.store) if isinstance(self.store, Workspace) else None
+
+    def import_target(self) -> Path | None:
+        """The file an import writes: the config file, or a workspace's own user file;
+        ``None`` for a config that takes no import."""
+        store = self._import_store()
+        return store.path if store is not None else None
+
+    def config_files(self) -> tuple[Path, ...]:
+        """Every file the config is read from (present or not)."""
+        return self.store.watched_paths()
+
+    def add_reload_listener(self, listener: Callable[[ReloadReport], None]) -> Callable[[], None]:
+        """Call ``listener`` with the report of every reload an outside edit of the config's
+        files caused (``watch``); returns a function that removes it."""
+        return self.live.add_listener(listener)
 
     def step(self) -> StepRuntime:
         """Pin the current snapshot and its connected sessions for one agent step."""
@@ -324,6 +361,40 @@ class Bridge:
         if changed:
             raise EntryChangedError(changed)
         return self.snapshot
+
+    # --- imports (another host's servers) --------------------------------------------
+
+    async def import_plan(self, source: HostFile) -> PreparedImport:
+        """What importing the host file ``source`` into ``import_target`` would do (a
+        project's file's servers come disabled); nothing is written. ``ConfigError`` when a
+        file is refused."""
+        store = self._import_store()
+        if store is None:
+            raise OperationError(f"{self.store.path} takes no import")
+        return await anyio.to_thread.run_sync(prepare_import, source, store)
+
+    async def import_servers(self, prepared: PreparedImport) -> tuple[ImportResult, ReloadReport]:
+        """Write ``prepared``'s additions (a name taken meanwhile is refused, in the result),
+        then reload: the servers added start, and the snapshots show them. Returns what was
+        written and the reload's report."""
+        store = self._import_store()
+        if store is None or store.path != prepared.target:
+            raise OperationError(f"the import was planned for {prepared.target}, not this config")
+        async with self._config_lock:
+            result = await anyio.to_thread.run_sync(self._write_import, prepared, store)
+        return result, await self.reload()
+
+    def _import_store(self) -> ConfigStore | None:
+        """The file an import writes: a workspace's own user file, or the one config file."""
+        if isinstance(self.store, Workspace):
+            return self.store.store(self.store.add_to)
+        return self.store if isinstance(self.store, ConfigStore) else None
+
+    def _write_import(self, prepared: PreparedImport, store: ConfigStore) -> ImportResult:
+        result = apply_import(prepared.plan, store)
+        # Our own write: the live reload leaves it to the reload that follows.
+        self._seen_version = self.store.version()
+        return result
 
     # --- logins (URL servers) -----------------------------------------------------
 

@@ -9,6 +9,8 @@ copied either: the line that skips it says why.
 ``apply_import(plan, store)`` writes the additions through ``AddServer`` (then ``SetToolFilter``
 and ``SetServerDisabled`` where the source has them), one atomic edit at a time. Nothing that
 exists is ever overwritten: a name taken meanwhile is refused by ``AddServer`` and reported.
+``prepare_import(found, store)`` is the picker's plan of one host file found
+(``config.discover``) into one config file, as the bridge's import makes it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentty_tui.config.detect import dialect_by_name
+from agentty_tui.config.discover import HostFile
 from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled, SetToolFilter
 from agentty_tui.config.entry_rules import entry_facts, fact_lines, name_problem
 from agentty_tui.config.store import ConfigStore
@@ -38,9 +42,11 @@ __all__ = [
     "ImportDifference",
     "ImportPlan",
     "ImportResult",
+    "PreparedImport",
     "apply_import",
     "disabled_additions",
     "plan_import",
+    "prepare_import",
 ]
 
 
@@ -316,3 +322,24 @@ def disabled_additions(plan: ImportPlan) -> ImportPlan:
     by the import itself."""
     add = tuple(server.model_copy(update={"disabled": True}) for server in plan.add)
     return dataclasses.replace(plan, add=add)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedImport:
+    """What importing one host file into one config file would do, before it is done."""
+
+    source: HostFile
+    """The file chosen (only read)."""
+    target: Path
+    """The config file the servers go to."""
+    plan: ImportPlan
+    """``plan_import``'s plan (its additions disabled for a project's file)."""
+
+
+def prepare_import(source: HostFile, target: ConfigStore) -> PreparedImport:
+    """The plan of importing ``source``'s servers into ``target``'s file (which need not exist
+    yet). A project's file (a folder's ``.mcp.json``) is not trusted by the import: its servers
+    are planned disabled. Reads files; ``ConfigError`` when one is refused."""
+    config = ConfigStore(source.path, dialect=dialect_by_name(source.dialect)).load()
+    plan = plan_import(config, target.load(), carried=target.dialect.timeout_fields)
+    return PreparedImport(source, target.path, disabled_additions(plan) if source.project else plan)

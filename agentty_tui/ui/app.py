@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-import anyio
 from rich.cells import cell_len
 from textual import events, on, work
 from textual.app import App, ComposeResult
@@ -45,12 +44,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.catalog import CatalogProjector, WireCatalog
 from agentty_tui.config.discover import HostFile, host_config_files
+from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
-from agentty_tui.config.workspace import Workspace, add_targets
 from agentty_tui.errors import AgenttyError, EntryChangedError
 from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, SourceRef, ToolState
 from agentty_tui.terminal_text import safe_block, safe_line
@@ -63,12 +61,7 @@ from agentty_tui.ui.dialogs import (
     ServerDetailsScreen,
     ToolDetailsScreen,
 )
-from agentty_tui.ui.import_dialog import (
-    ImportScreen,
-    PreparedImport,
-    apply_prepared,
-    prepare_import,
-)
+from agentty_tui.ui.import_dialog import ImportScreen, import_question, import_said
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.row_source import (
@@ -394,7 +387,7 @@ class PickerApp(KeyOrderApp):
         self.picker.focus()
         if self._follow_updates:
             self._follow()
-            self.hear_outside_edits(self.source)
+            self.hear_outside_edits()
 
     def on_unmount(self) -> None:
         """Stop hearing about outside edits."""
@@ -565,11 +558,9 @@ class PickerApp(KeyOrderApp):
 
     # --- outside edits --------------------------------------------------------------------
 
-    def hear_outside_edits(self, source: object) -> None:
-        """Listen to ``source``'s live reload, if it has one (a bridge does)."""
-        live = getattr(source, "live", None)
-        if isinstance(live, LiveReload):
-            self._stop_hearing = live.add_listener(self.outside_reload)
+    def hear_outside_edits(self) -> None:
+        """Listen to the source's reloads of outside edits (a bridge's live reload)."""
+        self._stop_hearing = self.source.add_reload_listener(self.outside_reload)
 
     def stop_hearing_outside_edits(self) -> None:
         """Stop listening (the app is closing)."""
@@ -860,13 +851,7 @@ class PickerApp(KeyOrderApp):
             for ref in (server.source, *server.also_in):
                 if ref is not None:
                     held.setdefault(ref, set()).add(server.name)
-        self.push_screen(AddServerScreen(names, self._add_targets(), held), added)
-
-    def _add_targets(self) -> tuple[SourceRef, ...] | None:
-        """In a workspace, the files a new server may go to (the workspace's choice, its
-        default first); ``None`` for one config file."""
-        store = getattr(self.source, "store", None)
-        return add_targets(store) if isinstance(store, Workspace) else None
+        self.push_screen(AddServerScreen(names, self.source.add_targets(), held), added)
 
     async def _add(self, name: str, spec: ServerSpec, target: SourceRef | None = None) -> None:
         """Add the server (into ``target``, in a workspace), then put the cursor on its row and
@@ -907,26 +892,15 @@ class PickerApp(KeyOrderApp):
         """The other hosts' config files found, looked for once (the first run lists them); in
         a workspace, those it does not read already (a host left out by ``--hosts``)."""
         if self._host_files is None:
-            target = self._import_target()
-            found = self.find_host_files(Path(target) if target else None)
-            store = getattr(self.source, "store", None)
-            if isinstance(store, Workspace):
-                read = {path.absolute() for path in store.watched_paths()}
-                found = tuple(f for f in found if f.path.absolute() not in read)
-            self._host_files = found
+            found = self.find_host_files(self.source.import_target())
+            read = {path.absolute() for path in self.source.config_files()}
+            self._host_files = tuple(f for f in found if f.path.absolute() not in read)
         return self._host_files
-
-    def _import_target(self) -> str | None:
-        """The file an import writes: the config file, or a workspace's own user file."""
-        store = getattr(self.source, "store", None)
-        if isinstance(store, Workspace):
-            return store.add_to.path
-        return self.model.config_path
 
     def action_import_host(self) -> None:
         """i: import the servers of another host's config file into this one, then reload:
         the file chosen, then its plan (as ``agentty-tui import`` shows it) and a question."""
-        target = self._import_target()
+        target = self.source.import_target()
         files = self.host_files()
         if target is None or not files:
             self.notify("No other host's config file was found to import.", timeout=4)
@@ -934,13 +908,14 @@ class PickerApp(KeyOrderApp):
 
         def chosen(source: HostFile | None) -> None:
             if source is not None:
-                self.run_operation("Import", lambda: self._ask_import(source, Path(target)))
+                self.run_operation("Import", lambda: self._ask_import(source))
 
-        self.push_screen(ImportScreen(files, target), chosen)
+        self.push_screen(ImportScreen(files, str(target)), chosen)
 
-    async def _ask_import(self, source: HostFile, target: Path) -> None:
-        """Show the plan of importing ``source`` into ``target``; write it only on a yes."""
-        prepared = await anyio.to_thread.run_sync(prepare_import, source, target)
+    async def _ask_import(self, source: HostFile) -> None:
+        """Show the plan of importing ``source`` (the source plans it); write it only on a
+        yes."""
+        prepared = await self.source.import_plan(source)
         if not prepared.plan.add:
             said = f"Nothing to import from {source.path}:\n{prepared.plan.describe()}"
             self.notify(said, timeout=8, markup=False)
@@ -950,12 +925,12 @@ class PickerApp(KeyOrderApp):
             if yes:
                 self.run_operation("Import", lambda: self._import(prepared))
 
-        self.push_screen(ConfirmScreen(prepared.question(), yes="Import"), answered)
+        self.push_screen(ConfirmScreen(import_question(prepared), yes="Import"), answered)
 
     async def _import(self, prepared: PreparedImport) -> None:
-        """Write the plan's additions, then reload and say what happened."""
-        said, ok = await anyio.to_thread.run_sync(apply_prepared, prepared)
-        report = await self.source.reload()
+        """Have the source write the plan's additions and reload, then say what happened."""
+        result, report = await self.source.import_servers(prepared)
+        said, ok = import_said(prepared, result)
         if not report.reloaded:
             said += f"\n{report.summary}"
             ok = False

@@ -1,17 +1,16 @@
 """The first run's offer: import the servers of another host's config file (``i``).
 
 ``ImportScreen`` lists the files ``config.discover`` found, each with its server count, and
-dismisses with the one chosen. ``prepare_import`` then builds the same plan as ``agentty-tui
-import`` (``config.importing.plan_import``, as it is) into the picker's own config, and
-``PreparedImport.question`` shows it, as ``import`` prints it, for a yes or no before anything
-is written; ``apply_prepared`` writes it; the picker reloads afterwards. A project's file (a
-folder's ``.mcp.json``) is not trusted by the import: its servers are copied disabled.
+dismisses with the one chosen. The source then plans the import (``PluginSource.import_plan``:
+the same plan as ``agentty-tui import``, into the picker's own config), ``import_question``
+shows it, as ``import`` prints it, for a yes or no before anything is written; on a yes the
+source writes it and reloads (``PluginSource.import_servers``), and ``import_said`` says how it
+went. A project's file (a folder's ``.mcp.json``) is not trusted by the import: its servers are
+copied disabled.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -21,59 +20,30 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agentty_tui.config import ConfigStore
-from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.discover import HostFile
-from agentty_tui.config.importing import (
-    ImportPlan,
-    apply_import,
-    disabled_additions,
-    plan_import,
-)
+from agentty_tui.config.importing import ImportResult, PreparedImport
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.dialogs import Dialog
 
-__all__ = ["ImportScreen", "PreparedImport", "apply_prepared", "prepare_import"]
+__all__ = ["ImportScreen", "import_question", "import_said"]
 
 
-@dataclass(frozen=True, slots=True)
-class PreparedImport:
-    """What importing one host file into the picker's config would do, before it is done."""
-
-    source: HostFile
-    """The file chosen."""
-    target: Path
-    """The config file the servers go to."""
-    plan: ImportPlan
-    """``plan_import``'s plan (its additions disabled for a project's file)."""
-
-    def question(self) -> str:
-        """The plan as ``agentty-tui import`` prints it, then the question."""
-        source, target = safe_line(str(self.source.path)), safe_line(str(self.target))
-        lines = [f"From {safe_line(self.source.host)}: {source}", self.plan.describe()]
-        if self.source.project:
-            lines.append(
-                "It is a project's file: what it runs is not trusted, so its servers are added "
-                "disabled (space on a server's row enables it, once you trust it)."
-            )
-        lines.append(f"Add {len(self.plan.add)} server(s) to {target}?")
-        return "\n\n".join(lines)
+def import_question(prepared: PreparedImport) -> str:
+    """The plan as ``agentty-tui import`` prints it, then the question."""
+    source, target = safe_line(str(prepared.source.path)), safe_line(str(prepared.target))
+    lines = [f"From {safe_line(prepared.source.host)}: {source}", prepared.plan.describe()]
+    if prepared.source.project:
+        lines.append(
+            "It is a project's file: what it runs is not trusted, so its servers are added "
+            "disabled (space on a server's row enables it, once you trust it)."
+        )
+    lines.append(f"Add {len(prepared.plan.add)} server(s) to {target}?")
+    return "\n\n".join(lines)
 
 
-def prepare_import(source: HostFile, target: Path) -> PreparedImport:
-    """The plan of importing ``source``'s servers into the config at ``target`` (which need not
-    exist yet). Reads files: run it off the event loop. ``ConfigError`` when a file is refused.
-    """
-    config = ConfigStore(source.path, dialect=dialect_by_name(source.dialect)).load()
-    store = ConfigStore(target)
-    plan = plan_import(config, store.load(), carried=store.dialect.timeout_fields)
-    return PreparedImport(source, target, disabled_additions(plan) if source.project else plan)
-
-
-def apply_prepared(prepared: PreparedImport) -> tuple[str, bool]:
-    """Write ``prepared``'s additions (a name taken meanwhile is refused and said);
-    ``(what happened, whether all went well)``. Writes files: run it off the event loop."""
-    result = apply_import(prepared.plan, ConfigStore(prepared.target))
+def import_said(prepared: PreparedImport, result: ImportResult) -> tuple[str, bool]:
+    """What writing ``prepared``'s additions did (a name taken meanwhile is refused and said):
+    ``(what happened, whether all went well)``."""
     parked = ", disabled" if prepared.source.project else ""
     names, host = ", ".join(result.added), prepared.source.host
     lines = [f"Imported {len(result.added)} server(s){parked} from {host}: {names}."]

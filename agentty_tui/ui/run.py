@@ -10,7 +10,7 @@ from textual.drivers.linux_driver import LinuxDriver
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.bridge.shutdown import TERMINAL_GONE, StopRequest, run_app
-from agentty_tui.config import ConfigStore, Dialect
+from agentty_tui.config import Dialect
 from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.ui.app import PickerApp
 
@@ -59,12 +59,12 @@ def run_picker(
     quiet_logging(log_dir)
 
     async def main(request: StopRequest) -> int:
-        store = (
-            ConfigStore(config_path, dialect=dialect)
+        bridge = (
+            Bridge.on_file(config_path, dialect=dialect, log_dir=log_dir, trust=trust)
             if isinstance(config_path, Path)
-            else config_path
+            else Bridge(config_path, log_dir=log_dir, trust=trust)
         )
-        async with Bridge(store, log_dir=log_dir, trust=trust) as bridge:
+        async with bridge:
             app = PickerApp(bridge, freeze_heap=True)
             if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
                 app.driver_class = DeadTerminalDriver

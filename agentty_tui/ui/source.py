@@ -1,18 +1,25 @@
 """What the picker needs from the core: snapshots to render and operations to dispatch.
 
+The protocol is the picker's only way in: where a new server or an import may go, the import
+itself (the source writes it) and the reloads of outside edits are asked of it too, so the
+picker never reaches the config's files or stores behind it.
+
 ``agentty_tui.bridge.Bridge`` satisfies ``PluginSource``; tests and snapshot tests pass a static
 source instead, so the app can be shown a fixed ``PluginModel`` with no server running.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.config.discover import HostFile
+from agentty_tui.config.importing import ImportResult, PreparedImport
 from agentty_tui.model import PluginModel, ServerSpec, SourceRef
 
 __all__ = ["PluginSource"]
@@ -32,6 +39,26 @@ class PluginSource(Protocol):
 
     def updates(self) -> AsyncIterator[PluginModel]:
         """The current snapshot, then every newer one (a slow reader skips to the latest)."""
+        ...
+
+    def add_targets(self) -> tuple[SourceRef, ...] | None:
+        """In a workspace, the files a new server may go to (the workspace's choice, its
+        default first); ``None`` for one config file."""
+        ...
+
+    def import_target(self) -> Path | None:
+        """The file an import writes: the config file, or a workspace's own user file;
+        ``None`` when the config takes no import."""
+        ...
+
+    def config_files(self) -> tuple[Path, ...]:
+        """Every file the config is read from (present or not): an import offers none."""
+        ...
+
+    def add_reload_listener(self, listener: Callable[[ReloadReport], None]) -> Callable[[], None]:
+        """Call ``listener`` with the report of every reload an outside edit of the config's
+        files caused; returns a function that removes it (a source without a watcher never
+        calls it)."""
         ...
 
     async def plugin_add(
@@ -81,6 +108,17 @@ class PluginSource(Protocol):
         now, and in later runs while their entries stay the same. ``shown``: each entry's
         ``entry_hash`` as the user saw it; one that changed since is not trusted
         (``EntryChangedError``)."""
+        ...
+
+    async def import_plan(self, source: HostFile) -> PreparedImport:
+        """What importing the host file ``source`` into ``import_target`` would do (a
+        project's file's servers come disabled); nothing is written."""
+        ...
+
+    async def import_servers(self, prepared: PreparedImport) -> tuple[ImportResult, ReloadReport]:
+        """Write ``prepared``'s additions (a name taken meanwhile is refused, in the result),
+        then reload, so that the servers added appear in the snapshots; what was written and
+        the reload's report."""
         ...
 
     async def login(self, name: str, ui: LoginUI) -> PluginModel:

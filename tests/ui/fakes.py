@@ -7,7 +7,8 @@ any server running. Everything is deterministic: no PIDs, paths or timings.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -16,6 +17,8 @@ from textual.app import App
 
 from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.config.discover import HostFile
+from agentty_tui.config.importing import ImportPlan, ImportResult, PreparedImport
 from agentty_tui.errors import OperationError, UnknownServerError
 from agentty_tui.model import (
     NativeTool,
@@ -178,6 +181,9 @@ class StaticSource:
         """What ``call_tool`` answers; by default the tool's name and the arguments."""
         self.shown: Mapping[str, str] | None = None
         """The entry hashes the last ``trust_servers`` was given (the entries it showed)."""
+        self.import_plan_given = ImportPlan()
+        """The plan ``import_plan`` answers, whatever the file; by default nothing to add."""
+        self._reload_listeners: list[Callable[[ReloadReport], None]] = []
 
     @property
     def snapshot(self) -> PluginModel:
@@ -200,6 +206,30 @@ class StaticSource:
             if self._changed is None:
                 self._changed = anyio.Event()
             await self._changed.wait()
+
+    def add_targets(self) -> tuple[SourceRef, ...] | None:
+        return None
+
+    def import_target(self) -> Path | None:
+        path = self._model.config_path
+        return Path(path) if path is not None else None
+
+    def config_files(self) -> tuple[Path, ...]:
+        return ()
+
+    def add_reload_listener(self, listener: Callable[[ReloadReport], None]) -> Callable[[], None]:
+        self._reload_listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._reload_listeners:
+                self._reload_listeners.remove(listener)
+
+        return remove
+
+    def outside_edit(self, report: ReloadReport) -> None:
+        """Tell the reload listeners about ``report``, as an outside edit's reload would."""
+        for listener in tuple(self._reload_listeners):
+            listener(report)
 
     def _maybe_fail(self) -> None:
         if self.fail is not None:
@@ -294,6 +324,20 @@ class StaticSource:
         self.shown = shown
         self._maybe_fail()
         return self._model
+
+    async def import_plan(self, source: HostFile) -> PreparedImport:
+        self.calls.append(("import_plan", (source.path,)))
+        self._maybe_fail()
+        target = self.import_target()
+        if target is None:
+            raise OperationError("this config takes no import")
+        return PreparedImport(source, target, self.import_plan_given)
+
+    async def import_servers(self, prepared: PreparedImport) -> tuple[ImportResult, ReloadReport]:
+        self.calls.append(("import_servers", (prepared.source.path,)))
+        self._maybe_fail()
+        added = tuple(server.name for server in prepared.plan.add)
+        return ImportResult(added=added), await self.reload()
 
     async def logout(self, name: str) -> PluginModel:
         self.calls.append(("logout", (name,)))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agentty_tui.config.sources import workspace_sources
 from agentty_tui.config.trust import TrustBook
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.config.workspace import Workspace, add_targets
 from agentty_tui.model import EntryFact, HttpSpec, PluginModel, ServerState, SourceRef, StdioSpec
 from tests.ui.fakes import NATIVE, StaticSource, tool
 
@@ -132,17 +132,27 @@ def workspace_model() -> PluginModel:
 
 
 class WorkspaceSource(StaticSource):
-    """A static source with a workspace behind it (``store``, as a bridge has) over the fixed
-    paths above, none of which exists: the add form offers the files a workspace always
-    offers (ours, Claude Code's local scope, the project's ``.mcp.json``)."""
+    """A static source with a workspace behind it, as a bridge has, over the fixed paths
+    above, none of which exists: the add form offers the files a workspace always offers
+    (ours, Claude Code's local scope, the project's ``.mcp.json``), an import goes to our user
+    file and offers none of the workspace's files."""
 
     def __init__(self, first: PluginModel) -> None:
         super().__init__(first)
         sources = workspace_sources(Path(HOME), {"XDG_CONFIG_HOME": f"{HOME}/.config"}, Path(ROOT))
-        self.store = Workspace(
+        self.workspace = Workspace(
             sources,
             root=Path(ROOT),
             trust=TrustBook(Path(HOME) / "no-such-state" / "trust.json"),
             add_to=OUR_USER,
         )
         """Where a bridge keeps its config: here a workspace that is never loaded or written."""
+
+    def add_targets(self) -> tuple[SourceRef, ...] | None:
+        return add_targets(self.workspace)
+
+    def import_target(self) -> Path | None:
+        return Path(self.workspace.add_to.path)
+
+    def config_files(self) -> tuple[Path, ...]:
+        return self.workspace.watched_paths()
