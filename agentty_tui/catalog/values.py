@@ -1,6 +1,7 @@
-"""The values the projection produces: ``WireTool`` and ``WireCatalog``, the wire catalog.
+"""The wire catalog's values: ``WireTool`` and ``WireCatalog``, what a host's model is sent.
 
-Built by :mod:`.projection`; kept apart so that module holds the projection alone.
+Built by :mod:`.projection`, read by the picker, the reports and the step runtimes, which need
+the values without the projection's machinery.
 """
 
 from __future__ import annotations
