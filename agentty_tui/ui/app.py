@@ -634,6 +634,14 @@ class PickerApp(KeyOrderApp):
         )
         return True
 
+    def _current_server_to_act_on(self) -> ServerState | None:
+        """The server under the cursor, unless there is none or it is a shadowed entry (which
+        ``refuse_shadowed`` then explains)."""
+        current = self._current()
+        if current is None or self.refuse_shadowed(current[1]):
+            return None
+        return current[1]
+
     def _current_tool(self) -> tuple[ServerState, ToolState] | None:
         current = self._current()
         if current is None or current[0].tool is None:
@@ -870,11 +878,8 @@ class PickerApp(KeyOrderApp):
 
     def action_edit_server(self) -> None:
         """E: the edit form of the server under the cursor; saving restarts that server."""
-        current = self._current()
-        if current is None:
-            return
-        server = current[1]
-        if self.refuse_shadowed(server):
+        server = self._current_server_to_act_on()
+        if server is None:
             return
         if server.spec is None:
             self.notify("The entry is invalid: fix it in the config file.", severity="error")
@@ -938,11 +943,8 @@ class PickerApp(KeyOrderApp):
 
     def action_login(self) -> None:
         """L: log in to the URL server under the cursor, in a dialog; escape cancels."""
-        current = self._current()
-        if current is None:
-            return
-        server = current[1]
-        if self.refuse_shadowed(server):
+        server = self._current_server_to_act_on()
+        if server is None:
             return
         if not isinstance(server.spec, HttpSpec):
             self.notify("Only a URL server has a login.", severity="warning")
