@@ -41,7 +41,7 @@ class OAuthServer:
         )
         self.process = subprocess.Popen([*argv, *self.extra, *extra], stderr=subprocess.DEVNULL)
         # No event says "listening" from another process: polling the port is the only way.
-        for _ in range(400):
+        for _ in range(1200):  # up to 60 s: the SDK's imports beside three other test workers
             if serving(self.port) or self.process.poll() is not None:
                 break
             time.sleep(0.05)
