@@ -263,17 +263,18 @@ def _picker(
     trust: bool = False,
     hosts: str | None = None,
 ) -> int:
+    from agentty_tui.bridge import Bridge
     from agentty_tui.config import dialect_by_name
+    from agentty_tui.config.workspace import Workspace, open_workspace
     from agentty_tui.ui import run_picker
 
     if config_path is None:
-        from agentty_tui.config.workspace import open_workspace
-
         names = None if hosts is None else hosts.split(",")
         found = open_workspace(Path.cwd(), home=Path.home(), env=os.environ, hosts=names)
-        return run_picker(found, trust=trust)
-    dialect = dialect_by_name(format_name) if format_name else None
-    return run_picker(config_path, dialect=dialect, trust=trust)
+    else:
+        dialect = dialect_by_name(format_name) if format_name else None
+        found = Workspace.of_file(config_path, dialect)
+    return run_picker(Bridge(found, trust=trust))
 
 
 def _demo_config() -> Path:

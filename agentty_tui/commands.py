@@ -58,7 +58,6 @@ from agentty_tui.terminal_text import safe_block, safe_line, safe_message
 __all__ = [
     "COMMANDS",
     "Command",
-    "Config",
     "TerminalLoginUI",
     "add_target",
     "cmd_add",
@@ -77,7 +76,6 @@ __all__ = [
     "existing_store",
     "load_config",
     "open_config",
-    "open_store",
     "remove_target",
     "say",
     "say_json",
@@ -115,10 +113,6 @@ def say_json(value: Any) -> None:
 # --- the config a command works on ------------------------------------------------------
 
 
-Config = ConfigStore | Workspace
-"""What a command works on: one file, or the workspace."""
-
-
 def workspace(args: argparse.Namespace) -> Workspace:
     """The workspace of the current folder, reading the hosts ``--hosts`` names (if given)."""
     hosts = getattr(args, "hosts", None)
@@ -126,16 +120,20 @@ def workspace(args: argparse.Namespace) -> Workspace:
     return open_workspace(Path.cwd(), home=Path.home(), env=os.environ, hosts=names)
 
 
-def open_config(path: Path | None, args: argparse.Namespace) -> Config:
-    """The file at ``path`` (which must exist), or the workspace when ``path`` is ``None``."""
+def open_config(path: Path | None, args: argparse.Namespace, *, create: bool = False) -> Workspace:
+    """What a command works on: the workspace of the current folder, or (``--config``) the
+    workspace of the one file ``path``, which must exist unless ``create``: a command that
+    only reads or edits a config names a missing one (a typo in ``--config``) rather than
+    showing it as empty."""
     if path is None:
         return workspace(args)
-    return existing_store(path, getattr(args, "format", None))
-
-
-def open_store(path: Path, name: str | None) -> ConfigStore:
-    """A store for ``path`` in the dialect ``name`` (detected when ``None``)."""
-    return ConfigStore(path, dialect=dialect_by_name(name) if name else None)
+    format_name = getattr(args, "format", None)
+    opened = Workspace.of_file(path, dialect_by_name(format_name) if format_name else None)
+    if not create and not opened.exists():
+        raise ConfigError(
+            "the config file does not exist (agentty-tui add creates it)", path=str(path)
+        )
+    return opened
 
 
 def trusted(args: argparse.Namespace) -> bool:
@@ -143,15 +141,11 @@ def trusted(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "trust", False))
 
 
-def existing_store(
-    path: Path, format_name: str | None, what: str = "the config file"
-) -> ConfigStore:
-    """A store for ``path``, which must exist: a command that only reads or edits a config
-    names a missing one (a typo in ``--config``) rather than showing it as empty."""
-    store = open_store(path, format_name)
+def existing_store(path: Path, format_name: str | None, what: str) -> ConfigStore:
+    """A store for ``path`` (``what`` it is, for the message), which must exist."""
+    store = ConfigStore(path, dialect=dialect_by_name(format_name) if format_name else None)
     if store.version() is None:
-        hint = " (agentty-tui add creates it)" if what == "the config file" else ""
-        raise ConfigError(f"{what} does not exist{hint}", path=str(path))
+        raise ConfigError(f"{what} does not exist", path=str(path))
     return store
 
 
@@ -161,18 +155,14 @@ def load_config(
     *,
     runs_servers: bool = False,
     create: bool = False,
-) -> tuple[Config, PluginConfig]:
-    """The config's store and the config, loaded once; its warnings go to stderr, one line
-    each (and, for a command that runs servers, why an untrusted file's servers wait).
+) -> tuple[Workspace, PluginConfig]:
+    """The config's workspace and the config, loaded once; its warnings go to stderr, one
+    line each (and, for a command that runs servers, why an untrusted file's servers wait).
 
-    A missing file is an error unless ``create``: then it is an empty config, to be written.
+    A missing ``--config`` file is an error unless ``create``: then it is an empty config, to
+    be written.
     """
-    format_name = getattr(args, "format", None)
-    store: Config
-    if path is None:
-        store = workspace(args)
-    else:
-        store = open_store(path, format_name) if create else existing_store(path, format_name)
+    store = open_config(path, args, create=create)
     config = store.load()  # a config that does not load is exit status 2, before anything starts
     warn_about(config, args, runs_servers=runs_servers)
     return store, config
@@ -211,40 +201,38 @@ def _given(args: argparse.Namespace) -> tuple[str | None, str | None]:
     return getattr(args, "scope", None), getattr(args, "source", None)
 
 
-def _refuse_for_one_file(store: Config, args: argparse.Namespace) -> None:
-    if not isinstance(store, Workspace) and any(_given(args)):
+def _refuse_for_one_file(store: Workspace, args: argparse.Namespace) -> None:
+    if store.single and any(_given(args)):
         raise UsageError("--scope and --source choose a file of a workspace; --config is one file")
 
 
-def _named(store: Config, args: argparse.Namespace) -> SourceRef | None:
+def _named(store: Workspace, args: argparse.Namespace) -> SourceRef | None:
     """The file ``--source`` names (``--scope`` telling apart the two of ``~/.claude.json``);
     ``None`` without ``--source``. Both options are refused on one file."""
     _refuse_for_one_file(store, args)
     scope, path = _given(args)
-    if path is None or not isinstance(store, Workspace):
+    if path is None:
         return None
     return store.source_by_path(path, scope)
 
 
-def add_target(store: Config, args: argparse.Namespace) -> SourceRef | None:
+def add_target(store: Workspace, args: argparse.Namespace) -> SourceRef | None:
     """The file ``add`` writes: ``--source``, else ``--scope``, else the default (``None``)."""
     named = _named(store, args)
     scope = _given(args)[0]
-    if named is not None or not isinstance(store, Workspace) or scope is None:
+    if named is not None or scope is None:
         return named
     return _scope_source(store, scope)
 
 
 def remove_target(
-    store: Config, config: PluginConfig, name: str, args: argparse.Namespace
-) -> SourceRef | None:
+    store: Workspace, config: PluginConfig, name: str, args: argparse.Namespace
+) -> SourceRef:
     """The file ``remove`` edits: the one holding ``name`` among those ``--source`` and
     ``--scope`` name (every file without them); a ``UsageError`` listing them when several
     do. A named file or scope without ``name`` is an error that says where it is
-    (``Workspace.holders_in``), never the entry of another file. ``None`` for one file."""
+    (``Workspace.holders_in``), never the entry of another file."""
     named = _named(store, args)
-    if not isinstance(store, Workspace):
-        return None
     holders = store.holders_in(config, name, source=named, scope=_given(args)[0])
     if len(holders) > 1:
         listed = "; ".join(f"{ref.path} ({ref.label})" for ref in holders)
@@ -252,14 +240,12 @@ def remove_target(
     return holders[0]
 
 
-def edited_file(store: Config, config: PluginConfig, name: str, path: Path | None) -> str:
+def edited_file(store: Workspace, config: PluginConfig, name: str) -> str:
     """The file an edit of ``name`` went to, for the message that says so."""
-    if isinstance(store, Workspace):
-        server = config.server(name)
-        if server is not None and server.source is not None:
-            return server.source.path
-        return str(store.add_to.path)
-    return str(path)
+    server = config.server(name)
+    if server is not None and server.source is not None:
+        return server.source.path
+    return str(store.add_to.path)
 
 
 # --- list, catalog, add, remove, enable, disable, call ----------------------------------
@@ -362,7 +348,7 @@ async def cmd_add(path: Path | None, args: argparse.Namespace) -> int:
     """Add a server to the config (it starts the next time the config is loaded)."""
     store, config = load_config(path, args, create=True)
     source = add_target(store, args)
-    written = store.store(source or store.add_to) if isinstance(store, Workspace) else store
+    written = store.store(source or store.add_to)
     # A file named on purpose may hold a name another file has (a local entry over a user
     # one, as every host's scopes allow); without one, a name in use anywhere is refused.
     checked = written.load() if source is not None else config
@@ -373,8 +359,7 @@ async def cmd_add(path: Path | None, args: argparse.Namespace) -> int:
     created = written.version() is None
     after = store.apply(edit, source=source)
     say(f"added {args.name!r} to {written.path}" + (" (a new file)" if created else ""))
-    if isinstance(store, Workspace):
-        _say_shadowing(after, args.name, source or store.add_to)
+    _say_shadowing(after, args.name, source or store.add_to)
     return 0
 
 
@@ -393,15 +378,13 @@ async def cmd_remove(path: Path | None, args: argparse.Namespace) -> int:
     """Remove a server from the config."""
     store, config = load_config(path, args)
     source = remove_target(store, config, args.name, args)
-    where = source.path if source is not None else edited_file(store, config, args.name, path)
-    edit = operations.remove_server(config, args.name) if source is None else None
-    store.apply(edit or RemoveServer(name=args.name), source=source)
-    say(f"removed {args.name!r} from {where}")
+    store.apply(RemoveServer(name=args.name), source=source)
+    say(f"removed {args.name!r} from {source.path}")
     return 0
 
 
 async def _advertised(
-    store: Config, config: ServerConfig, reason_unchecked: str | None
+    store: Workspace, config: ServerConfig, reason_unchecked: str | None
 ) -> frozenset[str] | None:
     """The tools ``config``'s live server lists, or ``None`` (with a warning) when it cannot
     be asked: ``reason_unchecked`` says why not to start it, else it did not connect."""
@@ -435,7 +418,7 @@ async def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) ->
             advertised = await _advertised(store, config, None)
     store.apply(operations.set_tool_enabled(loaded, server, tool, enabled, advertised))
     # One file says nothing of where; in a workspace the file is news.
-    where = "" if path is not None else f" in {edited_file(store, loaded, server, path)}"
+    where = "" if store.single else f" in {edited_file(store, loaded, server)}"
     say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}{where}")
     return 0
 
@@ -445,7 +428,7 @@ def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: 
     store, loaded = load_config(path, args)
     server = operations.configured(loaded, args.server)
     verb = "disabled" if disabled else "enabled"
-    where = edited_file(store, loaded, args.server, path)
+    where = edited_file(store, loaded, args.server)
     if server.disabled == disabled:
         say(f"{args.server!r} is already {verb} in {where}")
         return 0
@@ -516,16 +499,13 @@ async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
     import itself starts none of them in every project from then on.
     """
     source = existing_store(args.source, args.from_format, "the file to import from").load()
-    opened, target = load_config(path, args, create=True)
-    store: ConfigStore
-    project: Path | None = None
-    if not isinstance(opened, Workspace):
-        store = opened
-    else:
-        # A workspace imports into our own user file, where ``add`` writes too.
-        store = opened.store(opened.add_to)
-        target = store.load()
-        project = opened.root  # where its servers will start: its executables are flagged
+    opened = load_config(path, args, create=True)[0]
+    # A workspace imports into our own user file, where ``add`` writes too (the one file of
+    # ``--config``).
+    store = opened.store(opened.add_to)
+    target = store.load()
+    # Where a project's servers will start: their executables inside it are flagged.
+    project = None if opened.single else opened.root
     plan = plan_import(source, target, carried=store.dialect.timeout_fields)
     parked = is_project_file(args.source, Path.home())
     if parked:

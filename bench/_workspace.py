@@ -17,9 +17,7 @@ from _common import BenchDirs
 from _paint import PaintProbe, TimedPickerApp, plain
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.config import ConfigStore
-from agentty_tui.config.config_source import ConfigSource
-from agentty_tui.config.workspace import open_workspace
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.model import PluginModel
 from tests.fake_home import FakeHome, build_fake_home
 from tests.servers import light_argv, scalable_argv
@@ -85,11 +83,11 @@ def build(dirs: BenchDirs, per_source: int, token: str, sdk: bool = False) -> tu
     return fake, fake.single_file(dirs.root / "one.json")
 
 
-def opener(side: str, fake: FakeHome, one: Path) -> Callable[[], ConfigSource]:
+def opener(side: str, fake: FakeHome, one: Path) -> Callable[[], Workspace]:
     """How each side opens its config, as the command line does."""
     if side == "workspace":
         return lambda: open_workspace(fake.cwd, home=fake.home, env=fake.env)
-    return lambda: ConfigStore(one)
+    return lambda: Workspace.of_file(one)
 
 
 def all_connected(servers: int) -> Callable[[PluginModel], bool]:
@@ -137,7 +135,7 @@ class MilestoneProbe(PaintProbe):
 
 @asynccontextmanager
 async def running_picker(
-    store: ConfigSource,
+    store: Workspace,
     dirs: BenchDirs,
     listener: Callable[[PluginModel], None],
     expect: Callable[[TimedPickerApp], dict[str, FramePredicate]],

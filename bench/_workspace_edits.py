@@ -18,7 +18,7 @@ import anyio
 from _common import BenchDirs, ms, pids_with_marker, poll_until, print_table, ratio, stats
 from _workspace import EIGHT, RUN_TIMEOUT, SIDES, all_connected, opener, running_picker
 
-from agentty_tui.config.config_source import ConfigSource
+from agentty_tui.config.workspace import Workspace
 from agentty_tui.model import PluginModel, StdioSpec
 from tests.fake_home import FakeHome
 
@@ -105,7 +105,7 @@ class EditWatch:
 
 
 async def edit_block(
-    open_config: Callable[[], ConfigSource],
+    open_config: Callable[[], Workspace],
     path_of: Callable[[str], Path],
     plan: list[tuple[int, str, str]],
     labels: dict[str, str],

@@ -83,8 +83,7 @@ from _workspace import (
 from _workspace_edits import EDITABLE, edit_plan, edit_rounds, report_edits
 
 from agentty_tui.config import ConfigStore
-from agentty_tui.config.config_source import ConfigSource
-from agentty_tui.config.workspace import open_workspace
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.model import PluginModel
 from tests.fake_home import FakeHome
 
@@ -97,7 +96,7 @@ OPEN_LOAD = "open_workspace() + load()"
 
 
 async def start_once(
-    open_config: Callable[[], ConfigSource], servers: int, dirs: BenchDirs
+    open_config: Callable[[], Workspace], servers: int, dirs: BenchDirs
 ) -> dict[str, float]:
     """One start: config opened, bridge entered, live reload and picker started, until the
     picker shows every server connected; each milestone's time from the start."""

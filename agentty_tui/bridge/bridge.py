@@ -48,7 +48,6 @@ from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
 from agentty_tui.bridge.step import StepRuntime
 from agentty_tui.config import operations
-from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.engine import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
@@ -84,11 +83,18 @@ class Bridge:
     """
 
     def __init__(
-        self, store: ConfigSource, *, log_dir: Path | str | None = None, trust: bool = False
+        self,
+        config: Workspace | ConfigStore,
+        *,
+        log_dir: Path | str | None = None,
+        trust: bool = False,
     ) -> None:
-        """``trust``: start the stdio servers of the config even if it is not trusted (as
-        ``trust_config`` does later)."""
+        """``config``: the workspace, or the store of one file (taken as the workspace of
+        that one file, ``Workspace.of_store``); ``trust``: start the stdio servers of the
+        config even if it is not trusted (as ``trust_config`` does later)."""
+        store = config if isinstance(config, Workspace) else Workspace.of_store(config)
         self.store = store
+        """The config's files: a workspace (of one file for ``--config``)."""
         self.log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
         self._config = PluginConfig()
         self._config_error: str | None = None
@@ -118,7 +124,7 @@ class Bridge:
         trust: bool = False,
     ) -> Bridge:
         """A bridge on one config file, in ``dialect`` (detected from the file when ``None``)."""
-        return cls(ConfigStore(path, dialect=dialect), log_dir=log_dir, trust=trust)
+        return cls(Workspace.of_file(path, dialect), log_dir=log_dir, trust=trust)
 
     # --- life cycle -----------------------------------------------------------------
 
@@ -201,16 +207,15 @@ class Bridge:
         """Process ids of every server process still running, replaced ones included."""
         return self._pool.live_pids
 
-    def add_targets(self) -> tuple[SourceRef, ...] | None:
-        """In a workspace, the files a new server may go to (the workspace's choice, its
-        default first); ``None`` for one config file."""
-        return add_targets(self.store) if isinstance(self.store, Workspace) else None
+    def add_targets(self) -> tuple[SourceRef, ...]:
+        """The files a new server may go to (the workspace's choice, its default first; the
+        one file of ``--config``)."""
+        return add_targets(self.store)
 
-    def import_target(self) -> Path | None:
-        """The file an import writes: the config file, or a workspace's own user file;
-        ``None`` for a config that takes no import."""
-        store = self._import_store()
-        return store.path if store is not None else None
+    def import_target(self) -> Path:
+        """The file an import writes: a workspace's own user file (the one file of
+        ``--config``)."""
+        return self._import_store().path
 
     def config_files(self) -> tuple[Path, ...]:
         """Every file the config is read from (present or not)."""
@@ -241,7 +246,7 @@ class Bridge:
         workspace, into ``source`` (default: our user file). A name in use is refused, unless
         ``source`` is named and holds none of that name (an entry over another scope's)."""
         checked = self._config
-        if source is not None and isinstance(self.store, Workspace):
+        if source is not None:
             try:
                 checked = await anyio.to_thread.run_sync(self.store.store(source).load)
             except ConfigError as exc:
@@ -264,10 +269,9 @@ class Bridge:
         ``source`` (default: the file whose entry is in use, after which another file's
         entry of that name, if any, takes its place)."""
         if source is not None:
-            if isinstance(self.store, Workspace):
-                # The file the user chose, or an error saying where the entry is: never the
-                # entry of another file.
-                self.store.holders_in(self._config, name, source=source)
+            # The file the user chose, or an error saying where the entry is: never the
+            # entry of another file.
+            self.store.holders_in(self._config, name, source=source)
             return await self._edit(RemoveServer(name=name), source)
         return await self._edit(operations.remove_server(self._config, name))
 
@@ -341,7 +345,7 @@ class Bridge:
         files as they are and raises ``EntryChangedError`` naming it, so that the user can be
         shown the entry as it is now and asked again.
         """
-        if not isinstance(self.store, Workspace):
+        if self.store.single:  # one file is trusted as a whole, for this run
             return await self.trust_config()
         workspace = self.store
         async with self._config_lock:
@@ -369,8 +373,6 @@ class Bridge:
         project's file's servers come disabled); nothing is written. ``ConfigError`` when a
         file is refused."""
         store = self._import_store()
-        if store is None:
-            raise OperationError(f"{self.store.path} takes no import")
         return await anyio.to_thread.run_sync(prepare_import, source, store)
 
     async def import_servers(self, prepared: PreparedImport) -> tuple[ImportResult, ReloadReport]:
@@ -378,17 +380,16 @@ class Bridge:
         then reload: the servers added start, and the snapshots show them. Returns what was
         written and the reload's report."""
         store = self._import_store()
-        if store is None or store.path != prepared.target:
+        if store.path != prepared.target:
             raise OperationError(f"the import was planned for {prepared.target}, not this config")
         async with self._config_lock:
             result = await anyio.to_thread.run_sync(self._write_import, prepared, store)
         return result, await self.reload()
 
-    def _import_store(self) -> ConfigStore | None:
-        """The file an import writes: a workspace's own user file, or the one config file."""
-        if isinstance(self.store, Workspace):
-            return self.store.store(self.store.add_to)
-        return self.store if isinstance(self.store, ConfigStore) else None
+    def _import_store(self) -> ConfigStore:
+        """The file an import writes: a workspace's own user file (the one file of
+        ``--config``)."""
+        return self.store.store(self.store.add_to)
 
     def _write_import(self, prepared: PreparedImport, store: ConfigStore) -> ImportResult:
         result = apply_import(prepared.plan, store)

@@ -24,7 +24,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from watchfiles._rust_notify import RustNotify  # the documented direct backend
 
 from agentty_tui.bridge.reload_report import ReloadReport
-from agentty_tui.config.config_source import ConfigSource
+from agentty_tui.config.workspace import Workspace
 
 __all__ = ["DEBOUNCE", "LiveReload", "SourceWatcher"]
 
@@ -38,7 +38,7 @@ class LiveReload:
 
     def __init__(
         self,
-        store: ConfigSource,
+        store: Workspace,
         seen: Callable[[], object],
         reload: Callable[[], Awaitable[ReloadReport]],
         *,

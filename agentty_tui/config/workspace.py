@@ -1,9 +1,14 @@
 """A workspace: every config file of a project and its user, read as one config.
 
-``Workspace`` stands where a ``ConfigStore`` stands for one file: ``load`` gives one
-``PluginConfig`` (layered by ``layer``), ``apply`` writes an edit, ``version`` tells
-whether any file changed. Behind it is one ``ConfigStore`` per source, so each file keeps every
-guarantee of the store (lock, re-read, atomic replace, its own dialect and layout), and each
+``Workspace`` is the one shape of config the bridge and the commands work on: ``load`` gives
+one ``PluginConfig`` (layered by ``layer``), ``apply`` writes an edit, ``version`` tells
+whether any file changed. A config file named on the command line (``--config``) is a
+workspace of that one source (``Workspace.of_file``), read as the file says: not layered, a
+file that does not parse is an error rather than kept as last read, and a file others can
+write is trusted or not as a whole (``PluginConfig.insecure``).
+
+Behind a workspace is one ``ConfigStore`` per source, so each file keeps every guarantee of
+the store (lock, re-read, atomic replace, its own dialect and layout), and each
 edit goes to the one file that owns the entry it changes (``ServerConfig.source``).
 
 - A file that stops parsing keeps its servers as last read (a half-saved edit in the user's
@@ -113,20 +118,23 @@ class Workspace:
         sources: Sequence[SourceFile],
         *,
         root: Path,
-        trust: TrustBook,
+        trust: TrustBook | None,
         add_to: SourceRef,
     ) -> None:
         """``sources`` in precedence order (``sources.workspace_sources``); ``root``: the
-        project; ``trust``: the user's trust book; ``add_to``: where a new server goes unless
-        the caller names a file (our user file)."""
+        project; ``trust``: the user's trust book (``None`` for one file named by the user,
+        which is trusted or not as a whole); ``add_to``: where a new server goes unless the
+        caller names a file (our user file)."""
         self.sources = tuple(sources)
         """Every source considered, present or not, in precedence order."""
         self.root = root
-        """The project's root folder."""
-        self.path = root
-        """What log names and messages call this config: the project root."""
+        """The project's root folder (for one file: its folder)."""
+        self.path = root if trust is not None else Path(self.sources[0].path)
+        """What log names and messages call this config: the project root, or the one file."""
         self.add_to = add_to
         """The file a new server goes to by default."""
+        self.single = trust is None
+        """One file the user named (``--config``): read as the file says (see the module)."""
         self._trust = trust
         self._stores = {s.ref: ConfigStore(s.path, dialect=_dialect(s, root)) for s in sources}
         self._good: dict[SourceRef, PluginConfig] = {}
@@ -135,7 +143,26 @@ class Workspace:
         self.reports: tuple[SourceReport, ...] = ()
         """Each source as the last ``load`` found it."""
 
+    @classmethod
+    def of_file(cls, path: Path, dialect: Dialect | None = None) -> Workspace:
+        """The workspace of one config file (``--config``), in ``dialect`` (detected from the
+        file when ``None``). The file need not exist: an edit creates it."""
+        return cls.of_store(ConfigStore(path, dialect=dialect))
+
+    @classmethod
+    def of_store(cls, store: ConfigStore) -> Workspace:
+        """The workspace of the one file ``store`` reads (``of_file``), in its dialect."""
+        path = store.path
+        ref = SourceRef(path=str(path), scope="user", host="agentty")
+        source = SourceFile(ref, store.dialect.name)
+        root = Path(path).absolute().parent
+        workspace = cls((source,), root=root, trust=None, add_to=ref)
+        workspace._stores[ref] = store  # the caller's store: its dialect, its seams
+        return workspace
+
     def __repr__(self) -> str:
+        if self.single:
+            return f"Workspace.of_file({str(self.path)!r})"
         return f"Workspace({str(self.root)!r}, {len(self.sources)} sources)"
 
     def store(self, ref: SourceRef) -> ConfigStore:
@@ -148,15 +175,27 @@ class Workspace:
     def watched_paths(self) -> tuple[Path, ...]:
         """Every source file, present or not, and the trust file: an outside edit of any of
         them is a reload (``agentty-tui trust`` in another terminal starts the server here)."""
-        return tuple(dict.fromkeys([*(source.path for source in self.sources), self._trust.path]))
+        trust = () if self._trust is None else (self._trust.path,)
+        return tuple(dict.fromkeys([*(source.path for source in self.sources), *trust]))
 
     def version(self) -> tuple[FileVersion | None, ...]:
         """A fingerprint of every source file and of the trust file (one ``stat`` each)."""
         files = tuple(self._stores[source.ref].version() for source in self.sources)
-        return (*files, self._trust.version())
+        return files if self._trust is None else (*files, self._trust.version())
+
+    def exists(self) -> bool:
+        """Whether any source file is there (a ``--config`` naming no file is a typo to say)."""
+        return any(self._stores[source.ref].version() is not None for source in self.sources)
 
     def load(self) -> PluginConfig:
-        """Read every source afresh and layer them into one config."""
+        """Read every source afresh and layer them into one config; the one file of
+        ``of_file`` as it is (its ``ConfigError`` raised: there is nothing to keep it for)."""
+        if self._trust is None:
+            source = self.sources[0]
+            config = self._stores[source.ref].load()
+            self.reports = (SourceReport(source, self.exists(), len(config.servers)),)
+            self._layered = config
+            return config
         parts: list[Layer] = []
         # Each problem once, by its text: ``~/.claude.json`` is two sources (its user and its
         # local scope), and what is wrong with the file (too big, half-saved, not JSON) is
@@ -223,7 +262,10 @@ class Workspace:
 
     def trust(self, config: PluginConfig, names: Collection[str] | None = None) -> int:
         """Remember the user's trust in the project entries of ``config`` that wait for it
-        (``names`` of them, or all); returns how many were trusted."""
+        (``names`` of them, or all); returns how many were trusted. One file keeps no trust
+        book (it is trusted as a whole, for one run): nothing is remembered."""
+        if self._trust is None:
+            return 0
         chosen = [
             server
             for server in config.servers
@@ -246,12 +288,16 @@ class Workspace:
         for hidden in config.shadowed:
             if hidden.name == name and hidden.source is not None:
                 return hidden.source
+        if server is not None and self.single:  # one file's entries are not stamped
+            return self.add_to
         raise UnknownServerError(name, [server.name for server in config.servers])
 
     def holders(self, config: PluginConfig, name: str) -> tuple[SourceRef, ...]:
         """Every file with an entry called ``name``, in precedence order."""
         refs: list[SourceRef] = []
         server = config.server(name)
+        if server is not None and self.single:
+            return (self.add_to,)
         if server is not None and server.source is not None:
             refs += [server.source, *server.also_in]
         refs += [s.source for s in config.shadowed if s.name == name and s.source is not None]

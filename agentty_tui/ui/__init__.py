@@ -1,7 +1,8 @@
 """The Textual picker: a pure view of plugin model snapshots (the only layer importing Textual).
 
-``run_picker(config_path)`` opens it on a config file; ``PickerApp(source)`` is the app itself,
-for any ``PluginSource`` (the bridge, or a static one in tests).
+``run_picker(bridge)`` opens it on a bridge (of a project's workspace, or of one file);
+``PickerApp(source)`` is the app itself, for any ``PluginSource`` (the bridge, or a static one
+in tests).
 """
 
 from agentty_tui.ui.app import PickerApp

@@ -907,7 +907,7 @@ class PickerApp(KeyOrderApp):
         the file chosen, then its plan (as ``agentty-tui import`` shows it) and a question."""
         target = self.source.import_target()
         files = self.host_files()
-        if target is None or not files:
+        if not files:
             self.notify("No other host's config file was found to import.", timeout=4)
             return
 

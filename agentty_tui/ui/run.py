@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import anyio
 from textual.drivers.linux_driver import LinuxDriver
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import quiet_logging
 from agentty_tui.bridge.shutdown import TERMINAL_GONE, StopRequest, run_app
-from agentty_tui.config import Dialect
-from agentty_tui.config.config_source import ConfigSource
 from agentty_tui.ui.app import PickerApp
 
 __all__ = ["DeadTerminalDriver", "run_picker"]
@@ -40,30 +36,19 @@ class DeadTerminalDriver(LinuxDriver):
 
 
 def run_picker(
-    config_path: Path | ConfigSource,
-    *,
-    log_dir: Path | None = None,
-    dialect: Dialect | None = None,
-    trust: bool = False,
+    bridge: Bridge,
 ) -> int:
-    """Open the picker on ``config_path`` (a file, or an opened workspace); returns the exit
-    code once every server is stopped.
-
-    ``dialect`` forces the config file's format (detected from the file when ``None``);
-    ``trust`` starts the servers of a config file others can change without asking.
+    """Open the picker on ``bridge`` (not yet entered: here it starts the servers, of a
+    project's workspace or of the one file of ``--config``); returns the exit code once every
+    server is stopped.
 
     The bridge's exit is shielded, so the servers stop even when the app ends by an error; the
     terminal is restored by the app before that. SIGTERM, SIGHUP and a terminal that hangs up
     end the app as ``q`` does (the exit code is then 128 + the signal's number).
     """
-    quiet_logging(log_dir)
+    quiet_logging(bridge.log_dir)
 
     async def main(request: StopRequest) -> int:
-        bridge = (
-            Bridge.on_file(config_path, dialect=dialect, log_dir=log_dir, trust=trust)
-            if isinstance(config_path, Path)
-            else Bridge(config_path, log_dir=log_dir, trust=trust)
-        )
         async with bridge:
             app = PickerApp(bridge, freeze_heap=True)
             if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot

@@ -244,8 +244,8 @@ class NewServer(NamedTuple):
 class AddServerScreen(Dialog[NewServer | None]):
     """A modal form; dismisses with a ``NewServer`` once valid, or ``None`` when cancelled.
 
-    ``targets``: in a workspace, the files it may go to, the default first (the form shows a
-    choice of them, each by its label and path); ``None`` for one config file.
+    ``targets``: the files it may go to, the default first (the form shows a choice of them,
+    each by its label and path, when there is more than one).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
@@ -262,7 +262,8 @@ class AddServerScreen(Dialog[NewServer | None]):
         (an entry there over another scope's, as the command line's ``--scope`` allows)."""
         super().__init__()
         self._existing = frozenset(existing)
-        self._targets = tuple(targets or ())
+        # One file is no choice: the form shows none, and the server goes to the default.
+        self._targets = tuple(targets or ()) if len(targets or ()) > 1 else ()
         self._held = {ref: frozenset(names) for ref, names in (held or {}).items()}
 
     def compose(self) -> ComposeResult:

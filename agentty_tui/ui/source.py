@@ -41,14 +41,14 @@ class PluginSource(Protocol):
         """The current snapshot, then every newer one (a slow reader skips to the latest)."""
         ...
 
-    def add_targets(self) -> tuple[SourceRef, ...] | None:
-        """In a workspace, the files a new server may go to (the workspace's choice, its
-        default first); ``None`` for one config file."""
+    def add_targets(self) -> tuple[SourceRef, ...]:
+        """The files a new server may go to, the default first (the workspace's choice; the
+        one file of ``--config``)."""
         ...
 
-    def import_target(self) -> Path | None:
-        """The file an import writes: the config file, or a workspace's own user file;
-        ``None`` when the config takes no import."""
+    def import_target(self) -> Path:
+        """The file an import writes: a workspace's own user file (the one file of
+        ``--config``)."""
         ...
 
     def config_files(self) -> tuple[Path, ...]:

@@ -54,7 +54,7 @@ async def test_the_bridge_writes_an_import_then_reloads_and_the_servers_start(
     async with Bridge.on_file(target, log_dir=tmp_path / "logs") as bridge:
         assert bridge.import_target() == target
         assert bridge.config_files() == (target,)
-        assert bridge.add_targets() is None
+        assert bridge.add_targets() == (bridge.store.add_to,)  # one file: no choice
         prepared = await bridge.import_plan(codex)
         assert (prepared.source, prepared.target) == (codex, target)
         assert [server.name for server in prepared.plan.add] == ["alpha", "beta"]

@@ -207,12 +207,11 @@ class StaticSource:
                 self._changed = anyio.Event()
             await self._changed.wait()
 
-    def add_targets(self) -> tuple[SourceRef, ...] | None:
-        return None
+    def add_targets(self) -> tuple[SourceRef, ...]:
+        return ()
 
-    def import_target(self) -> Path | None:
-        path = self._model.config_path
-        return Path(path) if path is not None else None
+    def import_target(self) -> Path:
+        return Path(self._model.config_path or "mcp.json")
 
     def config_files(self) -> tuple[Path, ...]:
         return ()

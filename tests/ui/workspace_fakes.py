@@ -148,10 +148,10 @@ class WorkspaceSource(StaticSource):
         )
         """Where a bridge keeps its config: here a workspace that is never loaded or written."""
 
-    def add_targets(self) -> tuple[SourceRef, ...] | None:
+    def add_targets(self) -> tuple[SourceRef, ...]:
         return add_targets(self.workspace)
 
-    def import_target(self) -> Path | None:
+    def import_target(self) -> Path:
         return Path(self.workspace.add_to.path)
 
     def config_files(self) -> tuple[Path, ...]:
