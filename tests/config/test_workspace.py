@@ -259,3 +259,22 @@ def test_the_catalog_settings_come_from_our_user_file(fake: FakeHome) -> None:
     ours.write_text(json.dumps(document))
     assert opened(fake).load().tool_budget == 7
     assert PluginConfig().tool_budget != 7
+
+
+def test_one_file_is_a_workspace_of_one_source_read_as_it_says(tmp_path: Path) -> None:
+    # ``--config``: the same shape as a project's workspace, read as the one file says.
+    path = tmp_path / "one.json"
+    assert not Workspace.of_file(path).exists()
+    path.write_text(json.dumps({"mcpServers": {"a": {"command": "a-server"}}}))
+    path.chmod(0o600)
+    one = Workspace.of_file(path)
+    config = one.load()
+    assert one.single and one.exists() and one.path == path
+    assert [(s.name, s.source, s.untrusted) for s in config.servers] == [("a", None, None)]
+    assert one.watched_paths() == (path,)  # no trust book: one file is trusted as a whole
+    assert one.holders(config, "a") == (one.add_to,) and one.owner(config, "a") == one.add_to
+    one.apply(SetToolEnabled(server="a", tool="t", enabled=False))
+    assert json.loads(path.read_text())["mcpServers"]["a"]["tools"] == {"exclude": ["t"]}
+    path.write_text("{ not json")
+    with pytest.raises(ConfigError, match=r"one\.json"):
+        one.load()  # not kept as last read: there is nothing else to show
