@@ -33,6 +33,7 @@ from agentty_tui.catalog import project_catalog
 from agentty_tui.config import ConfigStore, apply_import, dialect_by_name, operations, plan_import
 from agentty_tui.config.engine import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
+from agentty_tui.config.hosts.switches import no_switch
 from agentty_tui.config.importing import disabled_additions
 from agentty_tui.config.sources import is_project_file
 from agentty_tui.config.trust import TrustGate
@@ -416,11 +417,28 @@ async def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) ->
             advertised = await _advertised(store, config, "is disabled in the config")
         elif not TrustGate(everything=trusted(args)).gated(loaded, config):
             advertised = await _advertised(store, config, None)
-    store.apply(operations.set_tool_enabled(loaded, server, tool, enabled, advertised))
-    # One file says nothing of where; in a workspace the file is news.
-    where = "" if store.single else f" in {edited_file(store, loaded, server)}"
+    after = store.apply(operations.set_tool_enabled(loaded, server, tool, enabled, advertised))
+    # One file says nothing of where; in a workspace the files are news.
+    where = "" if store.single else _switched(after, server, "tool")
     say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}{where}")
     return 0
+
+
+def _switched(config: PluginConfig, name: str, what: str) -> str:
+    """Where a ``what`` (``tool`` or ``server``) switch of ``name`` was written, for every
+    host that holds it (``: excludeTools in F; disabled_tools in G``); each host that has no
+    such switch is warned about (it still sends the tools, or starts the server)."""
+    server = config.server(name)
+    if server is None or not server.hosts:
+        return ""
+    sites: list[str] = []
+    for view in server.hosts:
+        site = view.tool_switch if what == "tool" else view.server_switch
+        if site is None:
+            warn(f"warning: {no_switch(view.source.host, what)}")
+        else:
+            sites.append(site)
+    return ": " + "; ".join(dict.fromkeys(sites)) if sites else ""
 
 
 def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: bool) -> int:
@@ -428,6 +446,10 @@ def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: 
     store, loaded = load_config(path, args)
     server = operations.configured(loaded, args.server)
     verb = "disabled" if disabled else "enabled"
+    if server.hosts:  # a workspace: each host holding it is switched where it reads it
+        after = store.apply(operations.set_server_disabled(loaded, args.server, disabled))
+        say(f"{verb} {args.server!r}{_switched(after, args.server, 'server')}")
+        return 0
     where = edited_file(store, loaded, args.server)
     if server.disabled == disabled:
         say(f"{args.server!r} is already {verb} in {where}")

@@ -27,6 +27,7 @@ from agentty_tui.specs import (
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TOOL_BUDGET,
     EntryFact,
+    HostView,
     HttpSpec,
     NativeTool,
     OAuthSettings,
@@ -50,6 +51,7 @@ __all__ = [
     "DroppedTool",
     "EntryFact",
     "Frozen",
+    "HostView",
     "HttpSpec",
     "NativeTool",
     "OAuthSettings",
@@ -199,6 +201,9 @@ class ServerState(Frozen):
     """The workspace file its entry is in (``ServerConfig.source``); ``None`` for one file."""
     also_in: tuple[SourceRef, ...] = ()
     """Other workspace files with the same server and connection (``ServerConfig.also_in``)."""
+    hosts: tuple[HostView, ...] = ()
+    """What each host holding the server does with it (``ServerConfig.hosts``); empty for one
+    file."""
     shadowed_by: SourceRef | None = None
     """For a ``shadowed`` entry: the file whose entry of the same name wins."""
     trust_facts: tuple[EntryFact, ...] = ()

@@ -77,6 +77,27 @@ def _sources_json(server: ServerState) -> dict[str, Any]:
     return found
 
 
+def _hosts_json(server: ServerState) -> dict[str, Any]:
+    """``"hosts"`` (a workspace's server): what each host holding it does with it, by host (the
+    host's first file, in its own precedence, when it holds it in several)."""
+    if not server.hosts:
+        return {}
+    found: dict[str, Any] = {}
+    for view in server.hosts:
+        found.setdefault(
+            view.source.host,
+            {
+                "source": _source_json(view.source),
+                "off": view.off,
+                "off_by": view.off_by,
+                "enabled_tools": [t.bare for t in server.tools if view.sends(t.bare)],
+                "switch": view.tool_switch,
+                "server_switch": view.server_switch,
+            },
+        )
+    return {"hosts": found}
+
+
 def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
     """``list --json``: every server with status, error and tools, plus the budget figures; a
     workspace's shadowed entries follow the others, with the status ``shadowed``. A server
@@ -90,6 +111,7 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                 "status": server.status,
                 "error": server.error,
                 **_sources_json(server),
+                **_hosts_json(server),
                 "spec": _spec_json(server),
                 # What trusting a waiting server runs or sends (empty for the others).
                 "trust_facts": facts_json(server.trust_facts),

@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_TOOL_BUDGET",
     "EntryFact",
+    "HostView",
     "HttpSpec",
     "NativeTool",
     "OAuthSettings",
@@ -110,6 +111,20 @@ class ToolFilter(Frozen):
             return False
         return self.include is None or bare in self.include
 
+    def either(self, other: ToolFilter) -> ToolFilter:
+        """The filter that lets through exactly the tools this one or ``other`` lets through
+        (what several hosts send together)."""
+        if self.include is None and other.include is None:
+            return ToolFilter(exclude=tuple(t for t in self.exclude if t in other.exclude))
+        if self.include is not None and other.include is not None:
+            mine = [t for t in self.include if t not in self.exclude]
+            theirs = [t for t in other.include if t not in other.exclude]
+            return ToolFilter(include=tuple(dict.fromkeys([*mine, *theirs])))
+        listed, open_ = (self, other) if self.include is not None else (other, self)
+        assert listed.include is not None
+        kept = {t for t in listed.include if t not in listed.exclude}
+        return ToolFilter(exclude=tuple(t for t in open_.exclude if t not in kept))
+
 
 Scope = Literal["user", "project", "local"]
 """Where a config file applies: to every project of the user, to one project for everyone who
@@ -133,6 +148,31 @@ class SourceRef(Frozen):
         if self.scope == "project" and self.host == "claude":
             return "project .mcp.json"
         return f"{self.host} · {self.scope}"
+
+
+class HostView(Frozen):
+    """What one host does with its entry of a server: whether it starts it, which tools it
+    sends its model, and where the switches it obeys are written (``config/hosts/switches``)."""
+
+    source: SourceRef
+    """The host's file holding the entry (its ``host`` names the host)."""
+    tools: ToolFilter = ToolFilter()
+    """The tools this host sends, as the switches it obeys say (every tool for a host that
+    has no tool switch in its files)."""
+    off: bool = False
+    """This host does not start the server."""
+    tool_switch: str | None = None
+    """Where a tool switch of this host is written, as a row says it
+    (``tools.exclude in ~/.config/agentty/mcp.json``); ``None``: its files have none."""
+    server_switch: str | None = None
+    """Where a server switch of this host is written; ``None``: its files have none."""
+    off_by: str | None = None
+    """What keeps the server off for this host when ``off`` (``disabledMcpServers in
+    ~/.claude.json``), or ``None``."""
+
+    def sends(self, bare: str) -> bool:
+        """Whether this host sends its model the tool ``bare`` of a connected server."""
+        return not self.off and self.tools.allows(bare)
 
 
 class EntryFact(Frozen):
@@ -177,6 +217,11 @@ class ServerConfig(Frozen):
     also_in: tuple[SourceRef, ...] = ()
     """Other workspace files holding the same server with the same connection: it is started
     once, and shown once with every source."""
+    hosts: tuple[HostView, ...] = ()
+    """In a workspace, what each file holding the server (``source``, then ``also_in``) has its
+    host do with it; ``tools`` and ``disabled`` are then what the hosts do together: a tool
+    is on while any host sends it, the server off only when every host leaves it off.
+    Empty for one file (``--config``): its own ``tools`` and ``disabled`` say it all."""
     shadowed_by: SourceRef | None = None
     """For an entry of ``PluginConfig.shadowed``: the file whose entry of the same name wins."""
     untrusted: str | None = None

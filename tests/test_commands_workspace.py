@@ -87,6 +87,10 @@ def test_list_json_gives_each_server_its_source_shadowed_and_untrusted(fake: Fak
     assert all(s["shadowed_by"] == winner["source"] for s in layered if s is not winner)
     (twin,) = by_name[TWIN]
     assert [source["host"] for source in twin["sources"]] == ["claude", "codex"]
+    assert list(twin["hosts"]) == ["claude", "codex"]
+    codex = twin["hosts"]["codex"]
+    assert codex["switch"] == f"disabled_tools in {twin['sources'][1]['path']}"
+    assert not codex["off"] and codex["enabled_tools"] == [t["name"] for t in twin["tools"]]
     (repo,) = by_name[REPO_TOOL]
     assert repo["status"] == "untrusted"
     assert repo["source"]["scope"] == "project"
@@ -206,10 +210,13 @@ def test_remove_from_a_scope_or_file_without_the_name_is_refused_and_writes_noth
     assert changed == {"project-mcp"}
 
 
-def test_a_tool_toggle_says_which_file_it_wrote(own: FakeHome) -> None:
+def test_a_tool_toggle_says_which_files_it_wrote_one_for_each_host(own: FakeHome) -> None:
     result = run(own, "disable", TWIN, "echo")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"disabled {TWIN}/echo in {own.files['claude-user']}\n"
+    claude, codex = own.files["claude-user"], own.files["codex-user"]
+    assert result.stdout == (
+        f"disabled {TWIN}/echo: tools.exclude in {claude}; disabled_tools in {codex}\n"
+    )
 
 
 def test_scope_and_source_are_refused_with_one_file(own: FakeHome) -> None:

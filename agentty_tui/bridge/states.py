@@ -107,6 +107,7 @@ def _fields_now(
         "log_path": str(session.log.path),
         "source": config.source,
         "also_in": config.also_in,
+        "hosts": config.hosts,
         "shadowed_by": None,
         "trust_facts": (),  # started: it waits for nothing
     }
@@ -159,6 +160,7 @@ def _without_session(
         "log_path": None,
         "source": config.source,
         "also_in": config.also_in,
+        "hosts": config.hosts,
         "shadowed_by": None,
         "trust_facts": config.trust_facts,
     }

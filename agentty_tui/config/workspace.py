@@ -55,10 +55,22 @@ from pathlib import Path
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.formats import parses_shared
-from agentty_tui.config.engine import AddServer, ConfigEdit, RemoveServer
+from agentty_tui.config.engine import (
+    AddServer,
+    ConfigEdit,
+    RemoveServer,
+    SetServerDisabled,
+    SetToolEnabled,
+)
 from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
+from agentty_tui.config.hosts.switches import (
+    NO_SWITCH,
+    entry_view,
+    no_switch,
+    no_switch_view,
+)
 from agentty_tui.config.sources import (
     HOSTS,
     SourceFile,
@@ -69,7 +81,14 @@ from agentty_tui.config.sources import (
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.config.trust import TrustBook, default_trust_file, entry_hash
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
-from agentty_tui.model import EntryFact, PluginConfig, ServerConfig, SourceRef, StdioSpec
+from agentty_tui.model import (
+    EntryFact,
+    HostView,
+    PluginConfig,
+    ServerConfig,
+    SourceRef,
+    StdioSpec,
+)
 
 __all__ = [
     "Layer",
@@ -225,7 +244,9 @@ class Workspace:
                 exists = store.version() is not None
                 reports.append(SourceReport(source, exists, len(config.servers), problem))
                 waiting = self._untrusted(source, config, trusted)
-                parts.append(Layer(ref, config, waiting, self._facts(config, waiting)))
+                facts = self._facts(config, waiting)
+                views = {server.name: self._view(server, ref) for server in config.servers}
+                parts.append(Layer(ref, config, waiting, facts, views))
         self.reports = tuple(reports)
         self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
@@ -248,6 +269,12 @@ class Workspace:
                 if trusted.get(server.name) != entry_hash(stamped):
                     waiting[server.name] = trust_prompt(server)
         return waiting
+
+    def _view(self, server: ServerConfig, ref: SourceRef) -> HostView:
+        """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``)."""
+        if ref.host in NO_SWITCH:
+            return no_switch_view(ref)
+        return entry_view(server, ref)
 
     def _facts(
         self, config: PluginConfig, waiting: Collection[str]
@@ -356,19 +383,48 @@ class Workspace:
         goes to ``add_to`` unless ``source`` says otherwise); return the workspace's config
         afterwards. Several edits go to one file, as one write."""
         edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
+        if source is None and all(isinstance(e, SWITCHES) for e in edits):
+            server = (self._layered or self.load()).server(_server_of(edits[0]))
+            if server is not None and server.hosts:
+                return self._switch(server, edits)
         if source is None:
             source = self._target(edits)
         self.store(source).apply(edits)
+        return self.load()
+
+    def _switch(self, server: ServerConfig, edits: tuple[ConfigEdit, ...]) -> PluginConfig:
+        """Write a tool or server switch for every host that holds ``server``, each where that
+        host reads it; a host whose files have no switch is left as it is (its row and the
+        command line say so). ``OperationError`` when no host holding it can be switched."""
+        written = False
+        for view in server.hosts:
+            if view.source.host in NO_SWITCH:
+                continue
+            self.store(view.source).apply(edits)
+            written = True
+        if not written:
+            what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
+            hosts = dict.fromkeys(view.source.host for view in server.hosts)
+            raise OperationError("; ".join(no_switch(host, what) for host in hosts))
         return self.load()
 
     def _target(self, edits: tuple[ConfigEdit, ...]) -> SourceRef:
         first = edits[0]
         if isinstance(first, AddServer):
             return self.add_to
-        name = first.name if isinstance(first, RemoveServer) else first.server
+        name = _server_of(first)
         # The entry the caller saw (a bridge, a command: each loads before it edits); reading
         # every file again here would double an edit's cost.
         return self.owner(self._layered or self.load(), name)
+
+
+SWITCHES = (SetToolEnabled, SetServerDisabled)
+"""The edits that are a host's switch: written for every host that holds the server."""
+
+
+def _server_of(edit: ConfigEdit) -> str:
+    """The name of the server ``edit`` changes (an ``AddServer``'s new one)."""
+    return edit.name if isinstance(edit, (AddServer, RemoveServer)) else edit.server
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,15 +439,25 @@ class Layer:
     """Entries of this file that wait for the user's trust, by name, each with why."""
     facts: Mapping[str, tuple[EntryFact, ...]] = field(default_factory=dict)
     """What trusting each of those entries runs or sends (``entry_facts``), by name."""
+    views: Mapping[str, HostView] = field(default_factory=dict)
+    """What this file's host does with each of its entries, by name (absent: what the entry
+    says)."""
 
 
 def _stamped(server: ServerConfig, part: Layer) -> ServerConfig:
     name = server.name
+    view = part.views.get(name) or HostView(
+        source=part.ref, tools=server.tools, off=server.disabled
+    )
     return server.model_copy(
         update={
             "source": part.ref,
             "untrusted": part.untrusted.get(name),
             "trust_facts": part.facts.get(name, ()) if name in part.untrusted else (),
+            "hosts": (view,),
+            # What the host does, not what the entry holds (a host may ignore its keys).
+            "tools": view.tools,
+            "disabled": view.off,
         }
     )
 
@@ -411,11 +477,16 @@ def layer(
             if first is None:
                 winners[server.name] = server
             elif first.spec is not None and first.connection_key() == server.connection_key():
+                # One process for every host that holds it: a tool is on while any host
+                # sends it, the server off only when every host leaves it off.
                 winners[server.name] = first.model_copy(
                     update={
                         "also_in": (*first.also_in, part.ref),
                         "untrusted": first.untrusted if server.untrusted else None,
                         "trust_facts": first.trust_facts if server.untrusted else (),
+                        "hosts": (*first.hosts, *server.hosts),
+                        "tools": first.tools.either(server.tools),
+                        "disabled": first.disabled and server.disabled,
                     }
                 )
             else:

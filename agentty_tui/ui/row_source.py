@@ -30,6 +30,7 @@ __all__ = [
     "SHADOWED_KEY",
     "SOURCE_COLUMNS",
     "SOURCE_LIMIT",
+    "host_lines",
     "is_project_untrusted",
     "runs_text",
     "shadowed_key",
@@ -149,6 +150,27 @@ def _file(ref: SourceRef) -> str:
     return f"{safe_line(ref.path)} ({safe_line(ref.label)})"
 
 
+def host_lines(state: ServerState) -> list[str]:
+    """A line for each host holding the server (when more than one does, or one cannot be
+    switched): what that host's model gets and where its switch is written."""
+    views = {view.source.host: view for view in reversed(state.hosts)}  # each host's first
+    shown = list(reversed(views.values()))
+    if len(shown) < 2 and all(view.tool_switch is not None for view in shown):
+        return []
+    lines = []
+    for view in shown:
+        if view.off:
+            what = f"not started ({view.off_by})" if view.off_by else "not started"
+        elif state.tools:
+            sent = sum(view.sends(tool.bare) for tool in state.tools)
+            what = f"{sent}/{len(state.tools)} tools sent"
+        else:
+            what = "started"
+        switch = view.tool_switch or "no switch in its files: every tool is sent"
+        lines.append(f"{view.source.host:<10} {what}; {switch}")
+    return [safe_line(line) for line in lines]
+
+
 def source_facts(state: ServerState) -> list[str]:
     """The server details' lines about its files: where the entry is (every edit goes
     there), the other files that hold the same server, and for a shadowed entry which file's
@@ -157,6 +179,7 @@ def source_facts(state: ServerState) -> list[str]:
         return []
     lines = [f"file       {_file(state.source)}"]
     lines += [f"also in    {_file(ref)}" for ref in state.also_in]
+    lines += host_lines(state)
     if state.shadowed_by is not None:
         lines.append(f"wins       {_file(state.shadowed_by)} (this entry is not started)")
     if is_project_untrusted(state):

@@ -132,16 +132,19 @@ def test_trust_is_remembered_and_asked_again_when_the_entry_changes(fake: FakeHo
 @pytest.mark.parametrize(
     "name", [LAYERED, TWIN, REPO_TOOL, MUTED], ids=["local", "twin", "project", "gemini"]
 )
-def test_a_tool_toggle_lands_in_the_file_that_owns_the_entry_alone(
+def test_a_tool_toggle_lands_in_every_file_whose_host_holds_the_server_and_no_other(
     fake: FakeHome, name: str
 ) -> None:
+    # The twin is one server in Claude Code's and Codex's user files: each host is switched.
     workspace = opened(fake)
+    holders = fake.sources_of(name) if name == TWIN else ()
     owner = key_of(fake, workspace.load().server(name).source)  # type: ignore[union-attr]
     before = fake.snapshot()
     after_config = workspace.apply(SetToolEnabled(server=name, tool="echo", enabled=False))
     files = changed(before, fake.snapshot())
-    same_file = {k for k, p in fake.files.items() if p == fake.files[owner]}
-    assert files == same_file
+    owners = {fake.files[key] for key in (owner, *holders)}
+    same_files = {k for k, p in fake.files.items() if p in owners}
+    assert files == same_files
     server = after_config.server(name)
     assert server is not None and not server.tools.allows("echo")
 

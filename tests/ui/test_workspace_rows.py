@@ -5,7 +5,7 @@ counts."""
 from __future__ import annotations
 
 from agentty_tui.catalog import project_catalog
-from agentty_tui.model import PluginModel
+from agentty_tui.model import HostView, PluginModel, ToolFilter, ToolState
 from agentty_tui.ui.app import summarize
 from agentty_tui.ui.row_filter import parse_filter
 from agentty_tui.ui.row_source import source_facts
@@ -137,3 +137,26 @@ def test_the_details_name_the_file_the_others_and_who_wins() -> None:
     assert repo is not None and repo.source == PROJECT_MCP
     assert source_facts(repo)[-1].startswith("trust      not trusted yet")
     assert source_facts(connected_model().servers[0]) == []
+
+
+def test_the_details_say_what_each_host_sends_and_where_its_switch_is() -> None:
+    m = workspace_model()
+    time = m.server("time")
+    assert time is not None and time.source is not None
+    first = time.tools[0].bare
+    time = time.model_copy(update={"tools": (*time.tools, ToolState(bare="later", enabled=True))})
+    claude = HostView(
+        source=time.source, tools=ToolFilter(exclude=(first,)), tool_switch="deny in s.json"
+    )
+    cursor = HostView(source=CODEX_USER.model_copy(update={"host": "cursor"}))
+    both = time.model_copy(update={"hosts": (claude, cursor)})
+    assert source_facts(both)[-2:] == [
+        "claude     1/2 tools sent; deny in s.json",
+        "cursor     2/2 tools sent; no switch in its files: every tool is sent",
+    ]
+    off = claude.model_copy(update={"off": True, "off_by": "disabledMcpServers in ~/.claude.json"})
+    assert source_facts(time.model_copy(update={"hosts": (off, cursor)}))[-2] == (
+        "claude     not started (disabledMcpServers in ~/.claude.json); deny in s.json"
+    )
+    # One host that can be switched says nothing the row does not.
+    assert source_facts(time.model_copy(update={"hosts": (claude,)})) == source_facts(time)
