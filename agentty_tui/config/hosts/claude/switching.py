@@ -56,6 +56,7 @@ from agentty_tui.errors import ConfigError
 __all__ = [
     "CLAUDE_SETTINGS_STYLE",
     "JsonListView",
+    "JsonText",
     "ListEdit",
     "SwitchRefusedError",
     "json_list_store",
@@ -144,6 +145,16 @@ def _edited(value: Any, edit: ListEdit, done: tuple[str, ...], path: str | None)
     return {**value, key: inner}
 
 
+@dataclass(frozen=True, slots=True)
+class JsonText:
+    """A plain JSON file's text, the document ``JsonListView`` edits."""
+
+    text: str
+    """The text, every byte of it."""
+    duplicates: tuple[str, ...] = ()
+    """The keys it repeats (an edit is refused)."""
+
+
 class JsonListView:
     """A plain JSON file (a settings file, ``~/.claude.json``) seen as lists of strings to edit.
 
@@ -155,19 +166,25 @@ class JsonListView:
     def __init__(self) -> None:
         self._format = JsonFormat()
 
-    def parse(self, text: str, path: str | None) -> tuple[str, Any]:
-        """The text and the value it holds (``~/.claude.json`` read in parts); ``ConfigError``
-        with the line and column for text that is not JSON, or a top level not an object."""
+    def parse(self, text: str, path: str | None) -> tuple[JsonText, Any]:
+        """The document and the value the text holds; ``ConfigError`` with the line and column
+        for text that is not JSON, or a top level not an object."""
         loaded = self._format.load(text, path)
         if not isinstance(loaded.value, Mapping):
             raise ConfigError(
                 f"the top level must be an object, not {json_type(loaded.value)}", path=path
             )
-        return text, loaded.value
+        return JsonText(text, self._format.duplicates(loaded.document)), loaded.value
 
-    def apply(self, document: str, edit: ListEdit, path: str | None) -> str:
-        """The text with the edit made; the same text when it is a no-op."""
-        text = document
+    def apply(self, document: JsonText, edit: ListEdit, path: str | None) -> JsonText:
+        """The document with the edit made; the same document when it is a no-op. A file that
+        repeats a key is refused (a rewrite would keep one of them)."""
+        refuse_duplicates(document.duplicates, path)
+        text = self._applied(document.text, edit, path)
+        return document if text == document.text else JsonText(text)
+
+    def _applied(self, text: str, edit: ListEdit, path: str | None) -> str:
+        """``text`` with the edit made."""
         if not text.strip():
             value = _edited({}, edit, (), path)
             return text if not value else dump_json(value, CLAUDE_SETTINGS_STYLE)
@@ -179,8 +196,6 @@ class JsonListView:
             # reader in parts did, which is stricter than this one never is).
             self._format.load(text, path)
             raise ConfigError("not plain JSON; nothing was written", path=path) from None
-        if depth == 0:
-            refuse_duplicates(self._format.duplicates(self._format.load(text, path).document), path)
         new = _edited(old, edit, edit.keys[:depth], path)
         if new is old:
             return text
@@ -219,9 +234,9 @@ class JsonListView:
         assert span is not None
         return 0, span
 
-    def dump(self, document: str, like: str | None) -> str:
+    def dump(self, document: JsonText, like: str | None) -> str:
         """The text: it is laid out like the file already."""
-        return document
+        return document.text
 
 
 def json_list_store(path: Path) -> DocumentStore[ListEdit, Any]:
