@@ -211,9 +211,10 @@ class ClaudeFiles:
         return tuple(found)
 
     def settings_files(self) -> tuple[Path, ...]:
-        """Every settings file read: user, project shared, project local, managed."""
+        """Every settings file read: user, project shared, project local, managed; each once
+        (in a project at the home folder the project's shared settings are the user's)."""
         own = (self.user_settings, self.project_settings, self.local_settings)
-        return (*own, *self.managed_settings())
+        return tuple(dict.fromkeys((*own, *self.managed_settings())))
 
     def settings_for(self, scope: EntryScope) -> Path:
         """The settings file a switch of an entry of ``scope`` is written to: the user's for a

@@ -160,6 +160,15 @@ def test_claude_config_dir_moves_the_users_files(tmp_path: Path) -> None:
         ClaudeFiles.of(tmp_path, "relative/project")
 
 
+def test_a_project_at_the_home_folder_reads_the_users_settings_once(tmp_path: Path) -> None:
+    files = ClaudeFiles.of(tmp_path, tmp_path, {}, managed_dir=tmp_path / "managed")
+    assert files.project_settings == files.user_settings
+    _write(files.user_settings, {"permissions": {"deny": ["mcp__a__b"]}})
+    switches = read_switches(files)
+    assert [s.value for s in switches.deny] == ["mcp__a__b"]
+    assert switches.deny[0].own
+
+
 def test_the_files_to_watch_are_every_file_read(tmp_path: Path) -> None:
     files = _files(tmp_path)
     _write(files.managed_dir / "managed-settings.d" / "a.json", {})
