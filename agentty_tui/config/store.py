@@ -12,6 +12,8 @@ is the store of a server config, its format behind a ``Dialect``. Writes happen 
   bytes, mode and owner the edit was based on, renames over it and fsyncs the directory; if the
   target changed, it starts over from the new content (a bounded number of times);
 - keeps the file's mode, its line endings and BOM, and writes through a symlink to its target;
+- takes Claude Code's own lock too when the file is its ``~/.claude.json``
+  (``hosts/claude/statelock.py``);
 - refuses to edit a file that is read-only (no write bit the user has): a rename needs only
   the folder's permission, and would silently replace a file its owner chose to protect.
 
@@ -40,6 +42,7 @@ from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.formats import parses_whole, shared_text
 from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.config.files import FileVersion, read_file
+from agentty_tui.config.hosts.claude.statelock import claude_state_lock, refresh, state_lock_path
 from agentty_tui.config.locking import locked
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
@@ -250,7 +253,12 @@ class DocumentStore(Generic[EditT, ValueT]):
             raise ConfigError(
                 f"cannot create the directory: {error.strerror}", path=self._display
             ) from None
-        with locked(target, self._lock_timeout, self._display):
+        with (
+            locked(target, self._lock_timeout, self._display),
+            # ~/.claude.json: Claude Code's own lock too, so that its save never lands between
+            # our read and our replace (claude/statelock.py).
+            claude_state_lock(self.path, self._lock_timeout, self._display),
+        ):
             remove_orphaned_temps(target)
             for _ in range(self._attempts):
                 result = self._attempt(edits, target)
@@ -294,6 +302,9 @@ class DocumentStore(Generic[EditT, ValueT]):
             raise ReadOnlyFileError(self._display, before.mode)
         temp = write_temp(target, form.encode(new_text), before)
         try:
+            host_lock = state_lock_path(self.path)
+            if host_lock is not None:
+                refresh(host_lock)  # a long parse must not make the held lock look stale
             self._before_replace(target)
             # Bytes, mode and owner: a chmod or chown made meanwhile is an edit too, and the
             # temp file carries the metadata read before.
