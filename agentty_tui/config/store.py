@@ -1,7 +1,9 @@
 """The config store: reads one config file and writes edits to it without ever losing one.
 
-``ConfigStore`` owns the file work; the format lives behind a ``Dialect``. Writes happen only
-through ``apply``, which
+``DocumentStore`` owns the file work for any document view (what a file holds and how an edit
+changes its text: a ``Dialect`` for a server config, or a host's settings file); ``ConfigStore``
+is the store of a server config, its format behind a ``Dialect``. Writes happen only through
+``apply``, which
 - serializes our own writers with an ``flock`` on a lock file of our own, never in the user's
   folder (``locking.py``);
 - re-reads the file fresh every time (a cached document would overwrite an edit made meanwhile);
@@ -10,6 +12,8 @@ through ``apply``, which
   bytes, mode and owner the edit was based on, renames over it and fsyncs the directory; if the
   target changed, it starts over from the new content (a bounded number of times);
 - keeps the file's mode, its line endings and BOM, and writes through a symlink to its target;
+- takes Claude Code's own lock too when the file is its ``~/.claude.json``
+  (``hosts/claude/statelock.py``);
 - refuses to edit a file that is read-only (no write bit the user has): a rename needs only
   the folder's permission, and would silently replace a file its owner chose to protect.
 
@@ -31,19 +35,56 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.formats import parses_whole, shared_text
 from agentty_tui.config.engine import ConfigEdit
 from agentty_tui.config.files import FileVersion, read_file
+from agentty_tui.config.hosts.claude.statelock import claude_state_lock, refresh, state_lock_path
 from agentty_tui.config.locking import locked
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
 from agentty_tui.model import PluginConfig, SourceRef
 
-__all__ = ["ConfigStore", "FileMeta", "fsync_directory", "remove_orphaned_temps", "write_temp"]
+__all__ = [
+    "ConfigStore",
+    "DocumentStore",
+    "DocumentView",
+    "FileMeta",
+    "fsync_directory",
+    "remove_orphaned_temps",
+    "write_temp",
+]
+
+EditT = TypeVar("EditT")
+"""The edits a store's view applies."""
+EditT_contra = TypeVar("EditT_contra", contravariant=True)
+ValueT = TypeVar("ValueT")
+"""What a store's view reads from a text."""
+ValueT_co = TypeVar("ValueT_co", covariant=True)
+
+
+class DocumentView(Protocol[EditT_contra, ValueT_co]):
+    """What a file holds, seen by one reader and writer: text to document and value, an edit
+    applied to a document, a document back to text laid out like the file.
+
+    ``Dialect`` is the view of a server config; a host's settings file has its own. Texts are
+    passed with ``\\n`` line endings; the store restores the file's own.
+    """
+
+    def parse(self, text: str, path: str | None) -> tuple[Any, ValueT_co]:
+        """The document and the value ``text`` holds; ``ConfigError`` names ``path`` and where."""
+        ...
+
+    def apply(self, document: Any, edit: EditT_contra, path: str | None) -> Any:
+        """A new document with ``edit`` applied (equal to ``document`` when it is a no-op)."""
+        ...
+
+    def dump(self, document: Any, like: str | None) -> str:
+        """The document's text, laid out like ``like`` (``None``: a new file)."""
+        ...
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -116,31 +157,29 @@ def _read_only(target: Path, snapshot: _Snapshot) -> bool:
     return not os.access(target, os.W_OK)
 
 
-class ConfigStore:
-    """One config file: ``load`` it, or ``apply`` an edit to it atomically and without clobbering.
+class DocumentStore(Generic[EditT, ValueT]):
+    """One file seen through a ``DocumentView``: ``apply`` an edit to it atomically and without
+    clobbering, or ``read`` what it holds.
 
-    Nothing is cached: every ``load`` and every ``apply`` reads the file afresh; the store
+    Nothing is cached: every ``read`` and every ``apply`` reads the file afresh; the store
     remembers only whether the file held text when last read (a blank file after that is
-    half-saved, see ``load``).
+    half-saved, see ``_check_not_half_saved``).
     """
 
     def __init__(
         self,
         path: str | os.PathLike[str],
+        view: DocumentView[EditT, ValueT],
         *,
-        dialect: Dialect | None = None,
         attempts: int = 5,
         lock_timeout: float = 10.0,
     ) -> None:
-        """Open the store of the file at ``path`` (which need not exist yet).
-
-        Without ``dialect`` the format is detected once, now, from the file's name and content
-        (``detect.detect_dialect``).
-        """
+        """Open the store of the file at ``path`` (which need not exist yet), read and written
+        through ``view``."""
         self.path = Path(path)
-        """The config file as the user named it (possibly a symlink)."""
-        self.dialect: Dialect = dialect if dialect is not None else detect_file(self.path)
-        """The file format."""
+        """The file as the user named it (possibly a symlink)."""
+        self.view: DocumentView[EditT, ValueT] = view
+        """How the file's text is read and edited."""
         self._attempts = attempts
         self._lock_timeout = lock_timeout
         # Whether the last read found text: a file that held text and is blank now is one a
@@ -151,7 +190,7 @@ class ConfigStore:
         self._before_replace: Callable[[Path], None] = lambda _target: None
 
     def __repr__(self) -> str:
-        return f"ConfigStore({str(self.path)!r})"
+        return f"{type(self).__name__}({str(self.path)!r})"
 
     @property
     def _display(self) -> str:
@@ -173,6 +212,133 @@ class ConfigStore:
                 f"cannot stat the file: {error.strerror}", path=self._display
             ) from None
         return FileVersion.of(info)
+
+    def read(self) -> ValueT:
+        """What the file holds now (a missing file: what an empty text holds); ``ConfigError``
+        for a file that does not parse or is half-saved."""
+        snapshot = _read(self.target(), self._display)
+        text = "" if snapshot is None else _decode(snapshot.data, self._display)[0]
+        self._check_not_half_saved(snapshot, text)
+        return self.view.parse(text, self._display)[1]
+
+    def _check_not_half_saved(self, snapshot: _Snapshot | None, text: str) -> None:
+        """Refuse a file that is blank now but held text when last read: an editor that
+        truncates the file and writes it a moment later leaves it so in between, and read as
+        an empty config it would stop every server it holds (and an edit written into it
+        would be lost under the writer's bytes). A missing file is not this: atomic writers
+        never leave one, and a deleted file means no servers."""
+        blank = not text.strip()
+        if self._held_text and snapshot is not None and blank:
+            raise ConfigError(
+                "the file is empty now but was not when last read: taken as half-saved until "
+                "it holds text again (remove the file to drop its servers)",
+                path=self._display,
+            )
+        self._held_text = not blank
+
+    def apply(self, edit: EditT | Sequence[EditT]) -> ValueT:
+        """Write ``edit`` (or several, as one write) into the file; return what it holds after.
+
+        The edit is applied to the file's content as of now, not as of the last read. A file
+        that does not parse is left untouched (``ConfigError``); so is one whose edit is a no-op,
+        and a read-only one (``ReadOnlyFileError``). A missing file (and its directory) is
+        created. Several edits are applied in order and written together: all of them land, or
+        none.
+        """
+        edits: tuple[EditT, ...] = tuple(edit) if isinstance(edit, Sequence) else (edit,)
+        target = self.target()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(
+                f"cannot create the directory: {error.strerror}", path=self._display
+            ) from None
+        with (
+            locked(target, self._lock_timeout, self._display),
+            # ~/.claude.json: Claude Code's own lock too, so that its save never lands between
+            # our read and our replace (claude/statelock.py).
+            claude_state_lock(self.path, self._lock_timeout, self._display),
+        ):
+            remove_orphaned_temps(target)
+            for _ in range(self._attempts):
+                result = self._attempt(edits, target)
+                if result is not None:
+                    return result
+        raise ConfigError(
+            f"the file kept changing while the edit was written ({self._attempts} attempts); "
+            "the edit was not applied",
+            path=self._display,
+        )
+
+    def _result(self, value: ValueT, snapshot: _Snapshot | None) -> ValueT:
+        """What ``apply`` returns for ``value``, read from a file whose metadata ``snapshot``
+        holds (the value itself, unless a subclass adds to it)."""
+        return value
+
+    def _attempt(self, edits: tuple[EditT, ...], target: Path) -> ValueT | None:
+        """One read-edit-write round; ``None`` when the file changed under it."""
+        before = _read(target, self._display)
+        if before is None:
+            text, form, like = "", _TextForm(), None
+        else:
+            text, form = _decode(before.data, self._display)
+            like = text
+        self._check_not_half_saved(before, text)
+        # The whole document, to write it back (~/.claude.json too); within the block the
+        # dump reuses the parse (formats.whole_parses), which is dropped after it.
+        with parses_whole():
+            document, value = self.view.parse(text, self._display)
+            edited = document
+            for edit in edits:
+                edited = self.view.apply(edited, edit, self._display)
+            if edited == document:
+                # Nothing to write; the file's mtime stays as it is.
+                return self._result(value, before)
+            new_text = self.view.dump(edited, like)
+        # Validate what is about to be written: an edit must never produce a file we cannot read
+        # (read as a load reads it: ~/.claude.json in parts, not parsed whole a second time).
+        new_value = self.view.parse(new_text, self._display)[1]
+        if before is not None and _read_only(target, before):
+            raise ReadOnlyFileError(self._display, before.mode)
+        temp = write_temp(target, form.encode(new_text), before)
+        try:
+            host_lock = state_lock_path(self.path)
+            if host_lock is not None:
+                refresh(host_lock)  # a long parse must not make the held lock look stale
+            self._before_replace(target)
+            # Bytes, mode and owner: a chmod or chown made meanwhile is an edit too, and the
+            # temp file carries the metadata read before.
+            if _read(target, self._display) != before:
+                return None
+            os.replace(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
+        fsync_directory(target.parent)
+        self._held_text = bool(new_text.strip())
+        return self._result(new_value, before)  # the file kept its mode and owner
+
+
+class ConfigStore(DocumentStore[ConfigEdit, PluginConfig]):
+    """One server config file: ``load`` it, or ``apply`` an edit to it atomically and without
+    clobbering (``DocumentStore``, the format behind a ``Dialect``)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        dialect: Dialect | None = None,
+        attempts: int = 5,
+        lock_timeout: float = 10.0,
+    ) -> None:
+        """Open the store of the file at ``path`` (which need not exist yet).
+
+        Without ``dialect`` the format is detected once, now, from the file's name and content
+        (``detect.detect_dialect``).
+        """
+        chosen: Dialect = dialect if dialect is not None else detect_file(Path(path))
+        super().__init__(path, chosen, attempts=attempts, lock_timeout=lock_timeout)
+        self.dialect: Dialect = chosen
+        """The file format."""
 
     def load(self) -> PluginConfig:
         """Read and validate the file. A missing or blank file is an empty config, except a
@@ -197,6 +363,10 @@ class ConfigStore:
         self._check_not_half_saved(snapshot, text)
         return _with_trust(self.dialect.parse(text, self._display)[1], snapshot, self._display)
 
+    def read(self) -> PluginConfig:
+        """``load``."""
+        return self.load()
+
     def _fingerprint(self, target: Path) -> tuple[object, ...]:
         """What tells a read of ``target`` from another (``formats.shared_text``): the path
         this store names it by (messages say it) and one ``stat`` of it."""
@@ -212,21 +382,6 @@ class ConfigStore:
             info.st_size,
             info.st_mtime_ns,
         )
-
-    def _check_not_half_saved(self, snapshot: _Snapshot | None, text: str) -> None:
-        """Refuse a file that is blank now but held text when last read: an editor that
-        truncates the file and writes it a moment later leaves it so in between, and read as
-        an empty config it would stop every server it holds (and an edit written into it
-        would be lost under the writer's bytes). A missing file is not this: atomic writers
-        never leave one, and a deleted file means no servers."""
-        blank = not text.strip()
-        if self._held_text and snapshot is not None and blank:
-            raise ConfigError(
-                "the file is empty now but was not when last read: taken as half-saved until "
-                "it holds text again (remove the file to drop its servers)",
-                path=self._display,
-            )
-        self._held_text = not blank
 
     def watched_paths(self) -> tuple[Path, ...]:
         """The one file (``ConfigSource``)."""
@@ -248,64 +403,11 @@ class ConfigStore:
             raise ConfigError(
                 f"this config is one file; {source.path} is not it", path=self._display
             )
-        edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
-        target = self.target()
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError(
-                f"cannot create the directory: {error.strerror}", path=self._display
-            ) from None
-        with locked(target, self._lock_timeout, self._display):
-            remove_orphaned_temps(target)
-            for _ in range(self._attempts):
-                result = self._attempt(edits, target)
-                if result is not None:
-                    return result
-        raise ConfigError(
-            f"the file kept changing while the edit was written ({self._attempts} attempts); "
-            "the edit was not applied",
-            path=self._display,
-        )
+        return super().apply(edit)
 
-    def _attempt(self, edits: tuple[ConfigEdit, ...], target: Path) -> PluginConfig | None:
-        """One read-edit-write round; ``None`` when the file changed under it."""
-        before = _read(target, self._display)
-        if before is None:
-            text, form, like = "", _TextForm(), None
-        else:
-            text, form = _decode(before.data, self._display)
-            like = text
-        self._check_not_half_saved(before, text)
-        # The whole document, to write it back (~/.claude.json too); within the block the
-        # dump reuses the parse (formats.whole_parses), which is dropped after it.
-        with parses_whole():
-            document, config = self.dialect.parse(text, self._display)
-            edited = document
-            for edit in edits:
-                edited = self.dialect.apply(edited, edit, self._display)
-            if edited == document:
-                # Nothing to write; the file's mtime stays as it is.
-                return _with_trust(config, before, self._display)
-            new_text = self.dialect.dump(edited, like)
-        # Validate what is about to be written: an edit must never produce a file we cannot read
-        # (read as a load reads it: ~/.claude.json in parts, not parsed whole a second time).
-        new_config = self.dialect.parse(new_text, self._display)[1]
-        if before is not None and _read_only(target, before):
-            raise ReadOnlyFileError(self._display, before.mode)
-        temp = write_temp(target, form.encode(new_text), before)
-        try:
-            self._before_replace(target)
-            # Bytes, mode and owner: a chmod or chown made meanwhile is an edit too, and the
-            # temp file carries the metadata read before.
-            if _read(target, self._display) != before:
-                return None
-            os.replace(temp, target)
-        finally:
-            temp.unlink(missing_ok=True)
-        fsync_directory(target.parent)
-        self._held_text = bool(new_text.strip())
-        return _with_trust(new_config, before, self._display)  # the file kept its mode and owner
+    def _result(self, value: PluginConfig, snapshot: _Snapshot | None) -> PluginConfig:
+        """The config with ``insecure`` set when the file is not trusted."""
+        return _with_trust(value, snapshot, self._display)
 
 
 class FileMeta(Protocol):

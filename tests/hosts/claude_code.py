@@ -118,10 +118,14 @@ class ClaudeCodeHome:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data, indent=2) + "\n")
 
-    def tools_sent(self, extra_env: dict[str, str] | None = None) -> list[str]:
-        """Write the files, run ``claude -p hi``; the tool names of its first model request."""
+    def tools_sent(
+        self, extra_env: dict[str, str] | None = None, *, write: bool = True
+    ) -> list[str]:
+        """Write the files (unless told not to: a test that wrote them through the product),
+        run ``claude -p hi``; the tool names of its first model request."""
         claude = program_path("claude")
-        self.write()
+        if write:
+            self.write()
         with model_standin("anthropic") as standin:
             env = host_env(
                 self.home,
@@ -156,6 +160,9 @@ class ClaudeCodeHome:
         found = (LIST_LINE.match(line.strip()) for line in ran.stdout.splitlines())
         return {m["name"]: m["status"] for m in found if m}
 
-    def mcp_tools_sent(self, extra_env: dict[str, str] | None = None) -> list[str]:
-        """The ``mcp__`` tools of the first model request, sorted."""
-        return mcp_tools(self.tools_sent(extra_env))
+    def mcp_tools_sent(
+        self, extra_env: dict[str, str] | None = None, *, write: bool = True
+    ) -> list[str]:
+        """The ``mcp__`` tools of the first model request, sorted (``write`` as
+        ``tools_sent``)."""
+        return mcp_tools(self.tools_sent(extra_env, write=write))
