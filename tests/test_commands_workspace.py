@@ -213,9 +213,10 @@ def test_remove_from_a_scope_or_file_without_the_name_is_refused_and_writes_noth
 def test_a_tool_toggle_says_which_files_it_wrote_one_for_each_host(own: FakeHome) -> None:
     result = run(own, "disable", TWIN, "echo")
     assert result.returncode == 0, result.stderr
-    claude, codex = own.files["claude-user"], own.files["codex-user"]
+    codex = own.files["codex-user"]
     assert result.stdout == (
-        f"disabled {TWIN}/echo: tools.exclude in {claude}; disabled_tools in {codex}\n"
+        f"disabled {TWIN}/echo: permissions.deny in ~/.claude/settings.json; "
+        f"disabled_tools in {codex}\n"
     )
 
 

@@ -16,6 +16,11 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   file that held text and is blank now (``ConfigStore.load``: a non-atomic writer's truncate).
 - A project file's entries wait for the user's trust (``trust.TrustBook``); so do the
   stdio entries of a file other users can write (``trust.file_trust_problem``).
+- Each entry carries what its host does with it (``ServerConfig.hosts``, from
+  ``hosts/switches``): a switch is written for every host holding the server, where that host
+  reads it (Claude Code's settings for its entries); the ``tools`` and ``disabled`` keys our
+  earlier versions wrote into Claude Code's entries are moved to its own switches at the
+  first load that finds them, with a warning line saying so.
 
 Layering, one config out of a workspace's files (precedence, shadowing, de-duplication):
 ``layer`` takes each source's config in precedence order (local, project, user: the order of
@@ -65,11 +70,15 @@ from agentty_tui.config.engine import (
 from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
+from agentty_tui.config.hosts.claude.migration import migrate_old_switches
+from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
 from agentty_tui.config.hosts.switches import (
     NO_SWITCH,
+    claude_view,
     entry_view,
     no_switch,
     no_switch_view,
+    switch_claude,
 )
 from agentty_tui.config.sources import (
     HOSTS,
@@ -139,11 +148,13 @@ class Workspace:
         root: Path,
         trust: TrustBook | None,
         add_to: SourceRef,
+        claude: ClaudeFiles | None = None,
     ) -> None:
         """``sources`` in precedence order (``sources.workspace_sources``); ``root``: the
         project; ``trust``: the user's trust book (``None`` for one file named by the user,
         which is trusted or not as a whole); ``add_to``: where a new server goes unless the
-        caller names a file (our user file)."""
+        caller names a file (our user file); ``claude``: where Claude Code keeps its switches
+        for this project (``None`` when its files are not read)."""
         self.sources = tuple(sources)
         """Every source considered, present or not, in precedence order."""
         self.root = root
@@ -152,6 +163,11 @@ class Workspace:
         """What log names and messages call this config: the project root, or the one file."""
         self.add_to = add_to
         """The file a new server goes to by default."""
+        self.claude = claude
+        """Where Claude Code keeps the switches it obeys for this project, or ``None``."""
+        self._claude_switches: ClaudeSwitches | None = None
+        # The lines of moved Claude Code switches said so far: each is said once.
+        self._said: set[str] = set()
         self.single = trust is None
         """One file the user named (``--config``): read as the file says (see the module)."""
         self._trust = trust
@@ -195,12 +211,18 @@ class Workspace:
         """Every source file, present or not, and the trust file: an outside edit of any of
         them is a reload (``agentty-tui trust`` in another terminal starts the server here)."""
         trust = () if self._trust is None else (self._trust.path,)
-        return tuple(dict.fromkeys([*(source.path for source in self.sources), *trust]))
+        claude = () if self.claude is None else self.claude.watched()
+        every = [*(source.path for source in self.sources), *trust, *claude]
+        return tuple(dict.fromkeys(every))
 
     def version(self) -> tuple[FileVersion | None, ...]:
-        """A fingerprint of every source file and of the trust file (one ``stat`` each)."""
+        """A fingerprint of every source file, of the trust file and of Claude Code's
+        settings files (one ``stat`` each)."""
         files = tuple(self._stores[source.ref].version() for source in self.sources)
-        return files if self._trust is None else (*files, self._trust.version())
+        if self._trust is None:
+            return files
+        claude = () if self.claude is None else tuple(map(_version, self.claude.watched()))
+        return (*files, self._trust.version(), *claude)
 
     def exists(self) -> bool:
         """Whether any source file is there (a ``--config`` naming no file is a typo to say)."""
@@ -226,6 +248,10 @@ class Workspace:
         trusted = trust.entries
         if trust.problem is not None:
             problems.setdefault(trust.problem, trust.problem)
+        if self.claude is not None:
+            self._claude_switches = read_switches(self.claude)
+            for unread in self._claude_switches.problems:
+                problems.setdefault(unread, f"{unread} (Claude Code's switches there unread)")
         with parses_shared():  # ~/.claude.json, two sources, is parsed once
             for source in self.sources:
                 ref, problem = source.ref, None
@@ -248,8 +274,35 @@ class Workspace:
                 views = {server.name: self._view(server, ref) for server in config.servers}
                 parts.append(Layer(ref, config, waiting, facts, views))
         self.reports = tuple(reports)
+        moved = self._move_old_claude_switches(parts)
+        if moved:  # Claude Code's files were rewritten: what they say now
+            again = self.load()
+            self._layered = again.model_copy(update={"warnings": (*again.warnings, *moved)})
+            return self._layered
         self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
+
+    def _move_old_claude_switches(self, parts: Sequence[Layer]) -> tuple[str, ...]:
+        """Move the switches our earlier versions wrote into Claude Code's entries (which it
+        ignores: ``tools``, ``disabled``) to the ones it obeys, once; a line for each server
+        not said before in this process (none: nothing was due)."""
+        if self.claude is None:
+            return ()
+        due = any(
+            server.tools.include is not None or server.tools.exclude or server.disabled
+            for part in parts
+            if part.ref.host == "claude"
+            for server in part.config.servers
+        )
+        if not due:
+            return ()
+        lines = [
+            f"Claude Code ignores tools and disabled in its entries: {line}"
+            for line in migrate_old_switches(self.claude)
+        ]
+        new = tuple(line for line in lines if line not in self._said)
+        self._said.update(new)
+        return new
 
     def _untrusted(
         self, source: SourceFile, config: PluginConfig, trusted: dict[str, str]
@@ -274,6 +327,8 @@ class Workspace:
         """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``)."""
         if ref.host in NO_SWITCH:
             return no_switch_view(ref)
+        if ref.host == "claude" and self._claude_switches is not None:
+            return claude_view(server.name, ref, self._claude_switches)
         return entry_view(server, ref)
 
     def _facts(
@@ -400,7 +455,10 @@ class Workspace:
         for view in server.hosts:
             if view.source.host in NO_SWITCH:
                 continue
-            self.store(view.source).apply(edits)
+            if view.source.host == "claude" and self.claude is not None:
+                switch_claude(self.claude, server.name, view.source.scope, edits)
+            else:
+                self.store(view.source).apply(edits)
             written = True
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
@@ -416,6 +474,14 @@ class Workspace:
         # The entry the caller saw (a bridge, a command: each loads before it edits); reading
         # every file again here would double an edit's cost.
         return self.owner(self._layered or self.load(), name)
+
+
+def _version(path: Path) -> FileVersion | None:
+    """One ``stat`` of ``path`` (``None``: not there, or not to be read)."""
+    try:
+        return FileVersion.of(path.stat())
+    except OSError:
+        return None
 
 
 SWITCHES = (SetToolEnabled, SetServerDisabled)
@@ -569,4 +635,6 @@ def open_workspace(
     sources = workspace_sources(home, env, root, hosts=chosen)
     add_to = next(source.ref for source in sources if source.path == ours)
     trust = TrustBook(default_trust_file(home, env))
-    return Workspace(sources, root=root, trust=trust, add_to=add_to)
+    reads_claude = any(source.ref.host == "claude" for source in sources)
+    claude = ClaudeFiles.of(home, root, env) if reads_claude else None
+    return Workspace(sources, root=root, trust=trust, add_to=add_to, claude=claude)

@@ -132,32 +132,46 @@ def test_trust_is_remembered_and_asked_again_when_the_entry_changes(fake: FakeHo
 @pytest.mark.parametrize(
     "name", [LAYERED, TWIN, REPO_TOOL, MUTED], ids=["local", "twin", "project", "gemini"]
 )
-def test_a_tool_toggle_lands_in_every_file_whose_host_holds_the_server_and_no_other(
+def test_a_tool_toggle_lands_where_each_host_holding_the_server_reads_it_and_nowhere_else(
     fake: FakeHome, name: str
 ) -> None:
-    # The twin is one server in Claude Code's and Codex's user files: each host is switched.
+    # The twin is one server in Claude Code's and Codex's user files: each host is switched,
+    # Codex in its entry, Claude Code by a deny rule in the settings of the entry's scope.
     workspace = opened(fake)
-    holders = fake.sources_of(name) if name == TWIN else ()
-    owner = key_of(fake, workspace.load().server(name).source)  # type: ignore[union-attr]
+    server = workspace.load().server(name)
+    assert server is not None
+    holders = [view.source for view in server.hosts]
     before = fake.snapshot()
     after_config = workspace.apply(SetToolEnabled(server=name, tool="echo", enabled=False))
-    files = changed(before, fake.snapshot())
-    owners = {fake.files[key] for key in (owner, *holders)}
-    same_files = {k for k, p in fake.files.items() if p in owners}
-    assert files == same_files
+    entry_files = {fake.files[key_of(fake, ref)] for ref in holders if ref.host != "claude"}
+    assert changed(before, fake.snapshot()) == {
+        key for key, path in fake.files.items() if path in entry_files
+    }
+    for ref in holders:
+        if ref.host == "claude":
+            folder = fake.home / ".claude" if ref.scope == "user" else fake.project / ".claude"
+            settings = folder / ("settings.json" if ref.scope == "user" else "settings.local.json")
+            deny = json.loads(settings.read_text())["permissions"]["deny"]
+            assert deny == [f"mcp__{name}__echo"]
     server = after_config.server(name)
     assert server is not None and not server.tools.allows("echo")
 
 
-def test_an_edit_of_claude_json_changes_only_its_entry(fake: FakeHome) -> None:
+def test_a_server_switch_of_a_local_entry_is_claude_codes_own_for_the_project(
+    fake: FakeHome,
+) -> None:
+    # What Claude Code's /mcp writes: the project's disabledMcpServers; the entry stays as it is.
     workspace = opened(fake)
     path = fake.files["claude-local"]
     before = json.loads(path.read_text())
     workspace.apply(SetServerDisabled(server=LAYERED, disabled=True))
     after = json.loads(path.read_text())
-    entry = after["projects"][str(fake.project)]["mcpServers"][LAYERED]
-    assert entry.pop("disabled") is True
+    project = after["projects"][str(fake.project)]
+    assert project.pop("disabledMcpServers") == [LAYERED]
     assert after == before
+    server = workspace.load().server(LAYERED)
+    assert server is not None and server.disabled
+    assert server.hosts[0].off_by == "disabledMcpServers in ~/.claude.json"
 
 
 def test_a_new_server_goes_to_our_user_file_or_to_the_file_asked_for(fake: FakeHome) -> None:

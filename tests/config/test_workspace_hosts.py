@@ -92,3 +92,27 @@ def test_a_tool_stays_on_while_a_host_without_switches_still_sends_it(home: Path
     off = workspace.apply(SetServerDisabled(server="echo", disabled=True)).server("echo")
     assert off is not None and not off.disabled  # Cursor still starts it
     assert {v.source.host: v.off for v in off.hosts} == {"cursor": False, "codex": True}
+
+
+def test_old_switches_in_claude_codes_entries_are_moved_to_its_own_once_with_a_line(
+    home: Path,
+) -> None:
+    # Our earlier versions wrote tools.exclude and disabled into Claude Code's entries, which
+    # it ignores: the first load moves them to the deny rule and disabledMcpServers it obeys.
+    old = {**ENTRY, "tools": {"exclude": ["echo"]}, "disabled": True}
+    state = _write(home / ".claude.json", json.dumps({"mcpServers": {"echo": old}}))
+    workspace = _open(home)
+    config = workspace.load()
+    (said,) = [w for w in config.warnings if "Claude Code ignores tools and disabled" in w]
+    assert "echo (user entry in ~/.claude.json)" in said, said
+    assert json.loads(state.read_text())["mcpServers"]["echo"] == ENTRY
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert settings["permissions"]["deny"] == ["mcp__echo__echo"]
+    project = json.loads(state.read_text())["projects"][str(home.parent / "project")]
+    assert project["disabledMcpServers"] == ["echo"]
+    server = config.server("echo")
+    assert server is not None and server.disabled and not server.tools.allows("echo")
+    assert server.hosts[0].off_by == "disabledMcpServers in ~/.claude.json"
+    again = workspace.load()
+    assert not [w for w in again.warnings if "Claude Code ignores" in w]
+    assert again.server("echo") == server

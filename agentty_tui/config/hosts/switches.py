@@ -8,7 +8,8 @@ Measured with the host programs themselves (docs/HOSTS_MEASURED.md, tests/hosts)
   ``disabled_tools`` / ``enabled_tools`` and ``enabled = false`` (Codex); the entry's dialect
   reads and writes them, so its ``ServerConfig.tools`` and ``disabled`` are what the host does;
 - Claude Code ignores switches inside its entries and obeys its settings instead (deny rules,
-  ``disabledMcpServers``): ``config/hosts/claude`` reads and writes those;
+  ``disabledMcpServers``): ``config/hosts/claude`` reads and writes those, and its entries'
+  view is what they say (``claude_view``);
 - VS Code, Cursor and Claude Desktop have no switch in their MCP files: they start every
   server of their files and send every tool; nothing we could write there would change that,
   so nothing is written and a switch says so.
@@ -16,15 +17,22 @@ Measured with the host programs themselves (docs/HOSTS_MEASURED.md, tests/hosts)
 
 from __future__ import annotations
 
-from agentty_tui.model import HostView, ServerConfig, SourceRef, ToolFilter
+from collections.abc import Sequence
+
+from agentty_tui.config.engine import ConfigEdit, SetServerDisabled, SetToolEnabled
+from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches
+from agentty_tui.config.hosts.claude.switching import set_server_enabled, set_tool_enabled
+from agentty_tui.model import HostView, Scope, ServerConfig, SourceRef, ToolFilter
 
 __all__ = [
     "HOST_NAMES",
     "IN_ENTRY",
     "NO_SWITCH",
+    "claude_view",
     "entry_view",
     "no_switch",
     "no_switch_view",
+    "switch_claude",
 ]
 
 HOST_NAMES = {
@@ -40,9 +48,6 @@ HOST_NAMES = {
 
 IN_ENTRY = {
     "agentty": ("tools.exclude", "disabled"),
-    # Not what Claude Code obeys (its settings are): read from its entries until its own
-    # switches are read and written.
-    "claude": ("tools.exclude", "disabled"),
     "gemini": ("excludeTools", "mcp.excluded"),
     "codex": ("disabled_tools", "enabled = false"),
 }
@@ -64,6 +69,40 @@ def entry_view(server: ServerConfig, ref: SourceRef) -> HostView:
         server_switch=f"{server_key} in {ref.path}",
         off_by=f"{server_key} in {ref.path}" if server.disabled else None,
     )
+
+
+def claude_view(name: str, ref: SourceRef, switches: ClaudeSwitches) -> HostView:
+    """What Claude Code does with its entry ``name`` (in ``ref``): what its settings say, not
+    what the entry holds (it ignores switches there)."""
+    files = switches.files
+    off = switches.server_off(name, ref.scope)
+    if switches.server_denied(name) is not None:
+        tools = ToolFilter(include=())  # a server-wide rule: no tool of it is sent
+    else:
+        tools = ToolFilter(exclude=tuple(switches.denied_tools(name)))
+    return HostView(
+        source=ref,
+        tools=tools,
+        off=off is not None,
+        tool_switch=f"permissions.deny in {files.shown(files.settings_for(ref.scope))}",
+        server_switch=f"disabledMcpServers in {files.shown(files.state)}",
+        off_by=off.where if off is not None else None,
+    )
+
+
+def switch_claude(
+    files: ClaudeFiles, name: str, scope: Scope, edits: Sequence[ConfigEdit]
+) -> tuple[str, ...]:
+    """Write ``edits`` (tool and server switches of the entry ``name`` of ``scope``) where
+    Claude Code obeys them; the lines saying what was written. ``SwitchRefusedError`` (a
+    ``ConfigError``) when a rule the user did not give us would keep it off."""
+    lines: list[str] = []
+    for edit in edits:
+        if isinstance(edit, SetToolEnabled):
+            lines += set_tool_enabled(files, name, scope, edit.tool, edit.enabled)
+        elif isinstance(edit, SetServerDisabled):
+            lines += set_server_enabled(files, name, scope, not edit.disabled)
+    return tuple(lines)
 
 
 def no_switch_view(ref: SourceRef) -> HostView:
