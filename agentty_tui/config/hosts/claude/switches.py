@@ -312,7 +312,8 @@ class ClaudeSwitches:
             if switch.value == name:
                 return switch
         if scope == "project":
-            return self.approval(name).by if self.approval(name).state == "rejected" else None
+            approval = self.approval(name)
+            return approval.by if approval.state == "rejected" else None
         return None
 
     def server_offs(self, name: str, scope: EntryScope) -> tuple[Switch, ...]:
