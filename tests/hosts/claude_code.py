@@ -153,6 +153,29 @@ class ClaudeCodeHome:
         env = host_env(self.home, QUIET_ENV)
         return run_program([str(claude), *args], cwd=self.project, env=env, timeout=RUN_TIMEOUT)
 
+    def toggle(self, switches: dict[str, bool]) -> None:
+        """Have Claude Code itself switch servers on or off, as its ``/mcp`` does: the SDK's
+        ``mcp_toggle`` control request, one per server, in one headless run (the files as they
+        are, not written first; no model involved)."""
+        claude = program_path("claude")
+        requests = [
+            {
+                "type": "control_request",
+                "request_id": f"toggle-{index}",
+                "request": {"subtype": "mcp_toggle", "serverName": name, "enabled": enabled},
+            }
+            for index, (name, enabled) in enumerate(switches.items())
+        ]
+        env = host_env(self.home, QUIET_ENV)
+        argv = [str(claude), "-p", "--input-format", "stream-json", "--output-format"]
+        argv += ["stream-json", "--verbose"]
+        text = "".join(json.dumps(request) + "\n" for request in requests)
+        ran = run_program(argv, cwd=self.project, env=env, timeout=RUN_TIMEOUT, stdin=text)
+        assert ran.returncode == 0, ran.describe()
+        for request in requests:
+            answer = f'"subtype":"success","request_id":"{request["request_id"]}"'
+            assert answer in ran.stdout, ran.describe()
+
     def mcp_list(self) -> dict[str, str]:
         """``claude mcp list`` (it starts every server it shows): status by server name."""
         ran = self.run("mcp", "list")

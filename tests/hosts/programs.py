@@ -99,8 +99,16 @@ class Ran:
         )
 
 
-def run_program(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float) -> Ran:
-    """Run a host program to its end, within ``timeout`` seconds, then kill what it left.
+def run_program(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    stdin: str | None = None,
+) -> Ran:
+    """Run a host program to its end, within ``timeout`` seconds, then kill what it left;
+    ``stdin`` is its whole input (none by default).
 
     The program runs in a session of its own, so the MCP servers it started (and anything
     they started) are killed with it, on a timeout and after a normal exit alike.
@@ -109,7 +117,7 @@ def run_program(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeo
         list(argv),
         cwd=cwd,
         env=dict(env),
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -117,7 +125,7 @@ def run_program(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeo
         start_new_session=True,
     )
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        stdout, stderr = process.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(process.pid)
         stdout, stderr = process.communicate()

@@ -21,7 +21,7 @@ from agentty_tui.config.hosts.claude.switching import (
     set_server_enabled,
     set_tool_enabled,
 )
-from tests.hosts.claude_code import ClaudeCodeHome, Scope, sent_names
+from tests.hosts.claude_code import ClaudeCodeHome, Scope, light_entry, sent_names
 from tests.hosts.programs import light_argv
 
 SCOPES: tuple[Scope, ...] = ("user", "local", "project")
@@ -115,3 +115,35 @@ def _spell(names: set[str]) -> set[str]:
 
 def _server_of(tool: str) -> str:
     return tool.split("__")[1]
+
+
+def test_claude_codes_own_server_toggle_is_read_back_and_taken_back(
+    claude: ClaudeCodeHome,
+) -> None:
+    """What ``/mcp`` writes (here through the SDK's ``mcp_toggle``, the same code) is what we
+    read as off and what we write for off; our "on" takes it back and the tools return."""
+    counts = {"clock": 2, "proj.srv": 2, "keep": 1}
+    claude.add("user", "clock", light_entry("clock", 2))
+    claude.add("project", "proj.srv", light_entry("proj.srv", 2))
+    claude.add("local", "keep", light_entry("keep", 1))
+    claude.write()
+    claude.toggle({"clock": False, "proj.srv": False})
+
+    files = ClaudeFiles.of(claude.home, claude.project, {})
+    switches = read_switches(files)
+    toggled: tuple[tuple[str, Scope], ...] = (("clock", "user"), ("proj.srv", "project"))
+    for name, scope in toggled:
+        off = switches.server_off(name, scope)
+        assert off is not None and off.where == "disabledMcpServers in ~/.claude.json"
+    # The host wrote what our off writes: ours is a no-op on it.
+    assert set_server_enabled(files, "clock", "user", False) == ()
+    assert sent_names("keep", 1) == claude.mcp_tools_sent(write=False)
+
+    assert set_server_enabled(files, "clock", "user", True)
+    assert set_server_enabled(files, "proj.srv", "project", True)
+    every = [n for name, count in counts.items() for n in sent_names(_spelled(name), count)]
+    assert claude.mcp_tools_sent(write=False) == sorted(every)
+    # And Claude Code's own toggle takes back what we write.
+    assert set_server_enabled(files, "keep", "local", False)
+    claude.toggle({"keep": True})
+    assert read_switches(files).server_off("keep", "local") is None

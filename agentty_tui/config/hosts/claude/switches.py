@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -51,6 +51,7 @@ __all__ = [
     "ClaudeFiles",
     "ClaudeSwitches",
     "EntryScope",
+    "EntrySwitches",
     "Switch",
     "claude_spelled",
     "deny_rule",
@@ -287,6 +288,29 @@ class Approval:
 
 
 @dataclass(frozen=True, slots=True)
+class EntrySwitches:
+    """What Claude Code's switches make of one entry in this project (``ClaudeSwitches.entry``)."""
+
+    off: Switch | None
+    """What keeps the server from starting (``None``: it starts)."""
+    approval: Approval | None
+    """A ``.mcp.json`` entry's approval (``None`` for a user or local entry)."""
+    denied: Mapping[str, Switch]
+    """Each tool left out, with the first rule that leaves it out."""
+    enabled_tools: tuple[str, ...]
+    """The tools Claude Code sends its model (none when the server is off)."""
+
+    @property
+    def switch(self) -> str | None:
+        """Where the first switch of this entry is, for a row (``disabledMcpServers in
+        ~/.claude.json``), or ``None`` when nothing is switched."""
+        if self.off is not None:
+            return self.off.where
+        first = next(iter(self.denied.values()), None)
+        return None if first is None else first.where
+
+
+@dataclass(frozen=True, slots=True)
 class ClaudeSwitches:
     """Claude Code's switches for one project, as its files say now (``read_switches``)."""
 
@@ -305,6 +329,18 @@ class ClaudeSwitches:
     problems: tuple[str, ...] = ()
     """Why a file (or a key of it) could not be read, naming the file and line or key."""
 
+    def entry(self, name: str, scope: EntryScope, tools: Sequence[str]) -> EntrySwitches:
+        """What the switches make of the entry ``name`` of ``scope`` whose server advertises
+        ``tools`` (a headless run starts a pending ``.mcp.json`` server, so pending is not off)."""
+        off = self.server_off(name, scope)
+        denied = {t: d for t in tools if (d := self.tool_denied(name, t)) is not None}
+        return EntrySwitches(
+            off=off,
+            approval=self.approval(name) if scope == "project" else None,
+            denied=denied,
+            enabled_tools=() if off is not None else tuple(t for t in tools if t not in denied),
+        )
+
     def server_off(self, name: str, scope: EntryScope) -> Switch | None:
         """What keeps server ``name`` (an entry of ``scope``) from starting in this project,
         or ``None``: ``disabledMcpServers``, then for a ``.mcp.json`` entry a rejection."""
@@ -312,7 +348,8 @@ class ClaudeSwitches:
             if switch.value == name:
                 return switch
         if scope == "project":
-            return self.approval(name).by if self.approval(name).state == "rejected" else None
+            approval = self.approval(name)
+            return approval.by if approval.state == "rejected" else None
         return None
 
     def server_offs(self, name: str, scope: EntryScope) -> tuple[Switch, ...]:

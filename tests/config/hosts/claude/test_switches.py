@@ -95,6 +95,23 @@ def test_each_settings_file_is_read_with_where_each_rule_is(tmp_path: Path) -> N
     assert switches.denied_tools("dot.name") == {"b": switches.deny[2]}
 
 
+def test_an_entry_is_summed_up_for_a_row(tmp_path: Path) -> None:
+    files = _files(tmp_path)
+    _write(files.local_settings, {"permissions": {"deny": ["mcp__p__b"]}})
+    _write(files.state, {"projects": {str(files.root): {"disabledMcpServers": ["gone"]}}})
+    switches = read_switches(files)
+    entry = switches.entry("p", "project", ["a", "b", "c"])
+    assert entry.off is None and entry.enabled_tools == ("a", "c")
+    assert list(entry.denied) == ["b"]
+    assert entry.switch == "permissions.deny in .claude/settings.local.json"
+    assert entry.approval is not None and entry.approval.state == "pending"
+    gone = switches.entry("gone", "user", ["a"])
+    assert gone.enabled_tools == () and gone.approval is None
+    assert gone.switch == "disabledMcpServers in ~/.claude.json"
+    plain = switches.entry("plain", "local", ["a"])
+    assert plain.switch is None and plain.enabled_tools == ("a",)
+
+
 def test_a_rule_with_the_unspelled_name_does_nothing(tmp_path: Path) -> None:
     files = _files(tmp_path)
     _write(files.user_settings, {"permissions": {"deny": ["mcp__dot.name__b", "mcp__dot.name"]}})
