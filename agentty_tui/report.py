@@ -90,6 +90,7 @@ def _hosts_json(server: ServerState) -> dict[str, Any]:
                 "source": _source_json(view.source),
                 "off": view.off,
                 "off_by": view.off_by,
+                "approved": view.approved,
                 "enabled_tools": [t.bare for t in server.tools if view.sends(t.bare)],
                 "switch": view.tool_switch,
                 "server_switch": view.server_switch,

@@ -169,6 +169,9 @@ class HostView(Frozen):
     off_by: str | None = None
     """What keeps the server off for this host when ``off`` (``disabledMcpServers in
     ~/.claude.json``), or ``None``."""
+    approved: bool | None = None
+    """For a host that asks before it starts a project's server (Claude Code, a ``.mcp.json``
+    entry): whether the user approved this one; ``None`` where the host asks nothing."""
 
     def sends(self, bare: str) -> bool:
         """Whether this host sends its model the tool ``bare`` of a connected server."""

@@ -116,3 +116,13 @@ def test_old_switches_in_claude_codes_entries_are_moved_to_its_own_once_with_a_l
     again = workspace.load()
     assert not [w for w in again.warnings if "Claude Code ignores" in w]
     assert again.server("echo") == server
+
+
+def test_a_project_servers_approval_in_claude_code_is_part_of_its_view(home: Path) -> None:
+    project = home.parent / "project"
+    _write(project / ".mcp.json", json.dumps({"mcpServers": {"echo": ENTRY, "other": ENTRY}}))
+    local = {"enabledMcpjsonServers": ["echo"]}
+    _write(project / ".claude" / "settings.local.json", json.dumps(local))
+    config = _open(home).load()
+    approved = {s.name: s.hosts[0].approved for s in config.servers}
+    assert approved == {"echo": True, "other": False}

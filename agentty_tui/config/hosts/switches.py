@@ -80,6 +80,8 @@ def claude_view(name: str, ref: SourceRef, switches: ClaudeSwitches) -> HostView
         tools = ToolFilter(include=())  # a server-wide rule: no tool of it is sent
     else:
         tools = ToolFilter(exclude=tuple(switches.denied_tools(name)))
+    # A headless run starts a pending .mcp.json server too; an interactive one asks first.
+    approved = switches.approval(name).state == "approved" if ref.scope == "project" else None
     return HostView(
         source=ref,
         tools=tools,
@@ -87,6 +89,7 @@ def claude_view(name: str, ref: SourceRef, switches: ClaudeSwitches) -> HostView
         tool_switch=f"permissions.deny in {files.shown(files.settings_for(ref.scope))}",
         server_switch=f"disabledMcpServers in {files.shown(files.state)}",
         off_by=off.where if off is not None else None,
+        approved=approved,
     )
 
 
