@@ -98,7 +98,15 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     commands.add_parser("demo", parents=[common], help="open the picker on a fresh demo config")
-    listing = commands.add_parser("list", parents=[common], help="connect and list servers, tools")
+    lens = argparse.ArgumentParser(add_help=False)
+    lens.add_argument(
+        "--host",
+        metavar="HOST",
+        help="one host's view: what its model gets (a switch: that host's alone)",
+    )
+    listing = commands.add_parser(
+        "list", parents=[common, lens], help="connect and list servers, tools"
+    )
     listing.add_argument("--json", action="store_true", help="one JSON object")
 
     where = argparse.ArgumentParser(add_help=False)
@@ -127,13 +135,13 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     for verb in ("enable", "disable"):
         toggle = commands.add_parser(
             verb,
-            parents=[common],
+            parents=[common, lens],
             help=f"{verb} one tool of a server, or (without TOOL) the server itself",
         )
         toggle.add_argument("server")
         toggle.add_argument("tool", nargs="?", help="without it, the server's disabled flag")
 
-    catalog = commands.add_parser("catalog", parents=[common], help="the wire catalog")
+    catalog = commands.add_parser("catalog", parents=[common, lens], help="the wire catalog")
     catalog.add_argument("--json", action="store_true", help="one JSON object")
     catalog.add_argument("--budget", type=int, help="override the tool budget")
 

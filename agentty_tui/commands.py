@@ -30,6 +30,7 @@ import anyio.to_thread
 
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
 from agentty_tui.catalog import project_catalog
+from agentty_tui.catalog.host_lens import host_lens
 from agentty_tui.config import ConfigStore, apply_import, dialect_by_name, operations, plan_import
 from agentty_tui.config.engine import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
@@ -37,7 +38,7 @@ from agentty_tui.config.hosts.switches import no_switch
 from agentty_tui.config.importing import disabled_additions
 from agentty_tui.config.sources import is_project_file
 from agentty_tui.config.trust import TrustGate
-from agentty_tui.config.workspace import Workspace, open_workspace
+from agentty_tui.config.workspace import Workspace, open_workspace, parse_hosts
 from agentty_tui.errors import (
     ConfigError,
     OperationError,
@@ -128,6 +129,8 @@ def open_config(path: Path | None, args: argparse.Namespace, *, create: bool = F
     showing it as empty."""
     if path is None:
         return workspace(args)
+    if getattr(args, "host", None) is not None:
+        raise UsageError("--host chooses a host of a workspace; --config is one file")
     format_name = getattr(args, "format", None)
     opened = Workspace.of_file(path, dialect_by_name(format_name) if format_name else None)
     if not create and not opened.exists():
@@ -295,7 +298,15 @@ async def _settled_model(path: Path | None, args: argparse.Namespace) -> PluginM
         model = await bridge.settled(timeout)
     if model.config_error:
         raise ConfigError(model.config_error)
-    return model
+    return host_lens(model, _host(args))
+
+
+def _host(args: argparse.Namespace) -> str | None:
+    """The host ``--host`` names (checked against the hosts a workspace reads), or ``None``."""
+    host = getattr(args, "host", None)
+    if host is None:
+        return None
+    return parse_hosts([host], "--host")[0]
 
 
 async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
@@ -417,22 +428,26 @@ async def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) ->
             advertised = await _advertised(store, config, "is disabled in the config")
         elif not TrustGate(everything=trusted(args)).gated(loaded, config):
             advertised = await _advertised(store, config, None)
-    after = store.apply(operations.set_tool_enabled(loaded, server, tool, enabled, advertised))
+    edit = operations.set_tool_enabled(loaded, server, tool, enabled, advertised)
+    after = store.apply(edit, host=_host(args))
     # One file says nothing of where; in a workspace the files are news.
-    where = "" if store.single else _switched(after, server, "tool")
+    where = "" if store.single else _switched(after, server, "tool", _host(args))
     say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}{where}")
     return 0
 
 
-def _switched(config: PluginConfig, name: str, what: str) -> str:
+def _switched(config: PluginConfig, name: str, what: str, host: str | None) -> str:
     """Where a ``what`` (``tool`` or ``server``) switch of ``name`` was written, for every
-    host that holds it (``: excludeTools in F; disabled_tools in G``); each host that has no
-    such switch is warned about (it still sends the tools, or starts the server)."""
+    host that holds it (``host`` alone, when given): ``: excludeTools in F; disabled_tools in
+    G``; each host that has no such switch is warned about (it still sends the tools, or
+    starts the server)."""
     server = config.server(name)
     if server is None or not server.hosts:
         return ""
     sites: list[str] = []
     for view in server.hosts:
+        if host is not None and view.source.host != host:
+            continue
         site = view.tool_switch if what == "tool" else view.server_switch
         if site is None:
             warn(f"warning: {no_switch(view.source.host, what)}")
@@ -447,8 +462,9 @@ def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: 
     server = operations.configured(loaded, args.server)
     verb = "disabled" if disabled else "enabled"
     if server.hosts:  # a workspace: each host holding it is switched where it reads it
-        after = store.apply(operations.set_server_disabled(loaded, args.server, disabled))
-        say(f"{verb} {args.server!r}{_switched(after, args.server, 'server')}")
+        edit = operations.set_server_disabled(loaded, args.server, disabled)
+        after = store.apply(edit, host=_host(args))
+        say(f"{verb} {args.server!r}{_switched(after, args.server, 'server', _host(args))}")
         return 0
     where = edited_file(store, loaded, args.server)
     if server.disabled == disabled:

@@ -313,3 +313,25 @@ def test_list_shows_what_a_waiting_server_runs_and_sends(tmp_path: Path) -> None
     assert resolves["value"] == str(own) and "inside the project folder" in resolves["alert"]
     assert [f["label"] for f in servers["remote"]["trust_facts"]] == ["url", "header"]
     assert servers["shim"]["spec"]["command"] == "npx"  # the keys there before are all kept
+
+
+def test_host_narrows_a_switch_and_a_listing_to_one_host(own: FakeHome) -> None:
+    # The twin is held by Claude Code and Codex: --host codex switches Codex alone, and each
+    # host's listing says what that host's model gets.
+    result = run(own, "disable", TWIN, "echo", "--host", "codex")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"disabled {TWIN}/echo: disabled_tools in {own.files['codex-user']}\n"
+    tools: dict[str, dict[str, bool]] = {}
+    for host in ("codex", "claude"):
+        listed = run(own, "list", "--json", "--host", host)
+        assert listed.returncode == 0, listed.stderr
+        servers = json.loads(listed.stdout)["servers"]
+        assert all(host in s["hosts"] for s in servers if s["status"] != "shadowed")
+        (twin,) = [s for s in servers if s["name"] == TWIN]
+        tools[host] = {t["name"]: t["enabled"] for t in twin["tools"]}
+    assert tools["codex"]["echo"] is False and tools["claude"]["echo"] is True
+    refused = run(own, "disable", TWIN, "echo", "--host", "gemini")
+    assert refused.returncode == 1
+    assert f"gemini does not hold '{TWIN}'; it is held by claude, codex" in refused.stderr
+    unknown = run(own, "list", "--host", "notepad")
+    assert unknown.returncode == 2 and "unknown host 'notepad'" in unknown.stderr

@@ -275,31 +275,41 @@ class Bridge:
             return await self._edit(RemoveServer(name=name), source)
         return await self._edit(operations.remove_server(self._config, name))
 
-    async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
-        """Turn one tool on or off: a config write and a re-derive, never a re-spawn."""
+    async def tool_set_enabled(
+        self, server: str, tool: str, enabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """Turn one tool on or off: a config write and a re-derive, never a re-spawn; for
+        every host holding the server, or ``host`` alone."""
         operations.configured(self._config, server)
         state = self.snapshot.server(server)
         if state is None:
             raise UnknownServerError(server)
         advertised = {t.bare for t in state.tools} if state.status == "connected" else None
         edit = operations.set_tool_enabled(self._config, server, tool, enabled, advertised)
-        return await self._edit(edit)
+        return await self._edit(edit, host=host)
 
-    async def tools_set_enabled(self, server: str, enabled: bool) -> PluginModel:
-        """Turn every advertised tool of ``server`` on or off, in one config write."""
+    async def tools_set_enabled(
+        self, server: str, enabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """Turn every advertised tool of ``server`` on or off, in one config write a file
+        (for ``host`` alone, when given: every tool is written, as that host's may differ)."""
         state = self.snapshot.server(server)
         if state is None:
             raise UnknownServerError(server)
         edits = [
             SetToolEnabled(server=server, tool=tool.bare, enabled=enabled)
             for tool in state.tools
-            if tool.enabled != enabled
+            if host is not None or tool.enabled != enabled
         ]
-        return await self._edit(edits) if edits else self.snapshot
+        return await self._edit(edits, host=host) if edits else self.snapshot
 
-    async def server_set_disabled(self, name: str, disabled: bool) -> PluginModel:
-        """Park a server in the config (stopping it) or bring it back."""
-        return await self._edit(operations.set_server_disabled(self._config, name, disabled))
+    async def server_set_disabled(
+        self, name: str, disabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """Park a server in the config (stopping it) or bring it back; for every host holding
+        it, or ``host`` alone."""
+        edit = operations.set_server_disabled(self._config, name, disabled)
+        return await self._edit(edit, host=host)
 
     async def restart(self, name: str) -> PluginModel:
         """Re-spawn one server (for a server that failed, or to pick up a new binary).
@@ -467,18 +477,25 @@ class Bridge:
         return self.store.load()
 
     def _write(
-        self, edit: ConfigEdit | Sequence[ConfigEdit], source: SourceRef | None
+        self,
+        edit: ConfigEdit | Sequence[ConfigEdit],
+        source: SourceRef | None,
+        host: str | None = None,
     ) -> PluginConfig:
-        config = self.store.apply(edit, source=source)
+        config = self.store.apply(edit, source=source, host=host)
         self._seen_version = self.store.version()
         return config
 
     async def _edit(
-        self, edit: ConfigEdit | Sequence[ConfigEdit], source: SourceRef | None = None
+        self,
+        edit: ConfigEdit | Sequence[ConfigEdit],
+        source: SourceRef | None = None,
+        *,
+        host: str | None = None,
     ) -> PluginModel:
         async with self._config_lock:
             try:
-                config = await anyio.to_thread.run_sync(self._write, edit, source)
+                config = await anyio.to_thread.run_sync(self._write, edit, source, host)
             except ConfigError as exc:
                 raise OperationError(str(exc)) from exc
             self._config_error = None

@@ -432,27 +432,39 @@ class Workspace:
         raise ConfigError(f"{path} is not a source of this workspace; the sources: {known}")
 
     def apply(
-        self, edit: ConfigEdit | Sequence[ConfigEdit], *, source: SourceRef | None = None
+        self,
+        edit: ConfigEdit | Sequence[ConfigEdit],
+        *,
+        source: SourceRef | None = None,
+        host: str | None = None,
     ) -> PluginConfig:
         """Write ``edit`` into the file that owns its entry (or into ``source``; a new server
         goes to ``add_to`` unless ``source`` says otherwise); return the workspace's config
-        afterwards. Several edits go to one file, as one write."""
+        afterwards. Several edits go to one file, as one write. A tool or server switch goes
+        to every host holding the server (``host``: that one alone), each where it reads it."""
         edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
         if source is None and all(isinstance(e, SWITCHES) for e in edits):
             server = (self._layered or self.load()).server(_server_of(edits[0]))
             if server is not None and server.hosts:
-                return self._switch(server, edits)
+                return self._switch(server, edits, host)
         if source is None:
             source = self._target(edits)
         self.store(source).apply(edits)
         return self.load()
 
-    def _switch(self, server: ServerConfig, edits: tuple[ConfigEdit, ...]) -> PluginConfig:
-        """Write a tool or server switch for every host that holds ``server``, each where that
-        host reads it; a host whose files have no switch is left as it is (its row and the
-        command line say so). ``OperationError`` when no host holding it can be switched."""
+    def _switch(
+        self, server: ServerConfig, edits: tuple[ConfigEdit, ...], host: str | None
+    ) -> PluginConfig:
+        """Write a tool or server switch for every host that holds ``server`` (``host`` alone,
+        when given), each where that host reads it; a host whose files have no switch is left
+        as it is (its row and the command line say so). ``OperationError`` when no host
+        holding it can be switched, or ``host`` does not hold it."""
+        views = [view for view in server.hosts if host in (None, view.source.host)]
+        if not views:
+            holding = ", ".join(dict.fromkeys(view.source.host for view in server.hosts))
+            raise OperationError(f"{host} does not hold {server.name!r}; it is held by {holding}")
         written = False
-        for view in server.hosts:
+        for view in views:
             if view.source.host in NO_SWITCH:
                 continue
             if view.source.host == "claude" and self.claude is not None:
@@ -462,7 +474,7 @@ class Workspace:
             written = True
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
-            hosts = dict.fromkeys(view.source.host for view in server.hosts)
+            hosts = dict.fromkeys(view.source.host for view in views)
             raise OperationError("; ".join(no_switch(host, what) for host in hosts))
         return self.load()
 

@@ -46,7 +46,9 @@ from textual.widgets import Input, Static
 
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.catalog import CatalogProjector, WireCatalog
+from agentty_tui.catalog.host_lens import host_lens, hosts_of
 from agentty_tui.config.discover import HostFile, host_config_files
+from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
 from agentty_tui.errors import AgenttyError, EntryChangedError
@@ -323,6 +325,7 @@ class PickerApp(KeyOrderApp):
         Binding("L", "login", "log in", show=False),
         Binding("l", "log", "log", show=False),
         Binding("slash", "filter", "filter"),
+        Binding("h", "next_lens", "host lens", show=False),
         Binding("c", "call", "call"),
         Binding("C", "last_call", "last call", show=False),
         Binding("question_mark", "help", "help"),
@@ -350,8 +353,12 @@ class PickerApp(KeyOrderApp):
         super().__init__()
         self.source = source
         """Where snapshots come from and operations go."""
+        self.whole: PluginModel = source.snapshot
+        """The last snapshot as the source gave it: every host's."""
+        self.lens: str | None = None
+        """The host whose model the rows show (``h`` cycles); ``None``: every host."""
         self.model: PluginModel = source.snapshot
-        """The snapshot on screen."""
+        """The snapshot on screen (through the lens)."""
         self.find_host_files = host_files or _host_files_here
         """Looks for other hosts' config files (all but the given config) to offer to import."""
         self._host_files: tuple[HostFile, ...] | None = None  # found once (``host_files``)
@@ -402,7 +409,11 @@ class PickerApp(KeyOrderApp):
                 self.show_snapshot(model)
 
     def show_snapshot(self, model: PluginModel) -> None:
-        """Make ``model`` the snapshot on screen."""
+        """Make ``model`` the snapshot on screen, through the lens."""
+        self.whole = model
+        if self.lens is not None and self.lens not in hosts_of(model):
+            self.lens = None  # the host's files are gone: every host again
+        model = host_lens(model, self.lens)
         self.model = model
         if self._freeze_heap and model.settled:
             self._freeze_heap = False
@@ -415,7 +426,8 @@ class PickerApp(KeyOrderApp):
         self.catalog = self._projector.project(model)
         self.refresh_rows()
         summary = summarize(model, self.catalog)
-        self._set_text("#status", summary.text)
+        lens = f"{HOST_NAMES.get(self.lens, self.lens)}'s view · " if self.lens else ""
+        self._set_text("#status", lens + summary.text)
         self._set_text("#warning", summary.warning or "", shown=summary.warning is not None)
         title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
         self._set_text("#title", title)
@@ -505,9 +517,10 @@ class PickerApp(KeyOrderApp):
             self.folded ^= {server.name}
             self.refresh_rows()
         elif row.tool is not None:
-            tool, on = row.tool, not row.enabled
+            tool, on, lens = row.tool, not row.enabled, self.lens
             self.run_operation(
-                "Toggle", lambda: self.source.tool_set_enabled(server.name, tool, on)
+                "Toggle",
+                lambda: self.source.tool_set_enabled(server.name, tool, on, host=lens),
             )
 
     @on(PickerList.MarkClicked, "#picker")
@@ -675,8 +688,10 @@ class PickerApp(KeyOrderApp):
     def _enable(self, name: str) -> None:
         """Clear a server's disabled flag in the config; the bridge starts it."""
 
+        lens = self.lens
+
         async def enable() -> None:
-            await self.source.server_set_disabled(name, False)
+            await self.source.server_set_disabled(name, False, host=lens)
             self._follow_start(name, "Enabled", again=False)
 
         self.run_operation("Enable", enable)
@@ -715,9 +730,10 @@ class PickerApp(KeyOrderApp):
             return
         if self.refuse_shadowed(current[1]):
             return
-        name = current[1].name
+        name, lens = current[1].name, self.lens
         self.run_operation(
-            "All on" if on else "All off", lambda: self.source.tools_set_enabled(name, on)
+            "All on" if on else "All off",
+            lambda: self.source.tools_set_enabled(name, on, host=lens),
         )
 
     def action_remove(self) -> None:
@@ -1027,6 +1043,22 @@ class PickerApp(KeyOrderApp):
             self.notify(f"{server.name} has not been started: it has no log yet.", timeout=3)
             return
         self.push_screen(LogViewScreen(server.name, Path(server.log_path)))
+
+    def action_next_lens(self) -> None:
+        """h: look through the next host's lens (every host, then each host found): the rows,
+        counts and budget become what that host's model gets, and a switch is that host's."""
+        hosts = hosts_of(self.whole)
+        if not hosts:
+            self.notify("One config file: there are no hosts to look through.", timeout=3)
+            return
+        order: list[str | None] = [None, *hosts]
+        self.lens = order[(order.index(self.lens) + 1) % len(order)]
+        self.show_snapshot(self.whole)
+        if self.lens is None:
+            self.notify("Every host: a switch goes to each host holding the server.", timeout=3)
+        else:
+            name = HOST_NAMES.get(self.lens, self.lens)
+            self.notify(f"{name}'s view: what its model gets; a switch is its alone.", timeout=3)
 
     def action_help(self) -> None:
         """?: every key."""

@@ -118,6 +118,11 @@ WORKSPACE_KEYS: tuple[tuple[str, str], ...] = (
     ),
     ("a", "add a server: choose the file it goes to (default: your agentty user file)"),
     (
+        "h",
+        "look through each host's lens in turn (every host, then claude, codex, …): the rows,"
+        " counts and budget are what that host's model gets, and a switch is its alone",
+    ),
+    (
         "/ src:…",
         "by file: src:claude src:local src:codex.user keep those rows, -src:… hides"
         " them (a host, a scope, or host.scope)",

@@ -77,16 +77,24 @@ class PluginSource(Protocol):
         ``source`` (default: the entry in use)."""
         ...
 
-    async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
-        """Turn one tool on or off (a config write, never a re-spawn)."""
+    async def tool_set_enabled(
+        self, server: str, tool: str, enabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """Turn one tool on or off (a config write, never a re-spawn), for every host holding
+        the server or ``host`` alone."""
         ...
 
-    async def tools_set_enabled(self, server: str, enabled: bool) -> PluginModel:
-        """Turn every tool of a server on or off."""
+    async def tools_set_enabled(
+        self, server: str, enabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """Turn every tool of a server on or off (for ``host`` alone, when given)."""
         ...
 
-    async def server_set_disabled(self, name: str, disabled: bool) -> PluginModel:
-        """Park a server in the config (stopping it) or bring it back (starting it)."""
+    async def server_set_disabled(
+        self, name: str, disabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """Park a server in the config (stopping it) or bring it back (starting it); for
+        ``host`` alone, when given."""
         ...
 
     async def reload(self) -> ReloadReport:

@@ -165,6 +165,11 @@ def over_budget_model() -> PluginModel:
     )
 
 
+def _lens(host: str | None) -> tuple[str, ...]:
+    """A call's host, recorded only when the picker narrowed it to one (its lens)."""
+    return () if host is None else (host,)
+
+
 class StaticSource:
     """A ``PluginSource`` over an in-memory model (no servers, no files)."""
 
@@ -273,8 +278,10 @@ class StaticSource:
         self.publish(self._model.model_copy(update={"servers": servers}))
         return self._model
 
-    async def tool_set_enabled(self, server: str, tool: str, enabled: bool) -> PluginModel:
-        self.calls.append(("tool_set_enabled", (server, tool, enabled)))
+    async def tool_set_enabled(
+        self, server: str, tool: str, enabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        self.calls.append(("tool_set_enabled", (server, tool, enabled, *_lens(host))))
         self._maybe_fail()
         state = self._server(server)
         tools = tuple(
@@ -283,16 +290,20 @@ class StaticSource:
         self._replace(state.model_copy(update={"tools": tools}))
         return self._model
 
-    async def tools_set_enabled(self, server: str, enabled: bool) -> PluginModel:
-        self.calls.append(("tools_set_enabled", (server, enabled)))
+    async def tools_set_enabled(
+        self, server: str, enabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        self.calls.append(("tools_set_enabled", (server, enabled, *_lens(host))))
         self._maybe_fail()
         state = self._server(server)
         tools = tuple(t.model_copy(update={"enabled": enabled}) for t in state.tools)
         self._replace(state.model_copy(update={"tools": tools}))
         return self._model
 
-    async def server_set_disabled(self, name: str, disabled: bool) -> PluginModel:
-        self.calls.append(("server_set_disabled", (name, disabled)))
+    async def server_set_disabled(
+        self, name: str, disabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        self.calls.append(("server_set_disabled", (name, disabled, *_lens(host))))
         self._maybe_fail()
         state = self._server(name)
         status = "disabled" if disabled else "connecting"

@@ -12,9 +12,10 @@ from textual.widgets import Select, Static
 
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.trust import entry_hash
-from agentty_tui.model import SourceRef, StdioSpec
+from agentty_tui.model import HostView, SourceRef, StdioSpec, ToolFilter
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen
+from agentty_tui.ui.rows import tool_key
 from agentty_tui.ui.server_form import AddServerScreen
 from tests.ui.fakes import StaticSource, settle
 from tests.ui.workspace_fakes import (
@@ -314,3 +315,41 @@ async def test_i_in_a_workspace_offers_only_files_it_does_not_read_and_imports_i
         assert app.host_files() == (elsewhere,)
     # Our user file is where an import goes, never the project's folder.
     assert asked == [Path(OUR_USER.path)]
+
+
+async def test_h_looks_through_each_hosts_lens_and_a_toggle_there_is_that_hosts_alone() -> None:
+    """``time`` is held by Claude Code (which leaves ``now`` out) and Codex (which sends it):
+    ``h`` cycles every host, Claude Code, Codex; each lens shows its host's tools and names it
+    in the status bar, and space there switches that host alone."""
+    m = workspace_model()
+    time = m.server("time")
+    assert time is not None and time.source is not None
+    claude = HostView(source=time.source, tools=ToolFilter(exclude=("now",)))
+    codex = HostView(source=CODEX_USER)
+    both = time.model_copy(update={"hosts": (claude, codex)})
+    source = StaticSource(m.model_copy(update={"servers": (*m.servers[:-1], both)}))
+    app = PickerApp(source)
+    now = tool_key("time", "now")
+
+    def status() -> str:
+        return str(app.query_one("#status", Static).render())
+
+    def now_on() -> bool:
+        return next(row.enabled for row in app.picker.rows if row.key == now)
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert now_on() and not status().startswith("Claude")
+        await pilot.press("h")
+        await pilot.pause()
+        assert status().startswith("Claude Code's view · ") and not now_on()
+        assert [row.key for row in app.picker.rows if row.kind == "server"] == [("server", "time")]
+        assert app.picker.select_key(now)
+        await pilot.press("space")
+        await settle(app)
+        await pilot.press("h")
+        await pilot.pause()
+        assert status().startswith("Codex's view · ") and now_on()
+        await pilot.press("h")
+        await pilot.pause()
+        assert not status().startswith(("Claude", "Codex"))
+    assert source.calls == [("tool_set_enabled", ("time", "now", True, "claude"))]
