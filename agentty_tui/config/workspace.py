@@ -459,7 +459,12 @@ class Workspace:
         when given), each where that host reads it; a host whose files have no switch is left
         as it is (its row and the command line say so). ``OperationError`` when no host
         holding it can be switched, or ``host`` does not hold it."""
-        views = [view for view in server.hosts if host in (None, view.source.host)]
+        # Each host runs its first entry (its own precedence: Claude Code's local over its
+        # user one): that entry's switch is the one the host obeys. A switch for its other
+        # entry would reach further than asked (a user deny rule is every project's).
+        first = {view.source.host: view for view in reversed(server.hosts)}
+        views = [view for view in server.hosts if first[view.source.host] is view]
+        views = [view for view in views if host in (None, view.source.host)]
         if not views:
             holding = ", ".join(dict.fromkeys(view.source.host for view in server.hosts))
             raise OperationError(f"{host} does not hold {server.name!r}; it is held by {holding}")

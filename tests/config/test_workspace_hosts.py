@@ -126,3 +126,17 @@ def test_a_project_servers_approval_in_claude_code_is_part_of_its_view(home: Pat
     config = _open(home).load()
     approved = {s.name: s.hosts[0].approved for s in config.servers}
     assert approved == {"echo": True, "other": False}
+
+
+def test_a_switch_goes_to_the_entry_the_host_runs_not_to_its_other_scopes(home: Path) -> None:
+    # Claude Code runs its local entry over a user one of the same name: a deny rule in the
+    # user's settings would turn the tool off in every project, so it goes to the local one.
+    project = str(home.parent / "project")
+    state = {"mcpServers": {"echo": ENTRY}, "projects": {project: {"mcpServers": {"echo": ENTRY}}}}
+    _write(home / ".claude.json", json.dumps(state))
+    workspace = _open(home)
+    workspace.load()
+    workspace.apply(SetToolEnabled(server="echo", tool="echo", enabled=False))
+    local = json.loads((home.parent / "project" / ".claude" / "settings.local.json").read_text())
+    assert local["permissions"]["deny"] == ["mcp__echo__echo"]
+    assert not (home / ".claude" / "settings.json").exists()
