@@ -129,14 +129,13 @@ def test_a_project_servers_approval_in_claude_code_is_part_of_its_view(home: Pat
 
 
 def test_a_switch_goes_to_the_entry_the_host_runs_not_to_its_other_scopes(home: Path) -> None:
-    # Claude Code runs its local entry over a user one of the same name: a deny rule in the
-    # user's settings would turn the tool off in every project, so it goes to the local one.
-    project = str(home.parent / "project")
-    state = {"mcpServers": {"echo": ENTRY}, "projects": {project: {"mcpServers": {"echo": ENTRY}}}}
-    _write(home / ".claude.json", json.dumps(state))
+    # Gemini CLI runs its project entry over a user one of the same name: an excludeTools in
+    # the user's file would turn the tool off in every project, so only the project's changes.
+    servers = json.dumps({"mcpServers": {"echo": ENTRY}})
+    user = _write(home / ".gemini" / "settings.json", servers)
+    project = _write(home.parent / "project" / ".gemini" / "settings.json", servers)
     workspace = _open(home)
     workspace.load()
     workspace.apply(SetToolEnabled(server="echo", tool="echo", enabled=False))
-    local = json.loads((home.parent / "project" / ".claude" / "settings.local.json").read_text())
-    assert local["permissions"]["deny"] == ["mcp__echo__echo"]
-    assert not (home / ".claude" / "settings.json").exists()
+    assert json.loads(project.read_text())["mcpServers"]["echo"]["excludeTools"] == ["echo"]
+    assert user.read_text() == servers
