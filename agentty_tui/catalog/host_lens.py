@@ -52,6 +52,9 @@ def _seen_by(state: ServerState, view: HostView) -> ServerState:
     update: dict[str, object] = {}
     if tools != state.tools:
         update["tools"] = tools
+    mine = tuple(v for v in state.hosts if v.source.host == view.source.host)
+    if mine != state.hosts:
+        update["hosts"] = mine  # the details of a lens are that host's
     if view.off and state.status not in ("disabled", "shadowed"):
         update["status"] = "disabled"
         update["error"] = f"off for {view.source.host}: {view.off_by or 'its switch'}"

@@ -517,11 +517,28 @@ class PickerApp(KeyOrderApp):
             self.folded ^= {server.name}
             self.refresh_rows()
         elif row.tool is not None:
-            tool, on, lens = row.tool, not row.enabled, self.lens
-            self.run_operation(
-                "Toggle",
-                lambda: self.source.tool_set_enabled(server.name, tool, on, host=lens),
-            )
+            # A tool some hosts send and others not ([~]): on for every one of them.
+            tool, on, lens = row.tool, not row.enabled or row.mixed, self.lens
+            self.run_operation("Toggle", lambda: self._toggle(server.name, tool, on, lens))
+
+    async def _toggle(self, name: str, tool: str, on: bool, lens: str | None) -> None:
+        """Switch ``tool`` for every host holding ``name`` (``lens``: one); when a host that has
+        no switch still sends it, say so: the row stays on, and why is news."""
+        model = host_lens(await self.source.tool_set_enabled(name, tool, on, host=lens), lens)
+        state = model.server(name)
+        if on or state is None or not any(t.bare == tool and t.enabled for t in state.tools):
+            return
+        still = [view.source.host for view in state.hosts if view.sends(tool)]
+        unswitched = [HOST_NAMES.get(h, h) for h in dict.fromkeys(still)]
+        one = len(unswitched) == 1
+        self.notify(
+            f"{tool} stays on: {', '.join(unswitched)} still {'sends' if one else 'send'} it "
+            f"(no per-tool switch in {'its' if one else 'their'} files); the others leave it "
+            "out.",
+            title="Toggle",
+            severity="warning",
+            markup=False,
+        )
 
     @on(PickerList.MarkClicked, "#picker")
     def _mark_clicked(self) -> None:

@@ -205,6 +205,8 @@ STATUS_MARKS = {
 
 FOLD_OPEN, FOLD_CLOSED = "▾", "▸"
 CHECK_ON, CHECK_OFF = "[x]", "[ ]"
+CHECK_MIXED = "[~]"
+"""A tool on for some hosts holding its server and off for others (``h`` shows each)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +228,8 @@ class Row:
     """Tool rows: whether the tool is on. Server rows: whether any tool is on."""
     folded: bool = False
     """Server rows: whether its tools are hidden."""
+    mixed: bool = False
+    """Tool rows: on for some hosts holding the server, off for others (``[~]``)."""
 
     @property
     def text(self) -> str:
@@ -367,7 +371,12 @@ def _off_the_wire(state: ServerState) -> list[Segment]:
 
 
 def _tool_row(
-    server: str, tool: ToolState, trimmed: bool, layout: Layout, available: bool = True
+    server: str,
+    tool: ToolState,
+    trimmed: bool,
+    layout: Layout,
+    available: bool = True,
+    mixed: bool = False,
 ) -> Row:
     if not available:  # its server is not connected: the setting shows, dimmed
         check_role = name_role = "unavailable"
@@ -377,7 +386,10 @@ def _tool_row(
         check_role, name_role = "off", "tool-name-off"
     segments: list[Segment] = [
         ("    ", "plain"),
-        (CHECK_ON if tool.enabled else CHECK_OFF, check_role),
+        (
+            CHECK_MIXED if mixed and tool.enabled else CHECK_ON if tool.enabled else CHECK_OFF,
+            check_role,
+        ),
         (" ", "plain"),
         (safe_line(tool.bare).ljust(layout.tool_width), name_role),
         *tool_cells(tool, trimmed, layout),
@@ -389,6 +401,7 @@ def _tool_row(
         segments=tuple(segments),
         tool=tool.bare,
         enabled=tool.enabled,
+        mixed=mixed and tool.enabled,
     )
 
 
@@ -480,7 +493,10 @@ def _server_rows(
         return tuple(rows)
     name = state.name
     available = state.status == "connected"
+    # Each host's entry in use (its first): do they differ about a tool?
+    views = list({view.source.host: view for view in reversed(state.hosts)}.values())
     for tool in tools:
         trims = tool.enabled and tool.bare in trimmed
-        rows.append(_tool_row(name, tool, trims, layout, available))
+        mixed = len({view.sends(tool.bare) for view in views}) > 1
+        rows.append(_tool_row(name, tool, trims, layout, available, mixed))
     return tuple(rows)

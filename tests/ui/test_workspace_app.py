@@ -12,10 +12,10 @@ from textual.widgets import Select, Static
 
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.trust import entry_hash
-from agentty_tui.model import HostView, SourceRef, StdioSpec, ToolFilter
+from agentty_tui.model import HostView, PluginModel, SourceRef, StdioSpec, ToolFilter
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ConfirmScreen, HelpScreen, ServerDetailsScreen
-from agentty_tui.ui.rows import tool_key
+from agentty_tui.ui.rows import Row, tool_key
 from agentty_tui.ui.server_form import AddServerScreen
 from tests.ui.fakes import StaticSource, settle
 from tests.ui.workspace_fakes import (
@@ -353,3 +353,50 @@ async def test_h_looks_through_each_hosts_lens_and_a_toggle_there_is_that_hosts_
         await pilot.pause()
         assert not status().startswith(("Claude", "Codex"))
     assert source.calls == [("tool_set_enabled", ("time", "now", True, "claude"))]
+
+
+async def test_a_tool_hosts_differ_about_shows_mixed_and_space_turns_it_on_for_all() -> None:
+    """``now`` of ``time``: Claude Code leaves it out, Cursor (no switch) sends it: ``[~]``;
+    space turns it on for every host; off again, it stays on for Cursor, and a warning says
+    why."""
+    m = workspace_model()
+    time = m.server("time")
+    assert time is not None and time.source is not None
+    cursor = HostView(source=CODEX_USER.model_copy(update={"host": "cursor"}))
+    off = HostView(source=time.source, tools=ToolFilter(exclude=("now",)))
+    mixed = time.model_copy(update={"hosts": (off, cursor)})
+
+    class Hosts(StaticSource):
+        async def tool_set_enabled(
+            self, server: str, tool: str, enabled: bool, *, host: str | None = None
+        ) -> PluginModel:
+            await super().tool_set_enabled(server, tool, enabled, host=host)
+            # As the bridge would: Claude Code follows the switch; Cursor sends it whatever.
+            claude = off if not enabled else off.model_copy(update={"tools": ToolFilter()})
+            state = self._server(server).model_copy(
+                update={"hosts": (claude, cursor), "tools": mixed.tools}
+            )
+            self._replace(state)
+            return self._model
+
+    source = Hosts(m.model_copy(update={"servers": (*m.servers[:-1], mixed)}))
+    app = PickerApp(source)
+    now = tool_key("time", "now")
+
+    def row() -> Row:
+        return next(r for r in app.picker.rows if r.key == now)
+
+    async with app.run_test(size=(120, 30)) as pilot:
+        assert row().mixed and "[~] now" in row().text
+        assert app.picker.select_key(now)
+        await pilot.press("space")
+        await settle(app)
+        await pilot.pause()
+        assert not row().mixed and "[x] now" in row().text
+        await pilot.press("space")
+        await settle(app)
+        await pilot.pause()
+        assert row().mixed
+        (said,) = [n.message for n in app._notifications if n.title == "Toggle"]
+        assert said.startswith("now stays on: Cursor still sends it (no per-tool switch")
+    assert [call[1] for call in source.calls] == [("time", "now", True), ("time", "now", False)]
