@@ -46,7 +46,7 @@ from agentty_tui.config.hosts.claude.statelock import claude_state_lock, refresh
 from agentty_tui.config.locking import locked
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
-from agentty_tui.model import PluginConfig, SourceRef
+from agentty_tui.model import PluginConfig
 
 __all__ = [
     "ConfigStore",
@@ -383,26 +383,15 @@ class ConfigStore(DocumentStore[ConfigEdit, PluginConfig]):
             info.st_mtime_ns,
         )
 
-    def watched_paths(self) -> tuple[Path, ...]:
-        """The one file (``ConfigSource``)."""
-        return (self.path,)
-
-    def apply(
-        self, edit: ConfigEdit | Sequence[ConfigEdit], *, source: SourceRef | None = None
-    ) -> PluginConfig:
+    def apply(self, edit: ConfigEdit | Sequence[ConfigEdit]) -> PluginConfig:
         """Write ``edit`` (or several, as one write) into the file; return the config afterwards.
 
         The edit is applied to the file's content as of now, not as of the last ``load``. A file
         that does not parse is left untouched (``ConfigError``); so is one whose edit is a no-op,
         and a read-only one (``ReadOnlyFileError``).
         A missing file (and its directory) is created. Several edits are applied in order and
-        written together: all of them land, or none. ``source`` (``ConfigSource``) is for a
-        workspace; one file is its only source.
+        written together: all of them land, or none.
         """
-        if source is not None and Path(source.path) != self.path:
-            raise ConfigError(
-                f"this config is one file; {source.path} is not it", path=self._display
-            )
         return super().apply(edit)
 
     def _result(self, value: PluginConfig, snapshot: _Snapshot | None) -> PluginConfig:
