@@ -43,7 +43,7 @@ from _common import (
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.config import ConfigStore
-from tests.servers import flood_argv, plain_argv
+from tests.servers import flood_argv, plain_sdk_argv
 
 SCENARIOS: dict[str, tuple[str, ...]] = {
     "idle server (baseline)": (),
@@ -96,7 +96,7 @@ async def main() -> None:
                     ),
                     {
                         "hostile": server_entry(flood_argv(*options, "--name", token)),
-                        "healthy": server_entry(plain_argv("--name", token)),
+                        "healthy": server_entry(plain_sdk_argv("--name", token)),
                     },
                 )
                 cpu, latencies, size, relists = await _measure(config, dirs.logs, window)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.helpers import serve_over_http
-from tests.servers import gated_argv, plain_argv
+from tests.servers import gated_argv, plain_sdk_argv
 
 DEV_EXAMPLES = 10
 """Examples a property test runs at most under the ``dev`` profile."""
@@ -117,7 +117,7 @@ def _one_of_its_group_at_a_time(
 def http_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
     """A plain server on a loopback port; yields (transport, url)."""
     transport: str = request.param
-    with serve_over_http(plain_argv("--name", "web"), transport) as url:
+    with serve_over_http(plain_sdk_argv("--name", "web"), transport) as url:
         yield transport, url
 
 

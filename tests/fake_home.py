@@ -5,7 +5,7 @@ with several projects, Claude Desktop, Cursor, Gemini CLI, VS Code and Codex use
 ``root/project`` (a git repository root with ``.mcp.json``, ``.cursor/``, ``.gemini/``,
 ``.vscode/`` and ``.codex/`` files), and returns where everything is plus a manifest: which
 servers each file holds and how each is reached. Every server is runnable: by default
-``tests/servers/plain_server.py`` under ``sys.executable``, with ``--name`` set to a label
+``tests/servers/light_plain_server.py`` under ``sys.executable``, with ``--name`` set to a label
 unique to the entry, so two entries are the same connection only where planned.
 
 Planned cases (each can be turned off):
@@ -383,7 +383,7 @@ def build_fake_home(
     ``untrusted`` (``REPO_TOOL``), ``url`` (``REMOTE_DOCS`` in ``url_source``; ``None`` for
     none), ``prompted_input`` (``VAULT``) and ``muted`` (``MUTED``), each only where its source
     is selected. ``server_command`` starts every stdio server (see ``ServerCommand``; default
-    ``plain_server.py``); ``codex_home`` puts Codex's file under ``$CODEX_HOME`` instead.
+    ``light_plain_server.py``); ``codex_home`` puts Codex's file under ``$CODEX_HOME`` instead.
     """
     selected = list(SOURCES) if sources is None else [k for k in SOURCES if k in sources]
     unknown = sorted({*(sources or ()), *twins, url_source} - set(SOURCES))

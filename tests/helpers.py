@@ -98,7 +98,7 @@ def write_file(path: Path, text: str) -> Path:
 
 
 def dialect_files() -> list[tuple[str, str, str, str]]:
-    """One config file per host dialect, each holding ``plain_server.py`` as ``plain``.
+    """One config file per host dialect, each holding ``light_plain_server.py`` as ``plain``.
 
     ``(dialect, file name, text, what the file says once echo is off)``; the texts carry
     comments and keys of their own that every write must keep.

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from typing import Any
 
 import mcp_types as types
@@ -21,7 +19,7 @@ from agentty_tui.catalog import project_catalog
 from agentty_tui.model import NativeTool, PluginModel, ServerInfo, ServerState, StdioSpec, ToolState
 from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
 from tests.conftest import WriteConfig
-from tests.helpers import stdio_entry
+from tests.helpers import run_cli, stdio_entry
 from tests.hostile_text import hostile_text, unsafe_chars
 from tests.servers import GATED_BASE_TOOLS, PLAIN_TOOLS, gated_argv, plain_argv
 
@@ -131,13 +129,7 @@ def test_list_text_lines_the_labels_up_across_servers(write_config: WriteConfig)
     """``agentty-tui list`` on two real servers whose tool names differ in length: every
     tool's label starts in the same column, whichever server it belongs to."""
     path = write_config({"plain": stdio_entry(plain_argv()), "gated": stdio_entry(gated_argv())})
-    result = subprocess.run(
-        [sys.executable, "-m", "agentty_tui", "list", "--config", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = run_cli("list", "--config", str(path))
     assert result.returncode == 0, result.stderr
     tools = [TOOL_LINE.match(line) for line in result.stdout.split("\n")]
     found = [match for match in tools if match is not None]

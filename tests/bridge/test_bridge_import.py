@@ -1,7 +1,7 @@
 """The bridge's import of another host's servers (the picker's ``i``): the bridge plans it,
 writes the config itself, then reloads, so the servers added appear in its snapshots.
 
-Real files and real stdio servers (``plain_server.py``): a Codex ``config.toml`` is imported
+Real files and real stdio servers (``light_plain_server.py``): a Codex ``config.toml`` is imported
 into one config file, a folder's ``.mcp.json`` comes disabled, and a workspace imports into our
 user file.
 """

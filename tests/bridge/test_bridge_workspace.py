@@ -1,7 +1,7 @@
 """The bridge on a workspace: project servers held back until trusted (on disk, or for the run
 for a file others can write), and a server added to a file named on purpose.
 
-A fake home (``tests/fake_home.py``) with real stdio servers (``plain_server.py``).
+A fake home (``tests/fake_home.py``) with real stdio servers (``light_plain_server.py``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ import pytest
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError
-from tests.helpers import free_port, serving
+from tests.helpers import free_port, run_cli, serving
 from tests.servers import python_server_argv
 
 
@@ -104,21 +103,18 @@ async def test_remove_and_quit_end_each_session_with_a_delete(
     assert all(len(line.split()) == 2 for line in deletes)
 
 
-@pytest.mark.anyio
-async def test_cli_list_and_call_end_their_sessions(
+def test_cli_list_and_call_end_their_sessions(
     session_server: SessionServer, tmp_path: Path
 ) -> None:
+    # The commands run in this process (each runs its own event loop, so the test has none).
     path = _config(tmp_path, web=session_server.url)
-    base = [sys.executable, "-m", "agentty_tui"]
-    listed = await anyio.run_process([*base, "list", "--config", str(path)], check=False)
+    listed = run_cli("list", "--config", str(path))
     assert listed.returncode == 0, listed.stderr
-    await session_server.wait_for(1, "delete")
-    called = await anyio.run_process(
-        [*base, "call", "web", "add", '{"a": 2, "b": 3}', "--config", str(path)], check=False
-    )
+    anyio.run(session_server.wait_for, 1, "delete")
+    called = run_cli("call", "web", "add", '{"a": 2, "b": 3}', "--config", str(path))
     assert called.returncode == 0, called.stderr
-    assert called.stdout.decode().strip() == "5"
-    await session_server.wait_for(2, "delete")
+    assert called.stdout.strip() == "5"
+    anyio.run(session_server.wait_for, 2, "delete")
     assert session_server.seen() == [
         "initialize",
         session_server.seen()[1],

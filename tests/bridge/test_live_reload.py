@@ -1,6 +1,6 @@
 """Outside edits, live: a bridge that watches its files reloads on an edit made elsewhere.
 
-Real files and real stdio servers (``plain_server.py``): an outside rewrite of one entry
+Real files and real stdio servers (``light_plain_server.py``): an outside rewrite of one entry
 restarts that server alone; our own writes cause no second reload; a file created later joins
 the workspace; a burst of writes is one reload or two, not one each.
 """

@@ -27,7 +27,7 @@ from agentty_tui.bridge.auth.storage import FileVault, ServerTokenStorage
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.model import StdioSpec
-from tests.servers import plain_argv
+from tests.servers import plain_sdk_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -48,7 +48,7 @@ def seam(name: str) -> Iterator[None]:
 @asynccontextmanager
 async def plain_client(log_dir: Path) -> AsyncIterator[Client]:
     """A client connected to a real ``plain_server.py`` over our own stdio transport."""
-    argv = plain_argv()
+    argv = plain_sdk_argv()
     spec = StdioSpec(command=argv[0], args=tuple(argv[1:]))
     transport = StdioTransport(spec, ServerLog(log_dir, "plain", None))
     async with Client(transport, mode="auto", read_timeout_seconds=30) as client:

@@ -1,6 +1,6 @@
 """A config file others can change does not start its stdio servers until the user trusts it.
 
-Real files with real modes and owners, a real stdio server (``plain_server.py``) and a real
+Real files with real modes and owners, a real stdio server (``light_plain_server.py``) and a real
 HTTP one: the stdio server's process must not exist before the trust, and must connect after.
 """
 
@@ -20,7 +20,7 @@ from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError
 from agentty_tui.model import PluginModel
 from tests.helpers import serve_over_http, stdio_entry, url_entry, wait_until_gone
-from tests.servers import plain_argv
+from tests.servers import plain_argv, plain_sdk_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +36,7 @@ def untrusted_message(path: Path, mode: int = 0o666) -> str:
 
 
 def plain_children() -> list[int]:
-    """PIDs of stdio ``plain_server.py`` processes that are children of this test process (the
+    """PIDs of stdio ``light_plain_server.py`` processes that are children of this test process (the
     HTTP one, run with ``--transport``, is not)."""
     found = []
     for entry in Path("/proc").iterdir():
@@ -48,7 +48,7 @@ def plain_children() -> list[int]:
         except OSError:
             continue
         parent = int(stat.rsplit(")", 1)[1].split()[1])
-        stdio = b"plain_server.py" in cmdline and b"--transport" not in cmdline
+        stdio = b"light_plain_server.py" in cmdline and b"--transport" not in cmdline
         if parent == os.getpid() and stdio:
             found.append(int(entry.name))
     return found
@@ -57,7 +57,7 @@ def plain_children() -> list[int]:
 @pytest.fixture
 def web_url() -> Iterator[str]:
     """A plain server over Streamable HTTP (it runs nothing of the config's)."""
-    with serve_over_http(plain_argv("--name", "web"), "streamable-http") as url:
+    with serve_over_http(plain_sdk_argv("--name", "web"), "streamable-http") as url:
         yield url
 
 

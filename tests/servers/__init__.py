@@ -6,6 +6,8 @@ protocol to stdout. The Python ones run under ``sys.executable`` (the interprete
 running the tests, so the venv's mcp 2.x is importable).
 
 - ``plain_server.py``    static tools: echo, add, pid, sleep.
+- ``light_plain_server.py`` the same four tools without the SDK (stdio): starts in tens of ms,
+                         for the many tests that test the client, not the server.
 - ``gated_server.py``    toolsets revealed at run time; notifies tools/list_changed in
                          both protocol eras; ``burst(count)`` for coalescing tests.
 - ``paged_server.py``    paginated tools/list (25 tools, 10 per page by default).
@@ -60,7 +62,14 @@ def python_server_argv(script: str, *extra: str) -> list[str]:
 
 
 def plain_argv(*extra: str) -> list[str]:
-    """argv for ``plain_server.py``; e.g. ``plain_argv("--name", "alpha")``."""
+    """argv for ``light_plain_server.py``, the plain server without the SDK (stdio only); e.g.
+    ``plain_argv("--name", "alpha")``. What most tests start: they test the client."""
+    return python_server_argv("light_plain_server.py", *extra)
+
+
+def plain_sdk_argv(*extra: str) -> list[str]:
+    """argv for ``plain_server.py``, the same tools served by the SDK: for HTTP transports and
+    for tests of how the client meets the SDK's own server."""
     return python_server_argv("plain_server.py", *extra)
 
 
@@ -158,6 +167,7 @@ __all__ = [
     "legacy_ts_available",
     "paged_argv",
     "plain_argv",
+    "plain_sdk_argv",
     "python_server_argv",
     "scalable_argv",
     "scalable_tool_names",

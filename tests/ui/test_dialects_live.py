@@ -1,8 +1,8 @@
 """The picker on each host's own config file and on each URL transport.
 
-One real ``plain_server.py`` per file; space turns ``echo`` off through the bridge, and the file
-must then say so the way its host reads it, with its comments and other keys kept. A gated
-server over Streamable HTTP and SSE: toggled, and its revealed tools appear live.
+One real ``light_plain_server.py`` per file; space turns ``echo`` off through the bridge, and
+the file must then say so the way its host reads it, with its comments and other keys kept. A
+gated server over Streamable HTTP and SSE: toggled, and its revealed tools appear live.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import time
+import webbrowser
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +16,10 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import free_port, serving
+from tests.helpers import free_port, run_cli, serving
 from tests.servers import SERVERS_DIR, python_server_argv
+
+STANDIN_BROWSER = SERVERS_DIR / "standin_browser.py"
 
 
 @dataclass
@@ -62,33 +65,85 @@ class OAuthServer:
 
 
 @pytest.fixture
-def oauth_server(tmp_path: Path) -> Iterator[OAuthServer]:
-    """The server with one-hour tokens."""
+def oauth_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OAuthServer]:
+    """The server with one-hour tokens. A test marked ``oauth_server(*OPTIONS)`` gets it started
+    with those options instead, one marked ``oauth_server(started=False)`` starts it itself
+    (each start costs the SDK's imports: a start the test replaces at once is waste)."""
+    marker = request.node.get_closest_marker("oauth_server")
     server = OAuthServer(free_port(), tmp_path / "grants.txt")
-    server.start()
+    if marker is None or marker.kwargs.get("started", True):
+        server.start(*(marker.args if marker is not None else ()))
     yield server
     server.stop()
 
 
+class StandinBrowser(webbrowser.BaseBrowser):
+    """What ``webbrowser.open`` runs in this process while a test arms it: ``standin_browser.py``
+    as a child, reading its marker file and mode from the environment of that moment.
+
+    ``$BROWSER`` cannot serve a login run in this process: ``webbrowser`` reads it once, at its
+    first use in the process, so a later test's ``$BROWSER`` would never be seen. Registered once
+    a process as the preferred browser; disarmed, it opens nothing and ``webbrowser`` goes on
+    to the next browser, as before it was registered.
+    """
+
+    armed = False
+
+    def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
+        """Run the stand-in on ``url`` and wait for it, as ``webbrowser`` waits for a command."""
+        if not self.armed:
+            return False
+        child = subprocess.run([sys.executable, str(STANDIN_BROWSER), url], check=False)
+        return child.returncode == 0
+
+
+_STANDIN = StandinBrowser("standin")
+
+
+@pytest.fixture(scope="session")
+def _standin_registered() -> StandinBrowser:
+    """The stand-in, first in ``webbrowser``'s order for the rest of this process."""
+    webbrowser.register("agentty-standin", None, _STANDIN, preferred=True)
+    return _STANDIN
+
+
+@pytest.fixture
+def standin_browser(_standin_registered: StandinBrowser) -> Iterator[StandinBrowser]:
+    """The stand-in browser armed for one test's logins in this process."""
+    _STANDIN.armed = True
+    try:
+        yield _STANDIN
+    finally:
+        _STANDIN.armed = False
+
+
 @dataclass
 class Cli:
-    """``agentty-tui`` run as a child process against one config, with a stand-in browser."""
+    """``agentty-tui`` run against one config (in this process, or as a child process), with a
+    stand-in browser."""
 
     config: Path
     marker: Path
     env: dict[str, str]
     outputs: list[str] = field(default_factory=list)
 
-    def run(self, *args: str, timeout: float = 90, **env: str) -> subprocess.CompletedProcess[str]:
-        """Run one command; its stdout and stderr are kept for the no-secret check."""
-        result = subprocess.run(
-            [sys.executable, "-m", "agentty_tui", *args, "--config", str(self.config)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env={**os.environ, **self.env, **env},
-            check=False,
-        )
+    def run(
+        self, *args: str, process: bool = False, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        """Run one command in this process (``run_cli``), or with ``process`` as a child whose
+        ``$BROWSER`` is the stand-in; its stdout and stderr are kept for the no-secret check."""
+        argv = [*args, "--config", str(self.config)]
+        if process:
+            result = subprocess.run(
+                [sys.executable, "-m", "agentty_tui", *argv],
+                capture_output=True,
+                text=True,
+                timeout=90,
+                env={**os.environ, **self.env, **env},
+                check=False,
+            )
+        else:
+            result = run_cli(*argv, env={**self.env, **env})
         self.outputs += [result.stdout, result.stderr]
         return result
 
@@ -105,14 +160,14 @@ class Cli:
 
 
 @pytest.fixture
-def cli(tmp_path: Path, oauth_server: OAuthServer) -> Cli:
+def cli(tmp_path: Path, oauth_server: OAuthServer, standin_browser: StandinBrowser) -> Cli:
     """A config with the protected server as ``web``, and ``$BROWSER`` set to the stand-in."""
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"web": {"url": oauth_server.url}}}))
-    # webbrowser runs $BROWSER as one executable, so a tiny script runs the Python stand-in.
+    # For a child process. webbrowser runs $BROWSER as one executable, so a tiny script runs
+    # the Python stand-in.
     browser = tmp_path / "browser"
-    script = SERVERS_DIR / "standin_browser.py"
-    browser.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    browser.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{STANDIN_BROWSER}" "$@"\n')
     browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
     marker = tmp_path / "browser-runs.txt"
     env = {

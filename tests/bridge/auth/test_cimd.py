@@ -77,6 +77,7 @@ def document_host(certificate: tuple[Path, Path]) -> Iterator[tuple[ThreadingHTT
     thread.join(timeout=10)
 
 
+@pytest.mark.oauth_server(started=False)
 def test_metadata_document_url_is_the_client_id(
     cli: Cli,
     oauth_server: OAuthServer,

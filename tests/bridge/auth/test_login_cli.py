@@ -1,5 +1,8 @@
-"""The OAuth login end to end: ``agentty-tui list / login / call / logout`` as child processes,
-against a real authorization server and protected MCP server on loopback."""
+"""The OAuth login end to end: ``agentty-tui list / login / call / logout`` against a real
+authorization server and protected MCP server on loopback.
+
+The commands run in this process (``run_cli``) but for one login, run as a child process with
+``$BROWSER`` set, as a user runs it; the stored token is then read by a fresh command."""
 
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ def test_list_says_needs_login_and_opens_no_browser(cli: Cli, oauth_server: OAut
 def test_login_with_dcr_then_call_in_a_fresh_process(
     cli: Cli, oauth_server: OAuthServer, tmp_path: Path
 ) -> None:
-    result = cli.run("login", "web")
+    result = cli.run("login", "web", process=True)  # $BROWSER, as a user's shell sets it
     assert result.returncode == 0, result.stderr
     # The whole URL is shown (for copying), with PKCE S256, state, resource and scope.
     url = next(line.strip() for line in result.stderr.splitlines() if "/authorize?" in line)
@@ -55,7 +58,7 @@ def test_login_with_dcr_then_call_in_a_fresh_process(
         assert part in url
     assert cli.browser_runs() == ["opened final 200"]
     assert oauth_server.grants() == ["register", "code"]
-    called = cli.run("call", "web", "add", '{"a": 2, "b": 3}')  # a new process: stored token
+    called = cli.run("call", "web", "add", '{"a": 2, "b": 3}')  # a new command: stored token
     assert called.returncode == 0, called.stderr
     assert called.stdout.strip() == "5"
     web = cli.list_json()
@@ -116,18 +119,26 @@ def test_logout_forgets_everything_and_list_needs_login_again(cli: Cli, tmp_path
     assert cli.run("logout", "web").stdout.strip() == "'web' was not logged in"
 
 
-@pytest.mark.anyio
-async def test_expired_token_is_refreshed_without_a_browser(
+def _until(moment: float) -> None:
+    """Return once the wall clock is past ``moment`` (at most 30 s from now)."""
+
+    async def wait() -> None:
+        with anyio.fail_after(30):
+            # Waiting on the clock itself: no event says that a time has passed.
+            while time.time() <= moment:  # noqa: ASYNC110
+                await anyio.sleep(0.2)
+
+    anyio.run(wait)
+
+
+@pytest.mark.oauth_server("--token-lifetime", "2")
+def test_expired_token_is_refreshed_without_a_browser(
     cli: Cli, oauth_server: OAuthServer, tmp_path: Path
 ) -> None:
-    oauth_server.start("--token-lifetime", "2")
     _login(cli)
     expires_at = _record(tmp_path)["expires_at"]
     assert isinstance(expires_at, float)
-    with anyio.fail_after(30):
-        # Waiting on the clock itself: the access token must really have expired.
-        while time.time() <= expires_at + 0.5:  # noqa: ASYNC110
-            await anyio.sleep(0.2)
+    _until(expires_at + 0.5)  # the access token must really have expired
     runs = len(cli.browser_runs())
     called = cli.run("call", "web", "add", '{"a": 20, "b": 22}')
     assert called.returncode == 0, called.stderr
@@ -164,20 +175,20 @@ def test_revoked_refresh_token_is_needs_login_not_a_crash(
     assert "Traceback" not in called.stderr
 
 
+@pytest.mark.oauth_server("--pkce-methods", "plain")
 def test_server_without_pkce_s256_is_refused(cli: Cli, oauth_server: OAuthServer) -> None:
-    oauth_server.start("--pkce-methods", "plain")
     result = cli.run("login", "web")
     assert result.returncode == 1
     assert "does not advertise PKCE S256" in result.stderr
     assert cli.browser_runs() == []  # refused before any browser was opened
 
 
+@pytest.mark.oauth_server("--invalid-metadata")
 def test_metadata_that_does_not_validate_is_named_not_taken_for_a_missing_s256(
     cli: Cli, oauth_server: OAuthServer
 ) -> None:
     # The metadata lists S256, but its token_endpoint is not a URL: the SDK passes it over, and
     # the refusal must say so rather than blame PKCE.
-    oauth_server.start("--invalid-metadata")
     result = cli.run("login", "web")
     assert result.returncode == 1
     assert "does not advertise PKCE S256" not in result.stderr
@@ -195,6 +206,7 @@ def test_login_of_a_stdio_server_is_refused(cli: Cli, tmp_path: Path) -> None:
     assert os.environ.get("XDG_STATE_HOME")
 
 
+@pytest.mark.oauth_server(started=False)
 def test_pre_registered_client_from_the_config(
     cli: Cli, oauth_server: OAuthServer, tmp_path: Path
 ) -> None:

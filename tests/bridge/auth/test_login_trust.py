@@ -9,9 +9,7 @@ header (``X-Api-Key: ${WEB_KEY}``), which a login would send with its first requ
 from __future__ import annotations
 
 import json
-import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,8 +21,7 @@ from agentty_tui.config.workspace import open_workspace
 from agentty_tui.errors import OperationError
 from tests.bridge.auth.conftest import OAuthServer
 from tests.fake_home import FakeHome, small_fake_home
-from tests.helpers import free_port
-from tests.servers import SERVERS_DIR
+from tests.helpers import free_port, run_cli
 
 TIMEOUT = 30.0
 
@@ -58,31 +55,20 @@ def fake(tmp_path: Path, server: OAuthServer) -> FakeHome:
 
 
 def run(fake: FakeHome, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``agentty-tui ARGS`` in the fake project, with a stand-in browser that follows the
-    authorization redirect (so a login that is let through completes)."""
-    browser = tmp_path / "browser"
-    script = SERVERS_DIR / "standin_browser.py"
-    browser.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
-    browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
+    """``agentty-tui ARGS`` in the fake project (in this process); the stand-in browser (the
+    ``standin_browser`` fixture) follows the authorization redirect, so a login that is let
+    through completes."""
     env = {
         **fake.process_env(),
         "WEB_KEY": "key-that-must-not-leave",
-        "BROWSER": str(browser),
         "STANDIN_BROWSER_MARKER": str(tmp_path / "browser-runs.txt"),
         "AGENTTY_KEYRING": "0",
         "AGENTTY_LOGIN_TIMEOUT": "60",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "agentty_tui", *args],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        cwd=fake.cwd,
-        env=env,
-        check=False,
-    )
+    return run_cli(*args, env=env, whole_env=True, cwd=fake.cwd)
 
 
+@pytest.mark.usefixtures("standin_browser")
 def test_no_command_reaches_an_untrusted_project_url_server(fake: FakeHome, tmp_path: Path) -> None:
     login = run(fake, tmp_path, "login", "web")
     assert login.returncode == 1
@@ -104,6 +90,7 @@ def test_no_command_reaches_an_untrusted_project_url_server(fake: FakeHome, tmp_
     assert any("x-api-key" in line for line in requests(tmp_path))
 
 
+@pytest.mark.usefixtures("standin_browser")
 def test_trust_for_one_run_lets_the_login_through(fake: FakeHome, tmp_path: Path) -> None:
     login = run(fake, tmp_path, "login", "web", "--trust")
     assert login.returncode == 0, login.stderr

@@ -32,16 +32,16 @@ def test_call_steps_up_through_the_browser_once(cli: Cli, oauth_server: OAuthSer
     assert "scope=mcp%3Atools+mcp%3Aadmin" in url
     assert oauth_server.grants() == ["register", "code", "step-up", "code"]
     assert len(cli.browser_runs()) == 2
-    again = cli.run("call", "web", "admin_report")  # a new process: the larger token is kept
+    again = cli.run("call", "web", "admin_report")  # a new command: the larger token is kept
     assert again.returncode == 0, again.stderr
     assert oauth_server.grants() == ["register", "code", "step-up", "code"]
     assert len(cli.browser_runs()) == 2
 
 
+@pytest.mark.oauth_server("--withhold-admin")
 def test_step_up_that_never_succeeds_gives_up_after_the_limit(
     cli: Cli, oauth_server: OAuthServer
 ) -> None:
-    oauth_server.start("--withhold-admin")
     _login(cli)
     called = cli.run("call", "web", "admin_report")
     assert called.returncode == 1
@@ -51,10 +51,10 @@ def test_step_up_that_never_succeeds_gives_up_after_the_limit(
     assert oauth_server.grants().count("step-up") == 3
 
 
+@pytest.mark.oauth_server("--admin-scope-never")
 def test_refusal_for_a_scope_already_held_is_not_retried(
     cli: Cli, oauth_server: OAuthServer
 ) -> None:
-    oauth_server.start("--admin-scope-never")
     _login(cli)
     called = cli.run("call", "web", "admin_report")
     assert called.returncode == 1
@@ -63,13 +63,21 @@ def test_refusal_for_a_scope_already_held_is_not_retried(
     assert oauth_server.grants().count("step-up") == 2
 
 
+@pytest.fixture
+def logged_in(cli: Cli) -> Cli:
+    """``cli`` after ``agentty-tui login web`` (a command runs its own event loop: before the
+    test's)."""
+    _login(cli)
+    return cli
+
+
 @pytest.mark.anyio
 async def test_bridge_session_turns_needs_login_and_the_login_asks_for_more(
-    cli: Cli, oauth_server: OAuthServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    logged_in: Cli, oauth_server: OAuthServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    cli = logged_in
     for key, value in cli.env.items():
         monkeypatch.setenv(key, value)
-    _login(cli)
     cli.config.write_text(json.dumps({"mcpServers": {"web": {"url": oauth_server.url}}}))
     async with Bridge(ConfigStore(cli.config), log_dir=tmp_path / "logs") as bridge:
         model = await bridge.settled(30)
