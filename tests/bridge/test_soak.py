@@ -49,8 +49,12 @@ def test_200_cycles_leave_no_process_fd_or_thread_and_memory_stays_flat() -> Non
     late = [p for cycle, p in points.items() if cycle >= 50]
     for key in ("fds", "threads"):
         assert max(p[key] for p in late) <= report["before"][key], (key, points)
-    # The worker pool is bounded by how many blocking calls overlap, never by the cycles.
-    assert max(p["workers"] for p in late) <= report["before"]["workers"] + 2, points
+    # The worker pool is bounded by how many blocking calls overlap, never by the cycles. Its
+    # size is its peak so far: anyio lets an idle worker go only at a later call, after 10 s
+    # idle. The peak follows timing (3 to 5 workers seen at any commit of 2026-12-02, alone or
+    # beside other tests); a pool that grew with the cycles would pass this many within tens
+    # of them.
+    assert max(p["workers"] for p in late) <= report["before"]["workers"] + 6, points
     # With CPython's type cache cleared at each checkpoint (see soak_cycles) the figure is flat
     # to about a kilobyte over 50 cycles; a leak of a few hundred bytes a cycle would show.
     memory = [p["memory"] for p in late]
