@@ -1,5 +1,6 @@
 """Fixtures of the host-program tests: a fake home per host (each skips where its program
-is not installed)."""
+is not installed). Every test here but the stand-in's own runs a host program (3 to 18 s a
+run), so each is ``slow``: the quick run leaves them out, the README's command runs them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ from tests.hosts.claude_code import ClaudeCodeHome
 from tests.hosts.codex_cli import CodexHome
 from tests.hosts.gemini_cli import GeminiHome
 from tests.hosts.programs import program_path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test of this folder that runs a host program ``slow`` (the stand-in's own
+    tests run none)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents and item.path.name != "test_standin.py":
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
