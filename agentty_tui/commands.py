@@ -53,6 +53,7 @@ from agentty_tui.model import (
     ServerConfig,
     ServerSpec,
     SourceRef,
+    hosts_in_use,
 )
 from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
 from agentty_tui.terminal_text import safe_block, safe_line, safe_message
@@ -445,7 +446,7 @@ def _switched(config: PluginConfig, name: str, what: str, host: str | None) -> s
     if server is None or not server.hosts:
         return ""
     sites: list[str] = []
-    for view in server.hosts:
+    for view in hosts_in_use(server.hosts):
         if host is not None and view.source.host != host:
             continue
         site = view.tool_switch if what == "tool" else view.server_switch

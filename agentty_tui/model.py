@@ -39,6 +39,7 @@ from agentty_tui.specs import (
     SpecField,
     StdioSpec,
     ToolFilter,
+    hosts_in_use,
 )
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "ToolFilter",
     "ToolState",
     "derive_tools",
+    "hosts_in_use",
     "next_revision",
 ]
 

@@ -16,7 +16,7 @@ from typing import Any
 from agentty_tui.catalog import WireCatalog
 from agentty_tui.config.entry_rules import fact_lines, facts_json
 from agentty_tui.frozen import thaw
-from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef
+from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, hosts_in_use
 from agentty_tui.secrets import mask_url, mask_value
 from agentty_tui.terminal_text import safe_block, safe_line
 
@@ -82,11 +82,9 @@ def _hosts_json(server: ServerState) -> dict[str, Any]:
     host's first file, in its own precedence, when it holds it in several)."""
     if not server.hosts:
         return {}
-    found: dict[str, Any] = {}
-    for view in server.hosts:
-        found.setdefault(
-            view.source.host,
-            {
+    return {
+        "hosts": {
+            view.source.host: {
                 "source": _source_json(view.source),
                 "off": view.off,
                 "off_by": view.off_by,
@@ -94,9 +92,10 @@ def _hosts_json(server: ServerState) -> dict[str, Any]:
                 "enabled_tools": [t.bare for t in server.tools if view.sends(t.bare)],
                 "switch": view.tool_switch,
                 "server_switch": view.server_switch,
-            },
-        )
-    return {"hosts": found}
+            }
+            for view in hosts_in_use(server.hosts)
+        }
+    }
 
 
 def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:

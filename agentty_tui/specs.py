@@ -6,6 +6,7 @@ Frozen values validated once, when a config file is read (``agentty_tui.config``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -30,6 +31,7 @@ __all__ = [
     "SpecField",
     "StdioSpec",
     "ToolFilter",
+    "hosts_in_use",
 ]
 
 DEFAULT_TOOL_BUDGET = 128
@@ -176,6 +178,19 @@ class HostView(Frozen):
     def sends(self, bare: str) -> bool:
         """Whether this host sends its model the tool ``bare`` of a connected server."""
         return not self.off and self.tools.allows(bare)
+
+
+def hosts_in_use(views: Sequence[HostView]) -> tuple[HostView, ...]:
+    """Of ``views`` (a server's ``hosts``, in precedence order), the one each host runs: its
+    first, by its own precedence (Claude Code's local entry over its user one). A switch goes
+    to that entry, and that entry says what the host's model gets."""
+    seen: set[str] = set()
+    found = []
+    for view in views:
+        if view.source.host not in seen:
+            seen.add(view.source.host)
+            found.append(view)
+    return tuple(found)
 
 
 class EntryFact(Frozen):

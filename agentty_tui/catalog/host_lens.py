@@ -14,7 +14,7 @@ for a snapshot that changed nothing.
 from __future__ import annotations
 
 from agentty_tui.config.sources import HOSTS
-from agentty_tui.model import HostView, PluginModel, ServerState
+from agentty_tui.model import HostView, PluginModel, ServerState, hosts_in_use
 
 __all__ = ["host_lens", "hosts_of"]
 
@@ -29,12 +29,12 @@ def hosts_of(model: PluginModel) -> tuple[str, ...]:
     (``sources.HOSTS``); none for one file."""
     found = {view.source.host for server in model.servers for view in server.hosts}
     found |= {view.source.host for server in model.shadowed for view in server.hosts}
-    return tuple(host for host in HOSTS if host in found) + tuple(sorted(found - set(HOSTS)))
+    return tuple(host for host in HOSTS if host in found)
 
 
 def _view(state: ServerState, host: str) -> HostView | None:
     """``host``'s view of ``state``: the first of its files (its own precedence)."""
-    return next((view for view in state.hosts if view.source.host == host), None)
+    return next((view for view in hosts_in_use(state.hosts) if view.source.host == host), None)
 
 
 def _seen_by(state: ServerState, view: HostView) -> ServerState:

@@ -74,7 +74,6 @@ from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
 from agentty_tui.config.hosts.switches import (
     NO_SWITCH,
-    claude_view,
     entry_view,
     no_switch,
     no_switch_view,
@@ -97,6 +96,7 @@ from agentty_tui.model import (
     ServerConfig,
     SourceRef,
     StdioSpec,
+    hosts_in_use,
 )
 
 __all__ = [
@@ -272,7 +272,7 @@ class Workspace:
                 waiting = self._untrusted(source, config, trusted)
                 facts = self._facts(config, waiting)
                 views = {server.name: self._view(server, ref) for server in config.servers}
-                parts.append(Layer(ref, config, waiting, facts, views))
+                parts.append(Layer(ref, config, waiting, views, facts))
         self.reports = tuple(reports)
         moved = self._move_old_claude_switches(parts)
         if moved:  # Claude Code's files were rewritten: what they say now
@@ -328,7 +328,7 @@ class Workspace:
         if ref.host in NO_SWITCH:
             return no_switch_view(ref)
         if ref.host == "claude" and self._claude_switches is not None:
-            return claude_view(server.name, ref, self._claude_switches)
+            return self._claude_switches.host_view(server.name, ref)
         return entry_view(server, ref)
 
     def _facts(
@@ -459,12 +459,9 @@ class Workspace:
         when given), each where that host reads it; a host whose files have no switch is left
         as it is (its row and the command line say so). ``OperationError`` when no host
         holding it can be switched, or ``host`` does not hold it."""
-        # Each host runs its first entry (its own precedence: Claude Code's local over its
-        # user one): that entry's switch is the one the host obeys. A switch for its other
-        # entry would reach further than asked (a user deny rule is every project's).
-        first = {view.source.host: view for view in reversed(server.hosts)}
-        views = [view for view in server.hosts if first[view.source.host] is view]
-        views = [view for view in views if host in (None, view.source.host)]
+        # A switch of a host's other entry would reach further than asked (a user deny rule is
+        # every project's): only the entry each host runs.
+        views = [view for view in hosts_in_use(server.hosts) if host in (None, view.source.host)]
         if not views:
             holding = ", ".join(dict.fromkeys(view.source.host for view in server.hosts))
             raise OperationError(f"{host} does not hold {server.name!r}; it is held by {holding}")
@@ -520,18 +517,15 @@ class Layer:
     """What it holds (an empty config for a file that is absent)."""
     untrusted: dict[str, str]
     """Entries of this file that wait for the user's trust, by name, each with why."""
+    views: Mapping[str, HostView]
+    """What this file's host does with each of its entries, by name."""
     facts: Mapping[str, tuple[EntryFact, ...]] = field(default_factory=dict)
     """What trusting each of those entries runs or sends (``entry_facts``), by name."""
-    views: Mapping[str, HostView] = field(default_factory=dict)
-    """What this file's host does with each of its entries, by name (absent: what the entry
-    says)."""
 
 
 def _stamped(server: ServerConfig, part: Layer) -> ServerConfig:
     name = server.name
-    view = part.views.get(name) or HostView(
-        source=part.ref, tools=server.tools, off=server.disabled
-    )
+    view = part.views[name]
     return server.model_copy(
         update={
             "source": part.ref,

@@ -52,7 +52,15 @@ from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
 from agentty_tui.errors import AgenttyError, EntryChangedError
-from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, ServerState, SourceRef, ToolState
+from agentty_tui.model import (
+    HttpSpec,
+    PluginModel,
+    ServerSpec,
+    ServerState,
+    SourceRef,
+    ToolState,
+    hosts_in_use,
+)
 from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.call import CallRecord, CallToolScreen
 from agentty_tui.ui.dialogs import (
@@ -528,8 +536,8 @@ class PickerApp(KeyOrderApp):
         state = model.server(name)
         if on or state is None or not any(t.bare == tool and t.enabled for t in state.tools):
             return
-        still = [view.source.host for view in state.hosts if view.sends(tool)]
-        unswitched = [HOST_NAMES.get(h, h) for h in dict.fromkeys(still)]
+        still = [view.source.host for view in hosts_in_use(state.hosts) if view.sends(tool)]
+        unswitched = [HOST_NAMES.get(host, host) for host in still]
         one = len(unswitched) == 1
         self.notify(
             f"{tool} stays on: {', '.join(unswitched)} still {'sends' if one else 'send'} it "

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agentty_tui.config.entry_rules import alert_summary, fact_lines, facts_line
-from agentty_tui.model import PluginModel, ServerState, SourceRef
+from agentty_tui.model import PluginModel, ServerState, SourceRef, hosts_in_use
 from agentty_tui.secrets import mask_url, masked_command_line
 from agentty_tui.terminal_text import safe_line
 
@@ -153,8 +153,7 @@ def _file(ref: SourceRef) -> str:
 def host_lines(state: ServerState) -> list[str]:
     """A line for each host holding the server (when more than one does, or one cannot be
     switched): what that host's model gets and where its switch is written."""
-    views = {view.source.host: view for view in reversed(state.hosts)}  # each host's first
-    shown = list(reversed(views.values()))
+    shown = hosts_in_use(state.hosts)
     if len(shown) < 2 and all(view.tool_switch is not None for view in shown):
         return []
     lines = []

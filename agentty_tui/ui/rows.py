@@ -38,7 +38,7 @@ from functools import partial
 from typing import Any, Literal
 
 from agentty_tui.catalog import WireCatalog
-from agentty_tui.model import PluginModel, ServerState, ToolState
+from agentty_tui.model import PluginModel, ServerState, ToolState, hosts_in_use
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.row_filter import RowFilter, parse_filter
 from agentty_tui.ui.row_source import (
@@ -493,8 +493,7 @@ def _server_rows(
         return tuple(rows)
     name = state.name
     available = state.status == "connected"
-    # Each host's entry in use (its first): do they differ about a tool?
-    views = list({view.source.host: view for view in reversed(state.hosts)}.values())
+    views = hosts_in_use(state.hosts)  # do the hosts differ about a tool?
     for tool in tools:
         trims = tool.enabled and tool.bare in trimmed
         mixed = len({view.sends(tool.bare) for view in views}) > 1

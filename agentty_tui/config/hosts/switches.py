@@ -9,7 +9,7 @@ Measured with the host programs themselves (docs/HOSTS_MEASURED.md, tests/hosts)
   reads and writes them, so its ``ServerConfig.tools`` and ``disabled`` are what the host does;
 - Claude Code ignores switches inside its entries and obeys its settings instead (deny rules,
   ``disabledMcpServers``): ``config/hosts/claude`` reads and writes those, and its entries'
-  view is what they say (``claude_view``);
+  view is what they say (``ClaudeSwitches.host_view``);
 - VS Code, Cursor and Claude Desktop have no switch in their MCP files: they start every
   server of their files and send every tool; nothing we could write there would change that,
   so nothing is written and a switch says so.
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentty_tui.config.engine import ConfigEdit, SetServerDisabled, SetToolEnabled
-from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches
+from agentty_tui.config.hosts.claude.switches import ClaudeFiles
 from agentty_tui.config.hosts.claude.switching import set_server_enabled, set_tool_enabled
 from agentty_tui.model import HostView, Scope, ServerConfig, SourceRef, ToolFilter
 
@@ -28,7 +28,6 @@ __all__ = [
     "HOST_NAMES",
     "IN_ENTRY",
     "NO_SWITCH",
-    "claude_view",
     "entry_view",
     "no_switch",
     "no_switch_view",
@@ -68,28 +67,6 @@ def entry_view(server: ServerConfig, ref: SourceRef) -> HostView:
         tool_switch=f"{tool_key} in {ref.path}",
         server_switch=f"{server_key} in {ref.path}",
         off_by=f"{server_key} in {ref.path}" if server.disabled else None,
-    )
-
-
-def claude_view(name: str, ref: SourceRef, switches: ClaudeSwitches) -> HostView:
-    """What Claude Code does with its entry ``name`` (in ``ref``): what its settings say, not
-    what the entry holds (it ignores switches there)."""
-    files = switches.files
-    off = switches.server_off(name, ref.scope)
-    if switches.server_denied(name) is not None:
-        tools = ToolFilter(include=())  # a server-wide rule: no tool of it is sent
-    else:
-        tools = ToolFilter(exclude=tuple(switches.denied_tools(name)))
-    # A headless run starts a pending .mcp.json server too; an interactive one asks first.
-    approved = switches.approval(name).state == "approved" if ref.scope == "project" else None
-    return HostView(
-        source=ref,
-        tools=tools,
-        off=off is not None,
-        tool_switch=f"permissions.deny in {files.shown(files.settings_for(ref.scope))}",
-        server_switch=f"disabledMcpServers in {files.shown(files.state)}",
-        off_by=off.where if off is not None else None,
-        approved=approved,
     )
 
 

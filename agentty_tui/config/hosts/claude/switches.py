@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +40,7 @@ from agentty_tui.config.files import decode_text, read_file
 from agentty_tui.config.hosts.claude.local import PROJECTS_KEY
 from agentty_tui.config.raw import json_type
 from agentty_tui.errors import ConfigError
+from agentty_tui.model import HostView, SourceRef, ToolFilter
 
 __all__ = [
     "DISABLED_MCPJSON_KEY",
@@ -51,7 +52,6 @@ __all__ = [
     "ClaudeFiles",
     "ClaudeSwitches",
     "EntryScope",
-    "EntrySwitches",
     "Switch",
     "claude_spelled",
     "deny_rule",
@@ -288,29 +288,6 @@ class Approval:
 
 
 @dataclass(frozen=True, slots=True)
-class EntrySwitches:
-    """What Claude Code's switches make of one entry in this project (``ClaudeSwitches.entry``)."""
-
-    off: Switch | None
-    """What keeps the server from starting (``None``: it starts)."""
-    approval: Approval | None
-    """A ``.mcp.json`` entry's approval (``None`` for a user or local entry)."""
-    denied: Mapping[str, Switch]
-    """Each tool left out, with the first rule that leaves it out."""
-    enabled_tools: tuple[str, ...]
-    """The tools Claude Code sends its model (none when the server is off)."""
-
-    @property
-    def switch(self) -> str | None:
-        """Where the first switch of this entry is, for a row (``disabledMcpServers in
-        ~/.claude.json``), or ``None`` when nothing is switched."""
-        if self.off is not None:
-            return self.off.where
-        first = next(iter(self.denied.values()), None)
-        return None if first is None else first.where
-
-
-@dataclass(frozen=True, slots=True)
 class ClaudeSwitches:
     """Claude Code's switches for one project, as its files say now (``read_switches``)."""
 
@@ -329,16 +306,24 @@ class ClaudeSwitches:
     problems: tuple[str, ...] = ()
     """Why a file (or a key of it) could not be read, naming the file and line or key."""
 
-    def entry(self, name: str, scope: EntryScope, tools: Sequence[str]) -> EntrySwitches:
-        """What the switches make of the entry ``name`` of ``scope`` whose server advertises
-        ``tools`` (a headless run starts a pending ``.mcp.json`` server, so pending is not off)."""
-        off = self.server_off(name, scope)
-        denied = {t: d for t in tools if (d := self.tool_denied(name, t)) is not None}
-        return EntrySwitches(
-            off=off,
-            approval=self.approval(name) if scope == "project" else None,
-            denied=denied,
-            enabled_tools=() if off is not None else tuple(t for t in tools if t not in denied),
+    def host_view(self, name: str, ref: SourceRef) -> HostView:
+        """What Claude Code does with its entry ``name`` in ``ref``: what these switches say,
+        never what the entry holds (it ignores switches there). A headless run starts a
+        pending ``.mcp.json`` server too, so pending is not off (an interactive one asks)."""
+        files, off = self.files, self.server_off(name, ref.scope)
+        if self.server_denied(name) is not None:
+            tools = ToolFilter(include=())  # a server-wide rule: no tool of it is sent
+        else:
+            tools = ToolFilter(exclude=tuple(self.denied_tools(name)))
+        approved = self.approval(name).state == "approved" if ref.scope == "project" else None
+        return HostView(
+            source=ref,
+            tools=tools,
+            off=off is not None,
+            tool_switch=f"permissions.deny in {files.shown(files.settings_for(ref.scope))}",
+            server_switch=f"disabledMcpServers in {files.shown(files.state)}",
+            off_by=off.where if off is not None else None,
+            approved=approved,
         )
 
     def server_off(self, name: str, scope: EntryScope) -> Switch | None:

@@ -17,6 +17,7 @@ from agentty_tui.config.hosts.claude.switches import (
     parse_mcp_rule,
     read_switches,
 )
+from agentty_tui.model import Scope, SourceRef
 
 
 def _files(tmp_path: Path) -> ClaudeFiles:
@@ -100,16 +101,20 @@ def test_an_entry_is_summed_up_for_a_row(tmp_path: Path) -> None:
     _write(files.local_settings, {"permissions": {"deny": ["mcp__p__b"]}})
     _write(files.state, {"projects": {str(files.root): {"disabledMcpServers": ["gone"]}}})
     switches = read_switches(files)
-    entry = switches.entry("p", "project", ["a", "b", "c"])
-    assert entry.off is None and entry.enabled_tools == ("a", "c")
-    assert list(entry.denied) == ["b"]
-    assert entry.switch == "permissions.deny in .claude/settings.local.json"
-    assert entry.approval is not None and entry.approval.state == "pending"
-    gone = switches.entry("gone", "user", ["a"])
-    assert gone.enabled_tools == () and gone.approval is None
-    assert gone.switch == "disabledMcpServers in ~/.claude.json"
-    plain = switches.entry("plain", "local", ["a"])
-    assert plain.switch is None and plain.enabled_tools == ("a",)
+
+    def ref(scope: Scope) -> SourceRef:
+        return SourceRef(path=str(files.state), scope=scope, host="claude")
+
+    entry = switches.host_view("p", ref("project"))
+    assert not entry.off and [t for t in "abc" if entry.sends(t)] == ["a", "c"]
+    assert entry.tools.exclude == ("b",)
+    assert entry.tool_switch == "permissions.deny in .claude/settings.local.json"
+    assert entry.approved is False  # pending
+    gone = switches.host_view("gone", ref("user"))
+    assert not gone.sends("a") and gone.approved is None
+    assert gone.off_by == "disabledMcpServers in ~/.claude.json"
+    plain = switches.host_view("plain", ref("local"))
+    assert plain.off_by is None and plain.sends("a")
 
 
 def test_a_rule_with_the_unspelled_name_does_nothing(tmp_path: Path) -> None:
