@@ -377,9 +377,13 @@ async def cmd_add(path: Path | None, args: argparse.Namespace) -> int:
 
 
 def _say_shadowing(config: PluginConfig, name: str, target: SourceRef) -> None:
-    """Warn when the entry just added to ``target`` shadows another or is shadowed."""
+    """Warn when the entry just added to ``target`` shadows another or is shadowed; say the
+    name it goes by where another host runs a different server of that name."""
+    for server in config.servers:
+        if server.source == target and server.entry == name:
+            say(f"it is {server.name!r} here: another host runs a different {name!r}")
     for hidden in config.shadowed:
-        if hidden.name != name or hidden.source is None or hidden.shadowed_by is None:
+        if hidden.entry_name != name or hidden.source is None or hidden.shadowed_by is None:
             continue
         if hidden.source == target:
             warn(f"warning: it does not run: {name!r} of {hidden.shadowed_by.path} wins")

@@ -201,6 +201,9 @@ class ServerState(Frozen):
     """The file its stderr and our notes about it go to, while it has a session."""
     source: SourceRef | None = None
     """The workspace file its entry is in (``ServerConfig.source``); ``None`` for one file."""
+    entry: str | None = None
+    """The name of its entry in its files where that is not ``name`` (``ServerConfig.entry``:
+    ``time`` for ``time@codex``); ``None``: the same."""
     also_in: tuple[SourceRef, ...] = ()
     """Other workspace files with the same server and connection (``ServerConfig.also_in``)."""
     hosts: tuple[HostView, ...] = ()

@@ -65,11 +65,14 @@ def _source_json(ref: SourceRef) -> dict[str, str]:
 
 
 def _sources_json(server: ServerState) -> dict[str, Any]:
-    """``"source"`` (a workspace's server: the file its entry is in), ``"sources"`` when the
-    same server stands in several files, ``"shadowed_by"`` for a shadowed entry."""
+    """``"source"`` (a workspace's server: the file its entry is in), ``"entry"`` when its
+    entry there has another name (``time`` for ``time@codex``), ``"sources"`` when the same
+    server stands in several files, ``"shadowed_by"`` for a shadowed entry."""
     if server.source is None:
         return {}
     found: dict[str, Any] = {"source": _source_json(server.source)}
+    if server.entry is not None:
+        found["entry"] = server.entry
     if server.also_in:
         found["sources"] = [_source_json(ref) for ref in (server.source, *server.also_in)]
     if server.shadowed_by is not None:

@@ -210,7 +210,11 @@ class ServerConfig(Frozen):
     """One server entry of the config, validated."""
 
     name: str
-    """The config key; unique within a config."""
+    """The config key; unique within a config. In a workspace where two hosts run servers of
+    one name with different connections, the second is ``<name>@<host>`` (see ``entry``)."""
+    entry: str | None = None
+    """The name of the server's entry in its files, where the workspace had to call it
+    otherwise (``time`` for ``time@codex``); ``None``: the same as ``name``."""
     spec: SpecField | None = None
     """How to reach the server; ``None`` when the entry is invalid (see ``problem``)."""
     problem: str | None = None
@@ -248,6 +252,11 @@ class ServerConfig(Frozen):
     trust_facts: tuple[EntryFact, ...] = ()
     """For an entry that waits for trust: everything that decides what trusting it runs or
     sends (``config.entry_facts``), as the workspace found it when it loaded the entry."""
+
+    @property
+    def entry_name(self) -> str:
+        """The name of the server's entry in its files (``entry``, else ``name``)."""
+        return self.entry if self.entry is not None else self.name
 
     def connection_key(self) -> tuple[object, ...]:
         """What a running session depends on: when it changes, a reload re-spawns the server."""

@@ -10,7 +10,8 @@ unique to the entry, so two entries are the same connection only where planned.
 
 Planned cases (each can be turned off):
 - ``LAYERED`` is in our user file, the project's ``.mcp.json`` and Claude Code's local scope,
-  each time with a different connection: the local one wins, the others are shadowed;
+  each time with a different connection: for Claude Code the local one wins and the project
+  one is shadowed; our own file's is another host's server, ``layered@agentty``;
 - ``TWIN`` is the same connection (command, args, env) in two user files of different hosts
   (``twins``): one server with two sources;
 - ``REPO_TOOL`` is a stdio server of the project's ``.mcp.json``: it needs trust;
@@ -181,36 +182,71 @@ class FakeHome:
                 return item
         raise KeyError((source, name))
 
-    def winners(self) -> dict[str, FakeEntry]:
-        """Name -> the entry that runs: local over project over user; between entries of one
-        scope (only identical twins are planned there) the first in ``SOURCES`` order."""
-        best: dict[str, FakeEntry] = {}
-        for item in self.entries:
-            held = best.get(item.name)
-            if held is None or _RANK[item.scope] < _RANK[held.scope]:
-                best[item.name] = item
-        return best
+    def _runs(self) -> tuple[dict[str, FakeEntry], dict[tuple[str, str], str]]:
+        """The workspace's servers as the hosts run them: key -> the entry that runs it, and
+        (host, name) -> the key of the server that host runs under that name.
 
-    def sources_of(self, name: str) -> tuple[str, ...]:
-        """The sources that hold the winning connection of ``name`` (more than one: de-dup)."""
-        winner = self.winners()[name]
+        Each host has its own precedence (local over project over user; between entries of
+        one scope, only identical twins are planned there, the first in ``SOURCES`` order),
+        and no host hides another's entry: another host's entry of a name is the same server
+        only with the same connection, else a server of its own keyed ``name@host``."""
+        order = list(SOURCES)
+        ranked = sorted(self.entries, key=lambda e: (_RANK[e.scope], order.index(e.source)))
+        keys: dict[str, FakeEntry] = {}
+        runs: dict[tuple[str, str], str] = {}
+        for item in ranked:
+            host = SOURCES[item.source].host
+            if (host, item.name) in runs:
+                continue
+            same = [
+                key
+                for key, held in keys.items()
+                if held.name == item.name
+                and not held.problem
+                and held.connection == item.connection
+            ]
+            if same:
+                runs[host, item.name] = same[0]
+                continue
+            key = item.name if item.name not in keys else f"{item.name}@{host}"
+            keys[key] = item
+            runs[host, item.name] = key
+        return keys, runs
+
+    def winners(self) -> dict[str, FakeEntry]:
+        """Workspace key -> the entry that runs (``_runs``), in precedence order."""
+        return self._runs()[0]
+
+    def key_of(self, item: FakeEntry) -> str:
+        """The workspace key of the server ``item``'s host runs under its name."""
+        return self._runs()[1][SOURCES[item.source].host, item.name]
+
+    def sources_of(self, key: str) -> tuple[str, ...]:
+        """The sources that hold the server ``key`` with its connection (more than one:
+        de-dup), in ``SOURCES`` order."""
+        keys, runs = self._runs()
+        winner = keys[key]
         return tuple(
-            e.source for e in self.entries if e.name == name and e.connection == winner.connection
+            e.source
+            for e in self.entries
+            if runs[SOURCES[e.source].host, e.name] == key and e.connection == winner.connection
         )
 
     def shadowed(self) -> tuple[FakeEntry, ...]:
-        """The entries that lose to another connection of the same name."""
-        winners = self.winners()
-        return tuple(e for e in self.entries if e.connection != winners[e.name].connection)
+        """The entries their own host hides behind another connection of the same name."""
+        keys, runs = self._runs()
+        return tuple(
+            e
+            for e in self.entries
+            if e.connection != keys[runs[SOURCES[e.source].host, e.name]].connection
+        )
 
     def single_file(self, path: Path) -> Path:
         """Write the winners to one ``mcpServers`` file at ``path`` (entries with a problem
         left out): the one-file side of a workspace-against-one-file benchmark."""
         servers = [
-            PlannedServer(
-                e.name, e.argv, e.url, e.env, extra={"disabled": True} if e.disabled else {}
-            )
-            for e in self.winners().values()
+            PlannedServer(key, e.argv, e.url, e.env, extra={"disabled": True} if e.disabled else {})
+            for key, e in self.winners().items()
             if not e.problem
         ]
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -81,10 +81,14 @@ def test_list_json_gives_each_server_its_source_shadowed_and_untrusted(fake: Fak
         by_name.setdefault(server["name"], []).append(server)
     layered = by_name[LAYERED]
     statuses = sorted(server["status"] for server in layered)
-    assert statuses.count("shadowed") == 2
+    assert statuses.count("shadowed") == 1  # by Claude Code's own precedence
     winner = next(s for s in layered if s["status"] != "shadowed")
     assert winner["source"]["scope"] == "local" and winner["source"]["host"] == "claude"
     assert all(s["shadowed_by"] == winner["source"] for s in layered if s is not winner)
+    # Our own file's entry of the name is another host's server: its own, keyed by its host.
+    (ours,) = by_name[f"{LAYERED}@agentty"]
+    assert ours["entry"] == LAYERED and ours["source"]["host"] == "agentty"
+    assert ours["status"] != "shadowed" and "entry" not in winner
     (twin,) = by_name[TWIN]
     assert [source["host"] for source in twin["sources"]] == ["claude", "codex"]
     assert list(twin["hosts"]) == ["claude", "codex"]
@@ -164,13 +168,23 @@ def test_add_goes_to_the_scope_asked_for(own: FakeHome) -> None:
 def test_remove_of_a_name_in_several_files_lists_them(own: FakeHome) -> None:
     result = run(own, "remove", LAYERED)
     assert result.returncode == 2
-    for key in ("claude-local", "project-mcp", "agentty-user"):
+    for key in ("claude-local", "project-mcp"):  # Claude Code's two entries of the name
         assert str(own.files[key]) in result.stderr
+    assert str(own.files["agentty-user"]) not in result.stderr  # another host's server
     assert "--source" in result.stderr
     chosen = run(own, "remove", LAYERED, "--source", str(own.files["project-mcp"]))
     assert chosen.returncode == 0, chosen.stderr
     assert LAYERED not in json.loads(own.files["project-mcp"].read_text())["mcpServers"]
     assert LAYERED in json.loads(own.files["agentty-user"].read_text())["mcpServers"]
+    ours = run(own, "remove", f"{LAYERED}@agentty")
+    assert ours.returncode == 0, ours.stderr
+    assert LAYERED not in json.loads(own.files["agentty-user"].read_text())["mcpServers"]
+    assert (
+        LAYERED
+        in json.loads(own.files["claude-local"].read_text())["projects"][str(own.project)][
+            "mcpServers"
+        ]
+    )
 
 
 def test_remove_from_a_scope_or_file_without_the_name_is_refused_and_writes_nothing(
@@ -248,7 +262,11 @@ def test_a_name_of_another_file_may_be_added_to_a_scope_named_on_purpose(own: Fa
     assert f"it shadows '{TWIN}' of {own.files['claude-user']}" in local.stderr
     user = run(own, "add", LAYERED, "--source", str(own.files["cursor-user"]), "--", *argv)
     assert user.returncode == 0, user.stderr
-    assert f"it does not run: '{LAYERED}' of {own.files['claude-local']} wins" in user.stderr
+    # Cursor runs its own: another host's entry of the name hides nothing of it.
+    assert f"it is '{LAYERED}@cursor' here: another host runs a different '{LAYERED}'" in (
+        user.stdout
+    )
+    assert "does not run" not in user.stderr
 
 
 def test_trust_all_trusts_every_waiting_project_server(tmp_path: Path) -> None:

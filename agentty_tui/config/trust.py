@@ -53,6 +53,7 @@ __all__ = [
     "entry_hash",
     "file_trust_problem",
     "needs_trust",
+    "trust_key",
     "untrusted_because",
 ]
 
@@ -122,6 +123,14 @@ def default_trust_file(home: Path, env: Mapping[str, str]) -> Path:
     return state / "agentty" / "trust.json"
 
 
+def trust_key(server: HashedEntry) -> str:
+    """The key an entry's trust is kept under in its project: its name for Claude Code's
+    ``.mcp.json``, ``name@host`` for another host's project file (each host has one), so that
+    two hosts' entries of one name are trusted each on its own."""
+    host = server.source.host if server.source is not None else "claude"
+    return server.name if host == "claude" else f"{server.name}@{host}"
+
+
 def entry_hash(server: HashedEntry) -> str:
     """A hash of what trusting ``server`` means: its file, its name and how it is reached."""
     source = server.source.path if server.source is not None else ""
@@ -135,11 +144,19 @@ class ProjectTrust:
     """What the trust file says of one project, as one read of it."""
 
     entries: dict[str, str]
-    """The trusted entries: name -> the hash of the entry as the user trusted it
-    (``entry_hash``)."""
+    """The trusted entries: their ``trust_key`` -> the hash of the entry as the user trusted
+    it (``entry_hash``)."""
     problem: str | None = None
     """Why the file was refused (a link, or a file others could have written: then it trusts
     nothing), as a warning naming it; ``None`` when it was read, or is absent."""
+
+    def trusts(self, server: HashedEntry) -> bool:
+        """Whether the user trusts ``server`` (an entry of a project file, under the name its
+        file gives it) as it is now.
+
+        By the hash alone, which names the file, the entry and its connection: an entry keyed
+        by its bare name (as earlier versions wrote every one) is still known."""
+        return entry_hash(server) in self.entries.values()
 
 
 class TrustBook:
@@ -194,7 +211,7 @@ class TrustBook:
     def trusted(self, root: Path, server: ServerConfig) -> bool:
         """Whether the user trusts ``server`` (an entry of a project file) of the project at
         ``root``, as it is now."""
-        return self.project(root).entries.get(server.name) == entry_hash(server)
+        return self.project(root).trusts(server)
 
     def project(self, root: Path) -> ProjectTrust:
         """The trusted entries of the project at ``root``, as one read of the file (with why
@@ -211,7 +228,7 @@ class TrustBook:
             projects = self._read()[0]
             names = projects.setdefault(str(root), {})
             for server in servers:
-                names[server.name] = entry_hash(server)
+                names[trust_key(server)] = entry_hash(server)
             text = json.dumps({"version": 1, "projects": projects}, indent=2, sort_keys=True)
             handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust.", suffix=".tmp")
             try:

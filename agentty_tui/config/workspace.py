@@ -24,15 +24,21 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
 
 Layering, one config out of a workspace's files (precedence, shadowing, de-duplication):
 ``layer`` takes each source's config in precedence order (local, project, user: the order of
-``sources.workspace_sources``) and gives the one config the bridge runs:
+``sources.workspace_sources``) and gives the one config the bridge runs. No host reads another
+host's files, so precedence and shadowing exist only inside one host:
 
-- the first entry of a name wins; every entry is stamped with the file it came from
+- each host runs its first entry of a name (Claude Code: local over ``.mcp.json`` over user;
+  Gemini CLI and Codex: project over user); every entry is stamped with the file it came from
   (``ServerConfig.source``), which is where its edits go;
-- a later entry of the same name with the same connection (``connection_key``) is the same
-  server written into several hosts' files: it is started once, and the winner lists the other
-  files in ``also_in``; if any of the copies is trusted, the server is (the user already runs it);
-- a later entry of the same name with another connection is shadowed: it is listed in
-  ``PluginConfig.shadowed`` with ``shadowed_by`` and never started.
+- a host's later entry of that name with the same connection (``connection_key``) is the same
+  process, listed in ``also_in``; with another connection it is shadowed: listed in
+  ``PluginConfig.shadowed`` with ``shadowed_by`` (the host's entry that wins) and never started;
+- another host's entry of the name with the same connection is the same server written into
+  several hosts' files: started once, every file in ``also_in``, trusted if any copy is (the
+  user already runs it);
+- another host's entry of the name with another connection is a server of its own, which that
+  host runs: keyed ``name@host`` (``ServerConfig.entry`` keeps ``name``, which its edits, its
+  trust and Claude Code's switches use).
 
 The catalog settings (tool budget, native tools) come from our own user file alone; warnings
 come from every file.
@@ -54,7 +60,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agentty_tui.config.detect import dialect_by_name
@@ -87,7 +93,7 @@ from agentty_tui.config.sources import (
     workspace_sources,
 )
 from agentty_tui.config.store import ConfigStore
-from agentty_tui.config.trust import TrustBook, default_trust_file, entry_hash
+from agentty_tui.config.trust import ProjectTrust, TrustBook, default_trust_file
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
 from agentty_tui.model import (
     EntryFact,
@@ -245,7 +251,6 @@ class Workspace:
         reports: list[SourceReport] = []
         settings = PluginConfig()
         trust = self._trust.project(self.root)  # one read of the trust file a load
-        trusted = trust.entries
         if trust.problem is not None:
             problems.setdefault(trust.problem, trust.problem)
         if self.claude is not None:
@@ -269,7 +274,7 @@ class Workspace:
                     settings = config
                 exists = store.version() is not None
                 reports.append(SourceReport(source, exists, len(config.servers), problem))
-                waiting = self._untrusted(source, config, trusted)
+                waiting = self._untrusted(source, config, trust)
                 facts = self._facts(config, waiting)
                 views = {server.name: self._view(server, ref) for server in config.servers}
                 parts.append(Layer(ref, config, waiting, views, facts))
@@ -305,7 +310,7 @@ class Workspace:
         return new
 
     def _untrusted(
-        self, source: SourceFile, config: PluginConfig, trusted: dict[str, str]
+        self, source: SourceFile, config: PluginConfig, trusted: ProjectTrust
     ) -> dict[str, str]:
         """The entries of one file that wait for trust, each with why (``trusted``: the
         project's trusted entries, ``TrustBook.project``)."""
@@ -319,7 +324,7 @@ class Workspace:
                 waiting[server.name] = config.insecure
             elif source.ref.scope == "project":
                 stamped = server.model_copy(update={"source": source.ref})
-                if trusted.get(server.name) != entry_hash(stamped):
+                if not trusted.trusts(stamped):
                     waiting[server.name] = trust_prompt(server)
         return waiting
 
@@ -358,7 +363,10 @@ class Workspace:
             and (names is None or server.name in names)
         ]
         if chosen:
-            self._trust.trust(self.root, chosen)
+            # Trusted as its file names it: the key of the workspace may change as other
+            # hosts' files do.
+            as_written = [_as_in_file(server) for server in chosen]
+            self._trust.trust(self.root, as_written)
         return len(chosen)
 
     def owner(self, config: PluginConfig, name: str) -> SourceRef:
@@ -449,8 +457,15 @@ class Workspace:
                 return self._switch(server, edits, host)
         if source is None:
             source = self._target(edits)
-        self.store(source).apply(edits)
+        self.store(source).apply(self._as_written(edits))
         return self.load()
+
+    def _as_written(self, edits: Sequence[ConfigEdit]) -> tuple[ConfigEdit, ...]:
+        """``edits`` naming each server as its file does (``time`` for ``time@codex``), as the
+        caller last saw the workspace (``load``)."""
+        if self._layered is None:
+            return tuple(edits)
+        return tuple(_renamed(edit, self._layered) for edit in edits)
 
     def _switch(
         self, server: ServerConfig, edits: tuple[ConfigEdit, ...], host: str | None
@@ -470,9 +485,9 @@ class Workspace:
             if view.source.host in NO_SWITCH:
                 continue
             if view.source.host == "claude" and self.claude is not None:
-                switch_claude(self.claude, server.name, view.source.scope, edits)
+                switch_claude(self.claude, server.entry_name, view.source.scope, edits)
             else:
-                self.store(view.source).apply(edits)
+                self.store(view.source).apply(self._as_written(edits))
             written = True
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
@@ -500,6 +515,20 @@ def _version(path: Path) -> FileVersion | None:
 
 SWITCHES = (SetToolEnabled, SetServerDisabled)
 """The edits that are a host's switch: written for every host that holds the server."""
+
+
+def _renamed(edit: ConfigEdit, config: PluginConfig) -> ConfigEdit:
+    """``edit`` naming the server as its entry in its files is named (``ServerConfig.entry``);
+    a new server's name is its own."""
+    if isinstance(edit, AddServer):
+        return edit
+    key = _server_of(edit)
+    server = config.server(key) or next((s for s in config.shadowed if s.name == key), None)
+    if server is None or server.entry is None:
+        return edit
+    if isinstance(edit, RemoveServer):
+        return replace(edit, name=server.entry)
+    return replace(edit, server=server.entry)
 
 
 def _server_of(edit: ConfigEdit) -> str:
@@ -545,39 +574,96 @@ def layer(
     """The workspace's config: ``parts`` in precedence order, the catalog settings of
     ``settings`` (our user file's), the warnings of every part and ``warnings`` (one line
     each, for the files that could not be read)."""
-    winners: dict[str, ServerConfig] = {}
+    servers: dict[str, ServerConfig] = {}
+    # (host, entry name) -> the key of the server that host runs under that name.
+    runs: dict[tuple[str, str], str] = {}
     shadowed: list[ServerConfig] = []
     for part in parts:
+        host = part.ref.host
         for entry in part.config.servers:
             server = _stamped(entry, part)
-            first = winners.get(server.name)
-            if first is None:
-                winners[server.name] = server
-            elif first.spec is not None and first.connection_key() == server.connection_key():
-                # One process for every host that holds it: a tool is on while any host
-                # sends it, the server off only when every host leaves it off.
-                winners[server.name] = first.model_copy(
-                    update={
-                        "also_in": (*first.also_in, part.ref),
-                        "untrusted": first.untrusted if server.untrusted else None,
-                        "trust_facts": first.trust_facts if server.untrusted else (),
-                        "hosts": (*first.hosts, *server.hosts),
-                        "tools": first.tools.either(server.tools),
-                        "disabled": first.disabled and server.disabled,
-                    }
-                )
+            name = server.name
+            key = runs.get((host, name))
+            if key is not None and _same_process(servers[key], server):
+                servers[key] = _joined(servers[key], server, part.ref)
+            elif key is not None:
+                # The host's own precedence hides it: never started, nothing to trust it to run.
+                winner = next(v for v in servers[key].hosts if v.source.host == host)
+                update = {"shadowed_by": winner.source, "trust_facts": ()}
+                shadowed.append(_named(server, key).model_copy(update=update))
             else:
-                # Never started: there is nothing to trust it to run.
-                update = {"shadowed_by": first.source, "trust_facts": ()}
-                shadowed.append(server.model_copy(update=update))
+                # No host reads another host's files: another host's entry of this name is
+                # this server only when it is the same process.
+                same = next(
+                    (
+                        k
+                        for k, s in servers.items()
+                        if s.entry_name == name and _same_process(s, server)
+                    ),
+                    None,
+                )
+                if same is not None:
+                    servers[same] = _joined(servers[same], server, part.ref)
+                    runs[host, name] = same
+                else:
+                    key = _free_key(name, host, servers)
+                    servers[key] = _named(server, key)
+                    runs[host, name] = key
     every_warning = [warning for part in parts for warning in part.config.warnings]
     return PluginConfig(
-        servers=tuple(winners.values()),
+        servers=tuple(servers.values()),
         tool_budget=settings.tool_budget,
         native_tools=settings.native_tools,
         warnings=(*every_warning, *warnings),
         shadowed=tuple(shadowed),
     )
+
+
+def _same_process(first: ServerConfig, other: ServerConfig) -> bool:
+    """Whether ``other`` runs as the very process ``first`` does (a usable, equal connection)."""
+    return first.spec is not None and first.connection_key() == other.connection_key()
+
+
+def _joined(first: ServerConfig, other: ServerConfig, ref: SourceRef) -> ServerConfig:
+    """``first`` also held by ``other``'s file ``ref``: one process for every host that holds
+    it, a tool on while any host sends it, the server off only when every host leaves it off,
+    trusted when any copy is (the user already runs it)."""
+    return first.model_copy(
+        update={
+            "also_in": (*first.also_in, ref),
+            "untrusted": first.untrusted if other.untrusted else None,
+            "trust_facts": first.trust_facts if other.untrusted else (),
+            "hosts": (*first.hosts, *other.hosts),
+            "tools": first.tools.either(other.tools),
+            "disabled": first.disabled and other.disabled,
+        }
+    )
+
+
+def _free_key(name: str, host: str, taken: Collection[str]) -> str:
+    """The key of a server called ``name`` in ``host``'s files: ``name`` itself unless another
+    host runs a different server of that name, then ``name@host`` (numbered past a taken
+    one)."""
+    if name not in taken:
+        return name
+    key, number = f"{name}@{host}", 2
+    while key in taken:
+        key, number = f"{name}@{host}-{number}", number + 1
+    return key
+
+
+def _as_in_file(server: ServerConfig) -> ServerConfig:
+    """``server`` under the name its file gives it (``_named`` undone)."""
+    if server.entry is None:
+        return server
+    return server.model_copy(update={"name": server.entry, "entry": None})
+
+
+def _named(server: ServerConfig, key: str) -> ServerConfig:
+    """``server`` under the workspace's ``key`` for it, its entry's own name kept."""
+    if key == server.name:
+        return server
+    return server.model_copy(update={"name": key, "entry": server.name})
 
 
 def _always(ref: SourceRef) -> bool:

@@ -81,9 +81,12 @@ async def test_the_picker_may_add_a_name_of_another_file_to_a_file_named_on_purp
             await bridge.plugin_add(taken, spec)
         project = next(s.ref for s in workspace.sources if s.path == fake.files["project-mcp"])
         model = await bridge.plugin_add(taken, spec, source=project)
+        # Two hosts, two servers of one name: Claude Code runs the project's, we run ours.
         winner = model.server(taken)
         assert winner is not None and winner.source == project
-        assert [s.source for s in model.shadowed if s.name == taken] == [workspace.add_to]
+        ours = model.server(f"{taken}@agentty")
+        assert ours is not None and ours.source == workspace.add_to and ours.entry == taken
+        assert not [s for s in model.shadowed if s.entry_name == taken]
 
 
 async def test_removing_an_entry_of_a_file_without_it_is_refused_and_writes_nothing(

@@ -89,7 +89,7 @@ def test_each_file_is_recognised_and_loaded_by_the_store_without_being_told_its_
     assert tuple(s.name for s in config.servers) == fake.servers[source]
 
 
-def test_the_same_name_has_another_connection_in_each_scope_and_local_wins(
+def test_the_same_name_has_another_connection_in_each_scope_and_each_host_runs_its_own(
     fake: FakeHome,
 ) -> None:
     layered = [e for e in fake.entries if e.name == LAYERED]
@@ -102,8 +102,8 @@ def test_the_same_name_has_another_connection_in_each_scope_and_local_wins(
     specs = [server.spec for server in loaded if server is not None]
     assert len(specs) == 3 and specs[0] != specs[1] != specs[2] != specs[0]
     assert fake.winners()[LAYERED].source == "claude-local"
-    shadowed = {(e.source, e.name) for e in fake.shadowed()}
-    assert shadowed == {("agentty-user", LAYERED), ("project-mcp", LAYERED)}
+    assert fake.winners()[f"{LAYERED}@agentty"].source == "agentty-user"
+    assert {(e.source, e.name) for e in fake.shadowed()} == {("project-mcp", LAYERED)}
 
 
 @pytest.mark.parametrize(
@@ -296,7 +296,7 @@ def test_a_chosen_set_of_sources_with_many_servers_and_no_special_cases(tmp_path
     written = {p for p in fake.root.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert written == set(fake.files.values())
     one = ConfigStore(fake.single_file(tmp_path / "one" / "mcp.json")).load()
-    assert [s.name for s in one.servers] == [e.name for e in fake.entries]
+    assert [s.name for s in one.servers] == list(fake.winners())
 
 
 def test_the_single_file_holds_the_winners(fake: FakeHome, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from agentty_tui.config.documents import formats
 from agentty_tui.config.documents.formats import JsonFormat, Loaded
 from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
 from agentty_tui.config.files import MAX_CLAUDE_STATE_BYTES
+from agentty_tui.config.trust import default_trust_file
 from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, SourceRef, StdioSpec
@@ -28,6 +29,7 @@ from tests.fake_home import (
     TWIN,
     FakeHome,
     build_fake_home,
+    small_fake_home,
 )
 
 
@@ -66,13 +68,43 @@ def test_every_server_of_every_file_is_shown_once_from_where_it_came(fake: FakeH
         assert key_of(fake, server.source) == winners[server.name].source, server.name
 
 
-def test_local_wins_over_project_over_user_and_the_others_are_shadowed(fake: FakeHome) -> None:
+def test_each_host_hides_only_its_own_entries_and_runs_its_own_server_of_a_shared_name(
+    fake: FakeHome,
+) -> None:
+    """Claude Code's local entry wins over its ``.mcp.json`` one; our own file's entry of the
+    name is another host's server, which that host runs: ``layered@agentty``, edited as
+    ``layered`` in its file."""
     config = opened(fake).load()
     layered = config.server(LAYERED)
     assert layered is not None and key_of(fake, layered.source) == "claude-local"
-    hidden = {(key_of(fake, s.source), s.name) for s in config.shadowed}
-    assert hidden == {(e.source, e.name) for e in fake.shadowed()}
+    assert layered.entry is None
+    hidden = {(key_of(fake, s.source), s.entry_name) for s in config.shadowed}
+    assert hidden == {(e.source, e.name) for e in fake.shadowed()} == {("project-mcp", LAYERED)}
     assert all(s.shadowed_by == layered.source for s in config.shadowed if s.name == LAYERED)
+    ours = config.server(f"{LAYERED}@agentty")
+    assert ours is not None and key_of(fake, ours.source) == "agentty-user"
+    assert ours.entry == LAYERED and ours.spec != layered.spec
+    assert [view.source.host for view in ours.hosts] == ["agentty"]
+
+
+def test_an_edit_of_a_server_keyed_by_its_host_goes_to_its_entry_under_the_files_name(
+    fake: FakeHome,
+) -> None:
+    workspace = opened(fake)
+    workspace.load()
+    before = fake.snapshot()
+    key = f"{LAYERED}@agentty"
+    config = workspace.apply(SetToolEnabled(server=key, tool="echo", enabled=False))
+    assert changed(before, fake.snapshot()) == {"agentty-user"}
+    ours = json.loads(fake.files["agentty-user"].read_text())["mcpServers"]
+    assert ours[LAYERED]["tools"] == {"exclude": ["echo"]} and key not in ours
+    server = config.server(key)
+    assert server is not None and not server.tools.allows("echo")
+    claude = config.server(LAYERED)
+    assert claude is not None and claude.tools.allows("echo")
+    config = workspace.apply(RemoveServer(name=key))
+    assert config.server(key) is None and config.server(LAYERED) is not None
+    assert LAYERED not in json.loads(fake.files["agentty-user"].read_text())["mcpServers"]
 
 
 def test_one_connection_in_several_hosts_files_is_one_server_with_every_source(
@@ -191,9 +223,9 @@ def test_removing_the_winner_lets_the_next_entry_of_the_name_run(fake: FakeHome)
     config = workspace.apply(RemoveServer(name=LAYERED))
     layered = config.server(LAYERED)
     assert layered is not None and key_of(fake, layered.source) == "project-mcp"
-    assert [key_of(fake, s.source) for s in config.shadowed if s.name == LAYERED] == [
-        "agentty-user"
-    ]
+    assert not [s for s in config.shadowed if s.entry_name == LAYERED]
+    ours = config.server(f"{LAYERED}@agentty")
+    assert ours is not None and key_of(fake, ours.source) == "agentty-user"
 
 
 def test_a_file_that_stops_parsing_keeps_its_servers_with_a_warning(fake: FakeHome) -> None:
@@ -295,3 +327,53 @@ def test_one_file_is_a_workspace_of_one_source_read_as_it_says(tmp_path: Path) -
     path.write_text("{ not json")
     with pytest.raises(ConfigError, match=r"one\.json"):
         one.load()  # not kept as last read: there is nothing else to show
+
+
+def test_two_hosts_project_entries_of_one_name_are_trusted_each_on_its_own(
+    tmp_path: Path,
+) -> None:
+    """``.mcp.json`` and ``.cursor/mcp.json`` both hold ``docs``, each another command: Claude
+    Code runs one and Cursor the other, so trusting one must not trust (or untrust) the
+    other."""
+    fake = small_fake_home(tmp_path, sources=("agentty-user", "project-mcp", "cursor-project"))
+    for key, label in (("project-mcp", "claude"), ("cursor-project", "cursor")):
+        path = fake.files[key]
+        document = json.loads(path.read_text())
+        document["mcpServers"]["docs"] = {"command": "docs-server", "args": [label]}
+        path.write_text(json.dumps(document, indent=2))
+    workspace = opened(fake)
+    config = workspace.load()
+    claude, cursor = config.server("docs"), config.server("docs@cursor")
+    assert claude is not None and cursor is not None and cursor.entry == "docs"
+    assert claude.untrusted is not None and cursor.untrusted is not None
+    assert workspace.trust(config, ["docs@cursor"]) == 1
+    config = opened(fake).load()
+    assert config.server("docs@cursor").untrusted is None  # type: ignore[union-attr]
+    assert config.server("docs").untrusted is not None  # type: ignore[union-attr]
+    assert workspace.trust(config, ["docs"]) == 1
+    config = opened(fake).load()
+    assert all(config.server(key).untrusted is None for key in ("docs", "docs@cursor"))  # type: ignore[union-attr]
+    book = json.loads(default_trust_file(fake.home, fake.env).read_text())
+    assert set(book["projects"][str(fake.project)]) >= {"docs", "docs@cursor"}
+
+
+def test_claude_codes_switch_of_a_server_keyed_by_its_host_names_its_entry(
+    tmp_path: Path,
+) -> None:
+    """Cursor's project ``docs`` comes first, so Claude Code's user ``docs`` is ``docs@claude``
+    here; its deny rule is written as Claude Code names the tool: ``mcp__docs__echo``."""
+    fake = small_fake_home(tmp_path, sources=("agentty-user", "claude-user", "cursor-project"))
+    for key, label in (("claude-user", "claude"), ("cursor-project", "cursor")):
+        path = fake.files[key]
+        document = json.loads(path.read_text())
+        document["mcpServers"]["docs"] = {"command": "docs-server", "args": [label]}
+        path.write_text(json.dumps(document, indent=2))
+    workspace = opened(fake)
+    config = workspace.load()
+    assert [v.source.host for v in config.server("docs").hosts] == ["cursor"]  # type: ignore[union-attr]
+    config = workspace.apply(SetToolEnabled(server="docs@claude", tool="echo", enabled=False))
+    settings = json.loads((fake.home / ".claude" / "settings.json").read_text())
+    assert settings["permissions"]["deny"] == ["mcp__docs__echo"]
+    claude = config.server("docs@claude")
+    assert claude is not None and not claude.tools.allows("echo")
+    assert config.server("docs").tools.allows("echo")  # type: ignore[union-attr]

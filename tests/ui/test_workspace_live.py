@@ -91,10 +91,11 @@ async def test_rows_show_where_each_server_is_from_and_t_trusts_one_on_disk(
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: "tools on" in text_of(app, ("server", LAYERED)))
         assert "claude · local" in text_of(app, ("server", LAYERED))
-        # Our file's and the project's ``layered``, under the one that runs.
-        for source, label in (("project-mcp", "project .mcp.json"), ("agentty-user", "agentty")):
-            row = text_of(app, shadowed_key(fake, source))
-            assert label in row and "shadowed by claude · local" in row
+        # The project's ``layered``, under the one Claude Code runs; our file's is ours.
+        row = text_of(app, shadowed_key(fake, "project-mcp"))
+        assert "project .mcp.json" in row and "shadowed by claude · local" in row
+        ours = text_of(app, ("server", f"{LAYERED}@agentty"))
+        assert "agentty" in ours and "shadowed" not in ours
         waiting = text_of(app, ("server", REPO_TOOL))
         argv = fake.entry("project-mcp", REPO_TOOL).argv
         assert argv is not None
@@ -117,7 +118,7 @@ async def test_x_on_a_shadowed_entry_removes_it_from_its_own_file_only(
     before = fake.snapshot()
     app = PickerApp(bridge)
     async with app.run_test(size=(120, 30)) as pilot:
-        hidden = shadowed_key(fake, "agentty-user")
+        hidden = shadowed_key(fake, "project-mcp")
         await until(pilot, lambda: app.picker.select_key(hidden))
         await pilot.press("x")
         await pilot.pause()
@@ -125,11 +126,11 @@ async def test_x_on_a_shadowed_entry_removes_it_from_its_own_file_only(
         await settle(app)
         await until(pilot, lambda: not text_of(app, hidden))
         assert "tools on" in text_of(app, ("server", LAYERED))  # the winner runs on
-        assert text_of(app, shadowed_key(fake, "project-mcp"))
+        assert "tools on" in text_of(app, ("server", f"{LAYERED}@agentty"))
     after = fake.snapshot()
-    assert LAYERED not in json.loads(after["agentty-user"])["mcpServers"]
+    assert LAYERED not in json.loads(after["project-mcp"])["mcpServers"]
     assert after["claude-local"] == before["claude-local"]
-    assert after["project-mcp"] == before["project-mcp"]
+    assert after["agentty-user"] == before["agentty-user"]
 
 
 async def test_a_asks_which_file_and_adds_the_server_there(fake: FakeHome, bridge: Bridge) -> None:
