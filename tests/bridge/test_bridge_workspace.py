@@ -86,7 +86,7 @@ async def test_the_picker_may_add_a_name_of_another_file_to_a_file_named_on_purp
         assert winner is not None and winner.source == project
         ours = model.server(f"{taken}@agentty")
         assert ours is not None and ours.source == workspace.add_to and ours.entry == taken
-        assert not [s for s in model.shadowed if s.entry_name == taken]
+        assert not [s for s in model.shadowed if (s.entry or s.name) == taken]
 
 
 async def test_removing_an_entry_of_a_file_without_it_is_refused_and_writes_nothing(
