@@ -76,6 +76,7 @@ from agentty_tui.config.engine import (
 from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
+from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
 from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
 from agentty_tui.config.hosts.switches import (
@@ -141,6 +142,8 @@ class SourceReport:
 def _dialect(source: SourceFile, root: Path) -> Dialect:
     if source.dialect == "claude-local":
         return ClaudeLocalDialect(str(root))
+    if source.ref.host == "claude":
+        return ClaudeCodeDialect()  # entries written as ``claude mcp add`` writes them
     return dialect_by_name(source.dialect)
 
 

@@ -6,7 +6,8 @@ file it rewrites often and that holds much else (start counts, tips, per-project
 allowed tools, and the user scope's top-level ``mcpServers``, which ``McpJsonDialect`` reads).
 
 ``ClaudeLocalDialect(root)`` reads and edits that one project's ``mcpServers`` and nothing else:
-the entries are spelled exactly as ``McpJsonDialect`` spells them, and an edit is the McpJson
+the entries are spelled as ``McpJsonDialect`` reads them and written as Claude Code writes them
+(``entries``), and an edit is the McpJson
 engine's edit applied to the project's object, put back into a copy of the whole document. Only
 the project's own text is spliced when the file is written (the JSONC splicer, given the whole
 file's layout), so every other byte stays as Claude Code wrote it and a file of megabytes is not
@@ -26,7 +27,8 @@ from agentty_tui.config.documents.jsonc import splice
 from agentty_tui.config.documents.jsonlayout import JsonStyle
 from agentty_tui.config.documents.jsonspan import value_span
 from agentty_tui.config.engine import ConfigEdit
-from agentty_tui.config.hosts.mcpjson import SERVERS_KEY, McpJsonDialect
+from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
+from agentty_tui.config.hosts.mcpjson import SERVERS_KEY
 from agentty_tui.config.raw import json_type, server_or_problem, validate_server
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import PluginConfig, ServerConfig
@@ -37,8 +39,9 @@ PROJECTS_KEY = "projects"
 """The top-level key of ``~/.claude.json`` that maps project roots to their settings."""
 
 
-class _ProjectServers(McpJsonDialect):
-    """The McpJson engine over one project's object: servers only, no catalog settings.
+class _ProjectServers(ClaudeCodeDialect):
+    """The McpJson engine over one project's object (entries written as Claude Code writes
+    them): servers only, no catalog settings.
 
     ``toolBudget`` and ``nativeTools`` are our keys of a whole file; a project object is Claude
     Code's, and whatever it holds besides ``mcpServers`` is not read.

@@ -36,7 +36,7 @@ from agentty_tui.config.documents.formats import JsonFormat
 from agentty_tui.config.documents.jsonc import JsoncNode, parse_jsonc
 from agentty_tui.config.documents.jsonlayout import JsonStyle, dump_json
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
-from agentty_tui.config.hosts.mcpjson import McpJsonDialect
+from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.model import HttpSpec, StdioSpec
 from tests.fake_home import build_fake_home
@@ -199,9 +199,10 @@ def _without(value: dict[str, Any], root: str, name: str) -> dict[str, Any]:
 
 
 def _expected_entries(original: str, root: str, edit: ConfigEdit) -> dict[str, Any]:
-    """The project's ``mcpServers`` as ``McpJsonDialect`` writes the same edit."""
+    """The project's ``mcpServers`` as ``ClaudeCodeDialect`` (``.mcp.json``, Claude Code's
+    shape) writes the same edit."""
     servers = json.loads(original)["projects"][root].get("mcpServers", {})
-    plain = McpJsonDialect()
+    plain = ClaudeCodeDialect()
     document, _ = plain.parse(json.dumps({"mcpServers": servers}), None)
     edited: dict[str, Any] = plain.apply(document, edit, None)
     return dict(edited["mcpServers"])
@@ -362,7 +363,7 @@ def test_each_edit_lands_in_its_entry_and_nowhere_else(
     config = _store(path).apply(edit)
     after = path.read_bytes().decode("utf-8")
 
-    # The entry is what McpJsonDialect writes for the same edit, in the same order.
+    # The entry is what ClaudeCodeDialect writes for the same edit, in the same order.
     servers = json.loads(after)["projects"][HERE]["mcpServers"]
     assert servers == _expected_entries(original, HERE, edit)
     assert list(servers) == list(_expected_entries(original, HERE, edit))
@@ -408,7 +409,9 @@ def test_an_add_creates_what_it_needs_and_nothing_else(
     value = json.loads(after)
     expected = json.loads(original)
     project = expected["projects"].setdefault(root, {})
-    project["mcpServers"] = {"first": {"command": "npx", "args": ["-y", "first"]}}
+    # As ``claude mcp add -s local`` writes it.
+    first = {"type": "stdio", "command": "npx", "args": ["-y", "first"], "env": {}}
+    project["mcpServers"] = {"first": first}
     assert value == expected
     assert list(value["projects"]) == list(expected["projects"])  # a new project comes last
     assert _same_outside(after, _slot(after, created), original)
@@ -423,7 +426,9 @@ def test_an_add_to_a_file_without_projects_makes_the_map(tmp_path: Path, text: s
     value = json.loads(path.read_text(encoding="utf-8"))
     assert value == {
         **json.loads(text or "{}"),
-        "projects": {HERE: {"mcpServers": {"a": {"command": "a"}}}},
+        "projects": {
+            HERE: {"mcpServers": {"a": {"type": "stdio", "command": "a", "args": [], "env": {}}}}
+        },
     }
 
 
