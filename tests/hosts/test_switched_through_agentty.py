@@ -98,3 +98,40 @@ def test_a_tool_and_a_server_switched_off_and_on_with_agentty_are_obeyed_by_ever
     state = json.loads((claude.home / ".claude.json").read_text())
     entries = state["mcpServers"].values()
     assert all(set(entry) == {"type", "command", "args", "env"} for entry in entries)
+
+
+def test_two_hosts_servers_of_one_name_are_each_switched_for_their_own_host(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's local ``time`` and Codex's user ``time`` run different commands: each host
+    runs its own (no host reads the other's files). agentty shows them as ``time`` and
+    ``time@codex``, and a switch of one reaches its own host alone: the programs' requests say
+    so."""
+    for program in ("claude", "codex"):
+        program_path(program)
+    claude = ClaudeCodeHome.make(tmp_path)
+    (claude.home / ".codex").mkdir()
+    codex = CodexHome(home=claude.home, project=claude.project)
+    mine = codex_cli.light_entry("time", 3)
+    claude.add(
+        "local",
+        "time",
+        {"type": "stdio", "command": mine["command"], "args": mine["args"], "env": {}},
+    )
+    codex.user.setdefault("mcp_servers", {})["time"] = codex_cli.light_entry("time", 2)
+    claude.write()
+    codex.write()
+    listed = json.loads(_agentty(claude, "list", "--json"))
+    by_name = {server["name"]: server for server in listed["servers"]}
+    assert by_name["time"]["source"]["host"] == "claude"
+    assert by_name["time@codex"]["entry"] == "time"
+    assert by_name["time@codex"]["status"] != "shadowed"
+    said = _agentty(claude, "disable", "time@codex", "tool_0001")
+    assert "disabled_tools in" in said and "permissions.deny" not in said, said
+    said = _agentty(claude, "disable", "time", "tool_0000")
+    assert "permissions.deny in .claude/settings.local.json" in said, said
+    codex.user = tomlkit.parse((codex.home / ".codex" / "config.toml").read_text()).unwrap()
+    assert codex.user["mcp_servers"]["time"]["disabled_tools"] == ["tool_0001"]
+    claude_sent = claude.mcp_tools_sent(write=False)
+    assert claude_sent == ["mcp__time__tool_0001", "mcp__time__tool_0002"]
+    assert codex.mcp_tools_sent() == ["mcp__time__tool_0000"]
