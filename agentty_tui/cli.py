@@ -174,6 +174,13 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
         help="answer a form the server asks for with its defaults (else the server is told "
         "forms are not supported); a request to open a URL is declined",
     )
+    for verb, what in (
+        ("connect", "route a host through agentty's gateway (it then runs agentty-tui serve)"),
+        ("disconnect", "give a connected host its own servers back"),
+    ):
+        routing = commands.add_parser(verb, parents=[common], help=what)
+        routing.add_argument("host", help="claude, claude-desktop, cursor, gemini, codex or vscode")
+        routing.add_argument("--yes", action="store_true", help="write without asking")
     sources = commands.add_parser(
         "sources", parents=[common], help="the workspace's files: which exist, what they hold"
     )

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -36,9 +37,22 @@ from agentty_tui.config.engine import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
 from agentty_tui.config.hosts.switches import no_switch
 from agentty_tui.config.importing import disabled_additions
-from agentty_tui.config.sources import is_project_file
+from agentty_tui.config.routing import (
+    Route,
+    connect,
+    disconnect,
+    plan_connect,
+    plan_disconnect,
+    route_of,
+)
+from agentty_tui.config.sources import (
+    SourceFile,
+    find_project_root,
+    is_project_file,
+    workspace_sources,
+)
 from agentty_tui.config.trust import TrustGate
-from agentty_tui.config.workspace import Workspace, open_workspace, parse_hosts
+from agentty_tui.config.workspace import Workspace, open_workspace, parse_hosts, source_dialect
 from agentty_tui.errors import (
     ConfigError,
     OperationError,
@@ -561,20 +575,88 @@ async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
         )
     if not plan.add:
         return 0
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise UsageError("not writing without --yes: standard input is not a terminal")
-        question = f"add {len(plan.add)} server(s) to {store.path}? [y/N] "
-        answer = await anyio.to_thread.run_sync(input, question)
-        if answer.strip().lower() not in ("y", "yes"):
-            say("nothing written")
-            return 0
+    if not await _confirmed(args, f"add {len(plan.add)} server(s) to {store.path}? [y/N] "):
+        return 0
     result = apply_import(plan, store)
     for name in result.added:
         say(f"added {name!r}")
     for name, why in result.failed:
         warn(f"not added {name!r}: {why}")
     return 1 if result.failed else 0
+
+
+async def _confirmed(args: argparse.Namespace, question: str) -> bool:
+    """Whether to write: ``--yes``, else the user's answer on the terminal (``nothing
+    written`` said on a no); a ``UsageError`` without a terminal to ask on."""
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        raise UsageError("not writing without --yes: standard input is not a terminal")
+    answer = await anyio.to_thread.run_sync(input, question)
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    say("nothing written")
+    return False
+
+
+# --- connect, disconnect ----------------------------------------------------------------
+
+
+def _host_file(args: argparse.Namespace) -> tuple[SourceFile, ConfigStore, Route]:
+    """The user file of the host ``args.host`` names, its store and its route."""
+    (host,) = parse_hosts([args.host], "HOST")
+    if host == "agentty":
+        raise UsageError("agentty is the gateway: name a host (claude, cursor, vscode, ...)")
+    home, root = Path.home(), find_project_root(Path.cwd())
+    source = next(
+        s for s in workspace_sources(home, os.environ, root) if s.ref == _user_ref(s, host)
+    )
+    store = ConfigStore(source.path, dialect=source_dialect(source, root))
+    return source, store, route_of(home, os.environ, host, source.dialect)
+
+
+def _user_ref(source: SourceFile, host: str) -> SourceRef | None:
+    return source.ref if source.ref.host == host and source.ref.scope == "user" else None
+
+
+def _agentty_program() -> list[str]:
+    """How a host starts agentty: its executable on PATH, else this interpreter's module."""
+    found = shutil.which("agentty-tui")
+    return [str(Path(found).absolute())] if found else [sys.executable, "-m", "agentty_tui"]
+
+
+async def cmd_connect(path: Path | None, args: argparse.Namespace) -> int:
+    """Route a host through agentty's gateway: its user file's servers move to agentty, which
+    the host then runs as its one server (``config.routing``)."""
+    _one_file(path, "connect")
+    source, store, route = _host_file(args)
+    config = workspace(args).load()
+    direct = [
+        f"{server.name} ({view.source.path})"
+        for server in config.servers
+        for view in server.hosts
+        if view.source.host == source.ref.host and view.source.scope != "user"
+    ]
+    plan = plan_connect(source, store, route, _agentty_program(), direct)
+    say(plan.describe())
+    if not await _confirmed(args, f"connect {args.host}? [y/N] "):
+        return 0
+    connect(plan, store)
+    say(f"connected {args.host}: it runs agentty-tui serve (agentty-tui disconnect undoes it)")
+    return 0
+
+
+async def cmd_disconnect(path: Path | None, args: argparse.Namespace) -> int:
+    """Give a connected host its own servers back (``config.routing``)."""
+    _one_file(path, "disconnect")
+    source, store, route = _host_file(args)
+    plan = plan_disconnect(source, store, route)
+    say(plan.describe())
+    if not await _confirmed(args, f"disconnect {args.host}? [y/N] "):
+        return 0
+    disconnect(plan, store)
+    say(f"disconnected {args.host}: {source.path} holds its own servers again")
+    return 0
 
 
 # --- login, logout ----------------------------------------------------------------------
@@ -740,6 +822,8 @@ COMMANDS: dict[str, Command] = {
     "disable": cmd_disable,
     "catalog": cmd_catalog,
     "import": cmd_import,
+    "connect": cmd_connect,
+    "disconnect": cmd_disconnect,
     "login": cmd_login,
     "logout": cmd_logout,
     "call": cmd_call,

@@ -174,6 +174,9 @@ class HostView(Frozen):
     approved: bool | None = None
     """For a host that asks before it starts a project's server (Claude Code, a ``.mcp.json``
     entry): whether the user approved this one; ``None`` where the host asks nothing."""
+    routed: bool = False
+    """The host reaches this entry through agentty's gateway (``agentty-tui connect``): the
+    host runs the gateway in its place, and the gateway obeys these switches for it."""
 
     def sends(self, bare: str) -> bool:
         """Whether this host sends its model the tool ``bare`` of a connected server."""

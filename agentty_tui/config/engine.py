@@ -32,6 +32,7 @@ own settings (``oauth``), dropped when it becomes a command server, and a comman
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -47,6 +48,7 @@ __all__ = [
     "ConfigEdit",
     "ConnectionSpelling",
     "RemoveServer",
+    "RestoreEntry",
     "SetServerDisabled",
     "SetToolEnabled",
     "SetToolFilter",
@@ -138,8 +140,26 @@ class UpdateServer:
     """New seconds any one request may take; ``None`` keeps what the entry says."""
 
 
+@dataclass(frozen=True, slots=True)
+class RestoreEntry:
+    """Put back an entry exactly as it was read from a file of the same dialect (a server
+    moved aside and returned: ``config.routing``), every key kept; refused when a server of
+    that name exists."""
+
+    name: str
+    """The config key."""
+    entry: Mapping[str, Any]
+    """The entry's plain value, as the file held it."""
+
+
 ConfigEdit: TypeAlias = (
-    AddServer | RemoveServer | SetToolEnabled | SetServerDisabled | SetToolFilter | UpdateServer
+    AddServer
+    | RemoveServer
+    | SetToolEnabled
+    | SetServerDisabled
+    | SetToolFilter
+    | UpdateServer
+    | RestoreEntry
 )
 """Every change the config layer knows how to write."""
 
@@ -383,6 +403,11 @@ def _apply(adapter: Adapter, root: Any, edit: ConfigEdit, path: str | None) -> N
         raise ConfigError(fmt.map_message, path=path, field=adapter.servers_key)
     if isinstance(edit, AddServer):
         _add(adapter, root, servers, edit, path)
+        return
+    if isinstance(edit, RestoreEntry):
+        if servers is not None and edit.name in servers:
+            raise ConfigError("a server of this name already exists", path=path, server=edit.name)
+        fmt.add(root, adapter.servers_key, edit.name, copy.deepcopy(dict(edit.entry)))
         return
     name = edit.name if isinstance(edit, RemoveServer) else edit.server
     if servers is None or name not in servers:

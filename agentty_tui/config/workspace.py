@@ -70,6 +70,7 @@ from agentty_tui.config.engine import (
     AddServer,
     ConfigEdit,
     RemoveServer,
+    RestoreEntry,
     SetServerDisabled,
     SetToolEnabled,
 )
@@ -86,6 +87,7 @@ from agentty_tui.config.hosts.switches import (
     no_switch_view,
     switch_claude,
 )
+from agentty_tui.config.routing import routed_sources, routed_view, without_gateway
 from agentty_tui.config.sources import (
     HOSTS,
     SourceFile,
@@ -115,6 +117,7 @@ __all__ = [
     "layer",
     "open_workspace",
     "parse_hosts",
+    "source_dialect",
     "trust_prompt",
 ]
 
@@ -139,7 +142,8 @@ class SourceReport:
     """Why it could not be read this time, or ``None``."""
 
 
-def _dialect(source: SourceFile, root: Path) -> Dialect:
+def source_dialect(source: SourceFile, root: Path) -> Dialect:
+    """The dialect a workspace reads and writes ``source`` in (of the project at ``root``)."""
     if source.dialect == "claude-local":
         return ClaudeLocalDialect(str(root))
     if source.ref.host == "claude":
@@ -158,12 +162,14 @@ class Workspace:
         trust: TrustBook | None,
         add_to: SourceRef,
         claude: ClaudeFiles | None = None,
+        routed: frozenset[SourceRef] = frozenset(),
     ) -> None:
         """``sources`` in precedence order (``sources.workspace_sources``); ``root``: the
         project; ``trust``: the user's trust book (``None`` for one file named by the user,
         which is trusted or not as a whole); ``add_to``: where a new server goes unless the
         caller names a file (our user file); ``claude``: where Claude Code keeps its switches
-        for this project (``None`` when its files are not read)."""
+        for this project (``None`` when its files are not read); ``routed``: the sources that
+        are a connected host's stash."""
         self.sources = tuple(sources)
         """Every source considered, present or not, in precedence order."""
         self.root = root
@@ -174,13 +180,18 @@ class Workspace:
         """The file a new server goes to by default."""
         self.claude = claude
         """Where Claude Code keeps the switches it obeys for this project, or ``None``."""
+        self.routed = routed
+        """The sources that are a connected host's stash, read in place of its user file
+        (``routing.routed_sources``)."""
         self._claude_switches: ClaudeSwitches | None = None
         # The lines of moved Claude Code switches said so far: each is said once.
         self._said: set[str] = set()
         self.single = trust is None
         """One file the user named (``--config``): read as the file says (see the module)."""
         self._trust = trust
-        self._stores = {s.ref: ConfigStore(s.path, dialect=_dialect(s, root)) for s in sources}
+        self._stores = {
+            s.ref: ConfigStore(s.path, dialect=source_dialect(s, root)) for s in sources
+        }
         self._good: dict[SourceRef, PluginConfig] = {}
         # The config of the last load: who owns an entry, as the caller last saw it.
         self._layered: PluginConfig | None = None
@@ -242,7 +253,7 @@ class Workspace:
         ``of_file`` as it is (its ``ConfigError`` raised: there is nothing to keep it for)."""
         if self._trust is None:
             source = self.sources[0]
-            config = self._stores[source.ref].load()
+            config = without_gateway(self._stores[source.ref].load())
             self.reports = (SourceReport(source, self.exists(), len(config.servers)),)
             self._layered = config
             return config
@@ -265,7 +276,7 @@ class Workspace:
                 ref, problem = source.ref, None
                 store = self._stores[ref]
                 try:
-                    config = store.load()
+                    config = without_gateway(store.load())
                     self._good[ref] = config
                 except ConfigError as error:
                     kept = ref in self._good
@@ -332,12 +343,15 @@ class Workspace:
         return waiting
 
     def _view(self, server: ServerConfig, ref: SourceRef) -> HostView:
-        """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``)."""
+        """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``); an
+        entry of a connected host's stash is reached through the gateway (``routing``)."""
         if ref.host in NO_SWITCH:
-            return no_switch_view(ref)
-        if ref.host == "claude" and self._claude_switches is not None:
-            return self._claude_switches.host_view(server.name, ref)
-        return entry_view(server, ref)
+            view = no_switch_view(ref)
+        elif ref.host == "claude" and self._claude_switches is not None:
+            view = self._claude_switches.host_view(server.name, ref)
+        else:
+            view = entry_view(server, ref)
+        return routed_view(view, server) if ref in self.routed else view
 
     def _facts(
         self, config: PluginConfig, waiting: Collection[str]
@@ -485,7 +499,7 @@ class Workspace:
             raise OperationError(f"{host} does not hold {server.name!r}; it is held by {holding}")
         written = False
         for view in views:
-            if view.source.host in NO_SWITCH:
+            if view.source.host in NO_SWITCH and not view.routed:
                 continue
             if view.source.host == "claude" and self.claude is not None:
                 switch_claude(self.claude, server.entry_name, view.source.scope, edits)
@@ -523,7 +537,7 @@ SWITCHES = (SetToolEnabled, SetServerDisabled)
 def _renamed(edit: ConfigEdit, config: PluginConfig) -> ConfigEdit:
     """``edit`` naming the server as its entry in its files is named (``ServerConfig.entry``);
     a new server's name is its own."""
-    if isinstance(edit, AddServer):
+    if isinstance(edit, (AddServer, RestoreEntry)):
         return edit
     key = _server_of(edit)
     server = config.server(key) or next((s for s in config.shadowed if s.name == key), None)
@@ -536,7 +550,7 @@ def _renamed(edit: ConfigEdit, config: PluginConfig) -> ConfigEdit:
 
 def _server_of(edit: ConfigEdit) -> str:
     """The name of the server ``edit`` changes (an ``AddServer``'s new one)."""
-    return edit.name if isinstance(edit, (AddServer, RemoveServer)) else edit.server
+    return edit.name if isinstance(edit, (AddServer, RemoveServer, RestoreEntry)) else edit.server
 
 
 @dataclass(frozen=True, slots=True)
@@ -732,9 +746,9 @@ def open_workspace(
     root = find_project_root(cwd)
     ours = our_user_file(home, env)
     chosen = parse_hosts(hosts, "--hosts") if hosts is not None else hosts_setting(ours)
-    sources = workspace_sources(home, env, root, hosts=chosen)
+    sources, routed = routed_sources(workspace_sources(home, env, root, hosts=chosen), home, env)
     add_to = next(source.ref for source in sources if source.path == ours)
     trust = TrustBook(default_trust_file(home, env))
     reads_claude = any(source.ref.host == "claude" for source in sources)
     claude = ClaudeFiles.of(home, root, env) if reads_claude else None
-    return Workspace(sources, root=root, trust=trust, add_to=add_to, claude=claude)
+    return Workspace(sources, root=root, trust=trust, add_to=add_to, claude=claude, routed=routed)

@@ -53,7 +53,10 @@ def test_a_host_without_switches_sends_every_tool_whatever_its_entry_holds(home:
     before = path.read_bytes()
     workspace = _open(home)
     workspace.load()
-    with pytest.raises(OperationError, match="Cursor has no per-tool switch in its files"):
+    with pytest.raises(
+        OperationError,
+        match=r"Cursor has no per-tool switch in its files.*agentty-tui connect cursor",
+    ):
         workspace.apply(SetToolEnabled(server="echo", tool="echo", enabled=False))
     with pytest.raises(OperationError, match="Cursor has no server switch in its files"):
         workspace.apply(SetServerDisabled(server="echo", disabled=True))

@@ -94,6 +94,7 @@ def no_switch_view(ref: SourceRef) -> HostView:
 def no_switch(host: str, what: str) -> str:
     """The line that says ``host`` cannot be switched (``what``: ``tool`` or ``server``)."""
     name = HOST_NAMES.get(host, host)
+    route = f"route {name} through agentty: agentty-tui connect {host}"
     if what == "tool":
-        return f"{name} has no per-tool switch in its files: it still sends every tool"
-    return f"{name} has no server switch in its files: it still starts the server"
+        return f"{name} has no per-tool switch in its files: it still sends every tool ({route})"
+    return f"{name} has no server switch in its files: it still starts the server ({route})"

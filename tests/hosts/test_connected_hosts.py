@@ -1,0 +1,79 @@
+"""``agentty-tui connect`` leaves a host one MCP server, agentty's gateway, and ``disconnect``
+gives the host its own servers back: as the host programs themselves list them
+(``codex mcp list``, ``gemini mcp list``, ``claude mcp get``), not as a file says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import tomlkit
+
+from tests.helpers import run_cli
+from tests.hosts import codex_cli, gemini_cli
+from tests.hosts.claude_code import ClaudeCodeHome, light_entry
+from tests.hosts.codex_cli import CodexHome
+from tests.hosts.gemini_cli import LIST_LINE, GeminiHome
+
+
+def _agentty(home: Path, project: Path, *args: str) -> str:
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    result = run_cli(*args, env=env, whole_env=True, cwd=project)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _codex_names(codex: CodexHome) -> list[str]:
+    ran = codex.run("mcp", "list", "--json")
+    assert ran.returncode == 0, ran.describe()
+    return sorted(str(server["name"]) for server in json.loads(ran.stdout))
+
+
+def _gemini_names(gemini: GeminiHome) -> list[str]:
+    ran = gemini.run("mcp", "list", write=False)
+    assert ran.returncode == 0, ran.describe()
+    lines = (ran.stdout + "\n" + ran.stderr).splitlines()
+    return sorted(m["name"] for line in lines if (m := LIST_LINE.match(line.strip())))
+
+
+def test_codex_lists_agentty_alone_once_connected_and_its_own_after(codex: CodexHome) -> None:
+    for name in ("time", "notes"):
+        codex.user.setdefault("mcp_servers", {})[name] = codex_cli.light_entry(name, 2)
+    codex.write()
+    before = (codex.home / ".codex" / "config.toml").read_bytes()
+    said = _agentty(codex.home, codex.project, "connect", "codex", "--yes")
+    assert "move 2 server(s)" in said, said
+    assert _codex_names(codex) == ["agentty"]
+    entry = tomlkit.parse((codex.home / ".codex" / "config.toml").read_text())["mcp_servers"]
+    assert entry["agentty"]["args"][-3:] == ["serve", "--host", "codex"]  # type: ignore[index]
+    listed = json.loads(_agentty(codex.home, codex.project, "list", "--json"))
+    assert {s["name"] for s in listed["servers"]} == {"time", "notes"}
+    _agentty(codex.home, codex.project, "disconnect", "codex", "--yes")
+    assert _codex_names(codex) == ["notes", "time"]
+    assert (codex.home / ".codex" / "config.toml").read_bytes() == before
+
+
+def test_gemini_lists_agentty_alone_once_connected_and_its_own_after(gemini: GeminiHome) -> None:
+    gemini.user["mcpServers"] = {"time": gemini_cli.light_entry("time", 2)}
+    gemini.write()
+    _agentty(gemini.home, gemini.project, "connect", "gemini", "--yes")
+    assert _gemini_names(gemini) == ["agentty"]
+    _agentty(gemini.home, gemini.project, "disconnect", "gemini", "--yes")
+    assert _gemini_names(gemini) == ["time"]
+
+
+def test_claude_code_lists_agentty_alone_once_connected_and_its_own_after(
+    claude: ClaudeCodeHome,
+) -> None:
+    claude.add("user", "time", light_entry("time", 2))
+    claude.write()
+    _agentty(claude.home, claude.project, "connect", "claude", "--yes")
+    got = claude.run("mcp", "get", "agentty", write=False)
+    assert got.returncode == 0 and "serve --host claude" in got.stdout, got.describe()
+    assert claude.run("mcp", "get", "time", write=False).returncode != 0
+    state = json.loads((claude.home / ".claude.json").read_text())
+    assert list(state["mcpServers"]) == ["agentty"]
+    _agentty(claude.home, claude.project, "disconnect", "claude", "--yes")
+    got = claude.run("mcp", "get", "time", write=False)
+    assert got.returncode == 0, got.describe()
+    assert claude.run("mcp", "get", "agentty", write=False).returncode != 0
