@@ -45,7 +45,7 @@ def test_codex_lists_agentty_alone_once_connected_and_its_own_after(codex: Codex
     assert "move 2 server(s)" in said, said
     assert _codex_names(codex) == ["agentty"]
     entry = tomlkit.parse((codex.home / ".codex" / "config.toml").read_text())["mcp_servers"]
-    assert entry["agentty"]["args"][-3:] == ["serve", "--host", "codex"]  # type: ignore[index]
+    assert entry["agentty"]["args"][-3:] == ["serve", "--host", "codex"]
     listed = json.loads(_agentty(codex.home, codex.project, "list", "--json"))
     assert {s["name"] for s in listed["servers"]} == {"time", "notes"}
     _agentty(codex.home, codex.project, "disconnect", "codex", "--yes")
