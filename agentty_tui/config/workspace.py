@@ -72,12 +72,20 @@ from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
+from agentty_tui.config.hosts.codex_trust import codex_untrusted
+from agentty_tui.config.hosts.gemini_trust import (
+    GeminiSettings,
+    gemini_folder_untrusted,
+    gemini_mcp_block,
+    gemini_settings,
+)
 from agentty_tui.config.hosts.switches import (
     NO_SWITCH,
     entry_view,
     no_switch,
     no_switch_view,
     switch_claude,
+    untrusted_view,
 )
 from agentty_tui.config.sources import (
     HOSTS,
@@ -166,6 +174,11 @@ class Workspace:
         self.claude = claude
         """Where Claude Code keeps the switches it obeys for this project, or ``None``."""
         self._claude_switches: ClaudeSwitches | None = None
+        # Why Codex does not read the project's file, and Gemini CLI runs no server here
+        # (``None``: it does), and every Gemini settings file it reads: as the last load found.
+        self._codex_untrusted: str | None = None
+        self._gemini_untrusted: str | None = None
+        self._gemini_settings: GeminiSettings = ()
         # The lines of moved Claude Code switches said so far: each is said once.
         self._said: set[str] = set()
         self.single = trust is None
@@ -248,6 +261,7 @@ class Workspace:
         trusted = trust.entries
         if trust.problem is not None:
             problems.setdefault(trust.problem, trust.problem)
+        self._read_host_trust()
         if self.claude is not None:
             self._claude_switches = read_switches(self.claude)
             for unread in self._claude_switches.problems:
@@ -323,12 +337,43 @@ class Workspace:
                     waiting[server.name] = trust_prompt(server)
         return waiting
 
+    def _read_host_trust(self) -> None:
+        """Read what Codex and Gemini CLI trust here: whether Codex reads the project's
+        ``.codex/config.toml`` (``hosts.codex_trust``), whether Gemini CLI runs any server in
+        this folder and which of its settings files it reads (``hosts.gemini_trust``). Their
+        user files are found among the sources (where ``$CODEX_HOME`` already led)."""
+        user = {s.ref.host: s.path for s in self.sources if s.ref.scope == "user"}
+        project = {s.ref.host: s.path for s in self.sources if s.ref.scope == "project"}
+        self._codex_untrusted = None
+        if "codex" in user and "codex" in project:
+            self._codex_untrusted = codex_untrusted(user["codex"], self.root)
+        self._gemini_untrusted, self._gemini_settings = None, ()
+        if "gemini" in user:
+            folders = user["gemini"].parent / "trustedFolders.json"
+            self._gemini_untrusted = gemini_folder_untrusted(folders, user["gemini"], self.root, {})
+            read = [user["gemini"]]
+            if "gemini" in project and self._gemini_untrusted is None:
+                read.append(project["gemini"])
+            self._gemini_settings = gemini_settings(read)
+
     def _view(self, server: ServerConfig, ref: SourceRef) -> HostView:
-        """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``)."""
+        """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``), its
+        own trust included: Codex reads a project's file only in a trusted project, Gemini CLI
+        runs no server in a folder it does not trust and blocks a server any of its settings
+        files excludes."""
         if ref.host in NO_SWITCH:
             return no_switch_view(ref)
         if ref.host == "claude" and self._claude_switches is not None:
             return self._claude_switches.host_view(server.name, ref)
+        project = ref.scope == "project"
+        if ref.host == "codex" and project:
+            return untrusted_view(entry_view(server, ref), self._codex_untrusted)
+        if ref.host == "gemini":
+            view = entry_view(server, ref)
+            blocked = gemini_mcp_block(server.name, self._gemini_settings)
+            if blocked is not None:  # another of its files may exclude it: every one counts
+                view = view.model_copy(update={"off": True, "off_by": blocked})
+            return untrusted_view(view, self._gemini_untrusted, project=project)
         return entry_view(server, ref)
 
     def _facts(

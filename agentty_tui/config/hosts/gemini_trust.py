@@ -34,13 +34,18 @@ from agentty_tui.errors import ConfigError
 
 __all__ = [
     "TRUST_LEVELS",
+    "GeminiSettings",
     "gemini_folder_untrusted",
     "gemini_mcp_block",
+    "gemini_settings",
     "gemini_trusted_folders_file",
 ]
 
 TRUST_LEVELS = ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST")
 """The levels a rule of ``trustedFolders.json`` may give."""
+
+GeminiSettings = tuple[tuple[str, Mapping[str, Any]], ...]
+"""Every settings file Gemini CLI reads: each one's path as shown and its object."""
 
 NO_SERVER = "Gemini CLI runs no MCP server in a folder it does not trust"
 """How every reason ``gemini_folder_untrusted`` gives begins."""
@@ -115,6 +120,18 @@ def _names(mcp: Mapping[str, Any], key: str) -> list[str] | None:
     if not isinstance(names, list):
         return None
     return [name.strip().lower() for name in names if isinstance(name, str)]
+
+
+def gemini_settings(paths: Sequence[Path]) -> GeminiSettings:
+    """The settings files at ``paths`` that exist and parse (a file that does not is left out:
+    its store reports it), for ``gemini_mcp_block``."""
+    read: list[tuple[str, Mapping[str, Any]]] = []
+    for path in paths:
+        try:
+            read.append((str(path), _object(path)))
+        except ConfigError:
+            continue
+    return tuple(read)
 
 
 def gemini_mcp_block(name: str, settings: Sequence[tuple[str, Mapping[str, Any]]]) -> str | None:
