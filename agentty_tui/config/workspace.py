@@ -18,7 +18,9 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   stdio entries of a file other users can write (``trust.file_trust_problem``).
 - Each entry carries what its host does with it (``ServerConfig.hosts``, from
   ``hosts/switches``): a switch is written for every host holding the server, where that host
-  reads it (Claude Code's settings for its entries); the ``tools`` and ``disabled`` keys our
+  reads it (Claude Code's settings for its entries), and the host's own trust: a project
+  entry Codex does not read (its project not trusted), or any entry of Gemini CLI in a folder
+  it does not trust, is off for that host, saying why; the ``tools`` and ``disabled`` keys our
   earlier versions wrote into Claude Code's entries are moved to its own switches at the
   first load that finds them, with a warning line saying so.
 

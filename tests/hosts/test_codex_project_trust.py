@@ -69,3 +69,16 @@ def test_a_project_table_without_a_transport_for_a_new_name_stops_codex(codex: C
     ran = codex.run("mcp", "list", "--json")
     assert ran.returncode != 0
     assert "invalid transport" in ran.stderr, ran.describe()
+
+
+def test_from_a_subfolder_every_codex_folder_down_to_it_is_read(codex: CodexHome) -> None:
+    # In a git repository, the root's .codex/config.toml and the subfolder's are both read
+    # (trust keyed by the root); agentty reads only the root's.
+    codex.git_init()
+    codex.user["mcp_servers"] = {"mine": light_entry("mine", 1)}
+    codex.workspace["mcp_servers"] = {"root": light_entry("root", 1)}
+    codex.write()
+    sub = codex.project / "sub"
+    (sub / ".codex").mkdir(parents=True)
+    (sub / ".codex" / "config.toml").write_text('[mcp_servers.deep]\ncommand = "x"\n')
+    assert set(codex.mcp_list(cwd=sub)) == {"mine", "root", "deep"}

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
-from tests.hosts.gemini_cli import LIST_LINE, GeminiHome, light_entry, sent_names
-from tests.hosts.programs import light_tools
+from tests.hosts.gemini_cli import LIST_LINE, QUIET_ENV, GeminiHome, light_entry, sent_names
+from tests.hosts.programs import host_env, light_tools, program_path, run_program
 
 
 def _both(gemini: GeminiHome) -> None:
@@ -96,3 +97,18 @@ def test_mcp_excluded_of_every_file_counts_and_mcp_allowed_is_what_all_allow(
     }
     gemini.trusted = True
     assert gemini.mcp_tools_sent() == sent_names("c", light_tools(1))
+
+
+def test_from_a_subfolder_the_roots_project_settings_are_not_read(gemini: GeminiHome) -> None:
+    # Gemini's project settings are <working folder>/.gemini/settings.json, not the git
+    # repository's top (where agentty looks); the folder's trust covers the subfolder.
+    subprocess.run(["git", "init", "-q", str(gemini.project)], check=True)
+    _both(gemini)
+    gemini.write()
+    sub = gemini.project / "sub"
+    sub.mkdir()
+    env = host_env(gemini.home, QUIET_ENV)
+    ran = run_program([str(program_path("gemini")), "mcp", "list"], cwd=sub, env=env, timeout=90)
+    assert ran.returncode == 0, ran.describe()
+    found = (LIST_LINE.match(line.strip()) for line in ran.stderr.splitlines())
+    assert {match["name"]: match["state"] for match in found if match} == {"mine": "Connected"}
