@@ -3,6 +3,8 @@ a project's table of a server combines with the user's (docs/HOSTS_MEASURED.md).
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from tests.hosts.codex_cli import CodexHome, light_entry
@@ -82,3 +84,32 @@ def test_from_a_subfolder_every_codex_folder_down_to_it_is_read(codex: CodexHome
     (sub / ".codex").mkdir(parents=True)
     (sub / ".codex" / "config.toml").write_text('[mcp_servers.deep]\ncommand = "x"\n')
     assert set(codex.mcp_list(cwd=sub)) == {"mine", "root", "deep"}
+
+
+@pytest.mark.parametrize(
+    ("levels", "read"),
+    [
+        ({"main": "trusted"}, True),
+        ({"main": "untrusted", "worktree": "trusted"}, True),
+        ({"main": "trusted", "worktree": "untrusted"}, False),
+    ],
+    ids=["main", "own-trusted", "own-untrusted"],
+)
+def test_a_worktree_without_an_entry_of_its_own_is_trusted_as_its_main_repository(
+    codex: CodexHome, levels: dict[str, str], read: bool
+) -> None:
+    codex.git_init()
+    codex.workspace["mcp_servers"] = {"theirs": light_entry("theirs", 1)}
+    codex.trust = None
+    codex.write()
+    git = ["git", "-C", str(codex.project), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "files"], check=True)
+    worktree = codex.project.parent / "worktree"
+    subprocess.run([*git, "worktree", "add", "-q", str(worktree)], check=True)
+    where = {"main": codex.project, "worktree": worktree}
+    projects = {str(where[name]): {"trust_level": level} for name, level in levels.items()}
+    codex.write({"projects": projects})
+    ran = codex.run("mcp", "list", "--json", cwd=worktree)
+    assert ran.returncode == 0, ran.describe()
+    assert ('"theirs"' in ran.stdout) is read, ran.describe()

@@ -4,9 +4,10 @@ Measured with Codex 0.171.0 (tests/hosts/test_codex.py, test_codex_project_trust
 in its loader: a project's ``.codex/config.toml`` is read only when the user's
 ``$CODEX_HOME/config.toml`` (``~/.codex/config.toml``) says ``trust_level = "trusted"`` in
 ``[projects."<root>"]``, the key being the project's real path (a symbolic link on the way is
-resolved: a trust entry under the link's path does not count). ``"untrusted"`` or no entry:
-the file is ignored, whatever it holds. Any other value stops Codex altogether, as does a
-trusted project's file that does not parse.
+resolved: a trust entry under the link's path does not count); in a git worktree without an
+entry of its own, the main repository's entry decides. ``"untrusted"`` or no entry: the file
+is ignored, whatever it holds. Any other value stops Codex altogether, as does a trusted
+project's file that does not parse.
 
 A trusted project's ``[mcp_servers.NAME]`` table is merged into the user's table of the same
 name key by key (``merge_codex_tables``): a project table holding only ``enabled = false``
@@ -45,10 +46,27 @@ def codex_config_file(home: Path, env: Mapping[str, str]) -> Path:
     return codex_home / "config.toml"
 
 
+def _main_repository(root: Path) -> Path | None:
+    """The main repository of a git worktree at ``root`` (its ``.git`` a file saying
+    ``gitdir: <main>/.git/worktrees/<name>``), or ``None``."""
+    try:
+        text = read_text(root / ".git")
+    except (ConfigError, OSError):  # a folder (not a worktree), or not to be read
+        return None
+    first = (text or "").partition("\n")[0]
+    if not first.startswith("gitdir:"):
+        return None
+    gitdir = root / first.removeprefix("gitdir:").strip()
+    if gitdir.parent.name == "worktrees" and gitdir.parent.parent.name == ".git":
+        return gitdir.parent.parent.parent
+    return None
+
+
 def codex_untrusted(config_file: Path, root: Path) -> str | None:
     """Why Codex does not read ``root``'s ``.codex/config.toml`` (``None``: it does), by the
-    ``projects`` table of the user's ``config_file``. Never raises: a file that cannot be read
-    trusts nothing, and the reason says so."""
+    ``projects`` table of the user's ``config_file``: the entry of ``root``'s real path, else,
+    in a git worktree, its main repository's. Never raises: a file that cannot be read trusts
+    nothing, and the reason says so."""
     key = os.path.realpath(root)
     where = f"{CODEX_TRUST_KEY} in {config_file}"
     try:
@@ -57,8 +75,15 @@ def codex_untrusted(config_file: Path, root: Path) -> str | None:
     except (ConfigError, tomllib.TOMLDecodeError) as error:
         return f"{NOT_READ}, and {config_file} could not be read ({error})"
     projects = value.get("projects")
-    project = projects.get(key) if isinstance(projects, dict) else None
-    level = project.get(CODEX_TRUST_KEY) if isinstance(project, dict) else None
+    projects = projects if isinstance(projects, dict) else {}
+    main = _main_repository(root)
+    keys = [key] if main is None else [key, os.path.realpath(main)]
+    found = [
+        k for k in keys if isinstance(projects.get(k), dict) and CODEX_TRUST_KEY in projects[k]
+    ]
+    if found:
+        key = found[0]
+    level = projects[key][CODEX_TRUST_KEY] if found else None
     if level == "trusted":
         return None
     if level is None:

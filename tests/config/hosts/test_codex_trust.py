@@ -78,3 +78,33 @@ def test_a_project_table_is_merged_into_the_users_key_by_key() -> None:
         "enabled": False,
     }
     assert user["env"] == {"A": "1", "B": "2"}  # the inputs are left as they were
+
+
+def _worktree(tmp_path: Path) -> tuple[Path, Path]:
+    """A main repository and a worktree of it, as git lays them out."""
+    main, worktree = tmp_path / "main", tmp_path / "wt"
+    (main / ".git" / "worktrees" / "wt").mkdir(parents=True)
+    worktree.mkdir()
+    (worktree / ".git").write_text(f"gitdir: {main}/.git/worktrees/wt\n")
+    return main, worktree
+
+
+@pytest.mark.parametrize(
+    ("levels", "trusted"),
+    [
+        ({"main": "trusted"}, True),
+        ({"main": "untrusted", "wt": "trusted"}, True),
+        ({"main": "trusted", "wt": "untrusted"}, False),
+        ({}, False),
+    ],
+    ids=["main", "own-trusted", "own-untrusted", "none"],
+)
+def test_a_worktree_without_an_entry_of_its_own_is_trusted_as_its_main_repository(
+    tmp_path: Path, levels: dict[str, str], trusted: bool
+) -> None:
+    main, worktree = _worktree(tmp_path)
+    where = {"main": main, "wt": worktree}
+    text = "".join(
+        f'[projects."{where[name]}"]\ntrust_level = "{level}"\n' for name, level in levels.items()
+    )
+    assert (codex_untrusted(_config(tmp_path, text), worktree) is None) is trusted
