@@ -467,6 +467,12 @@ def build_fake_home(
     for path, text in _texts(fake, command).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+    if any(key.startswith("gemini") for key in selected):
+        # The user trusted the project in Gemini CLI (it runs no server in a folder it does not
+        # trust), as Codex's file trusts it.
+        folders = home / ".gemini" / "trustedFolders.json"
+        folders.parent.mkdir(parents=True, exist_ok=True)
+        folders.write_text(json.dumps({str(project): "TRUST_FOLDER"}, indent=2))
     return fake
 
 

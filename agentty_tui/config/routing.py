@@ -170,21 +170,22 @@ def route_of(home: Path, env: Mapping[str, str], host: str, dialect: str) -> Rou
 
 def routed_sources(
     sources: Sequence[SourceFile], home: Path, env: Mapping[str, str]
-) -> tuple[tuple[SourceFile, ...], frozenset[SourceRef]]:
+) -> tuple[tuple[SourceFile, ...], dict[SourceRef, Path]]:
     """``sources`` with each connected host's user file replaced by its stash, and the refs
-    of those stashes."""
+    of those stashes, each with the host's own file."""
     found: list[SourceFile] = []
-    routed: set[SourceRef] = set()
+    routed: dict[SourceRef, Path] = {}
     for source in sources:
         ref = source.ref
         if ref.scope == "user" and ref.host != "agentty":
             route = route_of(home, env, ref.host, source.dialect)
             if route.connected():
+                own = source.path
                 ref = SourceRef(path=str(route.stash), scope="user", host=ref.host)
                 source = SourceFile(ref, source.dialect)
-                routed.add(ref)
+                routed[ref] = own
         found.append(source)
-    return tuple(found), frozenset(routed)
+    return tuple(found), routed
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,11 +308,12 @@ def connect(plan: ConnectPlan, store: ConfigStore) -> None:
     _write_text(route.backup, plan.text or "")
     stash = ConfigStore(route.stash, dialect=store.dialect)
     edits: list[ConfigEdit] = [RestoreEntry(name, entry) for name, entry in plan.entries.items()]
-    edits += [
-        SetServerDisabled(server.name, True)
-        for server in plan.config.servers
-        if server.disabled and server.name in plan.entries
-    ]
+    if plan.host == "gemini":  # its server switch is outside the entry: carried over
+        edits += [
+            SetServerDisabled(server.name, True)
+            for server in plan.config.servers
+            if server.disabled and server.name in plan.entries
+        ]
     if edits:
         stash.apply(edits)
     record: dict[str, Any] = {
@@ -364,8 +366,9 @@ class DisconnectPlan:
     """The backup's text, when the file goes back byte for byte; ``None``: entry by entry."""
     entries: Mapping[str, Any]
     """The entries put back (entry by entry), by name, as the stash holds them."""
-    off: tuple[str, ...]
-    """Of those, the ones switched off in the stash."""
+    switched: Mapping[str, bool]
+    """Of those, whether each is off, for a host whose server switch is outside the entry
+    (Gemini CLI's ``mcp.excluded``): set again as the stash says."""
     lost: tuple[str, ...] = ()
     """Switches set while connected that the host has no place for, one line each."""
     absent: bool = False
@@ -401,7 +404,7 @@ def plan_disconnect(source: SourceFile, store: ConfigStore, route: Route) -> Dis
     if untouched:
         exact = read_text(route.backup) or ""
         absent = bool(record.get("absent"))
-        return DisconnectPlan(host, source, route, text, exact, {}, (), absent=absent)
+        return DisconnectPlan(host, source, route, text, exact, {}, {}, absent=absent)
     entries = _raw_entries(stash, stash_text) if stash_text.strip() else {}
     now = store.load()
     clashes = [s.name for s in now.servers if s.name in entries and not is_gateway_entry(s.spec)]
@@ -424,8 +427,9 @@ def plan_disconnect(source: SourceFile, store: ConfigStore, route: Route) -> Dis
             name: {k: v for k, v in entry.items() if k not in keys}
             for name, entry in entries.items()
         }
-    off = tuple(s.name for s in stashed.servers if s.disabled and host not in NO_SWITCH)
-    return DisconnectPlan(host, source, route, text, None, entries, off, tuple(lost))
+    # Gemini CLI's server switch is outside the entry: what the stash says is set again.
+    switched = {s.name: s.disabled for s in stashed.servers} if host == "gemini" else {}
+    return DisconnectPlan(host, source, route, text, None, entries, switched, tuple(lost))
 
 
 def disconnect(plan: DisconnectPlan, store: ConfigStore) -> None:
@@ -444,7 +448,7 @@ def disconnect(plan: DisconnectPlan, store: ConfigStore) -> None:
             RemoveServer(s.name) for s in config.servers if is_gateway_entry(s.spec)
         ]
         edits += [RestoreEntry(name, entry) for name, entry in plan.entries.items()]
-        edits += [SetServerDisabled(name, True) for name in plan.off]
+        edits += [SetServerDisabled(name, off) for name, off in plan.switched.items()]
         if read_text(plan.source.path) != plan.text:
             raise ConfigError(
                 "changed since the plan was made; nothing written", path=str(plan.source.path)

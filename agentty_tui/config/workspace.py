@@ -18,7 +18,9 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   stdio entries of a file other users can write (``trust.file_trust_problem``).
 - Each entry carries what its host does with it (``ServerConfig.hosts``, from
   ``hosts/switches``): a switch is written for every host holding the server, where that host
-  reads it (Claude Code's settings for its entries); the ``tools`` and ``disabled`` keys our
+  reads it (Claude Code's settings for its entries), and the host's own trust: a project
+  entry Codex does not read (its project not trusted), or any entry of Gemini CLI in a folder
+  it does not trust, is off for that host, saying why; the ``tools`` and ``disabled`` keys our
   earlier versions wrote into Claude Code's entries are moved to its own switches at the
   first load that finds them, with a warning line saying so.
 
@@ -80,12 +82,20 @@ from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
 from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
+from agentty_tui.config.hosts.codex_trust import codex_untrusted
+from agentty_tui.config.hosts.gemini_trust import (
+    GeminiSettings,
+    gemini_folder_untrusted,
+    gemini_mcp_block,
+    gemini_settings,
+)
 from agentty_tui.config.hosts.switches import (
     NO_SWITCH,
     entry_view,
     no_switch,
     no_switch_view,
     switch_claude,
+    untrusted_view,
 )
 from agentty_tui.config.routing import routed_sources, routed_view, without_gateway
 from agentty_tui.config.sources import (
@@ -162,14 +172,14 @@ class Workspace:
         trust: TrustBook | None,
         add_to: SourceRef,
         claude: ClaudeFiles | None = None,
-        routed: frozenset[SourceRef] = frozenset(),
+        routed: Mapping[SourceRef, Path] | None = None,
     ) -> None:
         """``sources`` in precedence order (``sources.workspace_sources``); ``root``: the
         project; ``trust``: the user's trust book (``None`` for one file named by the user,
         which is trusted or not as a whole); ``add_to``: where a new server goes unless the
         caller names a file (our user file); ``claude``: where Claude Code keeps its switches
         for this project (``None`` when its files are not read); ``routed``: the sources that
-        are a connected host's stash."""
+        are a connected host's stash, each with the host's own file."""
         self.sources = tuple(sources)
         """Every source considered, present or not, in precedence order."""
         self.root = root
@@ -180,10 +190,15 @@ class Workspace:
         """The file a new server goes to by default."""
         self.claude = claude
         """Where Claude Code keeps the switches it obeys for this project, or ``None``."""
-        self.routed = routed
+        self.routed: Mapping[SourceRef, Path] = routed or {}
         """The sources that are a connected host's stash, read in place of its user file
-        (``routing.routed_sources``)."""
+        (``routing.routed_sources``), each with that file."""
         self._claude_switches: ClaudeSwitches | None = None
+        # Why Codex does not read the project's file, and Gemini CLI runs no server here
+        # (``None``: it does), and every Gemini settings file it reads: as the last load found.
+        self._codex_untrusted: str | None = None
+        self._gemini_untrusted: str | None = None
+        self._gemini_settings: GeminiSettings = ()
         # The lines of moved Claude Code switches said so far: each is said once.
         self._said: set[str] = set()
         self.single = trust is None
@@ -267,6 +282,7 @@ class Workspace:
         trust = self._trust.project(self.root)  # one read of the trust file a load
         if trust.problem is not None:
             problems.setdefault(trust.problem, trust.problem)
+        self._read_host_trust()
         if self.claude is not None:
             self._claude_switches = read_switches(self.claude)
             for unread in self._claude_switches.problems:
@@ -342,16 +358,58 @@ class Workspace:
                     waiting[server.name] = trust_prompt(server)
         return waiting
 
+    def _read_host_trust(self) -> None:
+        """Read what Codex and Gemini CLI trust here: whether Codex reads the project's
+        ``.codex/config.toml`` (``hosts.codex_trust``), whether Gemini CLI runs any server in
+        this folder and which of its settings files it reads (``hosts.gemini_trust``). Their
+        user files are found among the sources (where ``$CODEX_HOME`` already led)."""
+        # A connected host's trust is still in its own file, not in the stash read for it.
+        user = {
+            s.ref.host: self.routed.get(s.ref, s.path)
+            for s in self.sources
+            if s.ref.scope == "user"
+        }
+        project = {s.ref.host: s.path for s in self.sources if s.ref.scope == "project"}
+        self._codex_untrusted = None
+        if "codex" in user and "codex" in project:
+            self._codex_untrusted = codex_untrusted(user["codex"], self.root)
+        self._gemini_untrusted, self._gemini_settings = None, ()
+        if "gemini" in user:
+            folders = user["gemini"].parent / "trustedFolders.json"
+            self._gemini_untrusted = gemini_folder_untrusted(folders, user["gemini"], self.root, {})
+            read = [user["gemini"]]
+            if "gemini" in project and self._gemini_untrusted is None:
+                read.append(project["gemini"])
+            self._gemini_settings = gemini_settings(read)
+
     def _view(self, server: ServerConfig, ref: SourceRef) -> HostView:
-        """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``); an
-        entry of a connected host's stash is reached through the gateway (``routing``)."""
-        if ref.host in NO_SWITCH:
-            view = no_switch_view(ref)
-        elif ref.host == "claude" and self._claude_switches is not None:
-            view = self._claude_switches.host_view(server.name, ref)
-        else:
-            view = entry_view(server, ref)
+        """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``), its
+        own trust included: Codex reads a project's file only in a trusted project, Gemini CLI
+        runs no server in a folder it does not trust and blocks a server any of its settings
+        files excludes. An entry of a connected host's stash is reached through the gateway
+        (``routing``)."""
+        view = self._host_view(server, ref)
         return routed_view(view, server) if ref in self.routed else view
+
+    def _host_view(self, server: ServerConfig, ref: SourceRef) -> HostView:
+        if ref.host in NO_SWITCH:
+            return no_switch_view(ref)
+        if ref.host == "claude" and self._claude_switches is not None:
+            return self._claude_switches.host_view(server.name, ref)
+        project = ref.scope == "project"
+        if ref.host == "codex" and project:
+            return untrusted_view(entry_view(server, ref), self._codex_untrusted)
+        if ref.host == "gemini":
+            view = entry_view(server, ref)
+            # Another of its files may exclude it: every one counts. A connected host's
+            # stash carries its own exclusions (the gateway serves it, not Gemini CLI).
+            blocked = (
+                None if ref in self.routed else gemini_mcp_block(server.name, self._gemini_settings)
+            )
+            if blocked is not None:
+                view = view.model_copy(update={"off": True, "off_by": blocked})
+            return untrusted_view(view, self._gemini_untrusted, project=project)
+        return entry_view(server, ref)
 
     def _facts(
         self, config: PluginConfig, waiting: Collection[str]

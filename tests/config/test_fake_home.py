@@ -294,7 +294,9 @@ def test_a_chosen_set_of_sources_with_many_servers_and_no_special_cases(tmp_path
             f"{source}-{i}" for i in range(1, 6)
         ]
     written = {p for p in fake.root.rglob("*") if p.is_file() and ".git" not in p.parts}
-    assert written == set(fake.files.values())
+    # and Gemini CLI's trust in the project (Codex's is in its config.toml)
+    trusted = fake.home / ".gemini" / "trustedFolders.json"
+    assert written == {*fake.files.values(), trusted}
     one = ConfigStore(fake.single_file(tmp_path / "one" / "mcp.json")).load()
     assert [s.name for s in one.servers] == list(fake.winners())
 

@@ -32,6 +32,7 @@ __all__ = [
     "no_switch",
     "no_switch_view",
     "switch_claude",
+    "untrusted_view",
 ]
 
 HOST_NAMES = {
@@ -68,6 +69,15 @@ def entry_view(server: ServerConfig, ref: SourceRef) -> HostView:
         server_switch=f"{server_key} in {ref.path}",
         off_by=f"{server_key} in {ref.path}" if server.disabled else None,
     )
+
+
+def untrusted_view(view: HostView, untrusted: str | None, *, project: bool = True) -> HostView:
+    """``view`` as the host's own trust in the project leaves it (Codex's trusted projects,
+    Gemini CLI's trusted folders): off, saying why, when ``untrusted`` is the reason it reads
+    or runs nothing of the entry; a ``project`` entry it trusts is ``approved``."""
+    if untrusted is not None:
+        return view.model_copy(update={"off": True, "off_by": untrusted, "approved": False})
+    return view.model_copy(update={"approved": True}) if project else view
 
 
 def switch_claude(
