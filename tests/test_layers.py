@@ -41,6 +41,7 @@ _BY_PART: dict[str, int] = {
     "names": CATALOG,
     "wire": CATALOG,
     "ui": UI,
+    "gateway": UI,  # beside the picker: one host served through the catalog, no Textual
     "cli": TOP,
     "commands": TOP,
     "report": TOP,
