@@ -25,6 +25,7 @@ from mcp.client.stdio import stdio_client
 from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES, Notices, listening
 from tests.helpers import process_alive, stdio_entry
+from tests.processes import faulty
 from tests.servers import plain_argv
 
 pytestmark = pytest.mark.anyio
@@ -136,8 +137,16 @@ async def test_a_toggle_from_another_process_reaches_the_host_once_each_way(
 
 
 async def test_stdin_closed_ends_serve_and_every_server_it_started(
-    config: Path, tmp_path: Path
+    write_config: WriteConfig, tmp_path: Path
 ) -> None:
+    # One server that ignores its stdin's end and SIGTERM (so the parent-death signal alone
+    # would not end it): only the bridge's orderly stop, which ends in SIGKILL, does.
+    config = write_config(
+        {
+            "alpha": stdio_entry(plain_argv("--name", "alpha")),
+            "stubborn": stdio_entry(faulty("hang-call", "--stubborn")),
+        }
+    )
     requests: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
@@ -150,35 +159,30 @@ async def test_stdin_closed_ends_serve_and_every_server_it_started(
             },
         },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "alpha__pid", "arguments": {}},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "slow__pid", "arguments": {}},
-        },
+        *(
+            {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {"name": name}}
+            for number, name in ((2, "alpha__pid"), (3, "stubborn__pid"))
+        ),
     ]
     async with await anyio.open_process(
-        serve_argv(config), env=environment(), cwd=tmp_path
+        serve_argv(config, "--wait", "20"), env=environment(), cwd=tmp_path
     ) as process:
         assert process.stdin is not None and process.stdout is not None
         await process.stdin.send(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
         reader = BufferedByteReceiveStream(process.stdout)
-        answers: dict[int, Any] = {}
+        answers: dict[int, types.CallToolResult] = {}
         with anyio.fail_after(30):
             while len(answers) < 3:
                 line = json.loads(await reader.receive_until(b"\n", 1 << 20))
                 assert line["jsonrpc"] == "2.0"  # nothing but the protocol on stdout
-                answers[line["id"]] = line["result"]
-        pids = [int(answers[i]["structuredContent"]["result"]) for i in (2, 3)]
+                if line["id"] != 1:
+                    answers[line["id"]] = types.CallToolResult.model_validate(line["result"])
+                else:
+                    answers[1] = types.CallToolResult(content=[])
+        pids = [int(text_of(answers[i])) for i in (2, 3)]
         assert all(process_alive(pid) for pid in pids)
         await process.stdin.aclose()
-        with anyio.fail_after(15):
+        with anyio.fail_after(20):
             status = await process.wait()
         assert status == 0
         assert process.stderr is not None
