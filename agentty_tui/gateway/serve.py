@@ -1,8 +1,8 @@
 """Where the gateway's bridge lives for ``agentty-tui serve``: in the serving process itself.
 
-``serve_stdio`` claims the process's stdin and stdout for the MCP protocol first (the SDK's
-``stdio_server``: while it serves, descriptor 1 points at stderr and 0 at the null device, so
-no stray write of ours or of a library reaches the host's pipe), then opens a ``Bridge`` on
+``serve_stdio`` claims the process's stdin and stdout for the MCP protocol first
+(``stdio.host_pipe``: while it serves, descriptor 1 points at stderr and 0 at the null device,
+so no stray write of ours or of a library reaches the host's pipe), then opens a ``Bridge`` on
 the workspace, watches its files (a toggle from another process, an outside edit: the
 bridge's live reload), and serves one ``HostServer`` until the host closes stdin. Leaving
 closes the bridge, which stops every server it started (the command runs under
@@ -15,11 +15,11 @@ never to the host's stderr.
 from __future__ import annotations
 
 import anyio
-from mcp.server.stdio import stdio_server
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.gateway.server import DEFAULT_WAIT, HostServer
+from agentty_tui.gateway.stdio import host_pipe
 
 __all__ = ["serve_stdio"]
 
@@ -34,7 +34,7 @@ async def serve_stdio(
     status (0)."""
     # stdio first: from here on only the protocol reaches the host's stdout.
     async with (
-        stdio_server() as (read_stream, write_stream),
+        host_pipe() as (read_stream, write_stream),
         Bridge(workspace, trust=trust) as bridge,
         anyio.create_task_group() as group,
     ):
