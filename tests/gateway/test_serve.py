@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,10 +24,11 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.conftest import WriteConfig
+from tests.fake_home import small_fake_home
 from tests.gateway.hosts import MODES, Notices, listening
 from tests.helpers import process_alive, stdio_entry
 from tests.processes import faulty
-from tests.servers import plain_argv
+from tests.servers import gated_argv, plain_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -189,3 +191,50 @@ async def test_stdin_closed_ends_serve_and_every_server_it_started(
         with anyio.fail_after(5):
             assert b"".join([chunk async for chunk in process.stderr]) == b""
     assert not any(process_alive(pid) for pid in pids)
+
+
+async def test_a_servers_own_change_and_its_death_reach_the_host(
+    write_config: WriteConfig, tmp_path: Path
+) -> None:
+    config = write_config(
+        {
+            "godot": stdio_entry(gated_argv("--name", "godot")),
+            "alpha": stdio_entry(plain_argv("--name", "alpha")),
+        }
+    )
+    notices = Notices()
+    async with host(config, tmp_path, "legacy", notices) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert "godot__enable_toolset" in names and "godot__scene_open" not in names
+        # The server's own tools/list_changed, after a call through the gateway.
+        await client.call_tool("godot__enable_toolset", {"name": "scene"})
+        await notices.until(1)
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"godot__scene_open", "godot__scene_save"} <= names
+        # A server that dies: its tools go, and a call of one says why.
+        pid = int(text_of(await client.call_tool("alpha__pid", {})))
+        os.kill(pid, signal.SIGKILL)
+        await notices.until(2)
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert not any(name.startswith("alpha__") for name in names)
+        refused = await client.call_tool("alpha__echo", {"text": "x"})
+        assert refused.is_error and "server alpha is down" in text_of(refused)
+        assert notices.count == 2
+
+
+async def test_a_host_gets_its_own_servers_of_the_workspace(tmp_path: Path) -> None:
+    fake = small_fake_home(tmp_path, sources=("agentty-user", "claude-user", "gemini-user"))
+    env = fake.process_env(environment())
+
+    async def served(*extra: str) -> set[str]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "agentty_tui", "serve", *extra],
+            env=env,
+            cwd=fake.cwd,
+        )
+        async with Client(params, mode="legacy", cache=None) as client:
+            return {tool.name.split("__")[0] for tool in (await client.list_tools()).tools}
+
+    assert await served("--host", "claude") == {"claude-user-1"}
+    assert await served() == {"agentty-user-1", "claude-user-1", "gemini-user-1"}
