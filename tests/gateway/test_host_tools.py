@@ -137,3 +137,16 @@ def test_instructions_name_what_the_host_misses_in_safe_words() -> None:
     assert "agentty-tui login oauth" in text
     assert "slow: still connecting" in text and "tools/list_changed" in text
     assert "ok" not in text.split("\n", 1)[1] and "parked" not in text
+
+
+def test_a_config_that_does_not_load_and_servers_that_wait_are_said() -> None:
+    snapshot = model(
+        server("repo", status="untrusted"),
+        server("parked", ["t"], status="disabled", error="off for claude: its switch"),
+    ).model_copy(update={"config_error": "mcp.json:3:7: Expecting ','"})
+    now = ToolsMaker(None).of(snapshot)
+    text = instructions(now)
+    assert "The config could not be read: mcp.json:3:7" in text
+    assert "agentty-tui trust repo" in text
+    assert "parked" not in text  # switched off on purpose: nothing the host misses
+    assert "agentty-tui enable parked" in refusal("parked__t", ToolRef("parked", "t"), now)
