@@ -78,8 +78,8 @@ def default_demo_dir() -> Path:
 
 
 def command_names() -> tuple[str, ...]:
-    """Every COMMAND: ``demo`` opens the picker, the others are the headless
-    ``commands.COMMANDS`` (a test holds the two together)."""
+    """Every COMMAND: ``demo`` opens the picker, ``serve`` is the gateway, the others are the
+    headless ``commands.COMMANDS`` (a test holds them together)."""
     return _parser_and_commands()[1]
 
 
@@ -190,6 +190,18 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     )
     trust.add_argument("name", nargs="?")
     trust.add_argument("--all", action="store_true", help="every server that waits for trust")
+    serve = commands.add_parser(
+        "serve",
+        parents=[common, lens],
+        help="be the one MCP server of a host, over stdio: the workspace's tools, live",
+    )
+    serve.add_argument(
+        "--wait",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="how long the host's first request waits for servers still connecting (default 5)",
+    )
     return parser, tuple(commands.choices or ())
 
 
@@ -224,6 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         if args.command == "demo":
             return _picker(_demo_config(), None)
+        if args.command == "serve":
+            return _serve(config_path, args)
         from agentty_tui.commands import COMMANDS
 
         result: int = run_command(COMMANDS[args.command], config_path, args)
@@ -290,6 +304,20 @@ def _picker(
         dialect = dialect_by_name(format_name) if format_name else None
         found = Workspace.of_file(config_path, dialect)
     return run_picker(Bridge(found, trust=trust))
+
+
+def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
+    """``serve``: the gateway over stdio, on the workspace (or file) a command opens."""
+    from agentty_tui.bridge.shutdown import run_command
+    from agentty_tui.commands import open_config, trusted
+    from agentty_tui.config.workspace import parse_hosts
+    from agentty_tui.gateway.serve import serve_stdio
+
+    if args.wait < 0:
+        raise UsageError("--wait must be zero or more")
+    host = None if args.host is None else parse_hosts([args.host], "--host")[0]
+    workspace = open_config(config_path, args)
+    return run_command(serve_stdio, workspace, host, trusted(args), args.wait)
 
 
 def _demo_config() -> Path:

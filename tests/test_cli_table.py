@@ -21,7 +21,7 @@ from tests.test_commands import run
 
 
 def test_every_command_of_the_parser_has_its_handler() -> None:
-    assert set(cli.command_names()) == {"demo", *COMMANDS}
+    assert set(cli.command_names()) == {"demo", "serve", *COMMANDS}
     for name, handler in COMMANDS.items():
         assert handler.__name__ == f"cmd_{name}"
 

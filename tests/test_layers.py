@@ -1,9 +1,9 @@
 """The layering of docs/ARCHITECTURE.md §2, checked on the real import graph.
 
-model → config → bridge → catalog → ui, with cli, commands and report on top. Each module's
-layer follows from where it sits in the package (``agentty_tui/config/…`` is config; a
-top-level module that is none of the named ones is at the model level), so a new module needs
-no entry here. Every ``import`` statement of every module is read, those inside functions and
+model → config → bridge → catalog → gateway → ui, with cli, commands and report on top. Each
+module's layer follows from where it sits in the package (``agentty_tui/config/…`` is config;
+a top-level module that is none of the named ones is at the model level), so a new module
+needs no entry here. Every ``import`` statement of every module is read, those inside functions and
 under ``TYPE_CHECKING`` included: a lower layer may not even name a higher one. Only ``ui``
 imports Textual. A fresh interpreter then confirms that the headless entry points do not pull
 Textual in at run time, and that the commands that only read or edit the config pull in neither
@@ -29,8 +29,8 @@ import agentty_tui
 
 PACKAGE = Path(agentty_tui.__file__).parent
 
-MODEL, CONFIG, BRIDGE, CATALOG, UI, TOP = range(6)
-LAYER_NAMES = ("model", "config", "bridge", "catalog", "ui", "top")
+MODEL, CONFIG, BRIDGE, CATALOG, GATEWAY, UI, TOP = range(7)
+LAYER_NAMES = ("model", "config", "bridge", "catalog", "gateway", "ui", "top")
 
 _BY_PART: dict[str, int] = {
     "config": CONFIG,
@@ -41,6 +41,8 @@ _BY_PART: dict[str, int] = {
     "names": CATALOG,
     "wire": CATALOG,
     "ui": UI,
+    # Above the catalog, below the picker: no Textual, and no reach into the picker's rooms.
+    "gateway": GATEWAY,
     "cli": TOP,
     "commands": TOP,
     "report": TOP,
@@ -149,6 +151,7 @@ def test_the_layers_follow_the_package_layout() -> None:
     assert layer_of("agentty_tui.config.entry_rules") == CONFIG
     assert layer_of("agentty_tui.bridge.auth.flow") == BRIDGE
     assert layer_of("agentty_tui.catalog.names") == layer_of("agentty_tui.names") == CATALOG
+    assert layer_of("agentty_tui.gateway.server") == GATEWAY
     assert layer_of("agentty_tui.ui.server_form") == UI
     assert layer_of("agentty_tui.cli") == layer_of("agentty_tui.report") == TOP
     assert layer_of("textual.app") is None
@@ -188,7 +191,13 @@ def _loaded_after_import(module: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "module",
-    ["agentty_tui.config", "agentty_tui.bridge", "agentty_tui.catalog", "agentty_tui.commands"],
+    [
+        "agentty_tui.config",
+        "agentty_tui.bridge",
+        "agentty_tui.catalog",
+        "agentty_tui.gateway.serve",
+        "agentty_tui.commands",
+    ],
 )
 def test_headless_entry_points_do_not_load_textual(module: str) -> None:
     loaded = _loaded_after_import(module)

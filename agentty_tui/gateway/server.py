@@ -1,0 +1,184 @@
+"""The MCP server one attached host talks to: its tools, their calls, their changes.
+
+A ``HostServer`` serves one host over one stream pair, whatever the streams are (stdio now,
+a daemon's socket later) and wherever the bridge lives: it reads the plugin state only
+through a ``GatewaySource`` (the snapshot, its updates, a tool call), which ``Bridge`` is.
+
+- The host's first request is read once every server of its lens connected or failed, at
+  most ``wait`` seconds: so the first ``tools/list`` is never an empty success while servers
+  are still starting, and ``initialize``'s ``instructions`` (``server/discover``'s in the
+  2026-07-28 era) name the servers that failed, wait for a login or for trust, or are still
+  connecting (those arrive later by ``tools/list_changed``).
+- ``tools/list`` is ``HostTools``: the wire catalog of the snapshot through the host's lens,
+  under gateway names.
+- ``tools/call`` forwards to the server through the source (result, ``isError`` and content
+  as the server gave them); a name that is not in the current list is refused with an
+  ``isError`` result that says why and what to do (``host_tools.refusal``).
+- Every change of that list (a toggle, a reload, an outside edit, a server's own
+  ``list_changed``, a server that connects late or fails) is announced once: a snapshot that
+  leaves the host's list as it was announces nothing. Both protocol eras: a 2025 handshake
+  client gets ``notifications/tools/list_changed`` on its connection, a 2026-07-28 client on
+  its ``subscriptions/listen`` stream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.message import SessionMessage
+
+from agentty_tui import __version__
+from agentty_tui.catalog.host_lens import host_lens
+from agentty_tui.catalog.names import ToolRef
+from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.host_tools import HostTools, ToolsMaker, instructions, refusal
+from agentty_tui.model import PluginModel
+from agentty_tui.terminal_text import safe_message
+
+__all__ = ["DEFAULT_WAIT", "SERVER_NAME", "GatewaySource", "HostServer", "refused"]
+
+DEFAULT_WAIT = 5.0
+"""Seconds the host's first request waits for servers still connecting (``serve --wait``)."""
+
+SERVER_NAME = "agentty"
+"""The gateway's name in ``initialize`` (and the entry a host is given)."""
+
+
+class GatewaySource(Protocol):
+    """What serving a host needs of the plugin state (a ``Bridge`` in this process)."""
+
+    @property
+    def snapshot(self) -> PluginModel:
+        """The current model."""
+        ...
+
+    def updates(self) -> AsyncIterator[PluginModel]:
+        """The current model, then every newer one (a slow reader skips to the latest)."""
+        ...
+
+    async def wait_for(
+        self, predicate: Callable[[PluginModel], bool], timeout: float | None = None
+    ) -> PluginModel:
+        """The first model, now or later, for which ``predicate`` holds."""
+        ...
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        """Call one tool of one server."""
+        ...
+
+
+def refused(message: str) -> types.CallToolResult:
+    """A call's ``isError`` result saying ``message``."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+class HostServer:
+    """The gateway as one attached host sees it: one connection, one host's lens."""
+
+    def __init__(
+        self, source: GatewaySource, host: str | None = None, *, wait: float = DEFAULT_WAIT
+    ) -> None:
+        """``host``: whose lens (``None``: every host's servers); ``wait``: seconds the first
+        request waits for servers still connecting."""
+        self._source = source
+        self._host = host
+        self._wait = wait
+        self._tools = ToolsMaker(host)
+        self._given: dict[str, ToolRef] = {}  # every name this host was given, for refusals
+        self._announced: object = None  # the key of the list the host was last told of
+        self._bus = InMemorySubscriptionBus()
+        self._handshake: ServerSession | None = None
+        self.announced = 0
+        """How many ``tools/list_changed`` were sent (diagnostics, tests)."""
+
+    async def serve(
+        self,
+        read_stream: anyio.abc.ObjectReceiveStream[SessionMessage | Exception],
+        write_stream: anyio.abc.ObjectSendStream[SessionMessage],
+    ) -> None:
+        """Serve the host until its side of the streams ends."""
+        await self._settle()
+        now = self._now()
+        self._announced = now.key
+        server: Server[Any] = Server(
+            SERVER_NAME,
+            version=__version__,
+            instructions=instructions(now),
+            on_list_tools=self._list,
+            on_call_tool=self._call,
+            on_subscriptions_listen=ListenHandler(self._bus),
+        )
+        # The SDK's tracing middleware exports nothing here; it would only cost every call.
+        server.middleware.clear()
+        server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self._initialized
+        )
+        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._follow)
+            await server.run(read_stream, write_stream, options)
+            group.cancel_scope.cancel()
+
+    def _now(self) -> HostTools:
+        return self._tools.of(self._source.snapshot)
+
+    async def _settle(self) -> None:
+        """Until every server of the host's lens connected or failed, at most ``wait`` s."""
+        host = self._host
+        with anyio.move_on_after(self._wait):
+            await self._source.wait_for(lambda model: host_lens(model, host).settled)
+
+    async def _initialized(
+        self, ctx: ServerRequestContext[Any, Any], params: types.NotificationParams
+    ) -> None:
+        """A 2025 handshake client: its connection is where list changes are sent."""
+        self._handshake = ctx.session
+
+    async def _list(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        now = self._now()
+        self._given.update(now.refs)
+        return types.ListToolsResult(tools=list(now.tools))
+
+    async def _call(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        now = self._now()
+        ref = now.refs.get(params.name)
+        if ref is None:
+            return refused(refusal(params.name, self._given.get(params.name), now))
+        try:
+            return await self._source.call_tool(ref.server, ref.tool, dict(params.arguments or {}))
+        except AgenttyError as exc:  # the server went down or the call failed: said, not raised
+            return refused(safe_message(str(exc)))
+
+    async def _follow(self) -> None:
+        """Announce every change of the host's list, once."""
+        async for snapshot in self._source.updates():
+            now = self._tools.of(snapshot)
+            if now.key != self._announced:
+                self._announced = now.key
+                await self._announce()
+
+    async def _announce(self) -> None:
+        self.announced += 1
+        await self._bus.publish(ToolsListChanged())  # 2026-07-28: the listen streams
+        session = self._handshake
+        if session is not None:
+            # A host that went away meanwhile: its connection ends the serving anyway.
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await session.send_tool_list_changed()

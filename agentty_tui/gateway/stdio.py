@@ -1,0 +1,159 @@
+"""The host's pipe: the process's stdin and stdout as streams of MCP messages.
+
+What the SDK's ``stdio_server`` does, without its two thread hops per message (it reads and
+writes the pipes through worker threads): here both ends are non-blocking descriptors the
+event loop waits on, so a call through the gateway costs the host little more than a call
+straight to the server (``bench/bench_gateway.py``).
+
+Claimed as the SDK claims them: the protocol is served from private duplicates of
+descriptors 0 and 1, and while it is served descriptor 0 reads the null device and 1 writes
+to stderr, so nothing else in the process (a library's stray print) or started by it can read
+the host's requests or write into its responses; both are put back on the way out.
+
+A line is one JSON-RPC message. One that does not parse reaches the server as an exception
+(the SDK's server answers what it can and goes on), and a line longer than ``MAX_LINE`` is
+dropped whole, said the same way: what a host sends is untrusted too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+__all__ = ["MAX_LINE", "host_pipe", "read_messages", "write_messages"]
+
+MAX_LINE = 64 * 1024 * 1024
+"""The longest line a host may send (the bridge's own bound for a server's lines)."""
+
+_CHUNK = 1 << 16
+
+
+def _claim(descriptor: int, flags: int, target: str | int) -> int:
+    """A non-blocking private duplicate of ``descriptor``, which now points at ``target``
+    (a path opened with ``flags``, or another descriptor)."""
+    private = os.dup(descriptor)  # close-on-exec: no child inherits the host's pipe
+    diversion = os.open(target, flags) if isinstance(target, str) else os.dup(target)
+    try:
+        os.dup2(diversion, descriptor)
+    finally:
+        os.close(diversion)
+    os.set_blocking(private, False)
+    return private
+
+
+def _give_back(descriptor: int, private: int) -> None:
+    with contextlib.suppress(OSError):
+        os.set_blocking(private, True)
+        os.dup2(private, descriptor)
+    with contextlib.suppress(OSError):
+        os.close(private)
+
+
+@contextlib.asynccontextmanager
+async def host_pipe() -> AsyncIterator[
+    tuple[
+        anyio.abc.ObjectReceiveStream[SessionMessage | Exception],
+        anyio.abc.ObjectSendStream[SessionMessage],
+    ]
+]:
+    """``(read_stream, write_stream)`` over the process's stdin and stdout; the read stream
+    ends when stdin does."""
+    wire_in = _claim(0, os.O_RDONLY, os.devnull)
+    try:
+        wire_out = _claim(1, os.O_WRONLY, 2)
+    except BaseException:
+        _give_back(0, wire_in)
+        raise
+    to_server, from_host = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_host, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_messages, wire_in, to_server)
+            group.start_soon(write_messages, wire_out, from_server)
+            try:
+                yield from_host, to_host
+            finally:
+                group.cancel_scope.cancel()
+    finally:
+        _give_back(1, wire_out)
+        _give_back(0, wire_in)
+
+
+async def read_messages(
+    descriptor: int,
+    messages: anyio.abc.ObjectSendStream[SessionMessage | Exception],
+    max_line: int = MAX_LINE,
+) -> None:
+    """Each line of the non-blocking ``descriptor`` to ``messages``, until its end (which
+    closes them); a line longer than ``max_line`` is dropped, and said as an exception."""
+    async with messages:
+        line = bytearray()
+        dropping = False  # in the middle of a line too long to keep
+        while True:
+            try:
+                chunk = os.read(descriptor, _CHUNK)
+            except BlockingIOError:
+                await anyio.wait_readable(descriptor)
+                continue
+            except OSError:
+                return
+            if not chunk:
+                if line and not dropping:
+                    await _deliver(bytes(line), messages)
+                return
+            start = 0
+            while (end := chunk.find(b"\n", start)) != -1:
+                if dropping:
+                    dropping = False
+                else:
+                    line += chunk[start:end]
+                    await _deliver(bytes(line), messages)
+                    line.clear()
+                start = end + 1
+            if not dropping:
+                line += chunk[start:]
+                if len(line) > max_line:
+                    line.clear()
+                    dropping = True
+                    too_long = f"a line longer than {max_line} bytes was dropped"
+                    await messages.send(ValueError(too_long))
+
+
+async def _deliver(
+    line: bytes, messages: anyio.abc.ObjectSendStream[SessionMessage | Exception]
+) -> None:
+    if not line.strip():
+        return
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception as exc:  # the server answers what it can of a malformed message
+        await messages.send(exc)
+        return
+    await messages.send(SessionMessage(message))
+
+
+async def write_messages(
+    descriptor: int, messages: anyio.abc.ObjectReceiveStream[SessionMessage]
+) -> None:
+    """Each message as one line on the non-blocking ``descriptor``; a host that stopped
+    reading ends it."""
+    async with messages:
+        async for message in messages:
+            data = (
+                message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+            ).encode()
+            while data:
+                try:
+                    written = os.write(descriptor, data)
+                except BlockingIOError:
+                    await anyio.wait_writable(descriptor)
+                    continue
+                except OSError:  # the host closed its end: nobody reads what follows
+                    return
+                data = data[written:]
