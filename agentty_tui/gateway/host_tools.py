@@ -1,7 +1,8 @@
 """One host's tools through the gateway: what it lists, by gateway name, from a snapshot.
 
-``HostTools.of(model)`` takes the bridge's snapshot through the host's lens
-(``catalog.host_lens``: without a host, every host's servers) and projects it as the catalog
+``HostTools.of(model)`` takes what the gateway serves the host of the bridge's snapshot
+(``served_lens``: what the host reaches through agentty, and agentty's own servers; without a
+host, every host's servers) and projects it as the catalog
 does (``catalog.project_catalog``): the enabled tools of connected servers, in priority order,
 under the tool budget, the budget's room for the host's own native tools kept, which the host
 sends itself and the gateway never serves. Each shipped MCP tool gets its gateway name
@@ -25,10 +26,10 @@ from agentty_tui.catalog import CatalogProjector, ToolRef, WireCatalog, WireTool
 from agentty_tui.catalog.host_lens import host_lens
 from agentty_tui.frozen import thaw
 from agentty_tui.gateway.naming import gateway_names
-from agentty_tui.model import PluginModel, ServerState
+from agentty_tui.model import PluginModel, ServerState, hosts_in_use
 from agentty_tui.terminal_text import clip, safe_message
 
-__all__ = ["HostTools", "ToolsMaker", "instructions", "refusal"]
+__all__ = ["HostTools", "ToolsMaker", "instructions", "refusal", "served_lens"]
 
 ERROR_ROOM = 300
 """Characters of a server's error text quoted to the model (its log has the rest)."""
@@ -53,6 +54,28 @@ class HostTools:
     item by item by identity first, so an unchanged catalog compares fast)."""
 
 
+def served_lens(snapshot: PluginModel, host: str | None) -> PluginModel:
+    """What the gateway serves ``host``: the servers that host reaches through agentty (its
+    entries moved behind the gateway by ``agentty-tui connect``: ``HostView.routed``), as its
+    lens shows them, and agentty's own servers that the host does not hold. An entry the host
+    still starts itself (a project file's, or any before connect) is never served it too: its
+    model would get those tools twice. Without a host, every server (``host_lens``)."""
+    if host is None:
+        return snapshot
+    mine, ours = host_lens(snapshot, host), host_lens(snapshot, "agentty")
+    seen = {state.name: state for state in mine.servers}
+    own = {state.name: state for state in ours.servers}
+    servers: list[ServerState] = []
+    for state in snapshot.servers:
+        runs = next((v for v in hosts_in_use(state.hosts) if v.source.host == host), None)
+        if runs is not None:
+            if runs.routed:
+                servers.append(seen[state.name])
+        elif state.name in own:
+            servers.append(own[state.name])
+    return mine.model_copy(update={"servers": tuple(servers), "shadowed": ()})
+
+
 class ToolsMaker:
     """``HostTools`` for a stream of snapshots, reusing what did not change.
 
@@ -74,7 +97,7 @@ class ToolsMaker:
         last = self._last
         if last is not None and last.model.revision == snapshot.revision:
             return last
-        model = host_lens(snapshot, self._host)
+        model = served_lens(snapshot, self._host)
         catalog = self._projector.project(model)
         shipped = [tool for tool in catalog.tools if tool.server is not None]
         names = gateway_names(ToolRef(tool.server or "", tool.tool) for tool in shipped)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -222,7 +223,12 @@ async def test_a_servers_own_change_and_its_death_reach_the_host(
         assert notices.count == 2
 
 
-async def test_a_host_gets_its_own_servers_of_the_workspace(tmp_path: Path) -> None:
+async def test_a_host_gets_what_it_reaches_through_agentty_and_never_what_it_runs_itself(
+    tmp_path: Path,
+) -> None:
+    """Before ``connect claude``, Claude Code starts its own server itself: serving it too
+    would give its model those tools twice, so only agentty's own are served. After, its
+    server is behind the gateway and served."""
     fake = small_fake_home(tmp_path, sources=("agentty-user", "claude-user", "gemini-user"))
     env = fake.process_env(environment())
 
@@ -236,5 +242,18 @@ async def test_a_host_gets_its_own_servers_of_the_workspace(tmp_path: Path) -> N
         async with Client(params, mode="legacy", cache=None) as client:
             return {tool.name.split("__")[0] for tool in (await client.list_tools()).tools}
 
-    assert await served("--host", "claude") == {"claude-user-1"}
+    assert await served("--host", "claude") == {"agentty-user-1"}
     assert await served() == {"agentty-user-1", "claude-user-1", "gemini-user-1"}
+    connected = await anyio.to_thread.run_sync(
+        lambda: subprocess.run(
+            [sys.executable, "-m", "agentty_tui", "connect", "claude", "--yes"],
+            env=env,
+            cwd=fake.cwd,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    )
+    assert connected.returncode == 0, connected.stderr
+    assert await served("--host", "claude") == {"agentty-user-1", "claude-user-1"}
+    assert await served("--host", "gemini") == {"agentty-user-1"}
