@@ -77,3 +77,31 @@ def test_claude_code_lists_agentty_alone_once_connected_and_its_own_after(
     got = claude.run("mcp", "get", "time", write=False)
     assert got.returncode == 0, got.describe()
     assert claude.run("mcp", "get", "agentty", write=False).returncode != 0
+
+
+def test_claude_code_sends_a_connected_servers_tools_through_agentty_once_and_obeys_a_toggle(
+    claude: ClaudeCodeHome,
+) -> None:
+    """After ``connect claude`` the real Claude Code starts agentty's gateway for its user
+    server ``time`` and sends its tools as ``mcp__agentty__time__…`` only; a local server it
+    still starts itself is sent directly, not through agentty too; ``agentty-tui disable``
+    leaves the tool out of the next request."""
+    claude.add("user", "time", light_entry("time", 3))
+    claude.add("local", "clock", light_entry("clock", 2))
+    claude.write()
+    assert sorted(claude.mcp_tools_sent(write=False)) == [
+        "mcp__clock__tool_0000",
+        "mcp__clock__tool_0001",
+        "mcp__time__tool_0000",
+        "mcp__time__tool_0001",
+        "mcp__time__tool_0002",
+    ]
+    _agentty(claude.home, claude.project, "connect", "claude", "--yes")
+    through = [f"mcp__agentty__time__tool_000{i}" for i in range(3)]
+    direct = ["mcp__clock__tool_0000", "mcp__clock__tool_0001"]
+    assert sorted(claude.mcp_tools_sent(write=False)) == sorted([*through, *direct])
+    said = _agentty(claude.home, claude.project, "disable", "time", "tool_0001")
+    # Claude Code's own switch, which the gateway obeys for it (and Claude Code after disconnect).
+    assert "permissions.deny in ~/.claude/settings.json" in said, said
+    sent = sorted(claude.mcp_tools_sent(write=False))
+    assert sent == sorted([through[0], through[2], *direct]), sent
