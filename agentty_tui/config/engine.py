@@ -349,6 +349,16 @@ class Adapter:
         """A new entry of ``spec`` in the dialect's spelling (``ConfigError`` if it has none)."""
         raise NotImplementedError
 
+    def plain_entries(self, text: str, path: str | None) -> dict[str, Any]:
+        """Each server entry of ``text`` as a plain value (every key, as written), in file
+        order: what a host merges or a route moves aside."""
+        if not text.strip():
+            return {}
+        document, _ = self.parse(text, path)
+        root = self.format.begin(document, self.servers_key)
+        servers = root.get(self.servers_key) or {}
+        return {str(name): self.format.plain(servers[name]) for name in servers}
+
     def set_disabled(
         self, root: Any, servers: Any, name: str, disabled: bool, path: str | None
     ) -> None:

@@ -229,11 +229,7 @@ def _adapter(store: ConfigStore) -> Adapter:
 
 def _raw_entries(store: ConfigStore, text: str) -> dict[str, Any]:
     """Each server entry of ``text`` (the file of ``store``) as a plain value, in file order."""
-    adapter = _adapter(store)
-    document, _ = adapter.parse(text, str(store.path))
-    root = adapter.format.begin(document, adapter.servers_key)
-    servers = root.get(adapter.servers_key) or {}
-    return {str(name): adapter.format.plain(servers[name]) for name in servers}
+    return _adapter(store).plain_entries(text, str(store.path))
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,7 @@ from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.formats import parses_shared
 from agentty_tui.config.engine import (
+    Adapter,
     AddServer,
     ConfigEdit,
     RemoveServer,
@@ -82,7 +83,7 @@ from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
 from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
-from agentty_tui.config.hosts.codex_trust import codex_untrusted
+from agentty_tui.config.hosts.codex_trust import codex_untrusted, merge_codex_tables
 from agentty_tui.config.hosts.gemini_trust import (
     GeminiSettings,
     gemini_folder_untrusted,
@@ -287,6 +288,7 @@ class Workspace:
             self._claude_switches = read_switches(self.claude)
             for unread in self._claude_switches.problems:
                 problems.setdefault(unread, f"{unread} (Claude Code's switches there unread)")
+        configs: dict[SourceRef, PluginConfig] = {}
         with parses_shared():  # ~/.claude.json, two sources, is parsed once
             for source in self.sources:
                 ref, problem = source.ref, None
@@ -304,10 +306,14 @@ class Workspace:
                     settings = config
                 exists = store.version() is not None
                 reports.append(SourceReport(source, exists, len(config.servers), problem))
-                waiting = self._untrusted(source, config, trust)
-                facts = self._facts(config, waiting)
-                views = {server.name: self._view(server, ref) for server in config.servers}
-                parts.append(Layer(ref, config, waiting, views, facts))
+                configs[ref] = config
+        self._merge_codex_tables(configs)
+        for source in self.sources:
+            ref, config = source.ref, configs[source.ref]
+            waiting = self._untrusted(source, config, trust)
+            facts = self._facts(config, waiting)
+            views = {server.name: self._view(server, ref) for server in config.servers}
+            parts.append(Layer(ref, config, waiting, views, facts))
         self.reports = tuple(reports)
         moved = self._move_old_claude_switches(parts)
         if moved:  # Claude Code's files were rewritten: what they say now
@@ -316,6 +322,39 @@ class Workspace:
             return self._layered
         self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
+
+    def _merge_codex_tables(self, configs: dict[SourceRef, PluginConfig]) -> None:
+        """Codex's own precedence: in a project it trusts, a server's table in the project's
+        ``.codex/config.toml`` is merged into the user's of the same name key by key
+        (``codex_trust.merge_codex_tables``): the project's entry in ``configs`` becomes what
+        Codex runs (a table of ``enabled = false`` alone turns the user's server off)."""
+        codex = {s.ref.scope: s for s in self.sources if s.ref.host == "codex"}
+        project, user = codex.get("project"), codex.get("user")
+        if project is None or user is None or self._codex_untrusted is not None:
+            return
+        if user.ref in self.routed:  # Codex no longer holds the user's table: nothing merges
+            return
+        shared = {s.name for s in configs[project.ref].servers} & {
+            s.name for s in configs[user.ref].servers
+        }
+        dialect = self._stores[project.ref].dialect
+        if not shared or not isinstance(dialect, Adapter):
+            return
+        try:
+            tables = [
+                dialect.plain_entries(read_text(s.path) or "", str(s.path)) for s in (user, project)
+            ]
+        except ConfigError:
+            return  # the file's own problem is said by its load
+        merged = {
+            name: merge_codex_tables(tables[0][name], tables[1][name])
+            for name in shared
+            if name in tables[0] and name in tables[1]
+        }
+        runs = dialect.validate({dialect.servers_key: merged}, str(project.path))
+        by_name = {server.name: server for server in runs.servers}
+        servers = tuple(by_name.get(s.name, s) for s in configs[project.ref].servers)
+        configs[project.ref] = configs[project.ref].model_copy(update={"servers": servers})
 
     def _move_old_claude_switches(self, parts: Sequence[Layer]) -> tuple[str, ...]:
         """Move the switches our earlier versions wrote into Claude Code's entries (which it
@@ -703,14 +742,16 @@ def _joined(first: ServerConfig, other: ServerConfig, ref: SourceRef) -> ServerC
     """``first`` also held by ``other``'s file ``ref``: one process for every host that holds
     it, a tool on while any host sends it, the server off only when every host leaves it off,
     trusted when any copy is (the user already runs it)."""
+    # A host runs its first entry: its later one of the same process changes nothing it does.
+    again = any(view.source.host == ref.host for view in first.hosts)
     return first.model_copy(
         update={
             "also_in": (*first.also_in, ref),
             "untrusted": first.untrusted if other.untrusted else None,
             "trust_facts": first.trust_facts if other.untrusted else (),
             "hosts": (*first.hosts, *other.hosts),
-            "tools": first.tools.either(other.tools),
-            "disabled": first.disabled and other.disabled,
+            "tools": first.tools if again else first.tools.either(other.tools),
+            "disabled": first.disabled if again else first.disabled and other.disabled,
         }
     )
 

@@ -147,3 +147,34 @@ def test_a_project_the_hosts_do_not_trust_is_off_for_them(hosts: Hosts) -> None:
     _reread(hosts)
     assert "proj" not in codex.mcp_list()
     assert _gemini_state(hosts) == "Disabled"
+
+
+def test_a_codex_project_table_is_merged_into_the_users_as_codex_merges_it(
+    codex: CodexHome,
+) -> None:
+    """Codex merges a trusted project's ``[mcp_servers.time]`` into the user's key by key: a
+    table of ``enabled = false`` alone turns the user's ``time`` off there, and another of
+    ``disabled_tools`` alone leaves one tool out. agentty's view is Codex's own."""
+    codex.user["mcp_servers"] = {
+        "time": codex_cli.light_entry("time", 3),
+        "clock": codex_cli.light_entry("clock", 3),
+    }
+    codex.workspace["mcp_servers"] = {
+        "time": {"enabled": False},
+        "clock": {"disabled_tools": ["tool_0001"]},
+    }
+    codex.write()
+    assert codex.mcp_get("time")["enabled"] is False
+    assert codex.mcp_get("clock")["disabled_tools"] == ["tool_0001"]
+    env = {"HOME": str(codex.home), "PATH": "/usr/bin:/bin"}
+    result = run_cli("list", "--json", env=env, whole_env=True, cwd=codex.project)
+    assert result.returncode == 0, result.stderr
+    servers = {s["name"]: s for s in json.loads(result.stdout)["servers"]}
+    assert set(servers) >= {"time", "clock"}
+    assert servers["time"]["hosts"]["codex"]["off"] is True
+    # The user's table is the same process, which Codex runs only as merged: not started.
+    assert servers["time"]["status"] == "disabled"
+    assert ".codex/config.toml" in servers["time"]["hosts"]["codex"]["off_by"]
+    assert servers["clock"]["hosts"]["codex"]["off"] is False
+    assert servers["clock"]["hosts"]["codex"]["enabled_tools"] == ["tool_0000", "tool_0002"]
+    assert not [s for s in servers.values() if s.get("problem")]
