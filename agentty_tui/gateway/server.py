@@ -37,10 +37,15 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.message import SessionMessage
 
 from agentty_tui import __version__
-from agentty_tui.catalog.host_lens import host_lens
 from agentty_tui.catalog.names import ToolRef
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.host_tools import HostTools, ToolsMaker, instructions, refusal
+from agentty_tui.gateway.host_tools import (
+    HostTools,
+    ToolsMaker,
+    instructions,
+    refusal,
+    served_lens,
+)
 from agentty_tui.model import PluginModel
 from agentty_tui.terminal_text import safe_message
 
@@ -136,10 +141,10 @@ class HostServer:
         return self._tools.of(self._source.snapshot)
 
     async def _settle(self) -> None:
-        """Until every server of the host's lens connected or failed, at most ``wait`` s."""
+        """Until every server the host is served connected or failed, at most ``wait`` s."""
         host = self._host
         with anyio.move_on_after(self._wait):
-            await self._source.wait_for(lambda model: host_lens(model, host).settled)
+            await self._source.wait_for(lambda model: served_lens(model, host).settled)
 
     async def _initialized(
         self, ctx: ServerRequestContext[Any, Any], params: types.NotificationParams

@@ -19,14 +19,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import anyio
 import anyio.abc
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-__all__ = ["MAX_LINE", "host_pipe", "read_messages", "write_messages"]
+__all__ = [
+    "MAX_LINE",
+    "host_descriptors",
+    "host_pipe",
+    "message_streams",
+    "read_messages",
+    "write_messages",
+]
 
 MAX_LINE = 64 * 1024 * 1024
 """The longest line a host may send (the bridge's own bound for a server's lines)."""
@@ -55,6 +62,46 @@ def _give_back(descriptor: int, private: int) -> None:
         os.close(private)
 
 
+@contextlib.contextmanager
+def host_descriptors() -> Iterator[tuple[int, int]]:
+    """``(wire_in, wire_out)``: private non-blocking duplicates of stdin and stdout, claimed
+    for the protocol (0 reads the null device and 1 writes to stderr meanwhile), given back
+    on the way out."""
+    wire_in = _claim(0, os.O_RDONLY, os.devnull)
+    try:
+        wire_out = _claim(1, os.O_WRONLY, 2)
+    except BaseException:
+        _give_back(0, wire_in)
+        raise
+    try:
+        yield wire_in, wire_out
+    finally:
+        _give_back(1, wire_out)
+        _give_back(0, wire_in)
+
+
+@contextlib.asynccontextmanager
+async def message_streams(
+    wire_in: int, wire_out: int
+) -> AsyncIterator[
+    tuple[
+        anyio.abc.ObjectReceiveStream[SessionMessage | Exception],
+        anyio.abc.ObjectSendStream[SessionMessage],
+    ]
+]:
+    """``(read_stream, write_stream)`` of MCP messages over two non-blocking descriptors (a
+    pipe's ends, or one socket twice); the read stream ends when ``wire_in`` does."""
+    to_server, from_host = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_host, from_server = anyio.create_memory_object_stream[SessionMessage](0)
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_messages, wire_in, to_server)
+        group.start_soon(write_messages, wire_out, from_server)
+        try:
+            yield from_host, to_host
+        finally:
+            group.cancel_scope.cancel()
+
+
 @contextlib.asynccontextmanager
 async def host_pipe() -> AsyncIterator[
     tuple[
@@ -64,25 +111,9 @@ async def host_pipe() -> AsyncIterator[
 ]:
     """``(read_stream, write_stream)`` over the process's stdin and stdout; the read stream
     ends when stdin does."""
-    wire_in = _claim(0, os.O_RDONLY, os.devnull)
-    try:
-        wire_out = _claim(1, os.O_WRONLY, 2)
-    except BaseException:
-        _give_back(0, wire_in)
-        raise
-    to_server, from_host = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    to_host, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-    try:
-        async with anyio.create_task_group() as group:
-            group.start_soon(read_messages, wire_in, to_server)
-            group.start_soon(write_messages, wire_out, from_server)
-            try:
-                yield from_host, to_host
-            finally:
-                group.cancel_scope.cancel()
-    finally:
-        _give_back(1, wire_out)
-        _give_back(0, wire_in)
+    with host_descriptors() as (wire_in, wire_out):
+        async with message_streams(wire_in, wire_out) as streams:
+            yield streams
 
 
 async def read_messages(
