@@ -196,6 +196,12 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
         help="be the one MCP server of a host, over stdio: the workspace's tools, live",
     )
     serve.add_argument(
+        "--shared",
+        action="store_true",
+        help="attach to the user's gateway daemon (started if none runs): every host shares "
+        "its servers",
+    )
+    serve.add_argument(
         "--wait",
         type=float,
         default=5.0,
@@ -214,6 +220,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in words:
         cut = words.index("--")
         words, command_line = words[:cut], words[cut + 1 :]
+    if words == ["gateway-daemon"]:  # started by serve --shared, never typed
+        from agentty_tui.bridge.logs import quiet_logging
+
+        quiet_logging(None)
+        return _gateway_daemon()
     parser, names = _parser_and_commands()
     if (typo := _unknown_command(words, names)) is not None:
         _complain(typo)
@@ -317,7 +328,26 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
         raise UsageError("--wait must be zero or more")
     host = None if args.host is None else parse_hosts([args.host], "--host")[0]
     workspace = open_config(config_path, args)
+    if args.shared:
+        from agentty_tui.gateway.attach import attach_stdio, ensure_daemon
+        from agentty_tui.gateway.daemon import Attachment
+        from agentty_tui.gateway.rendezvous import rendezvous
+
+        config = None if config_path is None else str(config_path.absolute())
+        attachment = Attachment(str(Path.cwd()), config, host, trusted(args), args.wait)
+        place = rendezvous(os.environ)
+        ensure_daemon(place)  # before the app starts: the daemon must not be its child
+        return run_command(attach_stdio, attachment, place)
     return run_command(serve_stdio, workspace, host, trusted(args), args.wait)
+
+
+def _gateway_daemon() -> int:
+    """The gateway daemon (started by ``serve --shared``; not a command of its own)."""
+    from agentty_tui.bridge.shutdown import run_command
+    from agentty_tui.gateway.daemon import idle_setting, run_daemon
+    from agentty_tui.gateway.rendezvous import rendezvous
+
+    return run_command(run_daemon, rendezvous(os.environ), idle_setting(os.environ))
 
 
 def _demo_config() -> Path:

@@ -1,0 +1,238 @@
+"""The gateway daemon: one process a user that owns the bridges, shared by every attached host.
+
+``run_daemon`` listens on the user's socket (``rendezvous``). Each ``agentty-tui serve
+--shared`` a host starts attaches over it (``attach``): it sends one line, its ``Attachment``
+(the folder it runs in or the file it names, the host, trust, wait), the daemon answers one
+line (``ok``, or what is wrong), and from then on the connection carries the host's MCP
+messages, served by a ``HostServer`` as in-process ``serve`` does. Hosts attached for the
+same workspace (the same project, or the same file) share one ``Bridge``: each server
+connection runs once for all of them.
+
+The daemon exits, closing every bridge (and so every server), when no host has been attached
+for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs as another user
+is refused before a byte is read from it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+from anyio.abc import SocketAttribute
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.config.sources import find_project_root
+from agentty_tui.config.workspace import Workspace, open_workspace
+from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.rendezvous import Rendezvous, peer_uid
+from agentty_tui.gateway.server import DEFAULT_WAIT, HostServer
+from agentty_tui.gateway.stdio import message_streams
+
+__all__ = ["DEFAULT_IDLE", "MAX_HEADER", "Attachment", "idle_setting", "run_daemon"]
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_IDLE = 30.0
+"""Seconds the daemon stays with no host attached."""
+
+MAX_HEADER = 64 * 1024
+"""The longest attachment line the daemon reads."""
+
+
+def idle_setting(env: Mapping[str, str]) -> float:
+    """``AGENTTY_GATEWAY_IDLE`` in seconds (``DEFAULT_IDLE`` when unset or not a number)."""
+    try:
+        return max(0.0, float(env.get("AGENTTY_GATEWAY_IDLE", DEFAULT_IDLE)))
+    except ValueError:
+        return DEFAULT_IDLE
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """What an attaching ``serve`` asks for: the first line it sends."""
+
+    cwd: str
+    """The folder the host started ``serve`` in (its project's workspace is served)."""
+    config: str | None = None
+    """The one file ``--config`` names, instead of the workspace."""
+    host: str | None = None
+    """The host whose view is served (``--host``); ``None``: every host's servers."""
+    trust: bool = False
+    """``--trust``: run the servers of a file others can write."""
+    wait: float = DEFAULT_WAIT
+    """Seconds the host's first request waits for servers still connecting."""
+
+    def line(self) -> bytes:
+        """The attachment as the line sent."""
+        fields = {
+            "cwd": self.cwd,
+            "config": self.config,
+            "host": self.host,
+            "trust": self.trust,
+            "wait": self.wait,
+        }
+        return (json.dumps(fields) + "\n").encode()
+
+    @classmethod
+    def of_line(cls, line: bytes) -> Attachment:
+        """The attachment a line says; ``ValueError`` for one that is not."""
+        value: Any = json.loads(line)
+        if not isinstance(value, dict) or not isinstance(value.get("cwd"), str):
+            raise ValueError("an attachment is a JSON object with a cwd")
+        config, host = value.get("config"), value.get("host")
+        return cls(
+            cwd=value["cwd"],
+            config=config if isinstance(config, str) else None,
+            host=host if isinstance(host, str) else None,
+            trust=value.get("trust") is True,
+            wait=float(value.get("wait", DEFAULT_WAIT)),
+        )
+
+    def key(self) -> tuple[str, str, bool]:
+        """Which bridge serves it: attachments of one key share one."""
+        if self.config is not None:
+            return ("file", str(Path(self.config).absolute()), self.trust)
+        return ("project", str(find_project_root(Path(self.cwd))), self.trust)
+
+    def workspace(self) -> Workspace:
+        """The workspace it asks for."""
+        if self.config is not None:
+            return Workspace.of_file(Path(self.config))
+        return open_workspace(Path(self.cwd), home=Path.home(), env=os.environ)
+
+
+class _Daemon:
+    """The bridges and the attachments of one daemon."""
+
+    def __init__(self, group: anyio.abc.TaskGroup) -> None:
+        self._group = group
+        self._bridges: dict[tuple[str, str, bool], Bridge] = {}
+        self._opening = anyio.Lock()
+        self.attached = 0
+        """How many hosts are attached now."""
+        self.changed = anyio.Event()
+        """Set when a host attaches or leaves (then replaced)."""
+
+    def _moved(self) -> None:
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    async def bridge(self, attachment: Attachment) -> Bridge:
+        """The bridge of ``attachment``'s workspace, opened on first use."""
+        key = attachment.key()
+        async with self._opening:
+            known = self._bridges.get(key)
+            if known is None:
+                workspace = attachment.workspace()
+                known = await self._group.start(_kept, workspace, attachment.trust)
+                self._bridges[key] = known
+            return known
+
+    @contextlib.asynccontextmanager
+    async def attached_host(self) -> AsyncIterator[None]:
+        """Count one attached host for as long as the block runs."""
+        self.attached += 1
+        self._moved()
+        try:
+            yield
+        finally:
+            self.attached -= 1
+            self._moved()
+
+    async def handle(self, stream: anyio.abc.SocketStream) -> None:
+        """Serve one attaching host over ``stream``; whatever goes wrong with one attachment
+        ends it alone, never the daemon (a probe that connects and leaves at once, too)."""
+        try:
+            await self._serve(stream)
+        except Exception:  # one host's trouble: logged, the others go on
+            _log.exception("an attachment ended with an error")
+
+    async def _serve(self, stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            connection = stream.extra(SocketAttribute.raw_socket)
+            uid = peer_uid(connection)
+            if uid is not None and uid != os.getuid():
+                return  # another user's process: not a byte read, not a byte said
+            try:
+                line = await _line(stream)
+            except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, OSError):
+                return  # left before it said what it wants (a probe): nothing to answer
+            try:
+                attachment = Attachment.of_line(line)
+                bridge = await self.bridge(attachment)
+            except (ValueError, OSError, AgenttyError) as error:
+                with contextlib.suppress(OSError, anyio.BrokenResourceError):
+                    await stream.send(f"error {error}\n".encode())
+                return
+            await stream.send(b"ok\n")
+            async with self.attached_host():
+                descriptor = connection.fileno()
+                async with message_streams(descriptor, descriptor) as (read, write):
+                    server = HostServer(bridge, attachment.host, wait=attachment.wait)
+                    await server.serve(read, write)
+
+
+async def _kept(
+    workspace: Workspace,
+    trust: bool,
+    *,
+    task_status: anyio.abc.TaskStatus[Bridge] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """A bridge on ``workspace``, live, until the daemon ends (opened and closed in this one
+    task, as its servers' task groups require)."""
+    async with Bridge(workspace, trust=trust) as bridge, anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        task_status.started(bridge)
+        await anyio.sleep_forever()
+
+
+async def _line(stream: anyio.abc.SocketStream) -> bytes:
+    """The first line ``stream`` sends (the peer sends nothing else before the answer)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = await stream.receive(MAX_HEADER)
+        data += chunk
+        if len(data) > MAX_HEADER:
+            raise ValueError(f"an attachment line longer than {MAX_HEADER} bytes")
+    return data
+
+
+async def run_daemon(place: Rendezvous, idle: float = DEFAULT_IDLE) -> int:
+    """Listen at ``place`` until no host has been attached for ``idle`` seconds; the exit
+    status (0; 0 too when another daemon already listens there)."""
+    if await _answers(place.socket):
+        return 0
+    place.socket.unlink(missing_ok=True)  # a daemon that died left it: nobody listens
+    listener = await anyio.create_unix_listener(place.socket)
+    async with anyio.create_task_group() as group:
+        daemon = _Daemon(group)
+        group.start_soon(listener.serve, daemon.handle, group)
+        while True:
+            if daemon.attached:
+                await daemon.changed.wait()
+                continue
+            with anyio.move_on_after(idle):
+                await daemon.changed.wait()
+                continue
+            break
+        place.socket.unlink(missing_ok=True)
+        group.cancel_scope.cancel()
+    return 0
+
+
+async def _answers(path: Path) -> bool:
+    """Whether a daemon listens at ``path``."""
+    try:
+        stream = await anyio.connect_unix(path)
+    except OSError:
+        return False
+    await stream.aclose()
+    return True

@@ -1,0 +1,69 @@
+"""Where the gateway daemon listens, and who may talk to it.
+
+One daemon a user: its Unix socket is ``gateway.sock`` in ``$XDG_RUNTIME_DIR/agentty/``
+(``/tmp/agentty-<uid>/`` where the variable is unset), a folder only the user may enter
+(made 0700; one that another user owns, or that others may enter, is refused rather than
+used). Beside it, ``gateway.lock`` serializes starting the daemon, so that two hosts starting
+at once start one. A connection is served only when its peer runs as the same user
+(``peer_uid``, the kernel's word on it, not the peer's).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentty_tui.errors import AgenttyError
+
+__all__ = ["Rendezvous", "peer_uid", "rendezvous"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rendezvous:
+    """The daemon's folder and the files in it."""
+
+    folder: Path
+    """The private folder."""
+
+    @property
+    def socket(self) -> Path:
+        """Where the daemon listens."""
+        return self.folder / "gateway.sock"
+
+    @property
+    def lock(self) -> Path:
+        """Held while a daemon is being started."""
+        return self.folder / "gateway.lock"
+
+
+def rendezvous(env: Mapping[str, str], uid: int | None = None) -> Rendezvous:
+    """The user's rendezvous, its folder made private if new; an ``AgenttyError`` naming the
+    folder when it is not the user's alone."""
+    uid = os.getuid() if uid is None else uid
+    runtime = env.get("XDG_RUNTIME_DIR")
+    folder = Path(runtime) / "agentty" if runtime else Path("/tmp") / f"agentty-{uid}"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
+        raise AgenttyError(
+            f"{folder} is not a private folder of this user (owner {info.st_uid}, mode "
+            f"{stat.S_IMODE(info.st_mode):o}): the gateway will not listen there"
+        )
+    return Rendezvous(folder)
+
+
+_CREDENTIALS = struct.Struct("3i")  # pid, uid, gid
+
+
+def peer_uid(connection: socket.socket) -> int | None:
+    """The user id the peer of a Unix socket runs as (``None`` where the system cannot say)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    data = connection.getsockopt(socket.SOL_SOCKET, option, _CREDENTIALS.size)
+    return int(_CREDENTIALS.unpack(data)[1])

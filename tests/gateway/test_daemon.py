@@ -1,0 +1,196 @@
+"""``serve --shared``: hosts attach to one gateway daemon over the user's socket, which runs
+each server once for all of them, answers toggles live, and leaves when idle.
+
+Hosts are SDK clients starting ``python -m agentty_tui serve --shared`` as a host would; the
+daemon is the real one they start (its socket in the test's own runtime folder, its idle time
+shortened with ``AGENTTY_GATEWAY_IDLE``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from agentty_tui.gateway.attach import daemon_argv, ensure_daemon
+from agentty_tui.gateway.daemon import Attachment
+from agentty_tui.gateway.rendezvous import peer_uid, rendezvous
+from tests.conftest import WriteConfig
+from tests.gateway.hosts import Notices, listening
+from tests.helpers import process_alive, stdio_entry, wait_until_gone
+from tests.servers import plain_argv
+
+pytestmark = pytest.mark.anyio
+
+IDLE = 1.0
+"""Seconds the test's daemon stays with no host."""
+
+
+def text_of(result: types.CallToolResult) -> str:
+    first = result.content[0]
+    assert isinstance(first, types.TextContent)
+    return first.text
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Path:
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    return folder
+
+
+@pytest.fixture
+def config(write_config: WriteConfig) -> Path:
+    return write_config({"alpha": stdio_entry(plain_argv("--name", "alpha"))})
+
+
+def environment(runtime: Path) -> dict[str, str]:
+    keep = ("HOME", "PATH", "XDG_STATE_HOME", "XDG_CONFIG_HOME")
+    found = {name: os.environ[name] for name in keep if name in os.environ}
+    return {**found, "XDG_RUNTIME_DIR": str(runtime), "AGENTTY_GATEWAY_IDLE": str(IDLE)}
+
+
+@asynccontextmanager
+async def attached(
+    config: Path, runtime: Path, tmp_path: Path, notices: Notices | None = None
+) -> AsyncIterator[Client]:
+    """A host whose one server is ``serve --shared``; its stderr must stay empty."""
+    errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}.txt"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agentty_tui", "serve", "--shared", "--config", str(config)],
+        env=environment(runtime),
+        cwd=tmp_path,
+    )
+    notices = notices or Notices()
+    await anyio.Path(tmp_path).mkdir(exist_ok=True)
+    with errors.open("w") as errlog:
+        transport = stdio_client(params, errlog=errlog)
+        client = Client(transport, mode="legacy", message_handler=notices.handler, cache=None)
+        async with client, listening(client, notices):
+            yield client
+    assert errors.read_text() == ""
+
+
+async def daemon_gone(runtime: Path) -> None:
+    """Until nothing listens at the runtime folder's socket."""
+    path = runtime / "agentty" / "gateway.sock"
+    with anyio.fail_after(IDLE + 20):
+        # No event fires when another process removes a file: polling is the only way.
+        while path.exists():  # noqa: ASYNC110
+            await anyio.sleep(0.05)
+
+
+async def test_two_hosts_share_one_server_process_and_the_daemon_leaves_when_idle(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    async with (
+        attached(config, runtime, tmp_path / "one") as first,
+        attached(config, runtime, tmp_path / "two") as second,
+    ):
+        one = int(text_of(await first.call_tool("alpha__pid", {})))
+        two = int(text_of(await second.call_tool("alpha__pid", {})))
+        assert one == two and process_alive(one)  # one process, not two
+        echoed = await second.call_tool("alpha__echo", {"text": "shared"})
+        assert text_of(echoed) == "shared"
+    await daemon_gone(runtime)
+    await wait_until_gone(one)  # the daemon stopped its server on the way out
+
+
+async def test_a_toggle_reaches_every_attached_host_live(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    notices = [Notices(), Notices()]
+    async with (
+        attached(config, runtime, tmp_path / "one", notices[0]) as first,
+        attached(config, runtime, tmp_path / "two", notices[1]) as second,
+    ):
+        for client in (first, second):
+            assert "alpha__add" in {tool.name for tool in (await client.list_tools()).tools}
+        done = await anyio.run_process(
+            [
+                sys.executable,
+                "-m",
+                "agentty_tui",
+                "disable",
+                "--config",
+                str(config),
+                "alpha",
+                "add",
+            ],
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        for client, heard in zip((first, second), notices, strict=True):
+            await heard.until(1)
+            assert "alpha__add" not in {tool.name for tool in (await client.list_tools()).tools}
+    await daemon_gone(runtime)
+
+
+async def test_an_attachment_that_says_nothing_usable_is_refused_with_why_and_the_daemon_goes_on(
+    runtime: Path, tmp_path: Path
+) -> None:
+    place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+    env = environment(runtime)
+    argv = ["/usr/bin/env", *(f"{k}={v}" for k, v in env.items()), *daemon_argv()]
+    await anyio.to_thread.run_sync(ensure_daemon, place, argv)
+    async with await anyio.connect_unix(place.socket) as stream:
+        await stream.send(b'{"cwd": 7}\n')
+        answer = await stream.receive()
+        assert answer.startswith(b"error ") and b"cwd" in answer
+    # A probe that connects and leaves at once ends nothing but itself.
+    probe = await anyio.connect_unix(place.socket)
+    await probe.aclose()
+    async with await anyio.connect_unix(place.socket) as stream:
+        await stream.send(Attachment(str(tmp_path), str(tmp_path / "absent.json")).line())
+        assert await stream.receive() == b"ok\n"
+    await daemon_gone(runtime)
+
+
+def test_the_peer_of_a_socket_is_known_by_its_user_id(tmp_path: Path) -> None:
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with left, right:
+        assert peer_uid(left) == os.getuid()
+
+
+def test_a_folder_others_may_enter_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "open"
+    (folder / "agentty").mkdir(parents=True, mode=0o755)
+    (folder / "agentty").chmod(0o755)
+    with pytest.raises(Exception, match="not a private folder"):
+        rendezvous({"XDG_RUNTIME_DIR": str(folder)})
+
+
+async def test_a_peer_of_another_user_is_refused_before_a_byte_is_read(
+    runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon, in this process, told it runs as another user than its peer: the
+    connection is closed without an answer, and the daemon goes on."""
+    from agentty_tui.gateway import daemon
+
+    place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+    async with anyio.create_task_group() as group:
+        group.start_soon(daemon.run_daemon, place, 0.5)
+        with anyio.fail_after(10):
+            while not place.socket.exists():  # noqa: ASYNC110 (no event for a file made)
+                await anyio.sleep(0.01)
+        real = os.getuid()
+        monkeypatch.setattr(daemon.os, "getuid", lambda: real + 1)
+        async with await anyio.connect_unix(place.socket) as stream:
+            await stream.send(Attachment(str(tmp_path)).line())
+            with pytest.raises((anyio.EndOfStream, anyio.BrokenResourceError)):
+                await stream.receive()
+        monkeypatch.setattr(daemon.os, "getuid", lambda: real)
+        async with await anyio.connect_unix(place.socket) as stream:
+            await stream.send(b"not json\n")
+            assert (await stream.receive()).startswith(b"error ")
+    assert not place.socket.exists()  # gone when idle
