@@ -184,12 +184,12 @@ async def test_a_peer_of_another_user_is_refused_before_a_byte_is_read(
             while not place.socket.exists():  # noqa: ASYNC110 (no event for a file made)
                 await anyio.sleep(0.01)
         real = os.getuid()
-        monkeypatch.setattr(daemon.os, "getuid", lambda: real + 1)
+        monkeypatch.setattr(os, "getuid", lambda: real + 1)
         async with await anyio.connect_unix(place.socket) as stream:
             await stream.send(Attachment(str(tmp_path)).line())
             with pytest.raises((anyio.EndOfStream, anyio.BrokenResourceError)):
                 await stream.receive()
-        monkeypatch.setattr(daemon.os, "getuid", lambda: real)
+        monkeypatch.setattr(os, "getuid", lambda: real)
         async with await anyio.connect_unix(place.socket) as stream:
             await stream.send(b"not json\n")
             assert (await stream.receive()).startswith(b"error ")
