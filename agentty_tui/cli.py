@@ -4,7 +4,8 @@ Exit status: 0 on success (a server that fails to connect is reported, not an er
 command); 1 for an unknown server or tool, or an operation that failed; 2 for bad usage or a
 config that does not load. Headless commands never import the UI, and the bridge's SDK is
 imported only by a command that connects: ``--help``, ``--version`` and the commands that only
-read or edit the config start without it.
+read or edit the config start without it. The parser itself is argparse alone: ``--help``
+and ``--version`` import no config package, no pydantic, no event loop.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentty_tui import __version__
-from agentty_tui.config.detect import FORMAT_NAMES
 from agentty_tui.errors import (
     AgenttyError,
     ConfigError,
@@ -27,7 +27,12 @@ from agentty_tui.errors import (
 )
 from agentty_tui.terminal_text import safe_message
 
-__all__ = ["chosen_config", "command_names", "default_demo_dir", "main"]
+__all__ = ["FORMAT_CHOICES", "chosen_config", "command_names", "default_demo_dir", "main"]
+
+FORMAT_CHOICES = ("claude", "cursor", "gemini", "vscode", "codex")
+"""What ``--format`` and ``--from-format`` offer: ``config.detect.FORMAT_NAMES``, written out so
+that the parser needs no config package (``--help`` and ``--version`` import only argparse; a
+test holds the two together)."""
 
 
 def chosen_config(args: argparse.Namespace) -> Path | None:
@@ -57,7 +62,7 @@ def _common_options() -> argparse.ArgumentParser:
     )
     common.add_argument(
         "--format",
-        choices=FORMAT_NAMES,
+        choices=FORMAT_CHOICES,
         default=argparse.SUPPRESS,
         help="the config file's dialect (default: detected from its name and content)",
     )
@@ -151,7 +156,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     importing.add_argument("source", type=Path, help="the other config file")
     importing.add_argument("--yes", action="store_true", help="write without asking")
     importing.add_argument(
-        "--from-format", choices=FORMAT_NAMES, help="the other file's dialect (default: detected)"
+        "--from-format", choices=FORMAT_CHOICES, help="the other file's dialect (default: detected)"
     )
 
     login = commands.add_parser(
