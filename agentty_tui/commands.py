@@ -590,7 +590,7 @@ def url_server(
     For a command that ``connects`` (login), a server that waits for trust is an
     ``OperationError`` before its headers are expanded or anything is sent (``--trust`` lets
     it through for this run), as the bridge holds it back."""
-    from agentty_tui.bridge.auth import login_spec
+    from agentty_tui.bridge.auth.target import login_spec
 
     loaded = load_config(path, args)[1]
     config = operations.configured(loaded, args.name)
@@ -642,10 +642,11 @@ async def cmd_login(path: Path | None, args: argparse.Namespace) -> int:
 
 async def cmd_logout(path: Path | None, args: argparse.Namespace) -> int:
     """Forget one URL server's tokens and client registration."""
-    from agentty_tui.bridge.auth import logout
+    # The vault alone: forgetting a record needs neither the SDK nor the server.
+    from agentty_tui.bridge.auth.vault import forget_record
 
     name, spec, _ = url_server(path, args)
-    if logout(spec):
+    if forget_record(spec.url):
         print(f"logged out of {name!r}: its tokens and client registration are forgotten")
     else:
         print(f"{name!r} was not logged in")

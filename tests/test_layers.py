@@ -256,6 +256,7 @@ CONFIG_ONLY = [
     ["sources"],
     ["sources", "--json"],
     ["add", "web", "--url", "https://example.com/mcp"],
+    ["logout", "web"],
     ["add", "local", "--config", "{one}", "--", "true"],
     ["disable", "local", "tool", "--config", "{named}"],
     ["enable", "local", "tool", "--config", "{named}"],
@@ -268,7 +269,8 @@ CONFIG_ONLY = [
 ]
 """Commands that only read or edit the config (and ``--help``, ``--version``): none connects,
 so none needs the SDK, its HTTP client or the UI. ``enable``/``disable`` of a tool check it
-with the live server only when the config does not name it yet: ``{named}`` names it."""
+with the live server only when the config does not name it yet: ``{named}`` names it.
+``logout`` forgets what is stored for a URL server, without asking it anything."""
 
 
 def test_commands_that_only_read_or_edit_the_config_import_no_sdk_nor_textual(
