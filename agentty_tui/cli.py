@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -296,6 +295,8 @@ def _demo_config() -> Path:
     The demo servers are console scripts installed next to this interpreter; that folder is
     put first on PATH so they are found even when the virtual environment is not activated.
     """
+    import shutil  # here: it imports the compression modules, which nothing else needs
+
     source = Path(__file__).parent / "demo" / "mcp.example.json"
     target = default_demo_dir() / "mcp.json"
     target.parent.mkdir(parents=True, exist_ok=True)
