@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from agentty_tui import __version__
 from agentty_tui.errors import (
@@ -26,7 +27,14 @@ from agentty_tui.errors import (
 )
 from agentty_tui.terminal_text import safe_message
 
-__all__ = ["FORMAT_CHOICES", "chosen_config", "command_names", "default_demo_dir", "main"]
+__all__ = [
+    "FORMAT_CHOICES",
+    "chosen_config",
+    "command_names",
+    "default_demo_dir",
+    "main",
+    "run",
+]
 
 FORMAT_CHOICES = ("claude", "cursor", "gemini", "vscode", "codex")
 """What ``--format`` and ``--from-format`` offer: ``config.detect.FORMAT_NAMES``, written out so
@@ -239,6 +247,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug or a library's surprise: still one line, not a traceback
         _complain(f"unexpected {type(exc).__name__}: {exc}")
         return 1
+
+
+def run() -> NoReturn:
+    """The program (``agentty-tui``, ``python -m agentty_tui``): ``main``, then the process ends
+    at once, skipping Python's own teardown.
+
+    When ``main`` returns, every server is stopped, the terminal restored and the run's record
+    removed; what the interpreter would still do is free every object one by one (the picker's
+    heap, tens of MiB: half a second of a quit on a loaded machine). Only the log files are
+    closed and the output flushed first; a flush that fails (the reader of a pipe is gone) makes
+    the status 120, as Python's own exit would.
+    """
+    status = main()
+    logging = sys.modules.get("logging")  # only a command that logged has files to close
+    if logging is not None:
+        logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 120
+    os._exit(status)
 
 
 def _unknown_command(words: list[str], names: tuple[str, ...]) -> str | None:
