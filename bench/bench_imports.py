@@ -24,6 +24,8 @@ filled by the warm-up round), as an installed program runs: pip compiles the SDK
 it installs them, and an environment with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile
 every one of our modules at every start while the SDK's come compiled (about 0.2 s of
 ``disable``'s start on this machine). ``--compile-each-run`` keeps the environment as it is.
+``--tree DIR`` runs another checkout's ``agentty_tui`` (e.g. an earlier commit's, from ``git
+archive``) with this script, for a before and after.
 
 ``python bench/bench_imports.py`` (15 rounds) or ``--quick`` (1 round); both after a warm-up
 round.
@@ -36,6 +38,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from _common import (
@@ -68,6 +71,8 @@ _IMPORT_LINE = re.compile(r"^import time:\s+(\d+)\s+\|\s+(\d+)\s+\|(\s*)(\S+)\s*
 
 _ENV: dict[str, str] = {}
 """The children's environment, set once by ``main``."""
+_TREE: list[Path] = [REPO_ROOT]
+"""The checkout whose ``agentty_tui`` the children run (their folder: ``-m`` looks there first)."""
 
 
 def _child_env(dirs: BenchDirs, cached: bool) -> dict[str, str]:
@@ -82,7 +87,7 @@ def _wall(argv: list[str], dirs: BenchDirs) -> float:
     start = time.perf_counter()
     subprocess.run(
         argv,
-        cwd=REPO_ROOT,
+        cwd=_TREE[0],
         env=_ENV,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -97,7 +102,7 @@ def _importtime(argv: list[str], dirs: BenchDirs) -> dict[str, tuple[int, int, i
     """``module -> (self µs, cumulative µs, depth)`` from ``-X importtime``."""
     done = subprocess.run(
         [argv[0], "-X", "importtime", *argv[1:]],
-        cwd=REPO_ROOT,
+        cwd=_TREE[0],
         env=_ENV,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -123,6 +128,7 @@ def _top_packages(modules: dict[str, tuple[int, int, int]], count: int) -> list[
 
 
 def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tree", type=Path, help="another checkout's agentty_tui to measure")
     parser.add_argument(
         "--compile-each-run",
         action="store_true",
@@ -136,6 +142,9 @@ def main() -> int:
     python = sys.executable
     with bench_dirs("imports") as dirs:
         _ENV.update(_child_env(dirs, cached=not args.compile_each_run))
+        if args.tree is not None:
+            _TREE[0] = args.tree.resolve()
+            _ENV["PYTHONPATH"] = str(_TREE[0])
         empty = write_config(dirs.config_path(), {})
         # One server whose config names a tool: disabling that tool needs no live check.
         one = write_config(

@@ -17,12 +17,16 @@ Targets: the picker quits within 1 s with the 11 servers that exit on their inpu
 bridge's close at once against one after another well under 1 (about 1 / the server count for
 the lingering ones). At the end, a ``/proc`` scan for the servers' marker: none may be left.
 
+``--baseline-tree DIR`` also quits the picker of another checkout (an earlier commit's, from
+``git archive``), interleaved with this one's, for a before / after ratio in the same run.
+
 ``python bench/bench_quit.py`` (11 servers, 5 rounds) or ``--quick`` (2 servers, 1 round, no
 warm-up).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import fcntl
 import os
@@ -39,6 +43,7 @@ from typing import Any
 
 import anyio
 from _common import (
+    REPO_ROOT,
     BenchDirs,
     bench_dirs,
     env_for_child,
@@ -97,17 +102,25 @@ async def _close_one_after_another(paths: list[Path], dirs: BenchDirs) -> float:
     return time.perf_counter() - start
 
 
-def _picker_quit(config: Path, count: int, dirs: BenchDirs) -> float:
-    """The picker on ``config`` under a pty; once all ``count`` servers are connected, ``q``:
-    seconds until the process has exited."""
+def _picker_quit(config: Path, count: int, dirs: BenchDirs, tree: Path | None = None) -> float:
+    """The picker on ``config`` under a pty (``tree``'s, else this checkout's); once all
+    ``count`` servers are connected, ``q``: seconds until the process has exited."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     env = env_for_child(dirs)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
     env["TERM"] = "xterm-256color"
     env["COLUMNS"], env["LINES"] = str(COLUMNS), str(LINES)
     command = [sys.executable, "-m", "agentty_tui", "--config", str(config)]
     process = subprocess.Popen(
-        command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+        command,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=tree or REPO_ROOT,  # ``-m`` looks in the current folder first
+        start_new_session=True,
     )
     os.close(slave)
     ready_mark = f"{count} connected ·"
@@ -143,8 +156,15 @@ def _picker_quit(config: Path, count: int, dirs: BenchDirs) -> float:
         os.close(master)
 
 
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--baseline-tree", type=Path, help="another checkout whose picker quit is measured too"
+    )
+
+
 def main() -> int:
-    args = parse_mode(__doc__ or "")
+    args = parse_mode(__doc__ or "", _options)
+    baseline: Path | None = args.baseline_tree.resolve() if args.baseline_tree else None
     count, rounds = (2, 1) if args.quick else (11, 5)
     first = 1 if args.quick else 0  # the quick run has no warm-up round
     token = marker("quit")
@@ -152,6 +172,7 @@ def main() -> int:
     at_once: dict[str, list[float]] = {kind: [] for kind in KINDS}
     in_order: dict[str, list[float]] = {kind: [] for kind in KINDS}
     picker: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    before: dict[str, list[float]] = {kind: [] for kind in KINDS}
     with bench_dirs("quit") as dirs:
         whole: dict[str, Path] = {}
         single: dict[str, list[Path]] = {}
@@ -164,7 +185,7 @@ def main() -> int:
             ]
         for round_index in range(first, rounds + 1):
             for kind in KINDS:
-                ways = ["at once", "in order", "picker"]
+                ways = ["at once", "in order", "picker"] + (["baseline"] if baseline else [])
                 if round_index % 2:
                     ways.reverse()
                 for way in ways:
@@ -174,9 +195,12 @@ def main() -> int:
                     elif way == "in order":
                         elapsed = anyio.run(_close_one_after_another, single[kind], dirs)
                         sample = in_order
-                    else:
+                    elif way == "picker":
                         elapsed = _picker_quit(whole[kind], count, dirs)
                         sample = picker
+                    else:
+                        elapsed = _picker_quit(whole[kind], count, dirs, baseline)
+                        sample = before
                     if round_index:
                         sample[kind].append(elapsed)
             print(f"  round {round_index}{' (warm-up)' if not round_index else ''} done")
@@ -207,6 +231,20 @@ def main() -> int:
         ],
         rows,
     )
+    if baseline is not None:
+        print_table(
+            f"picker q → exit (ms, medians): this checkout against {baseline}",
+            ["servers", "this", "baseline", "ratio"],
+            [
+                [
+                    kind,
+                    ms(stats(picker[kind]).median),
+                    ms(stats(before[kind]).median),
+                    ratio(stats(picker[kind]).median, stats(before[kind]).median),
+                ]
+                for kind in KINDS
+            ],
+        )
     quit_median = stats(picker["exit on EOF"]).median
     met = quit_median <= TARGET_QUIT
     print(
@@ -224,7 +262,16 @@ def main() -> int:
                     k: stats(v).as_dict() for k, v in in_order.items()
                 },
                 "picker_quit_seconds": {k: stats(v).as_dict() for k, v in picker.items()},
-                "samples_seconds": {"at_once": at_once, "in_order": in_order, "picker": picker},
+                "baseline_tree": str(baseline) if baseline else None,
+                "baseline_picker_quit_seconds": {
+                    k: stats(v).as_dict() for k, v in before.items() if v
+                },
+                "samples_seconds": {
+                    "at_once": at_once,
+                    "in_order": in_order,
+                    "picker": picker,
+                    "baseline_picker": before,
+                },
                 "target_quit_seconds": TARGET_QUIT,
                 "met": met,
                 "leftover_processes": leftovers,
