@@ -481,6 +481,7 @@ class Census:
     started: float
     """When its read began (``time.monotonic``): it holds every process alive then."""
     table: dict[int, Stat]
+    """Every process then (``process_table``)."""
     tokens: dict[int, tuple[int, bytes]]
     """pid -> (start time, the value of its ``SESSION_VARIABLE``), for our own processes."""
 
