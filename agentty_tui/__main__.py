@@ -1,5 +1,5 @@
 """``python -m agentty_tui``: the same entry point as the ``agentty-tui`` script."""
 
-from agentty_tui.cli import main
+from agentty_tui.cli import run
 
-raise SystemExit(main())
+run()

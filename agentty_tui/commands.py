@@ -13,7 +13,8 @@ then. It is loaded once, its warnings on stderr; an edit of a workspace goes to 
 
 What connects to a server (``Bridge``, ``open_server``, ``bridge.auth``) is imported where it
 connects: it imports the SDK, which a command that only reads or edits the config does without
-(``tests/test_layers.py`` checks it).
+(``tests/test_layers.py`` checks it). What only such a command shows (the catalog, its reports)
+is imported there too, so that a config-only command's start pays for the config alone.
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ from typing import Any
 import anyio.to_thread
 
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
-from agentty_tui.catalog import project_catalog
-from agentty_tui.catalog.host_lens import host_lens
 from agentty_tui.config import ConfigStore, apply_import, dialect_by_name, operations, plan_import
 from agentty_tui.config.engine import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
@@ -69,7 +68,6 @@ from agentty_tui.model import (
     SourceRef,
     hosts_in_use,
 )
-from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
 from agentty_tui.terminal_text import safe_block, safe_line, safe_message
 
 __all__ = [
@@ -302,6 +300,7 @@ def parse_arguments(text: str) -> dict[str, Any]:
 async def _settled_model(path: Path | None, args: argparse.Namespace) -> PluginModel:
     """The model once every server settled; the bridge's own load is the only one."""
     from agentty_tui.bridge import Bridge
+    from agentty_tui.catalog.host_lens import host_lens
 
     store = open_config(path, args)
     async with Bridge(store, trust=trusted(args)) as bridge:
@@ -326,6 +325,9 @@ def _host(args: argparse.Namespace) -> str | None:
 
 async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     """Connect every server concurrently, wait until each settled, print them, stop them."""
+    from agentty_tui.catalog import project_catalog
+    from agentty_tui.report import model_json, model_text
+
     model = await _settled_model(path, args)
     catalog = project_catalog(model)
     if args.json:
@@ -339,6 +341,9 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     """Print the wire catalog the model would see."""
     if args.budget is not None and args.budget < 0:
         raise UsageError("--budget must be zero or more")
+    from agentty_tui.catalog import project_catalog
+    from agentty_tui.report import catalog_json, catalog_text
+
     model = await _settled_model(path, args)
     catalog = project_catalog(model, budget=args.budget)
     if args.json:
@@ -508,6 +513,7 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
     from agentty_tui.bridge.elicit import accept_defaults
     from agentty_tui.bridge.probe import open_server
+    from agentty_tui.report import result_text
 
     arguments = parse_arguments(args.arguments)
     store, loaded = load_config(path, args, runs_servers=True)
@@ -670,7 +676,7 @@ def url_server(
     For a command that ``connects`` (login), a server that waits for trust is an
     ``OperationError`` before its headers are expanded or anything is sent (``--trust`` lets
     it through for this run), as the bridge holds it back."""
-    from agentty_tui.bridge.auth import login_spec
+    from agentty_tui.bridge.auth.target import login_spec
 
     loaded = load_config(path, args)[1]
     config = operations.configured(loaded, args.name)
@@ -722,10 +728,11 @@ async def cmd_login(path: Path | None, args: argparse.Namespace) -> int:
 
 async def cmd_logout(path: Path | None, args: argparse.Namespace) -> int:
     """Forget one URL server's tokens and client registration."""
-    from agentty_tui.bridge.auth import logout
+    # The vault alone: forgetting a record needs neither the SDK nor the server.
+    from agentty_tui.bridge.auth.vault import forget_record
 
     name, spec, _ = url_server(path, args)
-    if logout(spec):
+    if forget_record(spec.url):
         print(f"logged out of {name!r}: its tokens and client registration are forgotten")
     else:
         print(f"{name!r} was not logged in")

@@ -27,6 +27,7 @@ def test_every_command_of_the_parser_has_its_handler() -> None:
 
 
 def test_format_offers_exactly_the_config_layers_names() -> None:
+    assert cli.FORMAT_CHOICES == FORMAT_NAMES  # written out in cli: the parser needs no config
     result = run("--format", "nope", "list")
     assert result.returncode == 2
     assert f"(choose from {', '.join(repr(n) for n in FORMAT_NAMES)})" in result.stderr

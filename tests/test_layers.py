@@ -204,15 +204,25 @@ def test_headless_entry_points_do_not_load_textual(module: str) -> None:
     assert [name for name in loaded if name.split(".")[0] == "textual"] == []
 
 
-def _config_only_run(tmp_path: Path, runs: list[list[str]]) -> list[str]:
+SDK_AND_UI = ("mcp", "mcp_types", "httpx", "httpx2", "textual")
+"""The SDK, its HTTP client (``httpx2``, or ``httpx``) and Textual: none of them is needed by a
+command that does not connect."""
+
+PARSER_ONLY = ("pydantic", "anyio", "agentty_tui.config", "agentty_tui.model", *SDK_AND_UI)
+"""What ``--help`` and ``--version`` need none of: they are argparse alone."""
+
+
+def _config_only_run(
+    tmp_path: Path, runs: list[list[str]], watched: tuple[str, ...] = SDK_AND_UI
+) -> list[str]:
     """``cli.main(words)`` for each of ``runs``, in order, in one fresh interpreter whose home
-    and current folder are ``tmp_path``; after each, ``words: package, ...`` for the packages
-    of the SDK (``mcp``, ``mcp_types``, its HTTP client ``httpx2``, or ``httpx``) and of
-    Textual imported so far (``words: -`` for none)."""
+    and current folder are ``tmp_path``; after each, ``words: module, ...`` for the modules of
+    ``watched`` (a package stands for its submodules too) imported so far (``words: -`` for
+    none)."""
     code = """
 import contextlib, io, json, sys
 from agentty_tui import cli
-watched = ("mcp", "mcp_types", "httpx", "httpx2", "textual")
+watched = json.loads(sys.argv[2])
 for words in json.loads(sys.argv[1]):
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         try:
@@ -220,13 +230,13 @@ for words in json.loads(sys.argv[1]):
         except SystemExit as exit:  # --help, --version
             status = exit.code
     assert status == 0, (words, status)
-    loaded = sorted({m.split(".")[0] for m in sys.modules} & set(watched))
+    loaded = [w for w in watched if any(m == w or m.startswith(w + ".") for m in sys.modules)]
     print(" ".join(words) + ": " + (", ".join(loaded) or "-"))
 """
     home = tmp_path / "home"
     project = tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
+    home.mkdir(exist_ok=True)
+    project.mkdir(exist_ok=True)
     env = {
         **os.environ,
         "HOME": str(home),
@@ -236,7 +246,7 @@ for words in json.loads(sys.argv[1]):
     }
     env.pop("AGENTTY_CONFIG", None)
     out = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(runs)],
+        [sys.executable, "-c", code, json.dumps(runs), json.dumps(watched)],
         cwd=project,
         env=env,
         capture_output=True,
@@ -255,6 +265,7 @@ CONFIG_ONLY = [
     ["sources"],
     ["sources", "--json"],
     ["add", "web", "--url", "https://example.com/mcp"],
+    ["logout", "web"],
     ["add", "local", "--config", "{one}", "--", "true"],
     ["disable", "local", "tool", "--config", "{named}"],
     ["enable", "local", "tool", "--config", "{named}"],
@@ -267,7 +278,8 @@ CONFIG_ONLY = [
 ]
 """Commands that only read or edit the config (and ``--help``, ``--version``): none connects,
 so none needs the SDK, its HTTP client or the UI. ``enable``/``disable`` of a tool check it
-with the live server only when the config does not name it yet: ``{named}`` names it."""
+with the live server only when the config does not name it yet: ``{named}`` names it.
+``logout`` forgets what is stored for a URL server, without asking it anything."""
 
 
 def test_commands_that_only_read_or_edit_the_config_import_no_sdk_nor_textual(
@@ -283,6 +295,16 @@ def test_commands_that_only_read_or_edit_the_config_import_no_sdk_nor_textual(
     assert _config_only_run(tmp_path, runs) == [f"{' '.join(words)}: -" for words in runs]
 
 
+PARSER_RUNS = [["--version"], ["--help"], ["list", "--help"], ["add", "--help"], ["--version"]]
+
+
+def test_help_and_version_are_argparse_alone(tmp_path: Path) -> None:
+    """No pydantic, no event loop, no config package: the parser is built from ``cli`` alone
+    (the last ``--version`` comes after every command's help was built)."""
+    found = _config_only_run(tmp_path, PARSER_RUNS, PARSER_ONLY)
+    assert found == [f"{' '.join(words)}: -" for words in PARSER_RUNS]
+
+
 def test_the_check_sees_the_sdk_a_command_that_connects_imports(tmp_path: Path) -> None:
     empty = tmp_path / "empty.json"
     empty.write_text(json.dumps({"mcpServers": {}}))
@@ -290,6 +312,13 @@ def test_the_check_sees_the_sdk_a_command_that_connects_imports(tmp_path: Path) 
     before, after = _config_only_run(tmp_path, runs)
     assert before == "sources: -"
     assert "mcp" in after.rpartition(": ")[2].split(", ")
+
+
+def test_the_parser_check_sees_the_config_package_a_command_imports(tmp_path: Path) -> None:
+    runs = [["--version"], ["sources"]]
+    before, after = _config_only_run(tmp_path, runs, PARSER_ONLY)
+    assert before == "--version: -"
+    assert {"pydantic", "anyio", "agentty_tui.config"} <= set(after.rpartition(": ")[2].split(", "))
 
 
 def imported_modules(path: Path, name: str) -> set[str]:

@@ -36,6 +36,7 @@ import logging
 import os
 import secrets
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ import anyio
 
 __all__ = [
     "SESSION_VARIABLE",
+    "Census",
     "Members",
     "ProcessTree",
     "Stat",
@@ -157,6 +159,8 @@ async def kill_tree(members: Mapping[int, int], timeout: float = KILL_WAIT) -> N
     """
     for pid in members:
         _pending.pop(pid, None)
+    if not members:
+        return  # nothing recorded, so nothing it started either: no /proc scan
     targets: Members = {}
     for pid, start in members.items():
         if _send(pid, start, signal.SIGSTOP):
@@ -254,10 +258,13 @@ class ProcessTree:
         _pending.update(found)
 
     def _find(self) -> Members:
-        found = descendants(self.root, self.root_start)
+        # A census that started after this call: shared with the trees recorded meanwhile
+        # (every server stopped at once reads /proc a few times, not once each).
+        census = Census.after(time.monotonic())
+        found = descendants(self.root, self.root_start, census.table)
         if self.token is not None:
             # The root carries the token too, but it is anyio's child to wait for, never ours.
-            escaped = carriers(self.token)
+            escaped = census.carriers(self.token)
             escaped.pop(self.root, None)
             found.update(escaped)
         return found
@@ -354,15 +361,19 @@ def closure(roots: Iterable[int], table: Mapping[int, Stat]) -> set[int]:
     return found
 
 
-def descendants(root: int, root_start: int | None = None) -> Members:
+def descendants(
+    root: int, root_start: int | None = None, table: Mapping[int, Stat] | None = None
+) -> Members:
     """The processes ``root`` (a session leader) started, directly or not, with start times.
 
     Found by parent links and, for those re-parented already, by session and process group: a
     pid that is some process's session or group id is never handed to a new process, so those
     are the root's for sure. ``root_start`` is the root's own start time: when the pid names
-    another process by now, its children are not followed.
+    another process by now, its children are not followed. ``table``: a process table read
+    after the moment in question (else it is read now).
     """
-    table = process_table()
+    if table is None:
+        table = process_table()
     own = table.get(root)
     roots = [pid for pid, stat in table.items() if root in (stat.sid, stat.pgid)]
     if own is not None and (root_start is None or own.start == root_start):
@@ -419,12 +430,24 @@ def carriers_of_run(run: str) -> Members:
 
 def _carrying(match: Callable[[bytes], bool]) -> Members:
     """Our own user's live processes with an environment entry that ``match`` accepts."""
-    uid, me = os.getuid(), os.getpid()
     found: Members = {}
+    for pid, start, environ in _own_environments():
+        if any(map(match, environ.split(b"\0"))) and start_time(pid) == start:
+            found[pid] = start
+    return found
+
+
+def _own_environments() -> Iterable[tuple[int, int, bytes]]:
+    """``(pid, start time, environment)`` of our own user's live processes but this one.
+
+    The start time is read before the environment: a caller that reads it again after and
+    finds it changed knows the pid was handed on meanwhile.
+    """
+    uid, me = os.getuid(), os.getpid()
     try:
         entries = os.scandir("/proc")
     except OSError:
-        return found
+        return
     with entries:
         for entry in entries:
             if not entry.name.isdigit() or int(entry.name) == me:
@@ -438,9 +461,65 @@ def _carrying(match: Callable[[bytes], bool]) -> Members:
                     environ = handle.read()
             except OSError:
                 continue
-            if any(map(match, environ.split(b"\0"))) and start_time(pid) == before.start:
-                found[pid] = before.start
-    return found
+            yield pid, before.start, environ
+
+
+@dataclass(frozen=True, slots=True)
+class Census:
+    """One read of ``/proc`` for recording trees: the process table, and the token each of our
+    own user's processes carries (``SESSION_VARIABLE``).
+
+    Servers stopped together record their trees together, twice each; each of those reads the
+    whole of ``/proc`` (every process's stat, every one of our processes' environment), in a
+    worker thread, where the reads of a dozen servers queue for the one interpreter lock. So
+    they share: ``after(moment)`` gives a census whose read started after ``moment``, one
+    that is done or the next one; a thread that finds another reading waits for it, then
+    takes its census if that read started late enough, else reads one more for itself and
+    whoever queued behind it.
+    """
+
+    started: float
+    """When its read began (``time.monotonic``): it holds every process alive then."""
+    table: dict[int, Stat]
+    """Every process then (``process_table``)."""
+    tokens: dict[int, tuple[int, bytes]]
+    """pid -> (start time, the value of its ``SESSION_VARIABLE``), for our own processes."""
+
+    def carriers(self, token: str) -> Members:
+        """``carriers(token)`` as of this census: our processes that carry ``token``."""
+        value = token.encode()
+        return {pid: start for pid, (start, held) in self.tokens.items() if held == value}
+
+    @staticmethod
+    def read() -> Census:
+        """Read ``/proc`` now."""
+        started = time.monotonic()
+        table = process_table()
+        prefix = f"{SESSION_VARIABLE}=".encode()
+        tokens: dict[int, tuple[int, bytes]] = {}
+        for pid, start, environ in _own_environments():
+            for entry in environ.split(b"\0"):
+                if entry.startswith(prefix):
+                    if start_time(pid) == start:
+                        tokens[pid] = (start, entry[len(prefix) :])
+                    break
+        return Census(started, table, tokens)
+
+    @staticmethod
+    def after(moment: float) -> Census:
+        """A census whose read started at ``moment`` or later (blocking: call in a thread)."""
+        global _census
+        with _census_lock:
+            latest = _census
+            if latest is None or latest.started < moment:
+                latest = _census = Census.read()
+            return latest
+
+
+_census_lock = threading.Lock()
+"""Held while ``/proc`` is read for a census: one read at a time, the others wait for it."""
+_census: Census | None = None
+"""The latest census (whoever asks after its start reads a new one)."""
 
 
 def start_time(pid: int) -> int | None:

@@ -82,9 +82,6 @@ FORCE_DEADLINE = 8.0
 TERMINAL_GONE = threading.Event()
 """Set once the app's terminal has hung up: what is written to it now is lost (or blocks)."""
 
-HANGUP_POLL = 0.25
-"""Seconds between the terminal watcher's looks at whether it was asked to end."""
-
 
 class Deadline:
     """After a stop request, the app has ``seconds`` to end; then a thread ends it.
@@ -204,21 +201,29 @@ def _terminal_fds() -> list[int]:
     return found
 
 
-def _wait_for_hangup(descriptors: list[int], done: threading.Event, deadline: Deadline) -> bool:
-    """Block until one of ``descriptors`` hangs up (True) or ``done`` is set (False).
+def _wait_for_hangup(descriptors: list[int], wake: int, deadline: Deadline) -> bool:
+    """Block until one of ``descriptors`` hangs up (True) or ``wake`` is readable (False).
 
-    Polls for no event at all: only the hangup and error conditions, which are always
-    reported, so no byte of input is taken from the UI's reader.
+    Polls ``descriptors`` for no event at all: only the hangup and error conditions, which are
+    always reported, so no byte of input is taken from the UI's reader. ``wake`` is the read end
+    of a pipe the watcher writes to (or closes) when it is done: the thread ends at once, and
+    the process's exit never waits for it. Closes ``wake``.
     """
     poller = select.poll()
     for descriptor in descriptors:
         poller.register(descriptor, 0)
-    while not done.is_set():
-        if poller.poll(HANGUP_POLL * 1000):
-            TERMINAL_GONE.set()
-            deadline.arm(128 + signal.SIGHUP)
-            return True
-    return False
+    poller.register(wake, select.POLLIN)
+    try:
+        while True:
+            ready = poller.poll()
+            if any(descriptor == wake for descriptor, _ in ready):
+                return False
+            if ready:
+                TERMINAL_GONE.set()
+                deadline.arm(128 + signal.SIGHUP)
+                return True
+    finally:
+        os.close(wake)
 
 
 async def watch_terminal(
@@ -236,13 +241,14 @@ async def watch_terminal(
     task_status.started()
     if not descriptors:
         return
-    done = threading.Event()
+    wake, woken = os.pipe()
     try:
         gone = await anyio.to_thread.run_sync(
-            _wait_for_hangup, descriptors, done, request.deadline, abandon_on_cancel=True
+            _wait_for_hangup, descriptors, wake, request.deadline, abandon_on_cancel=True
         )
     finally:
-        done.set()
+        # Its end of file wakes the thread; the thread closes the other end.
+        os.close(woken)
     if gone and request.signal is None:
         request.signal = signal.SIGHUP
         (request.handler or stop)()

@@ -17,7 +17,7 @@ from agentty_tui.errors import OperationError, UnknownServerError, UnknownToolEr
 from agentty_tui.model import StdioSpec
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry, time_server_command, wait_until_gone
-from tests.servers import PLAIN_TOOLS, paged_argv, plain_argv, scalable_argv
+from tests.servers import PLAIN_TOOLS, light_argv, paged_argv, plain_argv, scalable_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -290,6 +290,38 @@ async def test_shutdown_leaves_no_process(write_config: WriteConfig, log_dir: Pa
         assert len(pids) == 2
     for pid in pids:
         assert not process_alive(pid)
+
+
+@pytest.mark.parametrize(
+    ("way_out", "within"),
+    [
+        # Each takes 0.5 s to exit once its input ends: one after another, 3 s.
+        (("--exit-delay", "0.5"), 2.0),
+        # Each ignores its input's end: 2 s of grace, then SIGTERM; one after another, 12 s.
+        (("--linger",), 4.5),
+    ],
+    ids=["slow-to-exit", "ignores-eof"],
+)
+async def test_shutdown_stops_every_server_at_once(
+    way_out: tuple[str, ...], within: float, write_config: WriteConfig, log_dir: Path
+) -> None:
+    """Six servers are closed in parallel: the whole shutdown takes about as long as one."""
+    servers = {f"s{i}": stdio_entry([*light_argv(2, name=f"s{i}"), *way_out]) for i in range(6)}
+    path = write_config(servers)
+    # The scope holds the bridge's whole life (its task group must be left in the scope it
+    # was entered in); its deadline is set once every server is connected.
+    with anyio.fail_after(SETTLE + within) as scope:
+        async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+            await bridge.wait_for(
+                lambda m: len(m.servers) == 6 and all(s.status == "connected" for s in m.servers),
+                SETTLE,
+            )
+            pids = bridge.live_pids
+            assert len(pids) == 6
+            scope.deadline = anyio.current_time() + within
+        # The close is shielded: a deadline passed during it is seen at the next checkpoint.
+        await anyio.lowlevel.checkpoint()
+    assert [pid for pid in pids if process_alive(pid)] == []
 
 
 async def test_shutdown_spares_a_server_still_starting_the_stdin_grace(

@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -208,3 +209,34 @@ async def test_descendants_re_parented_already_are_found_by_session() -> None:
             with contextlib.suppress(ProcessLookupError):
                 server.kill()
             await reaper.kill_tree(found)
+
+
+async def test_trees_recorded_together_share_a_census_that_started_after_each_ask(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Twelve servers' trees recorded at once read /proc a few times, not twelve; and no
+    record gets a census whose read started before it asked (it could miss a fork)."""
+    reads: list[float] = []
+    read = reaper.Census.read
+
+    def counted() -> reaper.Census:
+        census = read()
+        reads.append(census.started)
+        return census
+
+    monkeypatch.setattr(reaper.Census, "read", staticmethod(counted))
+    asked: list[tuple[float, float]] = []
+
+    def ask() -> None:
+        moment = time.monotonic()
+        asked.append((moment, reaper.Census.after(moment).started))
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            for _ in range(12):
+                group.start_soon(anyio.to_thread.run_sync, ask)
+    assert len(asked) == 12
+    assert all(started >= moment for moment, started in asked)
+    assert len(reads) <= 3  # the first read, and at most one for those who asked during it
+    later = time.monotonic()
+    assert reaper.Census.after(later).started >= later  # an old census is never handed out

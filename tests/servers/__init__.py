@@ -13,7 +13,8 @@ running the tests, so the venv's mcp 2.x is importable).
 - ``paged_server.py``    paginated tools/list (25 tools, 10 per page by default).
 - ``scalable_server.py`` N tools, optional start-up delay (benchmarks, scale tests).
 - ``light_server.py``    the same N tools without the SDK (raw JSON-RPC): starts in tens of
-                         ms, for benchmarks that start tens of servers at once.
+                         ms, for benchmarks that start tens of servers at once; slow to exit
+                         (``--exit-delay``) or deaf to its stdin's end (``--linger``).
 - ``hostile_server.py``  raw JSON-RPC: every string carries terminal controls; tools that
                          fail, hang, die mid-call; odd input schemas.
 - ``endless_http_server.py`` raw HTTP/1.1: every answer is a body (or an event) without end.

@@ -12,9 +12,12 @@ CODE``.
 
 ``--tools N`` advertises the same tools as ``scalable_server.py`` (``tool_0000`` ..., each with
 a description and one optional integer ``x``, each returning its own name), in one page.
+``--exit-delay S`` makes it take S seconds to exit once its stdin ends (a server that saves
+its state on the way out); ``--linger`` makes it ignore its stdin's end (it stays until
+SIGTERM), so a client's shutdown has to escalate.
+
 Run: ``python tests/servers/light_server.py [--tools N] [--name NAME] [--modern
-[--listen-error CODE]]``. Only protocol is
-written to stdout.
+[--listen-error CODE]] [--exit-delay S | --linger]``. Only protocol is written to stdout.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Any
 
 _SCHEMA: dict[str, Any] = {
@@ -96,6 +100,10 @@ def main() -> None:
     parser.add_argument(
         "--listen-error", type=int, help="with --modern: answer subscriptions/listen this error"
     )
+    parser.add_argument(
+        "--exit-delay", type=float, default=0.0, help="seconds to exit once stdin has ended"
+    )
+    parser.add_argument("--linger", action="store_true", help="ignore stdin's end (until SIGTERM)")
     args = parser.parse_args()
     listing = tools(args.tools)
     for line in sys.stdin:
@@ -107,6 +115,8 @@ def main() -> None:
         response = answer(request, args.name, listing, args.modern, args.listen_error)
         sys.stdout.write(json.dumps(response) + "\n")
         sys.stdout.flush()
+    # Sleeping, not reading: SIGTERM's default action still ends the process at once.
+    time.sleep(600 if args.linger else args.exit_delay)
 
 
 if __name__ == "__main__":

@@ -22,11 +22,9 @@ from agentty_tui.bridge.auth.browser import BrowserStepUp, BrowserTrip, LoginUI
 from agentty_tui.bridge.auth.callback import DEFAULT_LOGIN_TIMEOUT, LoginError, LoopbackCallback
 from agentty_tui.bridge.auth.provider import AgenttyOAuthProvider
 from agentty_tui.bridge.auth.storage import ServerTokenStorage, Vault
-from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.bridge.failures import root_cause
 from agentty_tui.bridge.http import HttpTransport
-from agentty_tui.errors import OperationError
-from agentty_tui.model import AuthState, HttpSpec, ServerConfig
+from agentty_tui.model import AuthState, HttpSpec
 from agentty_tui.secrets import Redactor, mask_url, mask_urls, mask_value, url_credentials
 
 __all__ = [
@@ -43,19 +41,6 @@ __all__ = [
 
 LOGIN_TIMEOUT_ENV = "AGENTTY_LOGIN_TIMEOUT"
 """Environment variable: seconds a login waits for the browser (default 300)."""
-
-
-def login_spec(config: ServerConfig) -> HttpSpec:
-    """The URL server's spec with its ``${VAR}`` references expanded, for a login or a logout;
-    ``OperationError`` for an entry that has no login (a command, or a variable not set)."""
-    if not isinstance(config.spec, HttpSpec):
-        raise OperationError(f"server {config.name!r} is not a URL server: it has no login")
-    try:
-        expanded = expand_spec(config.spec, os.environ)
-    except ExpansionError as exc:
-        raise OperationError(f"server {config.name!r}: {exc}") from exc
-    assert isinstance(expanded, HttpSpec)
-    return expanded
 
 
 def login_timeout() -> float:
