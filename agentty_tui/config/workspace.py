@@ -71,6 +71,7 @@ from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.hosts.claude.migration import migrate_old_switches
+from agentty_tui.config.hosts.claude.plugins import read_plugin_servers
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
 from agentty_tui.config.hosts.switches import (
     NO_SWITCH,
@@ -203,6 +204,11 @@ class Workspace:
     def store(self, ref: SourceRef) -> ConfigStore:
         """The store of one source file (a ``ConfigError`` for a file that is not one)."""
         store = self._stores.get(ref)
+        if store is None and ref.plugin is not None:
+            raise OperationError(
+                f"{ref.path} is Claude Code's plugin {ref.plugin}: its servers are managed "
+                f"with `claude plugin` (disable, uninstall or update {ref.plugin}), not edited here"
+            )
         if store is None:
             raise ConfigError(f"{ref.path} ({ref.scope}) is not a source of this workspace")
         return store
@@ -273,6 +279,16 @@ class Workspace:
                 facts = self._facts(config, waiting)
                 views = {server.name: self._view(server, ref) for server in config.servers}
                 parts.append(Layer(ref, config, waiting, views, facts))
+        if self._claude_switches is not None:  # Claude Code's plugins' servers: read-only
+            plugins = read_plugin_servers(self._claude_switches)
+            problems.update((unread, unread) for unread in plugins.problems)
+            for source, config in plugins.parts:
+                waiting = self._untrusted(source, config, trusted)
+                views = {server.name: self._view(server, source.ref) for server in config.servers}
+                parts.append(
+                    Layer(source.ref, config, waiting, views, self._facts(config, waiting))
+                )
+                reports.append(SourceReport(source, True, len(config.servers)))
         self.reports = tuple(reports)
         moved = self._move_old_claude_switches(parts)
         if moved:  # Claude Code's files were rewritten: what they say now
