@@ -7,9 +7,11 @@ where it reads each file was found in the program itself):
   settings file that decides it (local over project over user, managed over all:
   ``ClaudeSwitches.enabled_plugins``); ``claude plugin install --scope S`` writes it there;
 - its marketplace is the one of that name in ``<plugins>/known_marketplaces.json``
-  (``~/.claude/plugins``): a marketplace on this machine (source ``directory`` or ``file``)
-  has its plugins read where they are (``<marketplace>/<entry source>``); any other plugin,
-  from the copy ``installed_plugins.json`` names for the user, or for this project;
+  (``~/.claude/plugins``; a file one of whose entries lacks ``lastUpdated`` is dropped whole,
+  and a marketplace only declared in settings is not known yet): a marketplace on this
+  machine (source ``directory`` or ``file``) has its plugins read where they are
+  (``<marketplace>/<entry source>``); any other plugin, from the copy
+  ``installed_plugins.json`` names for the user, or for this project;
 - its servers are ``<root>/.mcp.json`` (with or without the ``mcpServers`` wrapper), then the
   manifest's (``<root>/.claude-plugin/plugin.json``) ``mcpServers``: an object of entries, the
   path of a JSON file inside the plugin, or a list of those; a later one wins a name;
@@ -159,6 +161,20 @@ def _marketplace_root(
     raise ConfigError(f"does not list the plugin {name!r}", path=str(listing))
 
 
+def _check_known(known: Mapping[str, Any], shown: str) -> None:
+    """``ConfigError`` unless every marketplace of ``known_marketplaces.json`` has what Claude
+    Code's schema asks (``source``, ``installLocation``, ``lastUpdated``): it drops the whole
+    file otherwise, so none of its plugins runs (measured: one entry without ``lastUpdated``)."""
+    for name, entry in known.items():
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"must be an object, not {json_type(entry)}", path=shown, field=name)
+        for key, kind in (("source", Mapping), ("installLocation", str), ("lastUpdated", str)):
+            if not isinstance(entry.get(key), kind):
+                raise ConfigError(
+                    f"has no {key}, so Claude Code drops the whole file", path=shown, field=name
+                )
+
+
 def _enabled(switches: ClaudeSwitches, problems: list[str]) -> Iterator[_Plugin]:
     """Each plugin that is on and can be found, in the order its settings name it."""
     files = switches.files
@@ -169,6 +185,7 @@ def _enabled(switches: ClaudeSwitches, problems: list[str]) -> Iterator[_Plugin]
     known_shown, installed_shown = files.shown(known_path), files.shown(installed_path)
     try:
         known = _object(_json(known_path, known_shown), known_shown)
+        _check_known(known, known_shown)
     except ConfigError as error:
         problems.append(f"{error} (Claude Code's plugin servers unread)")
         return

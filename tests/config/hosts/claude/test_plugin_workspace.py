@@ -35,7 +35,13 @@ def home(tmp_path: Path) -> Path:
     )
     entry = {"command": "echo-server", "args": ["${CLAUDE_PLUGIN_ROOT}/x"]}
     _write(market / "tp" / ".mcp.json", {"mcpServers": {"srv": entry}})
-    known = {"mk": {"source": {"source": "directory"}, "installLocation": str(market)}}
+    known = {
+        "mk": {
+            "source": {"source": "directory", "path": str(market)},
+            "installLocation": str(market),
+            "lastUpdated": "2026-12-02T08:51:34.832Z",
+        }
+    }
     _write(home / ".claude" / "plugins" / "known_marketplaces.json", known)
     _write(home / ".claude" / "settings.json", {"enabledPlugins": {"tp@mk": True}})
     return home

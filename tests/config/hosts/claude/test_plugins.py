@@ -39,10 +39,12 @@ class Home:
             "local": {
                 "source": {"source": "directory", "path": str(self.market)},
                 "installLocation": str(self.market),
+                "lastUpdated": "2026-12-02T08:51:34.832Z",
             },
             "remote": {
                 "source": {"source": "github", "repo": "someone/plugins"},
                 "installLocation": str(self.files.plugins / "marketplaces" / "remote"),
+                "lastUpdated": "2026-12-02T08:51:34.832Z",
             },
         }
         self.listed: list[dict[str, Any]] = []
@@ -226,3 +228,14 @@ def test_only_so_many_plugins_are_read(home: Home) -> None:
         f"Claude Code turns on {MAX_PLUGINS + 2} plugins here: only the first {MAX_PLUGINS} "
         "are read",
     )
+
+
+def test_a_marketplace_list_claude_code_drops_whole_gives_no_plugin(home: Home) -> None:
+    home.plugin("good", mcp_json={"s": ENTRY})
+    home.enable("good@local")
+    del home.known["remote"]["lastUpdated"]  # another marketplace's entry
+    found = home.read()
+    assert found.parts == ()
+    (line,) = found.problems
+    assert "known_marketplaces.json" in line and "remote" in line
+    assert "has no lastUpdated, so Claude Code drops the whole file" in line
