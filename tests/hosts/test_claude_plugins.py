@@ -262,3 +262,29 @@ def test_a_plugin_servers_tool_and_server_switched_with_agentty_are_obeyed(
     assert claude.mcp_tools_sent(write=False) == sorted(_names("tp") + _names("parked", 2))
     said = _agentty(claude, "remove", "plugin:tp:s", code=1)
     assert "`claude plugin`" in said, said
+
+
+def test_a_plugin_of_a_git_marketplace_runs_from_its_installed_copy_as_agentty_reads_it(
+    claude: ClaudeCodeHome,
+) -> None:
+    """A GitHub marketplace whose clone is in place (as ``marketplace add owner/repo`` leaves
+    it; no network here): ``plugin install`` copies the plugin into the cache, and that copy
+    is what runs (CLAUDE_PLUGIN_ROOT), the path agentty reads too."""
+    plugins = claude.home / ".claude" / "plugins"
+    market = Market(plugins / "marketplaces" / MARKET)
+    market.plugin("tp")
+    entry = {
+        "source": {"source": "github", "repo": "someone/plugins"},
+        "installLocation": str(market.root),
+        "lastUpdated": "2026-12-02T08:51:34.832Z",
+    }
+    _write(plugins / "known_marketplaces.json", {MARKET: entry})
+    claude.write()
+    _claude(claude, "plugin", "install", f"tp@{MARKET}")
+    copy = plugins / "cache" / MARKET / "tp" / "1.0.0"
+    listed = _claude(claude, "mcp", "list")
+    assert f"plugin:tp:s: {sys.executable} {copy}/light_server.py" in listed, listed
+    assert claude.mcp_tools_sent(write=False) == _names("tp")
+    server = json.loads(_agentty(claude, "list", "--json"))["servers"][0]
+    assert server["spec"]["args"][0] == f"{copy}/light_server.py"
+    assert server["status"] == "connected"
