@@ -219,8 +219,9 @@ def _enabled(switches: ClaudeSwitches, problems: list[str]) -> Iterator[_Plugin]
         yield _Plugin(plugin_id, root, _scope(switch, files))
 
 
-def _server_files(plugin: _Plugin, shown: str) -> Iterator[tuple[Path, Mapping[str, Any]]]:
-    """Each file of the plugin with its server entries, in the order Claude Code merges them."""
+def _server_files(plugin: _Plugin, problems: list[str]) -> Iterator[tuple[Path, Mapping[str, Any]]]:
+    """Each file of the plugin with its server entries, in the order Claude Code merges them;
+    a bundle or URL the manifest names is a line in ``problems`` (the rest is read)."""
     mcp_json = plugin.root / ".mcp.json"
     value = _object(_json(mcp_json, str(mcp_json)), str(mcp_json))
     wrapped = value.get(SERVERS_KEY)
@@ -238,9 +239,10 @@ def _server_files(plugin: _Plugin, shown: str) -> Iterator[tuple[Path, Mapping[s
             inner = found.get(SERVERS_KEY)
             yield other, _object(inner if inner is not None else found, str(other), SERVERS_KEY)
         else:  # an .mcpb bundle or a URL: fetched and unpacked by Claude Code, not read here
-            raise ConfigError(
+            error = ConfigError(
                 f"names {item!r}, which is not read here", path=str(manifest), field=SERVERS_KEY
             )
+            problems.append(f"{error} (a server of Claude Code's plugin {plugin.plugin_id})")
 
 
 def _resolved(entry: Any, plugin: _Plugin, files: ClaudeFiles) -> Any:
@@ -273,7 +275,7 @@ def read_plugin_servers(switches: ClaudeSwitches) -> PluginServers:
         name = plugin.plugin_id.rpartition("@")[0]
         servers: dict[str, tuple[Path, ServerConfig]] = {}
         try:
-            for path, entries in _server_files(plugin, str(plugin.root)):
+            for path, entries in _server_files(plugin, problems):
                 for server, entry in entries.items():
                     full = plugin_server_name(name, str(server))
                     config = server_or_problem(full, _resolved(entry, plugin, files), str(path))

@@ -182,7 +182,9 @@ def test_a_file_that_cannot_be_read_is_a_warning_naming_it_and_the_rest_is_read(
 ) -> None:
     broken = home.plugin("broken", mcp_json="{not json")
     home.plugin("wrong", mcp_json={"mcpServers": ["a list"]})
-    home.plugin("bundle", manifest={"name": "bundle", "mcpServers": "server.mcpb"})
+    home.plugin(
+        "bundle", mcp_json={"s": ENTRY}, manifest={"name": "bundle", "mcpServers": "x.mcpb"}
+    )
     home.plugin("big", mcp_json=" " * (MAX_CONFIG_BYTES + 1))
     home.plugin("good", mcp_json={"s": ENTRY, "bad": {"command": 3}})
     for name in ("broken", "wrong", "bundle", "big", "good", "unlisted"):
@@ -191,11 +193,13 @@ def test_a_file_that_cannot_be_read_is_a_warning_naming_it_and_the_rest_is_read(
     home.enable("x@unknown")
     found = home.read()
     servers = _servers(found)
-    assert sorted(servers) == ["plugin:good:bad", "plugin:good:s"]
+    # A bundle the manifest names is not read; the plugin's other servers are.
+    assert sorted(servers) == ["plugin:bundle:s", "plugin:good:bad", "plugin:good:s"]
     assert servers["plugin:good:bad"].problem is not None  # shown with what is wrong
     text = "\n".join(found.problems)
     assert f"{broken / '.mcp.json'}" in text and "broken@local unread" in text
-    assert "wrong@local unread" in text and "server.mcpb" in text
+    assert "wrong@local unread" in text
+    assert "names 'x.mcpb', which is not read here" in text and "plugin bundle@local)" in text
     assert "big@local unread" in text and "limit" in text
     assert "'bad-id' is not <plugin>@<marketplace>" in text
     assert "its marketplace 'unknown' is not in" in text
