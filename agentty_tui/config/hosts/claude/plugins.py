@@ -22,12 +22,14 @@ where it reads each file was found in the program itself):
 Everything read is untrusted: each file is read within the size limit of a config file, as
 plain JSON of bounded depth; a file that cannot be read, or a value of the wrong type, is a
 warning naming the file, and the other plugins are still read. Only ``MAX_PLUGINS`` plugins
-are read. A plugin's files are never written: ``claude plugin`` manages them.
+are read. A file others may change has its stdio servers wait for the user's trust, as any
+config file's. A plugin's files are never written: ``claude plugin`` manages them.
 """
 
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +46,7 @@ from agentty_tui.config.hosts.claude.switches import (
 from agentty_tui.config.hosts.mcpjson import SERVERS_KEY
 from agentty_tui.config.raw import json_type, map_strings, server_or_problem
 from agentty_tui.config.sources import SourceFile
+from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import PluginConfig, Scope, ServerConfig, SourceRef, ToolFilter
 
@@ -265,6 +268,16 @@ def _resolved(entry: Any, plugin: _Plugin, files: ClaudeFiles) -> Any:
     return resolved
 
 
+def _insecure(path: Path) -> str | None:
+    """Why a plugin's file is not trusted to name commands (others may change it), as the
+    store says it of any config file (``trust.file_trust_problem``); ``None`` when it is."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return file_trust_problem(str(path), stat.S_IMODE(info.st_mode), info.st_uid)
+
+
 def read_plugin_servers(switches: ClaudeSwitches) -> PluginServers:
     """The servers of every plugin ``switches`` say is on, read now; never raises for what a
     file holds (each problem is in ``problems``, naming the file)."""
@@ -295,7 +308,7 @@ def read_plugin_servers(switches: ClaudeSwitches) -> PluginServers:
                 by_file[key] = (SourceFile(ref, PLUGIN_DIALECT), {})
             by_file[key][1][full] = config
     parts = tuple(
-        (source, PluginConfig(servers=tuple(servers.values())))
+        (source, PluginConfig(servers=tuple(servers.values()), insecure=_insecure(source.path)))
         for source, servers in by_file.values()
     )
     return PluginServers(parts=parts, problems=tuple(problems))

@@ -134,3 +134,11 @@ def test_a_plugin_servers_entry_is_not_edited_here(home: Path) -> None:
     assert entry_file.read_bytes() == before
     report = {r.source.ref.path: r for r in workspace.reports}[str(entry_file)]
     assert report.exists and report.servers == 1
+
+
+def test_a_plugin_file_others_may_change_waits_for_trust(home: Path) -> None:
+    entry_file = home.parent / "market" / "tp" / ".mcp.json"
+    assert _server(_open(home)).untrusted is None
+    entry_file.chmod(0o666)
+    server = _server(_open(home))
+    assert server.untrusted is not None and str(entry_file) in server.untrusted
