@@ -182,6 +182,19 @@ def test_the_switches_claude_code_obeys_for_a_plugin_server(claude: ClaudeCodeHo
     assert sent == sorted(expected)
 
 
+def test_a_plugins_name_is_its_manifests_not_its_marketplace_entrys(
+    claude: ClaudeCodeHome,
+) -> None:
+    market = Market(claude.home.parent / "market")
+    folder = market.plugin("listed")
+    _write(folder / ".claude-plugin" / "plugin.json", {"name": "own", "version": "1.0.0"})
+    _known(claude, market)
+    claude.settings["user"] = {"enabledPlugins": {f"listed@{MARKET}": True}}
+    assert claude.mcp_tools_sent() == _names("own")
+    server = json.loads(_agentty(claude, "list", "--json"))["servers"][0]
+    assert server["name"] == "plugin:own:s"
+
+
 def test_claude_codes_own_server_toggle_writes_the_plugin_servers_name(
     claude: ClaudeCodeHome,
 ) -> None:

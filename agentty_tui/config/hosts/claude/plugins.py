@@ -15,7 +15,8 @@ where it reads each file was found in the program itself):
 - its servers are ``<root>/.mcp.json`` (with or without the ``mcpServers`` wrapper), then the
   manifest's (``<root>/.claude-plugin/plugin.json``) ``mcpServers``: an object of entries, the
   path of a JSON file inside the plugin, or a list of those; a later one wins a name;
-- each server is called ``plugin:<plugin>:<server>``, and ``${CLAUDE_PLUGIN_ROOT}``,
+- each server is called ``plugin:<plugin>:<server>``, the plugin's name its manifest's (else
+  the marketplace entry's, as in ``<plugin>@<marketplace>``), and ``${CLAUDE_PLUGIN_ROOT}``,
   ``${CLAUDE_PLUGIN_DATA}`` and ``${CLAUDE_PROJECT_DIR}`` are put in its strings; a stdio
   server's environment also gets ``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA``.
 
@@ -222,20 +223,23 @@ def _enabled(switches: ClaudeSwitches, problems: list[str]) -> Iterator[_Plugin]
         yield _Plugin(plugin_id, root, _scope(switch, files))
 
 
-def _server_files(plugin: _Plugin, problems: list[str]) -> Iterator[tuple[Path, Mapping[str, Any]]]:
-    """Each file of the plugin with its server entries, in the order Claude Code merges them;
-    a bundle or URL the manifest names is a line in ``problems`` (the rest is read)."""
+def _server_files(
+    plugin: _Plugin, manifest: Mapping[str, Any], problems: list[str]
+) -> Iterator[tuple[Path, Mapping[str, Any]]]:
+    """Each file of the plugin with its server entries, in the order Claude Code merges them
+    (``manifest``: its ``plugin.json``); a bundle or URL the manifest names is a line in
+    ``problems`` (the rest is read)."""
     mcp_json = plugin.root / ".mcp.json"
     value = _object(_json(mcp_json, str(mcp_json)), str(mcp_json))
     wrapped = value.get(SERVERS_KEY)
     yield mcp_json, _object(wrapped if wrapped is not None else value, str(mcp_json), SERVERS_KEY)
-    manifest = plugin.root.joinpath(*_MANIFEST_FILE)
-    declared = _object(_json(manifest, str(manifest)), str(manifest)).get(SERVERS_KEY)
+    declared = manifest.get(SERVERS_KEY)
+    manifest_path = plugin.root.joinpath(*_MANIFEST_FILE)
     for item in declared if isinstance(declared, list) else [declared]:
         if item is None:
             continue
         if isinstance(item, Mapping):
-            yield manifest, item
+            yield manifest_path, item
         elif isinstance(item, str) and item.endswith(".json"):
             other = plugin.root / item
             found = _object(_json(other, str(other)), str(other))
@@ -243,7 +247,9 @@ def _server_files(plugin: _Plugin, problems: list[str]) -> Iterator[tuple[Path, 
             yield other, _object(inner if inner is not None else found, str(other), SERVERS_KEY)
         else:  # an .mcpb bundle or a URL: fetched and unpacked by Claude Code, not read here
             error = ConfigError(
-                f"names {item!r}, which is not read here", path=str(manifest), field=SERVERS_KEY
+                f"names {item!r}, which is not read here",
+                path=str(manifest_path),
+                field=SERVERS_KEY,
             )
             problems.append(f"{error} (a server of Claude Code's plugin {plugin.plugin_id})")
 
@@ -288,7 +294,12 @@ def read_plugin_servers(switches: ClaudeSwitches) -> PluginServers:
         name = plugin.plugin_id.rpartition("@")[0]
         servers: dict[str, tuple[Path, ServerConfig]] = {}
         try:
-            for path, entries in _server_files(plugin, problems):
+            manifest_path = plugin.root.joinpath(*_MANIFEST_FILE)
+            manifest = _object(_json(manifest_path, str(manifest_path)), str(manifest_path))
+            # The manifest's name is the plugin's (measured: not the marketplace entry's).
+            if isinstance(manifest.get("name"), str) and manifest["name"]:
+                name = manifest["name"]
+            for path, entries in _server_files(plugin, manifest, problems):
                 for server, entry in entries.items():
                     full = plugin_server_name(name, str(server))
                     config = server_or_problem(full, _resolved(entry, plugin, files), str(path))

@@ -243,3 +243,11 @@ def test_a_marketplace_list_claude_code_drops_whole_gives_no_plugin(home: Home) 
     (line,) = found.problems
     assert "known_marketplaces.json" in line and "remote" in line
     assert "has no lastUpdated, so Claude Code drops the whole file" in line
+
+
+def test_the_plugins_name_in_its_servers_names_is_its_manifests(home: Home) -> None:
+    home.plugin("listed", mcp_json={"s": ENTRY}, manifest={"name": "own"})
+    home.plugin("plain", mcp_json={"s": ENTRY})
+    home.enable("listed@local")
+    home.enable("plain@local")
+    assert sorted(_servers(home.read())) == ["plugin:own:s", "plugin:plain:s"]
