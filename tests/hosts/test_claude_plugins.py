@@ -42,20 +42,25 @@ class Market:
         self.root = root
         self.listed: list[dict[str, str]] = []
 
-    def plugin(self, name: str, how: str = "wrapped", tools: int = 3) -> Path:
+    def plugin(self, name: str, how: str = "wrapped", tools: int = 3, entry: Any = None) -> Path:
         """A plugin whose server ``s`` is in ``.mcp.json`` (``wrapped`` in ``mcpServers`` or
-        ``bare``) or in its manifest (``manifest``)."""
+        ``bare``), in its manifest (``manifest``), or in its marketplace entry and no manifest
+        (``entry``); ``entry``: more keys of its marketplace entry."""
         folder = self.root / "plugins" / name
         folder.mkdir(parents=True)
         shutil.copy(LIGHT_SERVER, folder / "light_server.py")
         manifest: dict[str, Any] = {"name": name, "version": "1.0.0"}
         servers = {"s": _entry(name, tools)}
+        listed: dict[str, Any] = {"name": name, "source": f"./plugins/{name}", **(entry or {})}
         if how == "manifest":
             manifest["mcpServers"] = servers
+        elif how == "entry":
+            listed.update(mcpServers=servers, strict=False)
         else:
             _write(folder / ".mcp.json", {"mcpServers": servers} if how == "wrapped" else servers)
-        _write(folder / ".claude-plugin" / "plugin.json", manifest)
-        self.listed.append({"name": name, "source": f"./plugins/{name}"})
+        if how != "entry":
+            _write(folder / ".claude-plugin" / "plugin.json", manifest)
+        self.listed.append(listed)
         _write(
             self.root / ".claude-plugin" / "marketplace.json",
             {"name": MARKET, "owner": {"name": "tests"}, "plugins": self.listed},
@@ -193,6 +198,22 @@ def test_a_plugins_name_is_its_manifests_not_its_marketplace_entrys(
     assert claude.mcp_tools_sent() == _names("own")
     server = json.loads(_agentty(claude, "list", "--json"))["servers"][0]
     assert server["name"] == "plugin:own:s"
+
+
+def test_a_marketplace_entrys_servers_run_only_for_a_plugin_without_a_manifest(
+    claude: ClaudeCodeHome,
+) -> None:
+    market = Market(claude.home.parent / "market")
+    market.plugin("inline", "entry")
+    other = {"mcpServers": {"e": _entry("both")}}
+    market.plugin("both", "manifest", entry=other)  # the entry's server "e" is not run
+    _known(claude, market)
+    claude.settings["user"] = {
+        "enabledPlugins": {f"{n}@{MARKET}": True for n in ("inline", "both")}
+    }
+    assert claude.mcp_tools_sent() == sorted(_names("inline") + _names("both"))
+    listed = json.loads(_agentty(claude, "list", "--json"))["servers"]
+    assert sorted(server["name"] for server in listed) == ["plugin:both:s", "plugin:inline:s"]
 
 
 def test_claude_codes_own_server_toggle_writes_the_plugin_servers_name(

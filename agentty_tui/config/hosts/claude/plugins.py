@@ -13,8 +13,9 @@ where it reads each file was found in the program itself):
   (``<marketplace>/<entry source>``); any other plugin, from the copy
   ``installed_plugins.json`` names for the user, or for this project;
 - its servers are ``<root>/.mcp.json`` (with or without the ``mcpServers`` wrapper), then the
-  manifest's (``<root>/.claude-plugin/plugin.json``) ``mcpServers``: an object of entries, the
-  path of a JSON file inside the plugin, or a list of those; a later one wins a name;
+  manifest's (``<root>/.claude-plugin/plugin.json``, or without one the marketplace entry)
+  ``mcpServers``: an object of entries, the path of a JSON file inside the plugin, or a list
+  of those; a later one wins a name;
 - each server is called ``plugin:<plugin>:<server>``, the plugin's name its manifest's (else
   the marketplace entry's, as in ``<plugin>@<marketplace>``), and ``${CLAUDE_PLUGIN_ROOT}``,
   ``${CLAUDE_PLUGIN_DATA}`` and ``${CLAUDE_PROJECT_DIR}`` are put in its strings; a stdio
@@ -99,6 +100,10 @@ class _Plugin:
     """The folder ``${CLAUDE_PLUGIN_ROOT}`` names."""
     scope: Scope
     """The scope of the settings file that turns it on (managed settings: ``user``)."""
+    entry: Mapping[str, Any]
+    """Its marketplace entry: its manifest when the plugin has no ``plugin.json``."""
+    listing: Path
+    """The marketplace's file that holds ``entry``."""
 
 
 def _json(path: Path, shown: str) -> Any:
@@ -140,18 +145,13 @@ def _installed_root(installed: Mapping[str, Any], plugin_id: str, files: ClaudeF
     raise ConfigError(f"{plugin_id} is on but not installed for this project")
 
 
-def _marketplace_root(
-    marketplace: Mapping[str, Any], name: str, plugin_id: str, shown: str
-) -> Path | None:
-    """A local marketplace's plugin folder (``None``: not a local one, or not a folder
-    entry: its installed copy is the one run)."""
-    source = marketplace.get("source")
-    location = marketplace.get("installLocation")
-    if not isinstance(source, Mapping) or source.get("source") not in _LOCAL_SOURCES:
-        return None
-    if not isinstance(location, str):
-        raise ConfigError("has no installLocation", path=shown, field=plugin_id)
-    base = Path(location)
+def _marketplace_entry(
+    marketplace: Mapping[str, Any], name: str
+) -> tuple[Mapping[str, Any], Path, Path | None]:
+    """The marketplace's entry of plugin ``name``, the file that lists it, and for a
+    marketplace on this machine whose entry names a folder, that folder (``None``: the
+    installed copy is the one run)."""
+    base = Path(marketplace["installLocation"])  # there, as _check_known checked
     listing = base.joinpath(*_MARKETPLACE_FILE) if base.is_dir() else base
     base = base if base.is_dir() else base.parent
     listed = _object(_json(listing, str(listing)), str(listing))
@@ -161,7 +161,8 @@ def _marketplace_root(
     for entry in entries:
         if isinstance(entry, Mapping) and entry.get("name") == name:
             where = entry.get("source")
-            return base / where if isinstance(where, str) else None
+            local = marketplace["source"].get("source") in _LOCAL_SOURCES
+            return entry, listing, base / where if local and isinstance(where, str) else None
     raise ConfigError(f"does not list the plugin {name!r}", path=str(listing))
 
 
@@ -209,7 +210,7 @@ def _enabled(switches: ClaudeSwitches, problems: list[str]) -> Iterator[_Plugin]
             marketplace = known.get(market)
             if not isinstance(marketplace, Mapping):
                 raise ConfigError(f"its marketplace {market!r} is not in {known_shown}")
-            root = _marketplace_root(marketplace, name, plugin_id, known_shown)
+            entry, listing, root = _marketplace_entry(marketplace, name)
             if root is None:
                 if installed is None:
                     installed = _object(_json(installed_path, installed_shown), installed_shown)
@@ -220,21 +221,21 @@ def _enabled(switches: ClaudeSwitches, problems: list[str]) -> Iterator[_Plugin]
                 f"{error}; its servers are not shown"
             )
             continue
-        yield _Plugin(plugin_id, root, _scope(switch, files))
+        yield _Plugin(plugin_id, root, _scope(switch, files), entry, listing)
 
 
 def _server_files(
-    plugin: _Plugin, manifest: Mapping[str, Any], problems: list[str]
+    plugin: _Plugin, manifest: Mapping[str, Any], manifest_path: Path, problems: list[str]
 ) -> Iterator[tuple[Path, Mapping[str, Any]]]:
     """Each file of the plugin with its server entries, in the order Claude Code merges them
-    (``manifest``: its ``plugin.json``); a bundle or URL the manifest names is a line in
-    ``problems`` (the rest is read)."""
+    (``manifest``: its ``plugin.json``, or its marketplace entry, read from
+    ``manifest_path``); a bundle or URL the manifest names is a line in ``problems`` (the rest
+    is read)."""
     mcp_json = plugin.root / ".mcp.json"
     value = _object(_json(mcp_json, str(mcp_json)), str(mcp_json))
     wrapped = value.get(SERVERS_KEY)
     yield mcp_json, _object(wrapped if wrapped is not None else value, str(mcp_json), SERVERS_KEY)
     declared = manifest.get(SERVERS_KEY)
-    manifest_path = plugin.root.joinpath(*_MANIFEST_FILE)
     for item in declared if isinstance(declared, list) else [declared]:
         if item is None:
             continue
@@ -295,11 +296,16 @@ def read_plugin_servers(switches: ClaudeSwitches) -> PluginServers:
         servers: dict[str, tuple[Path, ServerConfig]] = {}
         try:
             manifest_path = plugin.root.joinpath(*_MANIFEST_FILE)
-            manifest = _object(_json(manifest_path, str(manifest_path)), str(manifest_path))
+            value = _json(manifest_path, str(manifest_path))
+            # Without a plugin.json the marketplace entry is the manifest (measured: with one,
+            # the entry's mcpServers are not run).
+            manifest = plugin.entry if value is None else _object(value, str(manifest_path))
+            if value is None:
+                manifest_path = plugin.listing
             # The manifest's name is the plugin's (measured: not the marketplace entry's).
             if isinstance(manifest.get("name"), str) and manifest["name"]:
                 name = manifest["name"]
-            for path, entries in _server_files(plugin, manifest, problems):
+            for path, entries in _server_files(plugin, manifest, manifest_path, problems):
                 for server, entry in entries.items():
                     full = plugin_server_name(name, str(server))
                     config = server_or_problem(full, _resolved(entry, plugin, files), str(path))

@@ -48,16 +48,21 @@ class Home:
             },
         }
         self.listed: list[dict[str, Any]] = []
+        self.remote_listed: list[dict[str, Any]] = []
         self.installed: dict[str, list[dict[str, Any]]] = {}
         self.settings: dict[Path, dict[str, Any]] = {}
 
-    def plugin(self, name: str, *, market: str = "local", **files: object) -> Path:
-        """A plugin's folder with ``files`` (``mcp_json``, ``manifest`` or a file name)."""
+    def plugin(
+        self, name: str, *, market: str = "local", entry: Any = None, **files: object
+    ) -> Path:
+        """A plugin's folder with ``files`` (``mcp_json``, ``manifest`` or a file name), listed
+        in its marketplace with ``entry``'s keys too."""
         if market == "local":
             root = self.market / "plugins" / name
-            self.listed.append({"name": name, "source": f"./plugins/{name}"})
+            self.listed.append({"name": name, "source": f"./plugins/{name}", **(entry or {})})
         else:
             root = self.files.plugins / "cache" / market / name / "1.0.0"
+            self.remote_listed.append({"name": name, "source": {"source": "github"}})
         for key, value in files.items():
             where = {"mcp_json": (".mcp.json",), "manifest": (".claude-plugin", "plugin.json")}
             _write(root.joinpath(*where.get(key, (key.replace("_", "."),))), value)
@@ -72,6 +77,8 @@ class Home:
         _write(plugins / "known_marketplaces.json", self.known)
         _write(plugins / "installed_plugins.json", {"version": 2, "plugins": self.installed})
         _write(self.market / ".claude-plugin" / "marketplace.json", {"plugins": self.listed})
+        remote = Path(self.known["remote"]["installLocation"]) / ".claude-plugin"
+        _write(remote / "marketplace.json", {"plugins": self.remote_listed})
         for path, value in self.settings.items():
             _write(path, value)
         return read_plugin_servers(read_switches(self.files))
@@ -163,6 +170,7 @@ def test_a_plugin_of_another_marketplace_is_read_from_its_installed_copy(home: H
         ],
         "elsewhere@remote": [{"scope": "local", "projectPath": "/other", "installPath": "/x"}],
     }
+    home.remote_listed.append({"name": "absent", "source": {"source": "github"}})
     for name in ("mine", "ours", "elsewhere", "absent"):
         home.enable(f"{name}@remote")
     found = home.read()
@@ -251,3 +259,17 @@ def test_the_plugins_name_in_its_servers_names_is_its_manifests(home: Home) -> N
     home.enable("listed@local")
     home.enable("plain@local")
     assert sorted(_servers(home.read())) == ["plugin:own:s", "plugin:plain:s"]
+
+
+def test_a_plugin_without_a_manifest_has_its_marketplace_entry_for_one(home: Home) -> None:
+    inline = {"mcpServers": {"s": ENTRY}, "strict": False}
+    root = home.plugin("inline", entry=inline)
+    home.plugin("both", entry={"mcpServers": {"e": ENTRY}}, manifest={"mcpServers": {"m": ENTRY}})
+    home.enable("inline@local")
+    home.enable("both@local")
+    found = home.read()
+    assert sorted(_servers(found)) == ["plugin:both:m", "plugin:inline:s"]
+    spec = _servers(found)["plugin:inline:s"].spec
+    assert isinstance(spec, StdioSpec) and spec.args == (f"{root}/server.py",)
+    paths = {source.ref.plugin: source.ref.path for source, _ in found.parts}
+    assert paths["inline@local"] == str(home.market / ".claude-plugin" / "marketplace.json")
