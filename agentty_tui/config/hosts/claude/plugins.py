@@ -264,7 +264,7 @@ def _resolved(entry: Any, plugin: _Plugin, files: ClaudeFiles) -> Any:
         "CLAUDE_PROJECT_DIR": str(files.root),
     }
     resolved = map_strings(entry, lambda text: _ROOT_VARIABLES.sub(lambda m: values[m[1]], text))
-    if isinstance(resolved, dict) and resolved.get("type", "stdio") == "stdio":
+    if isinstance(resolved, dict) and "command" in resolved:  # a stdio server
         env = resolved.get("env")
         own = env if isinstance(env, Mapping) else {}
         resolved["env"] = {

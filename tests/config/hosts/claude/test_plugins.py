@@ -273,3 +273,12 @@ def test_a_plugin_without_a_manifest_has_its_marketplace_entry_for_one(home: Hom
     assert isinstance(spec, StdioSpec) and spec.args == (f"{root}/server.py",)
     paths = {source.ref.plugin: source.ref.path for source, _ in found.parts}
     assert paths["inline@local"] == str(home.market / ".claude-plugin" / "marketplace.json")
+
+
+def test_a_url_server_of_a_plugin_gets_its_variables_but_no_environment(home: Home) -> None:
+    url = {"url": "https://example.test/${CLAUDE_PLUGIN_ROOT}"}
+    root = home.plugin("web", mcp_json={"w": url})
+    home.enable("web@local")
+    server = _servers(home.read())["plugin:web:w"]
+    assert server.problem is None and server.spec is not None
+    assert server.spec.model_dump()["url"] == f"https://example.test/{root}"
