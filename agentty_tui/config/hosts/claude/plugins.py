@@ -146,16 +146,17 @@ def _installed_root(installed: Mapping[str, Any], plugin_id: str, files: ClaudeF
 
 
 def _marketplace_entry(
-    marketplace: Mapping[str, Any], name: str
+    marketplace: Mapping[str, Any], name: str, read: dict[Path, Any]
 ) -> tuple[Mapping[str, Any], Path, Path | None]:
     """The marketplace's entry of plugin ``name``, the file that lists it, and for a
     marketplace on this machine whose entry names a folder, that folder (``None``: the
-    installed copy is the one run)."""
+    installed copy is the one run); ``read``: the listings read so far (each is read once)."""
     base = Path(marketplace["installLocation"])  # there, as _check_known checked
     listing = base.joinpath(*_MARKETPLACE_FILE) if base.is_dir() else base
     base = base if base.is_dir() else base.parent
-    listed = _object(_json(listing, str(listing)), str(listing))
-    entries = listed.get("plugins")
+    if listing not in read:
+        read[listing] = _object(_json(listing, str(listing)), str(listing))
+    entries = read[listing].get("plugins")
     if not isinstance(entries, list):
         raise ConfigError("must list its plugins", path=str(listing), field="plugins")
     for entry in entries:
@@ -195,6 +196,7 @@ def _enabled(switches: ClaudeSwitches, problems: list[str]) -> Iterator[_Plugin]
         problems.append(f"{error} (Claude Code's plugin servers unread)")
         return
     installed: Mapping[str, Any] | None = None
+    listings: dict[Path, Any] = {}
     chosen = switches.enabled_plugins
     if len(chosen) > MAX_PLUGINS:
         problems.append(
@@ -210,7 +212,7 @@ def _enabled(switches: ClaudeSwitches, problems: list[str]) -> Iterator[_Plugin]
             marketplace = known.get(market)
             if not isinstance(marketplace, Mapping):
                 raise ConfigError(f"its marketplace {market!r} is not in {known_shown}")
-            entry, listing, root = _marketplace_entry(marketplace, name)
+            entry, listing, root = _marketplace_entry(marketplace, name, listings)
             if root is None:
                 if installed is None:
                     installed = _object(_json(installed_path, installed_shown), installed_shown)
