@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agentty_tui.config.engine import RemoveServer, SetServerDisabled, SetToolEnabled
+from agentty_tui.config.hosts.claude.switches import ClaudeFiles
 from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.errors import OperationError
 from agentty_tui.model import ServerConfig
@@ -142,3 +143,26 @@ def test_a_plugin_file_others_may_change_waits_for_trust(home: Path) -> None:
     entry_file.chmod(0o666)
     server = _server(_open(home))
     assert server.untrusted is not None and str(entry_file) in server.untrusted
+
+
+def test_a_plugin_installed_or_a_marketplace_added_is_a_reload(home: Path) -> None:
+    workspace = _open(home)
+    workspace.load()
+    plugins = home / ".claude" / "plugins"
+    assert plugins / "installed_plugins.json" in workspace.watched_paths()
+    before = workspace.version()
+    _write(plugins / "installed_plugins.json", {"version": 2, "plugins": {}})
+    assert workspace.version() != before
+    before = workspace.version()
+    (plugins / "known_marketplaces.json").unlink()
+    assert workspace.version() != before
+    assert workspace.load().server(NAME) is None
+
+
+def test_the_plugins_folder_moves_with_claude_codes_variables(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    assert ClaudeFiles.of(tmp_path, root, {}).plugins == tmp_path / ".claude" / "plugins"
+    moved = ClaudeFiles.of(tmp_path, root, {"CLAUDE_CONFIG_DIR": str(tmp_path / "c")})
+    assert moved.plugins == tmp_path / "c" / "plugins"
+    cache = {"CLAUDE_CODE_PLUGIN_CACHE_DIR": str(tmp_path / "p")}
+    assert ClaudeFiles.of(tmp_path, root, cache).plugins == tmp_path / "p"
