@@ -108,7 +108,10 @@ class _Plugin:
 
 def _json(path: Path, shown: str) -> Any:
     """The JSON value of ``path`` (``None`` when it is absent); ``ConfigError`` naming it."""
-    read = read_file(path, shown)
+    try:
+        read = read_file(path, shown)
+    except ValueError:  # a path from a file may hold a NUL byte, which no file's name has
+        raise ConfigError("not a path a file can have (a NUL byte)", path=repr(shown)) from None
     if read is None:
         return None
     text = decode_text(read.data, shown)
@@ -282,7 +285,7 @@ def _insecure(path: Path) -> str | None:
     store says it of any config file (``trust.file_trust_problem``); ``None`` when it is."""
     try:
         info = path.stat()
-    except OSError:
+    except (OSError, ValueError):
         return None
     return file_trust_problem(str(path), stat.S_IMODE(info.st_mode), info.st_uid)
 

@@ -282,3 +282,17 @@ def test_a_url_server_of_a_plugin_gets_its_variables_but_no_environment(home: Ho
     server = _servers(home.read())["plugin:web:w"]
     assert server.problem is None and server.spec is not None
     assert server.spec.model_dump()["url"] == f"https://example.test/{root}"
+
+
+def test_hostile_paths_are_warnings_never_a_crash(home: Home) -> None:
+    home.plugin("nul", entry={"source": "./plugins/\x00x"})
+    home.plugin("listed", manifest={"mcpServers": ["\x00.json", "../" * 40 + "x.json"]})
+    home.plugin("remote", market="remote")
+    home.installed = {"remote@remote": [{"scope": "user", "installPath": "/\x00"}]}
+    home.known["elsewhere"] = {**home.known["local"], "installLocation": "\x00/x"}
+    for plugin_id in ("nul@local", "listed@local", "remote@remote"):
+        home.enable(plugin_id)
+    found = home.read()
+    assert found.parts == ()
+    text = "\n".join(found.problems)
+    assert "nul@local" in text and "listed@local" in text and "remote@remote" in text
