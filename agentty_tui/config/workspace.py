@@ -21,6 +21,8 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   reads it (Claude Code's settings for its entries); the ``tools`` and ``disabled`` keys our
   earlier versions wrote into Claude Code's entries are moved to its own switches at the
   first load that finds them, with a warning line saying so.
+- The servers of the plugins Claude Code turns on (``hosts/claude/plugins``) are entries of
+  host ``claude`` too, after every file's; their files are read, never written.
 
 Layering, one config out of a workspace's files (precedence, shadowing, de-duplication):
 ``layer`` takes each source's config in precedence order (local, project, user: the order of
@@ -202,7 +204,8 @@ class Workspace:
         return f"Workspace({str(self.root)!r}, {len(self.sources)} sources)"
 
     def store(self, ref: SourceRef) -> ConfigStore:
-        """The store of one source file (a ``ConfigError`` for a file that is not one)."""
+        """The store of one source file (a ``ConfigError`` for a file that is not one, an
+        ``OperationError`` for a Claude Code plugin's, which ``claude plugin`` manages)."""
         store = self._stores.get(ref)
         if store is None and ref.plugin is not None:
             raise OperationError(
