@@ -4,7 +4,8 @@ Claude Code has several parts a manager reads and writes: the servers of one pro
 ``~/.claude.json`` (``local``: ``ClaudeLocalDialect``), the switches it obeys for a project
 (``switches``: deny rules in its settings files, ``disabledMcpServers``, the ``.mcp.json``
 approvals, read as ``ClaudeSwitches``), their edits written where Claude Code reads them
-(``switching``), and the move of our old in-entry switches to those (``migration``).
+(``switching``), the move of our old in-entry switches to those (``migration``), and the
+servers of the plugins it turns on (``plugins``), read and never written.
 """
 
 from agentty_tui.config.hosts.claude.local import PROJECTS_KEY, ClaudeLocalDialect
