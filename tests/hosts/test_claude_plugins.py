@@ -259,7 +259,7 @@ def _agentty(claude: ClaudeCodeHome, *args: str, code: int = 0) -> str:
     env = {"HOME": str(claude.home), "PATH": "/usr/bin:/bin"}
     result = run_cli(*args, env=env, whole_env=True, cwd=claude.project)
     assert result.returncode == code, result.stderr
-    return result.stdout + result.stderr
+    return result.stdout if code == 0 else result.stdout + result.stderr
 
 
 def test_a_plugin_servers_tool_and_server_switched_with_agentty_are_obeyed(
@@ -322,3 +322,18 @@ def test_a_plugin_of_a_git_marketplace_runs_from_its_installed_copy_as_agentty_r
     server = json.loads(_agentty(claude, "list", "--json"))["servers"][0]
     assert server["spec"]["args"][0] == f"{copy}/light_server.py"
     assert server["status"] == "connected"
+
+
+def test_a_plugin_the_repository_turns_on_runs_uninstalled_and_waits_for_trust_in_agentty(
+    claude: ClaudeCodeHome,
+) -> None:
+    """A project's shared settings name a plugin of a marketplace folder the user knows: the
+    program runs it with no install for this project; agentty holds it until trusted."""
+    market = Market(claude.home.parent / "market")
+    market.plugin("shared")
+    _known(claude, market)
+    claude.settings["project"] = {"enabledPlugins": {f"shared@{MARKET}": True}}
+    assert claude.mcp_tools_sent() == _names("shared")
+    server = json.loads(_agentty(claude, "list", "--json"))["servers"][0]
+    assert server["name"] == "plugin:shared:s" and server["source"]["scope"] == "project"
+    assert server["status"] != "connected" and server["trust_facts"], server
