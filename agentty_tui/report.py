@@ -61,7 +61,10 @@ def _auth_json(server: ServerState) -> dict[str, Any]:
 
 
 def _source_json(ref: SourceRef) -> dict[str, str]:
-    return {"path": ref.path, "scope": ref.scope, "host": ref.host}
+    found = {"path": ref.path, "scope": ref.scope, "host": ref.host}
+    if ref.plugin is not None:  # a Claude Code plugin's file: read-only, ``claude plugin``'s
+        found["plugin"] = ref.plugin
+    return found
 
 
 def _sources_json(server: ServerState) -> dict[str, Any]:

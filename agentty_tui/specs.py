@@ -143,10 +143,17 @@ class SourceRef(Frozen):
     host: str
     """Whose file it is: ``agentty`` (ours), ``claude``, ``claude-desktop``, ``cursor``,
     ``gemini``, ``codex`` or ``vscode``."""
+    plugin: str | None = None
+    """For a Claude Code plugin's file: the plugin (``<plugin>@<marketplace>``), whose
+    ``enabledPlugins`` setting of ``scope`` turns it on; such a file is read, never written
+    (``claude plugin`` manages it). ``None`` for every other file."""
 
     @property
     def label(self) -> str:
-        """How a row names it: ``claude · local``, ``codex · user``, ``project .mcp.json``."""
+        """How a row names it: ``claude · local``, ``codex · user``, ``project .mcp.json``,
+        ``claude · plugin tp@market (user)``."""
+        if self.plugin is not None:
+            return f"{self.host} · plugin {self.plugin} ({self.scope})"
         if self.scope == "project" and self.host == "claude":
             return "project .mcp.json"
         return f"{self.host} · {self.scope}"

@@ -39,7 +39,8 @@ class SourceFile:
     """The file, its scope and its host, as server entries name it."""
     dialect: str
     """Its format, as ``detect.dialect_by_name`` takes it; ``claude-local`` is a project's
-    part of ``~/.claude.json``."""
+    part of ``~/.claude.json``; ``claude-plugin`` a Claude Code plugin's file, read by
+    ``hosts/claude/plugins`` and never written."""
 
     @property
     def path(self) -> Path:

@@ -23,6 +23,8 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   it does not trust, is off for that host, saying why; the ``tools`` and ``disabled`` keys our
   earlier versions wrote into Claude Code's entries are moved to its own switches at the
   first load that finds them, with a warning line saying so.
+- The servers of the plugins Claude Code turns on (``hosts/claude/plugins``) are entries of
+  host ``claude`` too, after every file's; their files are read, never written.
 
 Layering, one config out of a workspace's files (precedence, shadowing, de-duplication):
 ``layer`` takes each source's config in precedence order (local, project, user: the order of
@@ -82,6 +84,7 @@ from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
 from agentty_tui.config.hosts.claude.migration import migrate_old_switches
+from agentty_tui.config.hosts.claude.plugins import read_plugin_servers
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
 from agentty_tui.config.hosts.codex_trust import codex_untrusted, merge_codex_tables
 from agentty_tui.config.hosts.gemini_trust import (
@@ -237,8 +240,14 @@ class Workspace:
         return f"Workspace({str(self.root)!r}, {len(self.sources)} sources)"
 
     def store(self, ref: SourceRef) -> ConfigStore:
-        """The store of one source file (a ``ConfigError`` for a file that is not one)."""
+        """The store of one source file (a ``ConfigError`` for a file that is not one, an
+        ``OperationError`` for a Claude Code plugin's, which ``claude plugin`` manages)."""
         store = self._stores.get(ref)
+        if store is None and ref.plugin is not None:
+            raise OperationError(
+                f"{ref.path} is Claude Code's plugin {ref.plugin}: its servers are managed "
+                f"with `claude plugin` (disable, uninstall or update {ref.plugin}), not edited here"
+            )
         if store is None:
             raise ConfigError(f"{ref.path} ({ref.scope}) is not a source of this workspace")
         return store
@@ -314,6 +323,16 @@ class Workspace:
             facts = self._facts(config, waiting)
             views = {server.name: self._view(server, ref) for server in config.servers}
             parts.append(Layer(ref, config, waiting, views, facts))
+        if self._claude_switches is not None:  # Claude Code's plugins' servers: read-only
+            plugins = read_plugin_servers(self._claude_switches)
+            problems.update((unread, unread) for unread in plugins.problems)
+            for source, config in plugins.parts:
+                waiting = self._untrusted(source, config, trust)
+                views = {server.name: self._view(server, source.ref) for server in config.servers}
+                parts.append(
+                    Layer(source.ref, config, waiting, views, self._facts(config, waiting))
+                )
+                reports.append(SourceReport(source, True, len(config.servers)))
         self.reports = tuple(reports)
         moved = self._move_old_claude_switches(parts)
         if moved:  # Claude Code's files were rewritten: what they say now

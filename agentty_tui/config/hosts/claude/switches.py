@@ -46,8 +46,10 @@ __all__ = [
     "DISABLED_MCPJSON_KEY",
     "DISABLED_SERVERS_KEY",
     "ENABLED_MCPJSON_KEY",
+    "ENABLED_PLUGINS_KEY",
     "ENABLE_ALL_KEY",
     "MANAGED_DIR",
+    "PLUGIN_PREFIX",
     "Approval",
     "ClaudeFiles",
     "ClaudeSwitches",
@@ -55,6 +57,7 @@ __all__ = [
     "Switch",
     "claude_spelled",
     "deny_rule",
+    "is_plugin_server",
     "parse_mcp_rule",
     "read_switches",
     "shown_path",
@@ -72,6 +75,10 @@ ENABLED_MCPJSON_KEY = "enabledMcpjsonServers"
 """The ``.mcp.json`` servers approved (a settings key)."""
 ENABLE_ALL_KEY = "enableAllProjectMcpServers"
 """Every ``.mcp.json`` server approved (a settings key)."""
+ENABLED_PLUGINS_KEY = "enabledPlugins"
+"""The plugins on or off, ``{"<plugin>@<marketplace>": true}`` (a settings key)."""
+PLUGIN_PREFIX = "plugin:"
+"""How Claude Code names a plugin's server: ``plugin:<plugin>:<server>``."""
 PERMISSIONS_KEY = "permissions"
 """The settings object holding ``deny``."""
 DENY_KEY = "deny"
@@ -95,6 +102,12 @@ def claude_spelled(name: str) -> str:
     if name.startswith(_CLAUDE_AI):
         spelled = _RUNS.sub("_", spelled).strip("_")
     return spelled
+
+
+def is_plugin_server(name: str) -> bool:
+    """Whether ``name`` is a plugin's server as Claude Code names it (``plugin:<p>:<s>``):
+    never a ``.mcp.json`` server, so no ``.mcp.json`` approval applies to it (measured)."""
+    return name.startswith(PLUGIN_PREFIX)
 
 
 def deny_rule(server: str, tool: str) -> str:
@@ -162,6 +175,9 @@ class ClaudeFiles:
     """``<root>/.mcp.json``: the project's servers."""
     managed_dir: Path = MANAGED_DIR
     """The managed settings' folder."""
+    plugins_dir: Path | None = None
+    """Where Claude Code keeps its plugins' state (``CLAUDE_CODE_PLUGIN_CACHE_DIR``, else
+    ``plugins`` beside the user's settings); ``None``: that default (``plugins``)."""
 
     @classmethod
     def of(
@@ -182,6 +198,7 @@ class ClaudeFiles:
         config_dir = (env or {}).get("CLAUDE_CONFIG_DIR")
         user_dir = Path(config_dir) if config_dir else home_path / ".claude"
         state_dir = Path(config_dir) if config_dir else home_path
+        plugins_dir = (env or {}).get("CLAUDE_CODE_PLUGIN_CACHE_DIR")
         return cls(
             home=home_path,
             root=root_path,
@@ -191,7 +208,14 @@ class ClaudeFiles:
             local_settings=root_path / ".claude" / "settings.local.json",
             mcp_json=root_path / ".mcp.json",
             managed_dir=managed_dir,
+            plugins_dir=Path(plugins_dir) if plugins_dir else None,
         )
+
+    @property
+    def plugins(self) -> Path:
+        """The plugins' state folder: ``installed_plugins.json``, ``known_marketplaces.json``,
+        ``cache``, ``data`` (``~/.claude/plugins`` by default)."""
+        return self.plugins_dir or self.user_settings.parent / "plugins"
 
     @property
     def project_key(self) -> str:
@@ -234,6 +258,8 @@ class ClaudeFiles:
             self.state,
             *self.settings_files(),
             self.managed_dir / "managed-settings.d",
+            self.plugins / "installed_plugins.json",
+            self.plugins / "known_marketplaces.json",
         )
 
     def shown(self, path: Path) -> str:
@@ -303,6 +329,11 @@ class ClaudeSwitches:
     """``enabledMcpjsonServers`` likewise."""
     enable_all: tuple[Switch, ...] = ()
     """Each ``enableAllProjectMcpServers: true`` (its value ``"true"``)."""
+    enabled_plugins: tuple[Switch, ...] = ()
+    """The plugins on in this project (the value ``<plugin>@<marketplace>``), each with the
+    settings file whose ``enabledPlugins`` decides it: the last of ``files.settings_files``
+    that names it (local over project over user, managed over all), only when it says
+    ``true`` there (what Claude Code checks)."""
     problems: tuple[str, ...] = ()
     """Why a file (or a key of it) could not be read, naming the file and line or key."""
 
@@ -315,7 +346,9 @@ class ClaudeSwitches:
             tools = ToolFilter(include=())  # a server-wide rule: no tool of it is sent
         else:
             tools = ToolFilter(exclude=tuple(self.denied_tools(name)))
-        approved = self.approval(name).state == "approved" if ref.scope == "project" else None
+        # A plugin's server is never a .mcp.json one, whatever scope turns its plugin on.
+        mcpjson = ref.scope == "project" and ref.plugin is None
+        approved = self.approval(name).state == "approved" if mcpjson else None
         return HostView(
             source=ref,
             tools=tools,
@@ -332,7 +365,7 @@ class ClaudeSwitches:
         for switch in self.disabled_servers:
             if switch.value == name:
                 return switch
-        if scope == "project":
+        if scope == "project" and not is_plugin_server(name):
             approval = self.approval(name)
             return approval.by if approval.state == "rejected" else None
         return None
@@ -341,7 +374,7 @@ class ClaudeSwitches:
         """Every switch that keeps server ``name`` from starting (``server_off`` finds the
         first)."""
         found = [s for s in self.disabled_servers if s.value == name]
-        if scope == "project":
+        if scope == "project" and not is_plugin_server(name):
             spelled = claude_spelled(name)
             found += [s for s in self.disabled_mcpjson if _same_mcpjson(s.value, name, spelled)]
         return tuple(found)
@@ -457,6 +490,7 @@ def read_switches(files: ClaudeFiles) -> ClaudeSwitches:
     rejected: list[Switch] = []
     approved: list[Switch] = []
     every: list[Switch] = []
+    plugins: dict[str, tuple[bool, Path]] = {}
 
     def switch(path: Path, key: str, value: str) -> Switch:
         return Switch(path, files.shown(path), key, value, files.own(path))
@@ -478,6 +512,7 @@ def read_switches(files: ClaudeFiles) -> ClaudeSwitches:
             if parse_mcp_rule(rule) is not None:
                 deny.append(switch(path, "permissions.deny", rule))
         _approvals(settings, path, shown, switch, problems, rejected, approved, every)
+        _plugins(settings, path, shown, problems, plugins)
 
     shown = files.shown(files.state)
     try:
@@ -499,8 +534,31 @@ def read_switches(files: ClaudeFiles) -> ClaudeSwitches:
         disabled_mcpjson=tuple(rejected),
         enabled_mcpjson=tuple(approved),
         enable_all=tuple(every),
+        enabled_plugins=tuple(
+            switch(path, ENABLED_PLUGINS_KEY, name) for name, (on, path) in plugins.items() if on
+        ),
         problems=tuple(problems),
     )
+
+
+def _plugins(
+    settings: Mapping[str, Any],
+    path: Path,
+    shown: str,
+    problems: list[str],
+    plugins: dict[str, tuple[bool, Path]],
+) -> None:
+    """One settings file's ``enabledPlugins`` into ``plugins`` (a later file's word wins):
+    on only for ``true``, as Claude Code checks; a value that is no object is a problem."""
+    value = settings.get(ENABLED_PLUGINS_KEY)
+    if value is None:
+        return
+    if not isinstance(value, Mapping):
+        message = f"must be an object, not {json_type(value)}; not read"
+        problems.append(str(ConfigError(message, path=shown, field=ENABLED_PLUGINS_KEY)))
+        return
+    for name, on in value.items():
+        plugins[str(name)] = (on is True, path)
 
 
 def _approvals(
