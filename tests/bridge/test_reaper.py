@@ -237,6 +237,9 @@ async def test_trees_recorded_together_share_a_census_that_started_after_each_as
                 group.start_soon(anyio.to_thread.run_sync, ask)
     assert len(asked) == 12
     assert all(started >= moment for moment, started in asked)
-    assert len(reads) <= 3  # the first read, and at most one for those who asked during it
+    # A read for the first asker, then one for each wave that asked during a read: the
+    # pool's threads start one by one, so a loaded machine sees a few waves (4 seen alone on
+    # 2 cores); a fresh read for every ask would be 12.
+    assert len(reads) <= 6
     later = time.monotonic()
     assert reaper.Census.after(later).started >= later  # an old census is never handed out

@@ -183,12 +183,14 @@ def test_gemini_update_spells_the_transport_its_way(tmp_path: Path) -> None:
     store = _store(tmp_path, ".gemini/settings.json", GEMINI)
     store.apply(UpdateServer("s", NEW_HTTP))
     text = store.path.read_text()
-    assert '"httpUrl": "https://example.test/mcp"' in text
+    # As ``gemini mcp add --transport http`` writes a URL: ``url`` with its ``type``.
+    assert '"url": "https://example.test/mcp"' in text and '"type": "http"' in text
     assert '"command"' not in text and '"env"' not in text
     sse = HttpSpec(url="https://example.test/events", transport="sse")
     server = store.apply(UpdateServer("s", sse)).server("s")
     assert server is not None and server.spec == sse
     assert '"url": "https://example.test/events"' in store.path.read_text()
+    assert '"type": "sse"' in store.path.read_text()
     assert '"httpUrl"' not in store.path.read_text()
     with pytest.raises(ConfigError, match="no connect timeout"):
         store.apply(UpdateServer("s", sse, connect_timeout=5))

@@ -45,11 +45,13 @@ _SPELLING = ConnectionSpelling(
 
 
 def gemini_entry(spec: ServerSpec) -> dict[str, Any]:
-    """The Gemini ``mcpServers`` entry of a spec, with only non-default fields."""
+    """The Gemini ``mcpServers`` entry of a spec, with only non-default fields, as ``gemini mcp
+    add`` writes one (0.61: a URL as ``url`` with its ``type``, ``http`` or ``sse``; the older
+    ``httpUrl`` is read too)."""
     if isinstance(spec, StdioSpec):
         return spec_to_entry(spec)  # the stdio fields are spelled as in mcpServers JSON
     assert isinstance(spec, HttpSpec)
-    entry: dict[str, Any] = {"url" if spec.transport == "sse" else "httpUrl": spec.url}
+    entry: dict[str, Any] = {"url": spec.url, "type": "sse" if spec.transport == "sse" else "http"}
     if spec.headers:
         entry["headers"] = dict(spec.headers)
     if spec.oauth is not None:
