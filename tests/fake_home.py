@@ -2,8 +2,8 @@
 
 ``build_fake_home(root)`` makes ``root/home`` (our user file, Claude Code's ``~/.claude.json``
 with several projects, Claude Desktop, Cursor, Gemini CLI, VS Code and Codex user files) and
-``root/project`` (a git repository root with ``.mcp.json``, ``.cursor/``, ``.gemini/``,
-``.vscode/`` and ``.codex/`` files), and returns where everything is plus a manifest: which
+``root/project`` (a git repository root with ``.mcp.json``, ``.cursor/``, ``.vscode/`` and
+``.codex/`` files, and ``.gemini/`` in ``cwd``, where Gemini CLI reads it), and returns where everything is plus a manifest: which
 servers each file holds and how each is reached. Every server is runnable: by default
 ``tests/servers/light_plain_server.py`` under ``sys.executable``, with ``--name`` set to a label
 unique to the entry, so two entries are the same connection only where planned.
@@ -355,7 +355,7 @@ def _spelled(entries: Sequence[FakeEntry], source: str) -> list[PlannedServer]:
     return planned
 
 
-def _paths(home: Path, project: Path, env: Mapping[str, str]) -> dict[str, Path]:
+def _paths(home: Path, project: Path, env: Mapping[str, str], cwd: Path) -> dict[str, Path]:
     config = Path(env["XDG_CONFIG_HOME"])
     codex = Path(env["CODEX_HOME"]) if "CODEX_HOME" in env else home / ".codex"
     return {
@@ -369,7 +369,8 @@ def _paths(home: Path, project: Path, env: Mapping[str, str]) -> dict[str, Path]
         "vscode-user": config / "Code" / "User" / "mcp.json",
         "project-mcp": project / ".mcp.json",
         "cursor-project": project / ".cursor" / "mcp.json",
-        "gemini-project": project / ".gemini" / "settings.json",
+        # Gemini CLI reads the settings of the folder it runs in, not the project top's.
+        "gemini-project": cwd / ".gemini" / "settings.json",
         "vscode-project": project / ".vscode" / "mcp.json",
         "codex-project": project / ".codex" / "config.toml",
     }
@@ -454,7 +455,7 @@ def build_fake_home(
         prompted_input=prompted_input,
         muted=muted,
     )
-    paths = _paths(home, project, env)
+    paths = _paths(home, project, env, cwd)
     fake = FakeHome(
         root=root,
         home=home,

@@ -72,9 +72,10 @@ def _app_folder(home: Path, env: Mapping[str, str], platform: str) -> Path:
 
 
 def _places(
-    home: Path, env: Mapping[str, str], root: Path, platform: str
+    home: Path, env: Mapping[str, str], root: Path, platform: str, cwd: Path
 ) -> list[tuple[Scope, str, Path, str]]:
-    """(scope, host, path, dialect) of every source, in precedence order."""
+    """(scope, host, path, dialect) of every source, in precedence order; Gemini CLI reads
+    the project settings of the folder it runs in (``cwd``), not of the repository's top."""
     config_home = _config_home(home, env)
     apps = _app_folder(home, env, platform)
     codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
@@ -82,7 +83,7 @@ def _places(
         ("local", "claude", home / ".claude.json", "claude-local"),
         ("project", "claude", root / ".mcp.json", "claude"),
         ("project", "cursor", root / ".cursor" / "mcp.json", "claude"),
-        ("project", "gemini", root / ".gemini" / "settings.json", "gemini"),
+        ("project", "gemini", cwd / ".gemini" / "settings.json", "gemini"),
         ("project", "vscode", root / ".vscode" / "mcp.json", "vscode"),
         ("project", "codex", root / ".codex" / "config.toml", "codex"),
         ("user", "agentty", config_home / "agentty" / "mcp.json", "claude"),
@@ -130,10 +131,13 @@ def workspace_sources(
     *,
     hosts: Collection[str] | None = None,
     platform: str = sys.platform,
+    cwd: Path | None = None,
 ) -> tuple[SourceFile, ...]:
     """Every source of the workspace of the project at ``root``, present or not, in precedence
     order; ``hosts`` (default: all) limits which hosts' files are read (ours always are);
-    ``platform`` (``sys.platform``) says where Claude Desktop and VS Code keep theirs.
+    ``platform`` (``sys.platform``) says where Claude Desktop and VS Code keep theirs;
+    ``cwd`` (default: ``root``) is the folder the user is in, where Gemini CLI reads its
+    project settings (measured with 0.61: from a subfolder it does not read the top's).
 
     A project whose root is the home folder has no project files of its own: the user's
     ``~/.cursor/mcp.json`` is a user file there, not a project one.
@@ -141,7 +145,7 @@ def workspace_sources(
     sources: list[SourceFile] = []
     seen: set[tuple[str, str]] = set()
     same_as_home = os.path.realpath(root) == os.path.realpath(home)
-    for scope, host, path, dialect in _places(home, env, root, platform):
+    for scope, host, path, dialect in _places(home, env, root, platform, cwd or root):
         if host != "agentty" and hosts is not None and host not in hosts:
             continue
         if scope == "project" and same_as_home and host != "claude":

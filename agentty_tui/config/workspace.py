@@ -177,17 +177,21 @@ class Workspace:
         add_to: SourceRef,
         claude: ClaudeFiles | None = None,
         routed: Mapping[SourceRef, Path] | None = None,
+        cwd: Path | None = None,
     ) -> None:
         """``sources`` in precedence order (``sources.workspace_sources``); ``root``: the
         project; ``trust``: the user's trust book (``None`` for one file named by the user,
         which is trusted or not as a whole); ``add_to``: where a new server goes unless the
         caller names a file (our user file); ``claude``: where Claude Code keeps its switches
         for this project (``None`` when its files are not read); ``routed``: the sources that
-        are a connected host's stash, each with the host's own file."""
+        are a connected host's stash, each with the host's own file; ``cwd``: the folder the user
+        is in (default: ``root``)."""
         self.sources = tuple(sources)
         """Every source considered, present or not, in precedence order."""
         self.root = root
         """The project's root folder (for one file: its folder)."""
+        self.cwd = root if cwd is None else cwd
+        """The folder the user is in (a host may judge it, not the root: Gemini CLI does)."""
         self.path = root if trust is not None else Path(self.sources[0].path)
         """What log names and messages call this config: the project root, or the one file."""
         self.add_to = add_to
@@ -434,7 +438,7 @@ class Workspace:
         self._gemini_untrusted, self._gemini_settings = None, ()
         if "gemini" in user:
             folders = user["gemini"].parent / "trustedFolders.json"
-            self._gemini_untrusted = gemini_folder_untrusted(folders, user["gemini"], self.root, {})
+            self._gemini_untrusted = gemini_folder_untrusted(folders, user["gemini"], self.cwd, {})
             read = [user["gemini"]]
             if "gemini" in project and self._gemini_untrusted is None:
                 read.append(project["gemini"])
@@ -864,9 +868,13 @@ def open_workspace(
     root = find_project_root(cwd)
     ours = our_user_file(home, env)
     chosen = parse_hosts(hosts, "--hosts") if hosts is not None else hosts_setting(ours)
-    sources, routed = routed_sources(workspace_sources(home, env, root, hosts=chosen), home, env)
+    here = cwd.absolute()
+    listed = workspace_sources(home, env, root, hosts=chosen, cwd=here)
+    sources, routed = routed_sources(listed, home, env)
     add_to = next(source.ref for source in sources if source.path == ours)
     trust = TrustBook(default_trust_file(home, env))
     reads_claude = any(source.ref.host == "claude" for source in sources)
     claude = ClaudeFiles.of(home, root, env) if reads_claude else None
-    return Workspace(sources, root=root, trust=trust, add_to=add_to, claude=claude, routed=routed)
+    return Workspace(
+        sources, root=root, trust=trust, add_to=add_to, claude=claude, routed=routed, cwd=here
+    )

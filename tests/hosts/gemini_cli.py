@@ -99,13 +99,21 @@ class GeminiHome:
             folder.mkdir(exist_ok=True)
             (folder / "settings.json").write_text(json.dumps(self.workspace, indent=2) + "\n")
 
-    def run(self, *args: str, extra_env: dict[str, str] | None = None, write: bool = True) -> Ran:
-        """Write the files (unless told not to) and run ``gemini ARGS`` in the project."""
+    def run(
+        self,
+        *args: str,
+        extra_env: dict[str, str] | None = None,
+        write: bool = True,
+        cwd: Path | None = None,
+    ) -> Ran:
+        """Write the files (unless told not to) and run ``gemini ARGS`` in the project (or
+        ``cwd``)."""
         gemini = program_path("gemini")
         if write:
             self.write()
         env = host_env(self.home, {**QUIET_ENV, **(extra_env or {})})
-        return run_program([str(gemini), *args], cwd=self.project, env=env, timeout=RUN_TIMEOUT)
+        folder = cwd or self.project
+        return run_program([str(gemini), *args], cwd=folder, env=env, timeout=RUN_TIMEOUT)
 
     def mcp_list(self) -> dict[str, Listed]:
         """``gemini mcp list``, by server name."""

@@ -178,3 +178,30 @@ def test_a_codex_project_table_is_merged_into_the_users_as_codex_merges_it(
     assert servers["clock"]["hosts"]["codex"]["off"] is False
     assert servers["clock"]["hosts"]["codex"]["enabled_tools"] == ["tool_0000", "tool_0002"]
     assert not [s for s in servers.values() if s.get("problem")]
+
+
+def test_from_a_subfolder_gemini_reads_that_folders_settings_and_so_does_agentty(
+    gemini: GeminiHome,
+) -> None:
+    """Gemini CLI reads the project settings of the folder it runs in, not the repository
+    top's: from ``sub/`` it runs ``sub``'s server, not ``top``'s; agentty's Gemini view there
+    is the same."""
+    (gemini.project / ".git").mkdir()
+    gemini.workspace["mcpServers"] = {"top": codex_cli.light_entry("top", 2)}
+    gemini.write()
+    sub = gemini.project / "sub"
+    (sub / ".gemini").mkdir(parents=True)
+    entry = codex_cli.light_entry("sub", 2)
+    settings = {"mcpServers": {"sub": {"command": entry["command"], "args": entry["args"]}}}
+    (sub / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    ran = gemini.run("mcp", "list", write=False, cwd=sub)
+    assert ran.returncode == 0, ran.describe()
+    shown = ran.stdout + ran.stderr
+    assert "sub" in shown and "top" not in shown, shown
+    env = {"HOME": str(gemini.home), "PATH": "/usr/bin:/bin"}
+    result = run_cli("list", "--json", env=env, whole_env=True, cwd=sub)
+    assert result.returncode == 0, result.stderr
+    held = {
+        s["name"] for s in json.loads(result.stdout)["servers"] if "gemini" in s.get("hosts", {})
+    }
+    assert held == {"sub"}
