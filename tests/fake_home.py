@@ -3,10 +3,11 @@
 ``build_fake_home(root)`` makes ``root/home`` (our user file, Claude Code's ``~/.claude.json``
 with several projects, Claude Desktop, Cursor, Gemini CLI, VS Code and Codex user files) and
 ``root/project`` (a git repository root with ``.mcp.json``, ``.cursor/``, ``.vscode/`` and
-``.codex/`` files, and ``.gemini/`` in ``cwd``, where Gemini CLI reads it), and returns where everything is plus a manifest: which
-servers each file holds and how each is reached. Every server is runnable: by default
-``tests/servers/light_plain_server.py`` under ``sys.executable``, with ``--name`` set to a label
-unique to the entry, so two entries are the same connection only where planned.
+``.codex/`` files, and ``.gemini/`` in ``cwd``, where Gemini CLI reads it), and returns where
+everything is plus a manifest: which servers each file holds and how each is reached. Every
+server is runnable: by default ``tests/servers/light_plain_server.py`` under
+``sys.executable``, with ``--name`` set to a label unique to the entry, so two entries are the
+same connection only where planned.
 
 Planned cases (each can be turned off):
 - ``LAYERED`` is in our user file, the project's ``.mcp.json`` and Claude Code's local scope,
