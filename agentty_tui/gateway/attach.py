@@ -30,14 +30,12 @@ from anyio.abc import SocketAttribute
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.daemon import Attachment
 from agentty_tui.gateway.rendezvous import Rendezvous
-from agentty_tui.gateway.stdio import host_descriptors
+from agentty_tui.gateway.stdio import host_descriptors, read_chunks, write_all
 
 __all__ = ["START_TIMEOUT", "attach_stdio", "daemon_argv", "ensure_daemon"]
 
 START_TIMEOUT = 15.0
 """Seconds a new daemon may take to listen."""
-
-_CHUNK = 1 << 16
 
 _DETACH = (
     "import subprocess, sys; subprocess.Popen(sys.argv[1:], start_new_session=True, "
@@ -94,25 +92,9 @@ def ensure_daemon(place: Rendezvous, argv: Sequence[str] | None = None) -> None:
 async def _copy(source: int, target: int) -> None:
     """Bytes from the non-blocking ``source`` to ``target`` until ``source`` ends or
     ``target`` is closed."""
-    while True:
-        try:
-            chunk = os.read(source, _CHUNK)
-        except BlockingIOError:
-            await anyio.wait_readable(source)
-            continue
-        except OSError:
+    async for chunk in read_chunks(source):
+        if not await write_all(target, chunk):
             return
-        if not chunk:
-            return
-        while chunk:
-            try:
-                written = os.write(target, chunk)
-            except BlockingIOError:
-                await anyio.wait_writable(target)
-                continue
-            except OSError:
-                return
-            chunk = chunk[written:]
 
 
 async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:

@@ -31,7 +31,9 @@ __all__ = [
     "host_descriptors",
     "host_pipe",
     "message_streams",
+    "read_chunks",
     "read_messages",
+    "write_all",
     "write_messages",
 ]
 
@@ -126,18 +128,7 @@ async def read_messages(
     async with messages:
         line = bytearray()
         dropping = False  # in the middle of a line too long to keep
-        while True:
-            try:
-                chunk = os.read(descriptor, _CHUNK)
-            except BlockingIOError:
-                await anyio.wait_readable(descriptor)
-                continue
-            except OSError:
-                return
-            if not chunk:
-                if line and not dropping:
-                    await _deliver(bytes(line), messages)
-                return
+        async for chunk in read_chunks(descriptor):
             start = 0
             while (end := chunk.find(b"\n", start)) != -1:
                 if dropping:
@@ -154,6 +145,39 @@ async def read_messages(
                     dropping = True
                     too_long = f"a line longer than {max_line} bytes was dropped"
                     await messages.send(ValueError(too_long))
+        if line and not dropping:
+            await _deliver(bytes(line), messages)
+
+
+async def read_chunks(descriptor: int) -> AsyncIterator[bytes]:
+    """What the non-blocking ``descriptor`` gives, chunk by chunk, until its end (or an
+    error: the other side is gone)."""
+    while True:
+        try:
+            chunk = os.read(descriptor, _CHUNK)
+        except BlockingIOError:
+            await anyio.wait_readable(descriptor)
+            continue
+        except OSError:
+            return
+        if not chunk:
+            return
+        yield chunk
+
+
+async def write_all(descriptor: int, data: bytes) -> bool:
+    """Write all of ``data`` to the non-blocking ``descriptor``; ``False`` when the other side
+    closed its end (nobody reads what follows)."""
+    while data:
+        try:
+            written = os.write(descriptor, data)
+        except BlockingIOError:
+            await anyio.wait_writable(descriptor)
+            continue
+        except OSError:
+            return False
+        data = data[written:]
+    return True
 
 
 async def _deliver(
@@ -179,12 +203,5 @@ async def write_messages(
             data = (
                 message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
             ).encode()
-            while data:
-                try:
-                    written = os.write(descriptor, data)
-                except BlockingIOError:
-                    await anyio.wait_writable(descriptor)
-                    continue
-                except OSError:  # the host closed its end: nobody reads what follows
-                    return
-                data = data[written:]
+            if not await write_all(descriptor, data):
+                return

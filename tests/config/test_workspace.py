@@ -329,18 +329,26 @@ def test_one_file_is_a_workspace_of_one_source_read_as_it_says(tmp_path: Path) -
         one.load()  # not kept as last read: there is nothing else to show
 
 
+def docs_in_two_hosts(tmp_path: Path, *sources: str) -> FakeHome:
+    """A small fake home whose ``sources`` each hold a ``docs`` of its own (the command's
+    argument names the host)."""
+    fake = small_fake_home(tmp_path, sources=("agentty-user", *sources))
+    for key in sources:
+        path = fake.files[key]
+        document = json.loads(path.read_text())
+        entry = {"command": "docs-server", "args": [SOURCES[key].host]}
+        document["mcpServers"]["docs"] = entry
+        path.write_text(json.dumps(document, indent=2))
+    return fake
+
+
 def test_two_hosts_project_entries_of_one_name_are_trusted_each_on_its_own(
     tmp_path: Path,
 ) -> None:
     """``.mcp.json`` and ``.cursor/mcp.json`` both hold ``docs``, each another command: Claude
     Code runs one and Cursor the other, so trusting one must not trust (or untrust) the
     other."""
-    fake = small_fake_home(tmp_path, sources=("agentty-user", "project-mcp", "cursor-project"))
-    for key, label in (("project-mcp", "claude"), ("cursor-project", "cursor")):
-        path = fake.files[key]
-        document = json.loads(path.read_text())
-        document["mcpServers"]["docs"] = {"command": "docs-server", "args": [label]}
-        path.write_text(json.dumps(document, indent=2))
+    fake = docs_in_two_hosts(tmp_path, "project-mcp", "cursor-project")
     workspace = opened(fake)
     config = workspace.load()
     claude, cursor = config.server("docs"), config.server("docs@cursor")
@@ -362,12 +370,7 @@ def test_claude_codes_switch_of_a_server_keyed_by_its_host_names_its_entry(
 ) -> None:
     """Cursor's project ``docs`` comes first, so Claude Code's user ``docs`` is ``docs@claude``
     here; its deny rule is written as Claude Code names the tool: ``mcp__docs__echo``."""
-    fake = small_fake_home(tmp_path, sources=("agentty-user", "claude-user", "cursor-project"))
-    for key, label in (("claude-user", "claude"), ("cursor-project", "cursor")):
-        path = fake.files[key]
-        document = json.loads(path.read_text())
-        document["mcpServers"]["docs"] = {"command": "docs-server", "args": [label]}
-        path.write_text(json.dumps(document, indent=2))
+    fake = docs_in_two_hosts(tmp_path, "claude-user", "cursor-project")
     workspace = opened(fake)
     config = workspace.load()
     assert [v.source.host for v in config.server("docs").hosts] == ["cursor"]  # type: ignore[union-attr]
