@@ -363,15 +363,21 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
     host = None if args.host is None else parse_hosts([args.host], "--host")[0]
     workspace = open_config(config_path, args)
     if args.shared:
-        from agentty_tui.gateway.attach import attach_stdio, ensure_daemon
+        from agentty_tui.gateway.attach import attach_stdio
         from agentty_tui.gateway.daemon import Attachment
         from agentty_tui.gateway.rendezvous import rendezvous
 
         config = None if config_path is None else str(config_path.absolute())
         attachment = Attachment(str(Path.cwd()), config, host, trusted(args), args.wait)
+        import anyio
+
+        # Not run as the app (``run_command``): this process holds no server, and the app's
+        # way out would end the daemon it starts (its children outside its session).
         place = rendezvous(os.environ)
-        ensure_daemon(place)  # before the app starts: the daemon must not be its child
-        return run_command(attach_stdio, attachment, place)
+        try:
+            return anyio.run(attach_stdio, attachment, place)
+        except KeyboardInterrupt:
+            return 130
     return run_command(serve_stdio, workspace, host, trusted(args), args.wait)
 
 

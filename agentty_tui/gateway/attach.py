@@ -16,21 +16,24 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 from anyio.abc import SocketAttribute
 
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.daemon import Attachment
 from agentty_tui.gateway.rendezvous import Rendezvous
-from agentty_tui.gateway.stdio import host_descriptors, read_chunks, write_all
+from agentty_tui.gateway.stdio import MAX_LINE, host_descriptors, read_chunks, write_all
 
 __all__ = ["START_TIMEOUT", "attach_stdio", "daemon_argv", "ensure_daemon"]
 
@@ -89,41 +92,171 @@ def ensure_daemon(place: Rendezvous, argv: Sequence[str] | None = None) -> None:
         raise AgenttyError(f"the gateway daemon did not listen at {place.socket} in time")
 
 
-async def _copy(source: int, target: int) -> None:
-    """Bytes from the non-blocking ``source`` to ``target`` until ``source`` ends or
-    ``target`` is closed."""
-    async for chunk in read_chunks(source):
-        if not await write_all(target, chunk):
-            return
+async def _lines(descriptor: int) -> AsyncIterator[bytes]:
+    """Each line (its newline kept) the non-blocking ``descriptor`` gives, until its end; a
+    line longer than ``MAX_LINE`` is dropped whole."""
+    line = bytearray()
+    async for chunk in read_chunks(descriptor):
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            line += chunk[start : end + 1]
+            if len(line) <= MAX_LINE + 1:
+                yield bytes(line)
+            line.clear()
+            start = end + 1
+        line += chunk[start:]
+    if line.strip() and len(line) <= MAX_LINE:
+        yield bytes(line) + b"\n"
+
+
+def _message(line: bytes) -> dict[str, Any]:
+    """The JSON object ``line`` holds, or an empty one (what is not ours to read is relayed
+    as it is)."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class _Session:
+    """What the host said that a new daemon must hear again, and what it still waits for."""
+
+    def __init__(self) -> None:
+        self.initialize: bytes | None = None
+        """The host's ``initialize`` request, as it sent it."""
+        self.initialized: bytes | None = None
+        """Its ``notifications/initialized``."""
+        self.pending: dict[str, Any] = {}
+        """The ids of its requests not answered yet (by their JSON text)."""
+
+    def from_host(self, line: bytes) -> None:
+        message = _message(line)
+        method = message.get("method")
+        if method == "initialize":
+            self.initialize = line
+        elif method == "notifications/initialized":
+            self.initialized = line
+        if "id" in message and isinstance(method, str):
+            self.pending[json.dumps(message["id"])] = message["id"]
+
+    def from_daemon(self, line: bytes) -> None:
+        message = _message(line)
+        if "id" in message and "method" not in message:
+            self.pending.pop(json.dumps(message["id"]), None)
+
+    def lost(self) -> list[bytes]:
+        """An error answer for each request the dead daemon took with it."""
+        lost = [
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request,
+                    "error": {"code": -32603, "message": RESTARTED},
+                }
+            ).encode()
+            + b"\n"
+            for request in self.pending.values()
+        ]
+        self.pending.clear()
+        return lost
+
+
+RESTARTED = "agentty's gateway daemon was restarted: ask again"
+"""What a request the old daemon never answered gets."""
+
+_CHANGED = b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+
+
+async def _attach(attachment: Attachment, place: Rendezvous) -> anyio.abc.SocketStream:
+    """A connection to the daemon (started if none answers) that accepted ``attachment``."""
+    await anyio.to_thread.run_sync(ensure_daemon, place)
+    stream = await anyio.connect_unix(place.socket)
+    await stream.send(attachment.line())
+    answer = b""
+    while not answer.endswith(b"\n") and len(answer) < 4096:
+        answer += await stream.receive(4096)
+    if answer.strip() != b"ok":
+        await stream.aclose()
+        said = answer.decode("utf-8", "replace").strip().removeprefix("error ")
+        raise AgenttyError(f"the gateway daemon refused: {said}")
+    return stream
+
+
+async def _resume(session: _Session, descriptor: int, replies: AsyncIterator[bytes]) -> None:
+    """Tell a new daemon what the host told the old one: its ``initialize`` (whose answer the
+    host has had: it is not passed on) and its ``notifications/initialized``."""
+    if session.initialize is None:
+        return
+    wanted = json.dumps(_message(session.initialize).get("id"))
+    await write_all(descriptor, session.initialize)
+    async for line in replies:
+        if json.dumps(_message(line).get("id")) == wanted:
+            break
+    if session.initialized is not None:
+        await write_all(descriptor, session.initialized)
 
 
 async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:
-    """Join the process's stdin and stdout to the daemon for ``attachment``; the exit status
-    (0 when the host or the daemon ended; an ``AgenttyError`` for a refused attachment)."""
-    try:
-        stream = await anyio.connect_unix(place.socket)
-    except OSError as error:
-        raise AgenttyError(f"no gateway daemon answers at {place.socket}: {error}") from None
+    """Join the process's stdin and stdout to the daemon for ``attachment`` until the host
+    ends; the exit status (0; an ``AgenttyError`` for a refused attachment).
+
+    A daemon that goes away meanwhile (killed, crashed) is replaced: a new one is started, the
+    host's session is told to it again (``_resume``), each request the old one took with it is
+    answered with an error (``RESTARTED``), and the host gets ``tools/list_changed``."""
+    session = _Session()
+    stream = await _attach(attachment, place)  # a refusal is said before the host is served
+    with host_descriptors() as (wire_in, wire_out):
+        to_daemon, from_host = anyio.create_memory_object_stream[bytes](0)
+        async with anyio.create_task_group() as group:
+
+            async def read_host() -> None:
+                async with to_daemon:
+                    async for line in _lines(wire_in):
+                        session.from_host(line)
+                        await to_daemon.send(line)
+
+            group.start_soon(read_host)
+            resumed = False
+            while not await _relay(session, stream, from_host, wire_out, resumed):
+                stream, resumed = await _attach(attachment, place), True
+            group.cancel_scope.cancel()
+    return 0
+
+
+async def _relay(
+    session: _Session,
+    stream: anyio.abc.SocketStream,
+    from_host: anyio.abc.ObjectReceiveStream[bytes],
+    wire_out: int,
+    resumed: bool,
+) -> bool:
+    """Relay between the host and one daemon connection until either ends; whether the host
+    did (``False``: the daemon went away, and the host waits for another)."""
+    host_done = anyio.Event()
     async with stream:
-        await stream.send(attachment.line())
-        answer = b""
-        while not answer.endswith(b"\n") and len(answer) < 4096:
-            chunk = await stream.receive(4096)
-            answer += chunk
-        if answer.strip() != b"ok":
-            said = answer.decode("utf-8", "replace").strip().removeprefix("error ")
-            raise AgenttyError(f"the gateway daemon refused: {said}")
         connection = stream.extra(SocketAttribute.raw_socket)
         descriptor = connection.fileno()
-        with host_descriptors() as (wire_in, wire_out):
-            async with anyio.create_task_group() as group:
+        replies = _lines(descriptor)
+        if resumed:
+            await _resume(session, descriptor, replies)
+            for line in [*session.lost(), _CHANGED]:
+                await write_all(wire_out, line)
 
-                async def upstream() -> None:
-                    await _copy(wire_in, descriptor)
-                    with contextlib.suppress(OSError):
-                        connection.shutdown(socket.SHUT_WR)  # the host is done: so is its end
+        async def upstream() -> None:
+            async for line in from_host:
+                if not await write_all(descriptor, line):
+                    return
+            host_done.set()
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_WR)  # the host is done: so is this connection
 
-                group.start_soon(upstream)
-                await _copy(descriptor, wire_out)
-                group.cancel_scope.cancel()
-    return 0
+        async with anyio.create_task_group() as relay:
+            relay.start_soon(upstream)
+            async for line in replies:
+                session.from_daemon(line)
+                if not await write_all(wire_out, line):
+                    host_done.set()  # nobody reads the host's pipe any more
+                    break
+            relay.cancel_scope.cancel()
+    return host_done.is_set()

@@ -212,6 +212,7 @@ async def run_daemon(place: Rendezvous, idle: float = DEFAULT_IDLE) -> int:
         return 0
     place.socket.unlink(missing_ok=True)  # a daemon that died left it: nobody listens
     listener = await anyio.create_unix_listener(place.socket)
+    place.pid.write_text(f"{os.getpid()}\n")
     async with anyio.create_task_group() as group:
         daemon = _Daemon(group)
         group.start_soon(listener.serve, daemon.handle, group)
@@ -224,6 +225,7 @@ async def run_daemon(place: Rendezvous, idle: float = DEFAULT_IDLE) -> int:
                 continue
             break
         place.socket.unlink(missing_ok=True)
+        place.pid.unlink(missing_ok=True)
         group.cancel_scope.cancel()
     return 0
 

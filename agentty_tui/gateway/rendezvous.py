@@ -40,6 +40,11 @@ class Rendezvous:
         """Held while a daemon is being started."""
         return self.folder / "gateway.lock"
 
+    @property
+    def pid(self) -> Path:
+        """The listening daemon's process id (written once it listens)."""
+        return self.folder / "gateway.pid"
+
 
 def rendezvous(env: Mapping[str, str], uid: int | None = None) -> Rendezvous:
     """The user's rendezvous, its folder made private if new; an ``AgenttyError`` naming the

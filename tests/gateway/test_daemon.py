@@ -9,6 +9,7 @@ shortened with ``AGENTTY_GATEWAY_IDLE``).
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sys
 from collections.abc import AsyncIterator
@@ -194,3 +195,23 @@ async def test_a_peer_of_another_user_is_refused_before_a_byte_is_read(
             await stream.send(b"not json\n")
             assert (await stream.receive()).startswith(b"error ")
     assert not place.socket.exists()  # gone when idle
+
+
+async def test_a_daemon_killed_is_replaced_under_its_hosts_which_hear_the_list_changed(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """``kill -9`` of the daemon: its server goes with it; the attached host's ``serve``
+    starts a new daemon, tells it the host's session again, and says ``tools/list_changed``;
+    the host's next call reaches a new server process."""
+    notices = Notices()
+    async with attached(config, runtime, tmp_path / "one", notices) as host:
+        before = int(text_of(await host.call_tool("alpha__pid", {})))
+        daemon = int((runtime / "agentty" / "gateway.pid").read_text())
+        os.kill(daemon, signal.SIGKILL)
+        await notices.until(1)
+        after = int(text_of(await host.call_tool("alpha__pid", {})))
+        assert after != before and process_alive(after)
+        assert not process_alive(daemon)
+        assert "alpha__echo" in {tool.name for tool in (await host.list_tools()).tools}
+    await daemon_gone(runtime)
+    await wait_until_gone(after)
