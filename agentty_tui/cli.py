@@ -368,7 +368,8 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
         from agentty_tui.gateway.rendezvous import rendezvous
 
         config = None if config_path is None else str(config_path.absolute())
-        attachment = Attachment(str(Path.cwd()), config, host, trusted(args), args.wait)
+        where = str(Path.cwd())
+        attachment = Attachment(where, config, host, trusted(args), args.wait, str(Path.home()))
         import anyio
 
         # Not run as the app (``run_command``): this process holds no server, and the app's

@@ -69,6 +69,9 @@ class Attachment:
     """``--trust``: run the servers of a file others can write."""
     wait: float = DEFAULT_WAIT
     """Seconds the host's first request waits for servers still connecting."""
+    home: str | None = None
+    """The home folder of the attaching ``serve``: a daemon serves the home it runs in, and
+    refuses another (a workspace read from the wrong home would be another user's view)."""
 
     def line(self) -> bytes:
         """The attachment as the line sent."""
@@ -78,6 +81,7 @@ class Attachment:
             "host": self.host,
             "trust": self.trust,
             "wait": self.wait,
+            "home": self.home,
         }
         return (json.dumps(fields) + "\n").encode()
 
@@ -87,13 +91,14 @@ class Attachment:
         value: Any = json.loads(line)
         if not isinstance(value, dict) or not isinstance(value.get("cwd"), str):
             raise ValueError("an attachment is a JSON object with a cwd")
-        config, host = value.get("config"), value.get("host")
+        config, host, home = value.get("config"), value.get("host"), value.get("home")
         return cls(
             cwd=value["cwd"],
             config=config if isinstance(config, str) else None,
             host=host if isinstance(host, str) else None,
             trust=value.get("trust") is True,
             wait=float(value.get("wait", DEFAULT_WAIT)),
+            home=home if isinstance(home, str) else None,
         )
 
     def key(self) -> tuple[str, str, bool]:
@@ -126,7 +131,10 @@ class _Daemon:
         self.changed = anyio.Event()
 
     async def bridge(self, attachment: Attachment) -> Bridge:
-        """The bridge of ``attachment``'s workspace, opened on first use."""
+        """The bridge of ``attachment``'s workspace, opened on first use; an ``AgenttyError``
+        for an attachment from another home."""
+        if attachment.home is not None and Path(attachment.home) != Path.home():
+            raise AgenttyError(f"this daemon serves the home {Path.home()}, not {attachment.home}")
         key = attachment.key()
         async with self._opening:
             known = self._bridges.get(key)

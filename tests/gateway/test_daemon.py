@@ -152,6 +152,11 @@ async def test_an_attachment_that_says_nothing_usable_is_refused_with_why_and_th
     probe = await anyio.connect_unix(place.socket)
     await probe.aclose()
     async with await anyio.connect_unix(place.socket) as stream:
+        other = Attachment(str(tmp_path), str(tmp_path / "absent.json"), home="/elsewhere")
+        await stream.send(other.line())
+        answer = await stream.receive()
+        assert answer.startswith(b"error ") and b"not /elsewhere" in answer
+    async with await anyio.connect_unix(place.socket) as stream:
         await stream.send(Attachment(str(tmp_path), str(tmp_path / "absent.json")).line())
         assert await stream.receive() == b"ok\n"
     await daemon_gone(runtime)
