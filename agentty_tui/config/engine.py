@@ -45,6 +45,7 @@ from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec, StdioSpec
 __all__ = [
     "Adapter",
     "AddServer",
+    "AllowServer",
     "ConfigEdit",
     "ConnectionSpelling",
     "RemoveServer",
@@ -152,8 +153,19 @@ class RestoreEntry:
     """The entry's plain value, as the file held it."""
 
 
+@dataclass(frozen=True, slots=True)
+class AllowServer:
+    """Let a server start as far as this file's own server lists decide, whether or not the
+    file holds its entry (Gemini CLI's ``mcp.excluded`` and ``mcp.allowed`` name servers of
+    any of its files); nothing for a dialect without such lists."""
+
+    name: str
+    """The server's name."""
+
+
 ConfigEdit: TypeAlias = (
-    AddServer
+    AllowServer
+    | AddServer
     | RemoveServer
     | SetToolEnabled
     | SetServerDisabled
@@ -349,6 +361,9 @@ class Adapter:
         """A new entry of ``spec`` in the dialect's spelling (``ConfigError`` if it has none)."""
         raise NotImplementedError
 
+    def allow(self, root: Any, name: str, path: str | None) -> None:
+        """``AllowServer``: what this dialect's server lists outside the entries need (none)."""
+
     def plain_entries(self, text: str, path: str | None) -> dict[str, Any]:
         """Each server entry of ``text`` as a plain value (every key, as written), in file
         order: what a host merges or a route moves aside."""
@@ -413,6 +428,9 @@ def _apply(adapter: Adapter, root: Any, edit: ConfigEdit, path: str | None) -> N
         raise ConfigError(fmt.map_message, path=path, field=adapter.servers_key)
     if isinstance(edit, AddServer):
         _add(adapter, root, servers, edit, path)
+        return
+    if isinstance(edit, AllowServer):
+        adapter.allow(root, edit.name, path)
         return
     if isinstance(edit, RestoreEntry):
         if servers is not None and edit.name in servers:

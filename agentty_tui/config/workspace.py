@@ -73,6 +73,7 @@ from agentty_tui.config.documents.formats import parses_shared
 from agentty_tui.config.engine import (
     Adapter,
     AddServer,
+    AllowServer,
     ConfigEdit,
     RemoveServer,
     RestoreEntry,
@@ -626,11 +627,23 @@ class Workspace:
             else:
                 self.store(view.source).apply(self._as_written(edits))
             written = True
+        if any(v.source.host == "gemini" for v in views) and any(
+            isinstance(edit, SetServerDisabled) and not edit.disabled for edit in edits
+        ):
+            self._allow_in_gemini(server.entry_name)
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
             hosts = dict.fromkeys(view.source.host for view in views)
             raise OperationError("; ".join(no_switch(host, what) for host in hosts))
         return self.load()
+
+    def _allow_in_gemini(self, name: str) -> None:
+        """A server Gemini CLI is to start again taken out of ``mcp.excluded`` (and put into
+        ``mcp.allowed``) of each of its settings files that reads: any of them keeps it off."""
+        readable = {r.source.ref for r in self.reports if r.exists and r.problem is None}
+        for source in self.sources:
+            if source.ref.host == "gemini" and source.ref in readable:
+                self.store(source.ref).apply(AllowServer(name))
 
     def _target(self, edits: tuple[ConfigEdit, ...]) -> SourceRef:
         first = edits[0]
@@ -657,7 +670,7 @@ SWITCHES = (SetToolEnabled, SetServerDisabled)
 def _renamed(edit: ConfigEdit, config: PluginConfig) -> ConfigEdit:
     """``edit`` naming the server as its entry in its files is named (``ServerConfig.entry``);
     a new server's name is its own."""
-    if isinstance(edit, (AddServer, RestoreEntry)):
+    if isinstance(edit, (AddServer, RestoreEntry, AllowServer)):
         return edit
     key = _server_of(edit)
     server = config.server(key) or next((s for s in config.shadowed if s.name == key), None)
@@ -670,7 +683,8 @@ def _renamed(edit: ConfigEdit, config: PluginConfig) -> ConfigEdit:
 
 def _server_of(edit: ConfigEdit) -> str:
     """The name of the server ``edit`` changes (an ``AddServer``'s new one)."""
-    return edit.name if isinstance(edit, (AddServer, RemoveServer, RestoreEntry)) else edit.server
+    named = (AddServer, RemoveServer, RestoreEntry, AllowServer)
+    return edit.name if isinstance(edit, named) else edit.server
 
 
 @dataclass(frozen=True, slots=True)

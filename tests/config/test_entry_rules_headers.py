@@ -113,7 +113,9 @@ def _http_accepts(name: str, value: str) -> bool:
     by h11, the HTTP/1.1 library under it."""
     try:
         raw = (name.encode("ascii"), value.encode("ascii"))
-        h11.Request(method="GET", target="/", headers=[(b"Host", b"h"), raw])
+        # A request has one Host: a header of that name is it (as httpx sends it), not a second.
+        host = [] if name.lower() == "host" else [(b"Host", b"h")]
+        h11.Request(method="GET", target="/", headers=[*host, raw])
     except (UnicodeEncodeError, h11.LocalProtocolError):
         return False
     return True

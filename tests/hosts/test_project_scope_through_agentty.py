@@ -129,6 +129,12 @@ def test_switches_set_in_the_hosts_own_files_are_read_back(hosts: Hosts) -> None
     }
     assert _codex_get(hosts) == (False, None)
     assert _gemini_state(hosts) == "Blocked"
+    # Turned on with agentty: Gemini CLI's switch is in its user settings, not in the entry's
+    # file, and is taken out there too.
+    said = _agentty(hosts, ("enable", "proj"))
+    assert _said(hosts)["gemini"][0] is False, said
+    assert _gemini_state(hosts) == "Connected"
+    assert "proj" not in json.dumps(gemini.user.get("mcp", {}))
 
 
 def test_a_project_the_hosts_do_not_trust_is_off_for_them(hosts: Hosts) -> None:
