@@ -75,16 +75,24 @@ def _places(
     home: Path, env: Mapping[str, str], root: Path, platform: str, cwd: Path
 ) -> list[tuple[Scope, str, Path, str]]:
     """(scope, host, path, dialect) of every source, in precedence order; Gemini CLI reads
-    the project settings of the folder it runs in (``cwd``), not of the repository's top."""
+    the project settings of the folder it runs in (``cwd``), not of the repository's top;
+    Codex reads a ``.codex/config.toml`` in every folder from the top down to ``cwd`` (the
+    deepest first here: it wins)."""
     config_home = _config_home(home, env)
     apps = _app_folder(home, env, platform)
     codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+    below = cwd.relative_to(root).parts if cwd.is_relative_to(root) else ()
+    folders = [root.joinpath(*below[:depth]) for depth in range(len(below), 0, -1)]
+    codex_project: list[tuple[Scope, str, Path, str]] = [
+        ("project", "codex", folder / ".codex" / "config.toml", "codex") for folder in folders
+    ]
     return [
         ("local", "claude", home / ".claude.json", "claude-local"),
         ("project", "claude", root / ".mcp.json", "claude"),
         ("project", "cursor", root / ".cursor" / "mcp.json", "claude"),
         ("project", "gemini", cwd / ".gemini" / "settings.json", "gemini"),
         ("project", "vscode", root / ".vscode" / "mcp.json", "vscode"),
+        *codex_project,
         ("project", "codex", root / ".codex" / "config.toml", "codex"),
         ("user", "agentty", config_home / "agentty" / "mcp.json", "claude"),
         ("user", "claude", home / ".claude.json", "claude"),

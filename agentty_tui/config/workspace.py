@@ -66,6 +66,7 @@ import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
@@ -348,37 +349,41 @@ class Workspace:
         return self._layered
 
     def _merge_codex_tables(self, configs: dict[SourceRef, PluginConfig]) -> None:
-        """Codex's own precedence: in a project it trusts, a server's table in the project's
-        ``.codex/config.toml`` is merged into the user's of the same name key by key
-        (``codex_trust.merge_codex_tables``): the project's entry in ``configs`` becomes what
-        Codex runs (a table of ``enabled = false`` alone turns the user's server off)."""
-        codex = {s.ref.scope: s for s in self.sources if s.ref.host == "codex"}
-        project, user = codex.get("project"), codex.get("user")
-        if project is None or user is None or self._codex_untrusted is not None:
+        """Codex's own precedence: in a project it trusts, a server's table in a
+        ``.codex/config.toml`` of the project (one a folder, from the top down to where it
+        runs) is merged into the one above it of the same name key by key, the user's first
+        (``codex_trust.merge_codex_tables``): the deepest file's entry in ``configs`` becomes
+        what Codex runs (a table of ``enabled = false`` alone turns the user's server off)."""
+        if self._codex_untrusted is not None:
             return
-        if user.ref in self.routed:  # Codex no longer holds the user's table: nothing merges
-            return
-        shared = {s.name for s in configs[project.ref].servers} & {
-            s.name for s in configs[user.ref].servers
-        }
-        dialect = self._stores[project.ref].dialect
+        # Deepest first in the sources: the merge goes the other way, the user's table first.
+        layers = [s for s in reversed(self.sources) if s.ref.host == "codex"]
+        if len(layers) < 2 or any(s.ref in self.routed for s in layers):
+            return  # a connected Codex no longer holds the user's tables: nothing merges
+        names = [{server.name for server in configs[s.ref].servers} for s in layers]
+        shared = {name for name in set().union(*names) if sum(name in n for n in names) > 1}
+        dialect = self._stores[layers[0].ref].dialect
         if not shared or not isinstance(dialect, Adapter):
             return
         try:
-            tables = [
-                dialect.plain_entries(read_text(s.path) or "", str(s.path)) for s in (user, project)
-            ]
+            tables = [dialect.plain_entries(read_text(s.path) or "", str(s.path)) for s in layers]
         except ConfigError:
             return  # the file's own problem is said by its load
-        merged = {
-            name: merge_codex_tables(tables[0][name], tables[1][name])
-            for name in shared
-            if name in tables[0] and name in tables[1]
-        }
-        runs = dialect.validate({dialect.servers_key: merged}, str(project.path))
-        by_name = {server.name: server for server in runs.servers}
-        servers = tuple(by_name.get(s.name, s) for s in configs[project.ref].servers)
-        configs[project.ref] = configs[project.ref].model_copy(update={"servers": servers})
+        for name in shared:
+            merged: dict[str, Any] | None = None
+            deepest = None
+            for source, table in zip(layers, tables, strict=True):
+                if name in table:
+                    merged = (
+                        table[name] if merged is None else merge_codex_tables(merged, table[name])
+                    )
+                    deepest = source
+            if merged is None or deepest is None:
+                continue
+            runs = dialect.validate({dialect.servers_key: {name: merged}}, str(deepest.path))
+            config = configs[deepest.ref]
+            servers = tuple(runs.servers[0] if s.name == name else s for s in config.servers)
+            configs[deepest.ref] = config.model_copy(update={"servers": servers})
 
     def _move_old_claude_switches(self, parts: Sequence[Layer]) -> tuple[str, ...]:
         """Move the switches our earlier versions wrote into Claude Code's entries (which it

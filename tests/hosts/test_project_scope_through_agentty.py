@@ -211,3 +211,31 @@ def test_from_a_subfolder_gemini_reads_that_folders_settings_and_so_does_agentty
         s["name"] for s in json.loads(result.stdout)["servers"] if "gemini" in s.get("hosts", {})
     }
     assert held == {"sub"}
+
+
+def test_from_a_subfolder_codex_merges_every_projects_file_down_to_it_and_so_does_agentty(
+    codex: CodexHome,
+) -> None:
+    """Codex reads a ``.codex/config.toml`` in every folder from the repository's top down to
+    where it runs, each merged into the one above (the user's first): from ``sub/`` the
+    deepest table's ``disabled_tools`` is the one it obeys. agentty's Codex view there is the
+    same, and at the top it is the top's."""
+    codex.git_init()
+    codex.user["mcp_servers"] = {"time": codex_cli.light_entry("time", 3)}
+    codex.workspace["mcp_servers"] = {"time": {"disabled_tools": ["tool_0001"]}}
+    codex.write()
+    sub = codex.project / "sub"
+    (sub / ".codex").mkdir(parents=True)
+    (sub / ".codex" / "config.toml").write_text(
+        '[mcp_servers.time]\ndisabled_tools = ["tool_0002"]\n'
+    )
+    env = {"HOME": str(codex.home), "PATH": "/usr/bin:/bin"}
+    for folder, off in ((codex.project, "tool_0001"), (sub, "tool_0002")):
+        ran = codex.run("mcp", "get", "time", "--json", cwd=folder)
+        assert ran.returncode == 0, ran.describe()
+        assert json.loads(ran.stdout)["disabled_tools"] == [off]
+        result = run_cli("list", "--json", env=env, whole_env=True, cwd=folder)
+        assert result.returncode == 0, result.stderr
+        servers = json.loads(result.stdout)["servers"]
+        (time,) = (s for s in servers if s["name"] == "time" and s["status"] != "shadowed")
+        assert time["hosts"]["codex"]["enabled_tools"] == [t for t in TOOLS if t != off], folder
