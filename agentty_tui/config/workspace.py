@@ -180,6 +180,7 @@ class Workspace:
         claude: ClaudeFiles | None = None,
         routed: Mapping[SourceRef, Path] | None = None,
         cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         """``sources`` in precedence order (``sources.workspace_sources``); ``root``: the
         project; ``trust``: the user's trust book (``None`` for one file named by the user,
@@ -187,13 +188,15 @@ class Workspace:
         caller names a file (our user file); ``claude``: where Claude Code keeps its switches
         for this project (``None`` when its files are not read); ``routed``: the sources that
         are a connected host's stash, each with the host's own file; ``cwd``: the folder the user
-        is in (default: ``root``)."""
+        is in (default: ``root``); ``env``: the environment the hosts' own rules read (Gemini
+        CLI's ``GEMINI_CLI_TRUST_WORKSPACE``, ...)."""
         self.sources = tuple(sources)
         """Every source considered, present or not, in precedence order."""
         self.root = root
         """The project's root folder (for one file: its folder)."""
         self.cwd = root if cwd is None else cwd
         """The folder the user is in (a host may judge it, not the root: Gemini CLI does)."""
+        self._env: Mapping[str, str] = {} if env is None else env
         self.path = root if trust is not None else Path(self.sources[0].path)
         """What log names and messages call this config: the project root, or the one file."""
         self.add_to = add_to
@@ -263,7 +266,7 @@ class Workspace:
         them is a reload (``agentty-tui trust`` in another terminal starts the server here)."""
         trust = () if self._trust is None else (self._trust.path,)
         claude = () if self.claude is None else self.claude.watched()
-        every = [*(source.path for source in self.sources), *trust, *claude]
+        every = [*(source.path for source in self.sources), *trust, *claude, *self._host_rules()]
         return tuple(dict.fromkeys(every))
 
     def version(self) -> tuple[FileVersion | None, ...]:
@@ -273,7 +276,20 @@ class Workspace:
         if self._trust is None:
             return files
         claude = () if self.claude is None else tuple(map(_version, self.claude.watched()))
-        return (*files, self._trust.version(), *claude)
+        rules = tuple(map(_version, self._host_rules()))
+        return (*files, self._trust.version(), *claude, *rules)
+
+    def _host_rules(self) -> tuple[Path, ...]:
+        """The hosts' own trust files that decide what they run here (Gemini CLI's trusted
+        folders): an edit of one is a reload."""
+        if self._trust is None:
+            return ()
+        settings = [
+            self.routed.get(s.ref, s.path)
+            for s in self.sources
+            if s.ref.host == "gemini" and s.ref.scope == "user"
+        ]
+        return tuple(self._gemini_folders(path) for path in settings)
 
     def exists(self) -> bool:
         """Whether any source file is there (a ``--config`` naming no file is a typo to say)."""
@@ -426,6 +442,11 @@ class Workspace:
                     waiting[server.name] = trust_prompt(server)
         return waiting
 
+    def _gemini_folders(self, settings: Path) -> Path:
+        """Gemini CLI's trust rules: beside its user settings, or where its environment says."""
+        named = self._env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+        return Path(named) if named else settings.parent / "trustedFolders.json"
+
     def _read_host_trust(self) -> None:
         """Read what Codex and Gemini CLI trust here: whether Codex reads the project's
         ``.codex/config.toml`` (``hosts.codex_trust``), whether Gemini CLI runs any server in
@@ -443,8 +464,10 @@ class Workspace:
             self._codex_untrusted = codex_untrusted(user["codex"], self.root)
         self._gemini_untrusted, self._gemini_settings = None, ()
         if "gemini" in user:
-            folders = user["gemini"].parent / "trustedFolders.json"
-            self._gemini_untrusted = gemini_folder_untrusted(folders, user["gemini"], self.cwd, {})
+            folders = self._gemini_folders(user["gemini"])
+            self._gemini_untrusted = gemini_folder_untrusted(
+                folders, user["gemini"], self.cwd, self._env
+            )
             read = [user["gemini"]]
             if "gemini" in project and self._gemini_untrusted is None:
                 read.append(project["gemini"])
@@ -895,5 +918,12 @@ def open_workspace(
     reads_claude = any(source.ref.host == "claude" for source in sources)
     claude = ClaudeFiles.of(home, root, env) if reads_claude else None
     return Workspace(
-        sources, root=root, trust=trust, add_to=add_to, claude=claude, routed=routed, cwd=here
+        sources,
+        root=root,
+        trust=trust,
+        add_to=add_to,
+        claude=claude,
+        routed=routed,
+        cwd=here,
+        env=env,
     )

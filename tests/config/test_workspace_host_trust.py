@@ -117,3 +117,25 @@ def test_the_projects_mcp_excluded_blocks_a_user_server_of_gemini(project: Path)
     assert (blocked.off, blocked.off_by) == (True, f"mcp.excluded in {settings}")
     assert (theirs.off, theirs.off_by) == (True, f"mcp.excluded in {home}/.gemini/settings.json")
     assert mine.off is False
+
+
+def test_gemini_clis_environment_and_trust_file_are_read_and_watched(project: Path) -> None:
+    """``GEMINI_CLI_TRUST_WORKSPACE=true`` trusts the folder whatever the rules say, as Gemini
+    CLI does; the rules' file is watched (trusting the folder there is a reload) and may be
+    elsewhere (``GEMINI_CLI_TRUSTED_FOLDERS_PATH``)."""
+    _gemini(project, None)
+    home = project.parent / "home"
+    base = {"XDG_CONFIG_HOME": str(home / ".config")}
+    plain = open_workspace(project, home=home, env=base)
+    assert _view(plain.load(), "mine").off
+    assert home / ".gemini" / "trustedFolders.json" in plain.watched_paths()
+    trusting = open_workspace(
+        project, home=home, env={**base, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    )
+    assert not _view(trusting.load(), "mine").off
+    rules = _write(home / "rules.json", json.dumps({str(project): "TRUST_FOLDER"}))
+    moved = open_workspace(
+        project, home=home, env={**base, "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(rules)}
+    )
+    assert not _view(moved.load(), "mine").off
+    assert rules in moved.watched_paths()
