@@ -193,6 +193,10 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
         routing = commands.add_parser(verb, parents=[common], help=what)
         routing.add_argument("host", help="claude, claude-desktop, cursor, gemini, codex or vscode")
         routing.add_argument("--yes", action="store_true", help="write without asking")
+    status = commands.add_parser(
+        "status", parents=[common], help="the gateway daemon: its hosts and their servers"
+    )
+    status.add_argument("--json", action="store_true", help="one JSON object")
     sources = commands.add_parser(
         "sources", parents=[common], help="the workspace's files: which exist, what they hold"
     )

@@ -665,6 +665,35 @@ async def cmd_disconnect(path: Path | None, args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_status(path: Path | None, args: argparse.Namespace) -> int:
+    """What the user's gateway daemon holds: itself, the hosts attached to it, the servers of
+    each workspace it serves (``--json``: one object, ``{"daemon": null}`` when none runs)."""
+    from agentty_tui.gateway.daemon import daemon_status
+    from agentty_tui.gateway.rendezvous import rendezvous
+
+    place = rendezvous(os.environ)
+    found = await daemon_status(place)
+    if getattr(args, "json", False):
+        say_json({"daemon": found, "socket": str(place.socket)})
+        return 0
+    if found is None:
+        say(f"no gateway daemon answers at {place.socket} (agentty-tui serve --shared starts one)")
+        return 0
+    say(f"gateway daemon {found.get('pid')} at {place.socket}")
+    hosts = found.get("hosts") or []
+    say(f"{len(hosts)} host(s) attached" + (":" if hosts else ""))
+    for host in hosts:
+        line = f"{host.get('host') or 'every host'}  {host.get('workspace')}"
+        say(f"  {safe_line(line)}  since {host.get('since')}")
+    for workspace in found.get("workspaces") or []:
+        say(f"workspace {safe_line(str(workspace.get('workspace')))}")
+        for server in workspace.get("servers") or []:
+            pid = f"  pid {server['pid']}" if server.get("pid") else ""
+            line = f"{server.get('name')}  {server.get('status')}  {server.get('tools')} tools{pid}"
+            say(f"  {safe_line(line)}")
+    return 0
+
+
 # --- login, logout ----------------------------------------------------------------------
 
 
@@ -830,6 +859,7 @@ COMMANDS: dict[str, Command] = {
     "catalog": cmd_catalog,
     "import": cmd_import,
     "connect": cmd_connect,
+    "status": cmd_status,
     "disconnect": cmd_disconnect,
     "login": cmd_login,
     "logout": cmd_logout,

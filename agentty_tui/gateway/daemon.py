@@ -19,6 +19,7 @@ import contextlib
 import json
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,11 +33,18 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.config.sources import find_project_root
 from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.rendezvous import Rendezvous, peer_uid
+from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
 from agentty_tui.gateway.server import DEFAULT_WAIT, HostServer
 from agentty_tui.gateway.stdio import message_streams
 
-__all__ = ["DEFAULT_IDLE", "MAX_HEADER", "Attachment", "idle_setting", "run_daemon"]
+__all__ = [
+    "DEFAULT_IDLE",
+    "MAX_HEADER",
+    "Attachment",
+    "daemon_status",
+    "idle_setting",
+    "run_daemon",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -125,6 +133,7 @@ class _Daemon:
         """How many hosts are attached now."""
         self.changed = anyio.Event()
         """Set when a host attaches or leaves (then replaced)."""
+        self._hosts: list[dict[str, Any]] = []
 
     def _moved(self) -> None:
         self.changed.set()
@@ -145,15 +154,42 @@ class _Daemon:
             return known
 
     @contextlib.asynccontextmanager
-    async def attached_host(self) -> AsyncIterator[None]:
-        """Count one attached host for as long as the block runs."""
+    async def attached_host(self, attachment: Attachment, pid: int | None) -> AsyncIterator[None]:
+        """Count one attached host for as long as the block runs (and list it: ``status``)."""
         self.attached += 1
+        entry = {
+            "host": attachment.host,
+            "workspace": attachment.key()[1],
+            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "pid": pid,
+        }
+        self._hosts.append(entry)
         self._moved()
         try:
             yield
         finally:
             self.attached -= 1
+            self._hosts.remove(entry)
             self._moved()
+
+    def status(self) -> dict[str, Any]:
+        """What ``agentty-tui status`` shows: this daemon, its workspaces' servers, its hosts."""
+        workspaces = [
+            {
+                "workspace": key[1],
+                "servers": [
+                    {
+                        "name": server.name,
+                        "status": server.status,
+                        "pid": server.pid,
+                        "tools": len(server.tools),
+                    }
+                    for server in bridge.snapshot.servers
+                ],
+            }
+            for key, bridge in self._bridges.items()
+        ]
+        return {"pid": os.getpid(), "hosts": list(self._hosts), "workspaces": workspaces}
 
     async def handle(self, stream: anyio.abc.SocketStream) -> None:
         """Serve one attaching host over ``stream``; whatever goes wrong with one attachment
@@ -173,6 +209,9 @@ class _Daemon:
                 line = await _line(stream)
             except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, OSError):
                 return  # left before it said what it wants (a probe): nothing to answer
+            if _message_of(line).get("query") == "status":
+                await stream.send((json.dumps(self.status()) + "\n").encode())
+                return
             try:
                 attachment = Attachment.of_line(line)
                 bridge = await self.bridge(attachment)
@@ -181,11 +220,26 @@ class _Daemon:
                     await stream.send(f"error {error}\n".encode())
                 return
             await stream.send(b"ok\n")
-            async with self.attached_host():
+            pid = _peer_pid(connection)
+            async with self.attached_host(attachment, pid):
                 descriptor = connection.fileno()
                 async with message_streams(descriptor, descriptor) as (read, write):
                     server = HostServer(bridge, attachment.host, wait=attachment.wait)
                     await server.serve(read, write)
+
+
+def _message_of(line: bytes) -> dict[str, Any]:
+    """The JSON object ``line`` holds, or an empty one."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _peer_pid(connection: Any) -> int | None:
+    """The attaching process's id, as the kernel says (``None`` where it cannot)."""
+    return peer_credentials(connection)[0]
 
 
 async def _kept(
@@ -246,3 +300,20 @@ async def _answers(path: Path) -> bool:
         return False
     await stream.aclose()
     return True
+
+
+async def daemon_status(place: Rendezvous) -> dict[str, Any] | None:
+    """What the user's daemon says of itself (``_Daemon.status``), or ``None`` when none
+    answers at ``place``."""
+    try:
+        stream = await anyio.connect_unix(place.socket)
+    except OSError:
+        return None
+    async with stream:
+        await stream.send(b'{"query": "status"}\n')
+        data = b""
+        with contextlib.suppress(anyio.EndOfStream):
+            while not data.endswith(b"\n"):
+                data += await stream.receive()
+    answer = _message_of(data)
+    return answer or None

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from agentty_tui.errors import AgenttyError
 
-__all__ = ["Rendezvous", "peer_uid", "rendezvous"]
+__all__ = ["Rendezvous", "peer_credentials", "peer_uid", "rendezvous"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +65,17 @@ def rendezvous(env: Mapping[str, str], uid: int | None = None) -> Rendezvous:
 _CREDENTIALS = struct.Struct("3i")  # pid, uid, gid
 
 
-def peer_uid(connection: socket.socket) -> int | None:
-    """The user id the peer of a Unix socket runs as (``None`` where the system cannot say)."""
+def peer_credentials(connection: socket.socket) -> tuple[int | None, int | None]:
+    """The process id and the user id of the peer of a Unix socket, as the kernel says
+    (``None`` where the system cannot say)."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
-        return None
+        return None, None
     data = connection.getsockopt(socket.SOL_SOCKET, option, _CREDENTIALS.size)
-    return int(_CREDENTIALS.unpack(data)[1])
+    pid, uid, _gid = _CREDENTIALS.unpack(data)
+    return int(pid), int(uid)
+
+
+def peer_uid(connection: socket.socket) -> int | None:
+    """The user id the peer of a Unix socket runs as (``None`` where the system cannot say)."""
+    return peer_credentials(connection)[1]

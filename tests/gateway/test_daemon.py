@@ -8,6 +8,7 @@ shortened with ``AGENTTY_GATEWAY_IDLE``).
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -220,3 +221,32 @@ async def test_a_daemon_killed_is_replaced_under_its_hosts_which_hear_the_list_c
         assert "alpha__echo" in {tool.name for tool in (await host.list_tools()).tools}
     await daemon_gone(runtime)
     await wait_until_gone(after)
+
+
+async def test_status_shows_the_daemon_its_hosts_and_their_one_server(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    env = environment(runtime)
+
+    async def status(*extra: str) -> str:
+        done = await anyio.run_process(
+            [sys.executable, "-m", "agentty_tui", "status", *extra], env=env, check=False
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        return done.stdout.decode()
+
+    assert "no gateway daemon answers" in await status()
+    async with (
+        attached(config, runtime, tmp_path / "one") as first,
+        attached(config, runtime, tmp_path / "two"),
+    ):
+        pid = int(text_of(await first.call_tool("alpha__pid", {})))
+        found = json.loads(await status("--json"))["daemon"]
+        assert len(found["hosts"]) == 2
+        (workspace,) = found["workspaces"]
+        assert [(s["name"], s["status"], s["pid"]) for s in workspace["servers"]] == [
+            ("alpha", "connected", pid)
+        ]
+        text = await status()
+        assert "2 host(s) attached" in text and f"alpha  connected  4 tools  pid {pid}" in text
+    await daemon_gone(runtime)
