@@ -248,12 +248,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(words)
     args.argv = command_line
     config_path = chosen_config(args)
-    # Imported here, past --help and --version; neither module imports the SDK.
-    from agentty_tui.bridge.logs import quiet_logging
-    from agentty_tui.bridge.shutdown import run_command
-
-    quiet_logging(None)
+    # A relay of bytes to the daemon logs nothing and imports neither the model nor the SDK.
+    relay = args.command == "serve" and args.shared
     try:
+        if not relay:
+            # Imported here, past --help and --version; neither module imports the SDK.
+            from agentty_tui.bridge.logs import quiet_logging
+
+            quiet_logging(None)
         if args.command is None:
             return _picker(
                 config_path,
@@ -265,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _picker(_demo_config(), None)
         if args.command == "serve":
             return _serve(config_path, args)
+        from agentty_tui.bridge.shutdown import run_command
         from agentty_tui.commands import COMMANDS
 
         result: int = run_command(COMMANDS[args.command], config_path, args)
@@ -357,33 +360,43 @@ def _picker(
 
 def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
     """``serve``: the gateway over stdio, on the workspace (or file) a command opens."""
+    if args.wait < 0:
+        raise UsageError("--wait must be zero or more")
+    if args.shared:
+        return _serve_shared(config_path, args)
     from agentty_tui.bridge.shutdown import run_command
     from agentty_tui.commands import open_config, trusted
     from agentty_tui.config.workspace import parse_hosts
     from agentty_tui.gateway.serve import serve_stdio
 
-    if args.wait < 0:
-        raise UsageError("--wait must be zero or more")
     host = None if args.host is None else parse_hosts([args.host], "--host")[0]
     workspace = open_config(config_path, args)
-    if args.shared:
-        from agentty_tui.gateway.attach import attach_stdio
-        from agentty_tui.gateway.daemon import Attachment
-        from agentty_tui.gateway.rendezvous import rendezvous
-
-        config = None if config_path is None else str(config_path.absolute())
-        where = str(Path.cwd())
-        attachment = Attachment(where, config, host, trusted(args), args.wait, str(Path.home()))
-        import anyio
-
-        # Not run as the app (``run_command``): this process holds no server, and the app's
-        # way out would end the daemon it starts (its children outside its session).
-        place = rendezvous(os.environ)
-        try:
-            return anyio.run(attach_stdio, attachment, place)
-        except KeyboardInterrupt:
-            return 130
     return run_command(serve_stdio, workspace, host, trusted(args), args.wait)
+
+
+def _serve_shared(config_path: Path | None, args: argparse.Namespace) -> int:
+    """``serve --shared``: the host's pipe relayed to the user's gateway daemon, which opens
+    the workspace; this process stays a relay of bytes (no SDK, no bridge imported).
+
+    Not run as the app (``run_command``): it holds no server, and the app's way out would end
+    the daemon it starts (its children outside its session)."""
+    import anyio
+
+    from agentty_tui.gateway.attach import attach_stdio
+    from agentty_tui.gateway.attachment import Attachment
+    from agentty_tui.gateway.rendezvous import rendezvous
+
+    host = None if args.host is None else args.host.strip().lower()  # the daemon checks it
+    if config_path is not None and not config_path.exists():
+        raise ConfigError("no such config file", path=str(config_path))
+    config = None if config_path is None else str(config_path.absolute())
+    trust = bool(getattr(args, "trust", False))
+    attachment = Attachment(str(Path.cwd()), config, host, trust, args.wait, str(Path.home()))
+    try:
+        status: int = anyio.run(attach_stdio, attachment, rendezvous(os.environ))
+    except KeyboardInterrupt:
+        return 130
+    return status
 
 
 def _gateway_daemon() -> int:

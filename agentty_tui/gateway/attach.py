@@ -31,9 +31,9 @@ import anyio.to_thread
 from anyio.abc import SocketAttribute
 
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.daemon import Attachment
+from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.descriptors import MAX_LINE, host_descriptors, read_chunks, write_all
 from agentty_tui.gateway.rendezvous import Rendezvous
-from agentty_tui.gateway.stdio import MAX_LINE, host_descriptors, read_chunks, write_all
 
 __all__ = ["START_TIMEOUT", "attach_stdio", "daemon_argv", "ensure_daemon"]
 

@@ -21,7 +21,6 @@ import logging
 import os
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +29,12 @@ import anyio.abc
 from anyio.abc import SocketAttribute
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.config.sources import find_project_root
-from agentty_tui.config.workspace import Workspace, open_workspace
+from agentty_tui.config.sources import HOSTS
+from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.attachment import Attachment
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
-from agentty_tui.gateway.server import DEFAULT_WAIT, HostServer
+from agentty_tui.gateway.server import HostServer
 from agentty_tui.gateway.stdio import message_streams
 
 __all__ = [
@@ -63,65 +63,6 @@ def idle_setting(env: Mapping[str, str]) -> float:
         return DEFAULT_IDLE
 
 
-@dataclass(frozen=True, slots=True)
-class Attachment:
-    """What an attaching ``serve`` asks for: the first line it sends."""
-
-    cwd: str
-    """The folder the host started ``serve`` in (its project's workspace is served)."""
-    config: str | None = None
-    """The one file ``--config`` names, instead of the workspace."""
-    host: str | None = None
-    """The host whose view is served (``--host``); ``None``: every host's servers."""
-    trust: bool = False
-    """``--trust``: run the servers of a file others can write."""
-    wait: float = DEFAULT_WAIT
-    """Seconds the host's first request waits for servers still connecting."""
-    home: str | None = None
-    """The home folder of the attaching ``serve``: a daemon serves the home it runs in, and
-    refuses another (a workspace read from the wrong home would be another user's view)."""
-
-    def line(self) -> bytes:
-        """The attachment as the line sent."""
-        fields = {
-            "cwd": self.cwd,
-            "config": self.config,
-            "host": self.host,
-            "trust": self.trust,
-            "wait": self.wait,
-            "home": self.home,
-        }
-        return (json.dumps(fields) + "\n").encode()
-
-    @classmethod
-    def of_line(cls, line: bytes) -> Attachment:
-        """The attachment a line says; ``ValueError`` for one that is not."""
-        value: Any = json.loads(line)
-        if not isinstance(value, dict) or not isinstance(value.get("cwd"), str):
-            raise ValueError("an attachment is a JSON object with a cwd")
-        config, host, home = value.get("config"), value.get("host"), value.get("home")
-        return cls(
-            cwd=value["cwd"],
-            config=config if isinstance(config, str) else None,
-            host=host if isinstance(host, str) else None,
-            trust=value.get("trust") is True,
-            wait=float(value.get("wait", DEFAULT_WAIT)),
-            home=home if isinstance(home, str) else None,
-        )
-
-    def key(self) -> tuple[str, str, bool]:
-        """Which bridge serves it: attachments of one key share one."""
-        if self.config is not None:
-            return ("file", str(Path(self.config).absolute()), self.trust)
-        return ("project", str(find_project_root(Path(self.cwd))), self.trust)
-
-    def workspace(self) -> Workspace:
-        """The workspace it asks for."""
-        if self.config is not None:
-            return Workspace.of_file(Path(self.config))
-        return open_workspace(Path(self.cwd), home=Path.home(), env=os.environ)
-
-
 class _Daemon:
     """The bridges and the attachments of one daemon."""
 
@@ -144,6 +85,10 @@ class _Daemon:
         for an attachment from another home."""
         if attachment.home is not None and Path(attachment.home) != Path.home():
             raise AgenttyError(f"this daemon serves the home {Path.home()}, not {attachment.home}")
+        if attachment.host is not None and attachment.host not in HOSTS:
+            raise AgenttyError(
+                f"unknown host {attachment.host!r}; the hosts are {', '.join(HOSTS)}"
+            )
         key = attachment.key()
         async with self._opening:
             known = self._bridges.get(key)

@@ -39,6 +39,7 @@ from mcp.shared.message import SessionMessage
 from agentty_tui import __version__
 from agentty_tui.catalog.names import ToolRef
 from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.attachment import DEFAULT_WAIT
 from agentty_tui.gateway.host_tools import (
     HostTools,
     ToolsMaker,
@@ -51,8 +52,6 @@ from agentty_tui.terminal_text import safe_message
 
 __all__ = ["DEFAULT_WAIT", "SERVER_NAME", "GatewaySource", "HostServer", "refused"]
 
-DEFAULT_WAIT = 5.0
-"""Seconds the host's first request waits for servers still connecting (``serve --wait``)."""
 
 SERVER_NAME = "agentty"
 """The gateway's name in ``initialize`` (and the entry a host is given)."""

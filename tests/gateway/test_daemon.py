@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -250,3 +251,27 @@ async def test_status_shows_the_daemon_its_hosts_and_their_one_server(
         text = await status()
         assert "2 host(s) attached" in text and f"alpha  connected  4 tools  pid {pid}" in text
     await daemon_gone(runtime)
+
+
+def test_the_relay_to_the_daemon_imports_neither_the_model_nor_the_sdk(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """``serve --shared`` is a relay of bytes: one a host, so it must stay small (a gateway
+    in process imports the SDK, the model and the bridge)."""
+    env = {**environment(runtime), "PYTHONDONTWRITEBYTECODE": "1"}
+    argv = [sys.executable, "-X", "importtime", "-m", "agentty_tui", "serve", "--shared"]
+    done = subprocess.run(
+        [*argv, "--config", str(config)],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "agentty_tui.gateway.attach" in imported  # the check reads what it should
+    heavy = {"mcp", "mcp_types", "pydantic", "httpx", "textual", "agentty_tui.model"}
+    assert not heavy & imported
