@@ -4,7 +4,9 @@ What Gemini CLI 0.61 does (measured with the program, ``docs/HOSTS_MEASURED.md``
 extensions; the enablement rules were read in the program itself):
 
 - an extension is a folder ``~/.gemini/extensions/<folder>`` holding ``gemini-extension.json``
-  (its ``name``, its ``mcpServers`` in the spelling of the settings files);
+  (its ``name``, its ``mcpServers`` in the spelling of the settings files), or for a linked
+  one (``gemini extensions link``) a ``.gemini-extension-install.json`` naming the folder
+  that holds it;
 - it is on unless ``~/.gemini/extensions/extension-enablement.json`` says otherwise for the
   folder Gemini runs in: ``{"<name>": {"overrides": ["!/path/*", "/path/"]}}``, each rule a
   folder (``!``: off; a trailing ``*``: and every folder below), the last rule that matches
@@ -56,6 +58,10 @@ EXTENSION_DIALECT = "gemini-extension"
 
 MANIFEST = "gemini-extension.json"
 """The file of an extension that names it and its servers."""
+
+INSTALL = ".gemini-extension-install.json"
+"""The file ``gemini extensions install`` / ``link`` leaves in an extension's folder: for a
+linked one (``"type": "link"``) it names the folder (``source``) whose manifest is read."""
 
 ENABLEMENT = "extension-enablement.json"
 """The file beside the extensions that turns them off (or on again) by folder."""
@@ -153,6 +159,19 @@ def _resolved(entries: Mapping[str, Any], root: Path, cwd: Path) -> Any:
     return map_strings(dict(entries), lambda text: _VARIABLES.sub(lambda m: values[m[1]], text))
 
 
+def _linked(folder: Path) -> Path:
+    """The folder of the extension installed in ``folder``: the one a link names, else
+    itself (``ConfigError`` naming the install file when it cannot be read)."""
+    install = folder / INSTALL
+    value = _json(install) if install.is_file() else None
+    if not isinstance(value, Mapping) or value.get("type") != "link":
+        return folder
+    source = value.get("source")
+    if not isinstance(source, str) or not source or "\0" in source:
+        raise ConfigError("a link must name its folder", path=str(install), field="source")
+    return Path(source)
+
+
 def read_extension_servers(gemini_dir: Path, cwd: Path) -> ExtensionServers:
     """The servers of every extension in ``gemini_dir/extensions`` that Gemini CLI runs in
     ``cwd``; never raises for what a file holds (each problem is in ``problems``, naming it).
@@ -161,7 +180,9 @@ def read_extension_servers(gemini_dir: Path, cwd: Path) -> ExtensionServers:
     folder = gemini_dir / "extensions"
     problems: list[str] = []
     try:
-        found = sorted(p for p in folder.iterdir() if (p / MANIFEST).is_file())
+        found = sorted(
+            p for p in folder.iterdir() if (p / MANIFEST).is_file() or (p / INSTALL).is_file()
+        )
     except OSError:
         return ExtensionServers()
     enablement = _enablement(folder, problems) or {}
@@ -170,9 +191,10 @@ def read_extension_servers(gemini_dir: Path, cwd: Path) -> ExtensionServers:
             f"{folder} holds {len(found)} extensions: only the first {MAX_EXTENSIONS} are read"
         )
     parts: list[tuple[SourceFile, PluginConfig]] = []
-    for root in found[:MAX_EXTENSIONS]:
-        path = root / MANIFEST
+    for installed in found[:MAX_EXTENSIONS]:
         try:
+            root = _linked(installed)
+            path = root / MANIFEST
             value = _json(path)
             if not isinstance(value, Mapping):
                 raise ConfigError(f"must be an object, not {json_type(value)}", path=str(path))

@@ -161,3 +161,17 @@ def test_other_edits_are_refused_naming_the_extension(home: Path) -> None:
         workspace.apply(RemoveServer("lite"))
     with pytest.raises(OperationError, match="no tool switch for it"):
         workspace.apply(SetToolEnabled("lite", "a", False))
+
+
+def test_a_linked_extension_is_read_where_its_link_points(tmp_path: Path) -> None:
+    gemini, source = tmp_path / ".gemini", tmp_path / "src"
+    _write(source / "gemini-extension.json", {"name": "lk", "mcpServers": {"s": {"command": "c"}}})
+    link = {"source": str(source), "type": "link"}
+    _write(gemini / "extensions" / "lk" / ".gemini-extension-install.json", link)
+    _write(gemini / "extensions" / "bad" / ".gemini-extension-install.json", {"type": "link"})
+    read = read_extension_servers(gemini, tmp_path)
+    ((found, config),) = read.parts
+    assert found.ref.path == str(source / "gemini-extension.json")
+    assert [s.name for s in config.servers] == ["s"]
+    (problem,) = read.problems
+    assert str(gemini / "extensions" / "bad" / ".gemini-extension-install.json") in problem
