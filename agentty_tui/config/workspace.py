@@ -89,7 +89,11 @@ from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.plugins import read_plugin_servers
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
 from agentty_tui.config.hosts.codex_trust import codex_untrusted, merge_codex_tables
-from agentty_tui.config.hosts.gemini_extensions import read_extension_servers
+from agentty_tui.config.hosts.gemini_extensions import (
+    ENABLEMENT,
+    EXTENSION_DIALECT,
+    read_extension_servers,
+)
 from agentty_tui.config.hosts.gemini_trust import (
     GeminiSettings,
     gemini_folder_untrusted,
@@ -287,8 +291,9 @@ class Workspace:
         return (*files, self._trust.version(), *claude, *rules)
 
     def _host_rules(self) -> tuple[Path, ...]:
-        """The hosts' own trust files that decide what they run here (Gemini CLI's trusted
-        folders): an edit of one is a reload."""
+        """The hosts' own files that decide what they run here (Gemini CLI's trusted folders,
+        its extensions' enablement and the extensions' files the last load read): an edit of
+        one is a reload."""
         if self._trust is None:
             return ()
         settings = [
@@ -296,7 +301,12 @@ class Workspace:
             for s in self.sources
             if s.ref.host == "gemini" and s.ref.scope == "user"
         ]
-        return tuple(self._gemini_folders(path) for path in settings)
+        user = self._gemini_user()
+        enablement = () if user is None else (user.parent / "extensions" / ENABLEMENT,)
+        extensions = (
+            Path(r.source.ref.path) for r in self.reports if r.source.dialect == EXTENSION_DIALECT
+        )
+        return (*(self._gemini_folders(path) for path in settings), *enablement, *extensions)
 
     def exists(self) -> bool:
         """Whether any source file is there (a ``--config`` naming no file is a typo to say)."""

@@ -43,6 +43,7 @@ from agentty_tui.errors import ConfigError
 from agentty_tui.model import PluginConfig, SourceRef
 
 __all__ = [
+    "ENABLEMENT",
     "EXTENSION_DIALECT",
     "MAX_EXTENSIONS",
     "ExtensionServers",

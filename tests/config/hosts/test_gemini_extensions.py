@@ -175,3 +175,15 @@ def test_a_linked_extension_is_read_where_its_link_points(tmp_path: Path) -> Non
     assert [s.name for s in config.servers] == ["s"]
     (problem,) = read.problems
     assert str(gemini / "extensions" / "bad" / ".gemini-extension-install.json") in problem
+
+
+def test_the_enablement_file_and_each_extensions_file_are_watched(home: Path) -> None:
+    workspace = _open(home)
+    workspace.load()
+    extensions = home / ".gemini" / "extensions"
+    watched = workspace.watched_paths()
+    assert extensions / "extension-enablement.json" in watched
+    assert extensions / "ext" / "gemini-extension.json" in watched
+    before = workspace.version()
+    _write(extensions / "extension-enablement.json", {"ext": {"overrides": ["!/*"]}})
+    assert workspace.version() != before
