@@ -145,13 +145,16 @@ class SourceRef(Frozen):
     ``gemini``, ``codex`` or ``vscode``."""
     plugin: str | None = None
     """For a Claude Code plugin's file: the plugin (``<plugin>@<marketplace>``), whose
-    ``enabledPlugins`` setting of ``scope`` turns it on; such a file is read, never written
-    (``claude plugin`` manages it). ``None`` for every other file."""
+    ``enabledPlugins`` setting of ``scope`` turns it on; for a Gemini CLI extension's
+    ``gemini-extension.json``: the extension's name. Such a file is read, never written
+    (``claude plugin``, ``gemini extensions`` manage it). ``None`` for every other file."""
 
     @property
     def label(self) -> str:
         """How a row names it: ``claude · local``, ``codex · user``, ``project .mcp.json``,
-        ``claude · plugin tp@market (user)``."""
+        ``claude · plugin tp@market (user)``, ``gemini · extension ext (user)``."""
+        if self.plugin is not None and self.host == "gemini":
+            return f"{self.host} · extension {self.plugin} ({self.scope})"
         if self.plugin is not None:
             return f"{self.host} · plugin {self.plugin} ({self.scope})"
         if self.scope == "project" and self.host == "claude":

@@ -161,6 +161,9 @@ class AllowServer:
 
     name: str
     """The server's name."""
+    allowed: bool = True
+    """``False``: keep it from starting instead (Gemini CLI's ``mcp.excluded``), for a server
+    of another file than this one (an extension's)."""
 
 
 ConfigEdit: TypeAlias = (
@@ -361,7 +364,7 @@ class Adapter:
         """A new entry of ``spec`` in the dialect's spelling (``ConfigError`` if it has none)."""
         raise NotImplementedError
 
-    def allow(self, root: Any, name: str, path: str | None) -> None:
+    def allow(self, root: Any, name: str, path: str | None, allowed: bool = True) -> None:
         """``AllowServer``: what this dialect's server lists outside the entries need (none)."""
 
     def plain_entries(self, text: str, path: str | None) -> dict[str, Any]:
@@ -430,7 +433,7 @@ def _apply(adapter: Adapter, root: Any, edit: ConfigEdit, path: str | None) -> N
         _add(adapter, root, servers, edit, path)
         return
     if isinstance(edit, AllowServer):
-        adapter.allow(root, edit.name, path)
+        adapter.allow(root, edit.name, path, edit.allowed)
         return
     if isinstance(edit, RestoreEntry):
         if servers is not None and edit.name in servers:

@@ -89,6 +89,11 @@ from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.plugins import read_plugin_servers
 from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
 from agentty_tui.config.hosts.codex_trust import codex_untrusted, merge_codex_tables
+from agentty_tui.config.hosts.gemini_extensions import (
+    ENABLEMENT,
+    EXTENSION_DIALECT,
+    read_extension_servers,
+)
 from agentty_tui.config.hosts.gemini_trust import (
     GeminiSettings,
     gemini_folder_untrusted,
@@ -252,6 +257,12 @@ class Workspace:
         """The store of one source file (a ``ConfigError`` for a file that is not one, an
         ``OperationError`` for a Claude Code plugin's, which ``claude plugin`` manages)."""
         store = self._stores.get(ref)
+        if store is None and ref.plugin is not None and ref.host == "gemini":
+            raise OperationError(
+                f"{ref.path} is Gemini CLI's extension {ref.plugin}: its servers are managed "
+                f"with `gemini extensions` (disable, uninstall or update {ref.plugin}), not "
+                "edited here; a server of it is switched off in mcp.excluded"
+            )
         if store is None and ref.plugin is not None:
             raise OperationError(
                 f"{ref.path} is Claude Code's plugin {ref.plugin}: its servers are managed "
@@ -280,8 +291,9 @@ class Workspace:
         return (*files, self._trust.version(), *claude, *rules)
 
     def _host_rules(self) -> tuple[Path, ...]:
-        """The hosts' own trust files that decide what they run here (Gemini CLI's trusted
-        folders): an edit of one is a reload."""
+        """The hosts' own files that decide what they run here (Gemini CLI's trusted folders,
+        its extensions' enablement and the extensions' files the last load read): an edit of
+        one is a reload."""
         if self._trust is None:
             return ()
         settings = [
@@ -289,7 +301,12 @@ class Workspace:
             for s in self.sources
             if s.ref.host == "gemini" and s.ref.scope == "user"
         ]
-        return tuple(self._gemini_folders(path) for path in settings)
+        user = self._gemini_user()
+        enablement = () if user is None else (user.parent / "extensions" / ENABLEMENT,)
+        extensions = (
+            Path(r.source.ref.path) for r in self.reports if r.source.dialect == EXTENSION_DIALECT
+        )
+        return (*(self._gemini_folders(path) for path in settings), *enablement, *extensions)
 
     def exists(self) -> bool:
         """Whether any source file is there (a ``--config`` naming no file is a typo to say)."""
@@ -345,16 +362,23 @@ class Workspace:
             facts = self._facts(config, waiting)
             views = {server.name: self._view(server, ref) for server in config.servers}
             parts.append(Layer(ref, config, waiting, views, facts))
-        if self._claude_switches is not None:  # Claude Code's plugins' servers: read-only
+        extras: list[
+            tuple[SourceFile, PluginConfig]
+        ] = []  # Claude Code's plugins' and Gemini CLI's extensions' servers: read-only
+        if self._claude_switches is not None:
             plugins = read_plugin_servers(self._claude_switches)
             problems.update((unread, unread) for unread in plugins.problems)
-            for source, config in plugins.parts:
-                waiting = self._untrusted(source, config, trust)
-                views = {server.name: self._view(server, source.ref) for server in config.servers}
-                parts.append(
-                    Layer(source.ref, config, waiting, views, self._facts(config, waiting))
-                )
-                reports.append(SourceReport(source, True, len(config.servers)))
+            extras.extend(plugins.parts)
+        gemini_user = self._gemini_user()
+        if gemini_user is not None:
+            extensions = read_extension_servers(gemini_user.parent, self.cwd)
+            problems.update((unread, unread) for unread in extensions.problems)
+            extras.extend(extensions.parts)
+        for source, config in extras:
+            waiting = self._untrusted(source, config, trust)
+            views = {server.name: self._view(server, source.ref) for server in config.servers}
+            parts.append(Layer(source.ref, config, waiting, views, self._facts(config, waiting)))
+            reports.append(SourceReport(source, True, len(config.servers)))
         self.reports = tuple(reports)
         moved = self._move_old_claude_switches(parts)
         if moved:  # Claude Code's files were rewritten: what they say now
@@ -441,6 +465,11 @@ class Workspace:
                 if not trusted.trusts(stamped):
                     waiting[server.name] = trust_prompt(server)
         return waiting
+
+    def _gemini_user(self) -> Path | None:
+        """Gemini CLI's user settings file (where its extensions are found), or ``None``."""
+        found = (s.path for s in self.sources if s.ref.host == "gemini" and s.ref.scope == "user")
+        return next(found, None)
 
     def _gemini_folders(self, settings: Path) -> Path:
         """Gemini CLI's trust rules: beside its user settings, or where its environment says."""
@@ -652,6 +681,8 @@ class Workspace:
                 continue
             if view.source.host == "claude" and self.claude is not None:
                 switch_claude(self.claude, server.entry_name, view.source.scope, edits)
+            elif view.source.host == "gemini" and view.source.plugin is not None:
+                self._switch_extension(server.entry_name, view.source, edits)
             else:
                 self.store(view.source).apply(self._as_written(edits))
             written = True
@@ -664,6 +695,22 @@ class Workspace:
             hosts = dict.fromkeys(view.source.host for view in views)
             raise OperationError("; ".join(no_switch(host, what) for host in hosts))
         return self.load()
+
+    def _switch_extension(self, name: str, ref: SourceRef, edits: tuple[ConfigEdit, ...]) -> None:
+        """A Gemini CLI extension's server switched where Gemini obeys it: off is its name in
+        ``mcp.excluded`` of the user settings (on: ``_allow_in_gemini``); a tool switch would
+        be the extension's own file, which ``gemini extensions update`` replaces."""
+        if any(not isinstance(edit, SetServerDisabled) for edit in edits):
+            raise OperationError(
+                f"{name!r} is a server of Gemini CLI's extension {ref.plugin} ({ref.path}): "
+                "Gemini CLI has no tool switch for it outside the extension's own file, which "
+                "`gemini extensions` manages; switch the whole server, or route Gemini CLI "
+                "through agentty: agentty-tui connect gemini"
+            )
+        user = next(s.ref for s in self.sources if s.ref.host == "gemini" and s.ref.scope == "user")
+        for edit in edits:
+            if isinstance(edit, SetServerDisabled) and edit.disabled:
+                self.store(user).apply(AllowServer(name, allowed=False))
 
     def _allow_in_gemini(self, name: str) -> None:
         """A server Gemini CLI is to start again taken out of ``mcp.excluded`` (and put into

@@ -150,10 +150,11 @@ class GeminiDialect(Adapter):
         if allowed is not None and name not in allowed:
             root["mcp"]["allowed"] = [*allowed, name]
 
-    def allow(self, root: Any, name: str, path: str | None) -> None:
-        """Out of ``mcp.excluded``, into ``mcp.allowed`` where there is one: Gemini CLI reads
-        these lists from every settings file, for servers of any of them."""
-        self.set_disabled(root, None, name, False, path)
+    def allow(self, root: Any, name: str, path: str | None, allowed: bool = True) -> None:
+        """Out of ``mcp.excluded``, into ``mcp.allowed`` where there is one (``allowed``
+        false: into ``mcp.excluded``): Gemini CLI reads these lists from every settings file,
+        for servers of any of them (its extensions' too)."""
+        self.set_disabled(root, None, name, not allowed, path)
 
     def set_disabled(
         self, root: Any, servers: Any, name: str, disabled: bool, path: str | None
