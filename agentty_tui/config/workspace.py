@@ -515,7 +515,11 @@ class Workspace:
         if ref.host in NO_SWITCH:
             return no_switch_view(ref)
         if ref.host == "claude" and self._claude_switches is not None:
-            return self._claude_switches.host_view(server.name, ref)
+            view = self._claude_switches.host_view(server.name, ref)
+            blocked = self._claude_switches.policy.blocks(server.name, server.spec)
+            if blocked is not None and not view.off:  # its policy: never started
+                view = view.model_copy(update={"off": True, "off_by": blocked})
+            return view
         project = ref.scope == "project"
         if ref.host == "codex" and project:
             return untrusted_view(entry_view(server, ref), self._codex_untrusted)

@@ -18,7 +18,7 @@ import tomlkit
 
 from tests.helpers import run_cli
 from tests.hosts import codex_cli
-from tests.hosts.claude_code import ClaudeCodeHome
+from tests.hosts.claude_code import ClaudeCodeHome, light_entry
 from tests.hosts.codex_cli import CodexHome
 from tests.hosts.gemini_cli import GeminiHome
 from tests.hosts.programs import light_tools, program_path
@@ -135,3 +135,32 @@ def test_two_hosts_servers_of_one_name_are_each_switched_for_their_own_host(
     claude_sent = claude.mcp_tools_sent(write=False)
     assert claude_sent == ["mcp__time__tool_0001", "mcp__time__tool_0002"]
     assert codex.mcp_tools_sent() == ["mcp__time__tool_0000"]
+
+
+def test_claude_codes_server_policy_in_any_settings_file_is_its_view(tmp_path: Path) -> None:
+    """``deniedMcpServers`` (by name) and ``allowedMcpServers`` (by command) in the user's
+    settings keep servers from starting in the real Claude Code; agentty's Claude Code view
+    says so, naming the list."""
+    program_path("claude")
+    claude = ClaudeCodeHome.make(tmp_path)
+    for name in ("time", "clock", "notes"):
+        claude.add("user", name, light_entry(name, 2))
+    notes = light_entry("notes", 2)
+    claude.settings["user"] = {
+        "deniedMcpServers": [{"serverName": "time"}],
+        "allowedMcpServers": [
+            {"serverName": "time"},
+            {"serverCommand": [notes["command"], *notes["args"]]},
+        ],
+    }
+    claude.write()
+    assert claude.mcp_tools_sent(write=False) == ["mcp__notes__tool_0000", "mcp__notes__tool_0001"]
+    listed = json.loads(_agentty(claude, "list", "--json"))
+    views = {s["name"]: s["hosts"]["claude"] for s in listed["servers"]}
+    assert (views["time"]["off"], views["time"]["off_by"]) == (
+        True,
+        "deniedMcpServers in ~/.claude/settings.json",
+    )
+    assert views["clock"]["off"] is True
+    assert views["clock"]["off_by"] == "not in allowedMcpServers in ~/.claude/settings.json"
+    assert views["notes"]["off"] is False

@@ -30,7 +30,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,6 +38,7 @@ from agentty_tui.config.documents.formats import JsonFormat
 from agentty_tui.config.documents.jsonspan import value_span
 from agentty_tui.config.files import decode_text, read_file
 from agentty_tui.config.hosts.claude.local import PROJECTS_KEY
+from agentty_tui.config.hosts.claude.policy import ServerPolicy, policy_of
 from agentty_tui.config.raw import json_type
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import HostView, SourceRef, ToolFilter
@@ -336,6 +337,8 @@ class ClaudeSwitches:
     ``true`` there (what Claude Code checks)."""
     problems: tuple[str, ...] = ()
     """Why a file (or a key of it) could not be read, naming the file and line or key."""
+    policy: ServerPolicy = field(default_factory=ServerPolicy)
+    """``allowedMcpServers`` / ``deniedMcpServers`` of every settings file (``policy``)."""
 
     def host_view(self, name: str, ref: SourceRef) -> HostView:
         """What Claude Code does with its entry ``name`` in ``ref``: what these switches say,
@@ -491,6 +494,8 @@ def read_switches(files: ClaudeFiles) -> ClaudeSwitches:
     approved: list[Switch] = []
     every: list[Switch] = []
     plugins: dict[str, tuple[bool, Path]] = {}
+    read: list[tuple[str, Mapping[str, Any], bool]] = []
+    managed = set(files.managed_settings())
 
     def switch(path: Path, key: str, value: str) -> Switch:
         return Switch(path, files.shown(path), key, value, files.own(path))
@@ -503,6 +508,7 @@ def read_switches(files: ClaudeFiles) -> ClaudeSwitches:
         except ConfigError as error:
             problems.append(str(error))
             continue
+        read.append((shown, settings, path in managed))
         permissions = settings.get(PERMISSIONS_KEY, {})
         if not isinstance(permissions, Mapping):
             message = f"must be an object, not {json_type(permissions)}; not read"
@@ -537,6 +543,7 @@ def read_switches(files: ClaudeFiles) -> ClaudeSwitches:
         enabled_plugins=tuple(
             switch(path, ENABLED_PLUGINS_KEY, name) for name, (on, path) in plugins.items() if on
         ),
+        policy=policy_of(read, problems),
         problems=tuple(problems),
     )
 
