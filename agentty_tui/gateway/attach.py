@@ -31,7 +31,7 @@ import anyio.to_thread
 from anyio.abc import SocketAttribute
 
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.attachment import Attachment, json_object
 from agentty_tui.gateway.descriptors import MAX_LINE, host_descriptors, read_chunks, write_all
 from agentty_tui.gateway.rendezvous import Rendezvous
 
@@ -109,16 +109,6 @@ async def _lines(descriptor: int) -> AsyncIterator[bytes]:
         yield bytes(line) + b"\n"
 
 
-def _message(line: bytes) -> dict[str, Any]:
-    """The JSON object ``line`` holds, or an empty one (what is not ours to read is relayed
-    as it is)."""
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 class _Session:
     """What the host said that a new daemon must hear again, and what it still waits for."""
 
@@ -131,7 +121,7 @@ class _Session:
         """The ids of its requests not answered yet (by their JSON text)."""
 
     def from_host(self, line: bytes) -> None:
-        message = _message(line)
+        message = json_object(line)
         method = message.get("method")
         if method == "initialize":
             self.initialize = line
@@ -141,7 +131,7 @@ class _Session:
             self.pending[json.dumps(message["id"])] = message["id"]
 
     def from_daemon(self, line: bytes) -> None:
-        message = _message(line)
+        message = json_object(line)
         if "id" in message and "method" not in message:
             self.pending.pop(json.dumps(message["id"]), None)
 
@@ -188,10 +178,10 @@ async def _resume(session: _Session, descriptor: int, replies: AsyncIterator[byt
     host has had: it is not passed on) and its ``notifications/initialized``."""
     if session.initialize is None:
         return
-    wanted = json.dumps(_message(session.initialize).get("id"))
+    wanted = json.dumps(json_object(session.initialize).get("id"))
     await write_all(descriptor, session.initialize)
     async for line in replies:
-        if json.dumps(_message(line).get("id")) == wanted:
+        if json.dumps(json_object(line).get("id")) == wanted:
             break
     if session.initialized is not None:
         await write_all(descriptor, session.initialized)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agentty_tui.config.workspace import Workspace
 
-__all__ = ["DEFAULT_WAIT", "Attachment"]
+__all__ = ["DEFAULT_WAIT", "Attachment", "json_object"]
 
 DEFAULT_WAIT = 5.0
 """Seconds the host's first request waits for servers still connecting (``serve --wait``)."""
@@ -83,3 +83,13 @@ class Attachment:
         if self.config is not None:
             return Workspace.of_file(Path(self.config))
         return open_workspace(Path(self.cwd), home=Path.home(), env=os.environ)
+
+
+def json_object(line: bytes) -> dict[str, Any]:
+    """The JSON object a line of the daemon's socket holds, or an empty one (what is not ours
+    to read is relayed or refused as it is)."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -32,7 +32,7 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.config.sources import HOSTS
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.attachment import Attachment, json_object
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
 from agentty_tui.gateway.server import HostServer
 from agentty_tui.gateway.stdio import message_streams
@@ -154,7 +154,7 @@ class _Daemon:
                 line = await _line(stream)
             except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, OSError):
                 return  # left before it said what it wants (a probe): nothing to answer
-            if _message_of(line).get("query") == "status":
+            if json_object(line).get("query") == "status":
                 await stream.send((json.dumps(self.status()) + "\n").encode())
                 return
             try:
@@ -171,15 +171,6 @@ class _Daemon:
                 async with message_streams(descriptor, descriptor) as (read, write):
                     server = HostServer(bridge, attachment.host, wait=attachment.wait)
                     await server.serve(read, write)
-
-
-def _message_of(line: bytes) -> dict[str, Any]:
-    """The JSON object ``line`` holds, or an empty one."""
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _peer_pid(connection: Any) -> int | None:
@@ -260,5 +251,5 @@ async def daemon_status(place: Rendezvous) -> dict[str, Any] | None:
         with contextlib.suppress(anyio.EndOfStream):
             while not data.endswith(b"\n"):
                 data += await stream.receive()
-    answer = _message_of(data)
+    answer = json_object(data)
     return answer or None
