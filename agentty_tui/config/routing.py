@@ -58,8 +58,10 @@ from agentty_tui.model import HostView, PluginConfig, ServerConfig, ServerSpec, 
 __all__ = [
     "GATEWAY_NAME",
     "GATEWAY_PROBLEM",
+    "HOST_START",
     "ConnectPlan",
     "DisconnectPlan",
+    "HostStart",
     "Route",
     "connect",
     "disconnect",
@@ -124,10 +126,39 @@ def routed_view(view: HostView, server: ServerConfig) -> HostView:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class HostStart:
+    """How long a host lets the gateway start, and how long the gateway's first answer waits
+    for the servers behind it within that: a host that never refreshes its list in a session
+    (Claude Code) keeps what the first ``tools/list`` said, so the wait is as long as the host
+    allows, less a margin for the gateway's own start."""
+
+    wait: float
+    """Seconds the gateway's first answer waits for servers still connecting (``--wait``)."""
+    timeout: float | None = None
+    """Seconds written into the entry as the host's start limit (``connect_timeout``, e.g.
+    Codex's ``startup_timeout_sec``); ``None``: the host's own default is left alone."""
+
+
+HOST_START: Mapping[str, HostStart] = {
+    # MCP_TIMEOUT, an environment variable only: 30 s unless set.
+    "claude": HostStart(wait=25.0),
+    # startup_timeout_sec, 10 s unless the entry says: ours says 60.
+    "codex": HostStart(wait=50.0, timeout=60.0),
+    # The entry's timeout, 10 minutes unless it says.
+    "gemini": HostStart(wait=30.0),
+}
+"""Each measured host's start limit; a host not listed gets ``serve``'s default wait."""
+
+
 def gateway_spec(host: str, program: Sequence[str]) -> StdioSpec:
     """The entry that runs the gateway for ``host``; ``program`` is how agentty is started
     (its executable, or the interpreter and ``-m agentty_tui``)."""
-    return StdioSpec(command=program[0], args=(*program[1:], "serve", "--host", host))
+    args = (*program[1:], "serve", "--host", host)
+    start = HOST_START.get(host)
+    if start is not None:
+        args += ("--wait", f"{start.wait:g}")
+    return StdioSpec(command=program[0], args=args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,7 +358,9 @@ def connect(plan: ConnectPlan, store: ConfigStore) -> None:
     gateway_held = any(is_gateway_entry(s.spec) for s in plan.config.servers)
     host_edits: list[ConfigEdit] = [RemoveServer(name) for name in plan.entries]
     if not gateway_held:
-        host_edits.append(AddServer(GATEWAY_NAME, plan.gateway))
+        start = HOST_START.get(plan.host)
+        timeout = start.timeout if start is not None else None
+        host_edits.append(AddServer(GATEWAY_NAME, plan.gateway, connect_timeout=timeout))
     try:
         if read_text(plan.source.path) != plan.text:
             raise ConfigError(

@@ -6,7 +6,9 @@ stand-in for the Anthropic API and returns the tool names of the first model req
 
 The environment (measured with 2.1.197; docs/HOSTS_MEASURED.md):
 - ``MCP_CONNECTION_NONBLOCKING=false``: the first request waits for the MCP servers (without
-  it the first request may carry only a ``WaitForMcpServers`` tool);
+  it the first request may carry only a ``WaitForMcpServers`` tool), but only
+  ``MCP_CONNECT_TIMEOUT_MS`` (5 s unless set; 40 s here), then goes without the ones still
+  connecting;
 - ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1``: with it the run made no DNS look-up and no
   connection but to the stand-in (without it, it looked up the real API's host name);
   ``DISABLE_TELEMETRY`` / ``DISABLE_ERROR_REPORTING`` are set too.
@@ -33,6 +35,10 @@ QUIET_ENV = {
     # Milliseconds a server may take to start; its default (30 s) was not always enough for
     # ten servers at once on a loaded 2-core machine.
     "MCP_TIMEOUT": "50000",
+    # Milliseconds the first model request waits for servers still connecting before it goes
+    # without them (the connection goes on in the background): 5 s unless set, which a loaded
+    # machine's server start, or the gateway's with the servers behind it, can pass.
+    "MCP_CONNECT_TIMEOUT_MS": "40000",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     "DISABLE_TELEMETRY": "1",
     "DISABLE_ERROR_REPORTING": "1",

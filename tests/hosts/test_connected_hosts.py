@@ -45,7 +45,12 @@ def test_codex_lists_agentty_alone_once_connected_and_its_own_after(codex: Codex
     assert "move 2 server(s)" in said, said
     assert _codex_names(codex) == ["agentty"]
     entry = tomlkit.parse((codex.home / ".codex" / "config.toml").read_text())["mcp_servers"]
-    assert entry["agentty"]["args"][-3:] == ["serve", "--host", "codex"]
+    assert entry["agentty"]["args"][-5:] == ["serve", "--host", "codex", "--wait", "50"]
+    # Codex's own 10 s start limit would cut the gateway's wait short: the entry raises it, and
+    # the real program reads it so.
+    got = codex.run("mcp", "get", "agentty", "--json")
+    assert got.returncode == 0, got.describe()
+    assert json.loads(got.stdout)["startup_timeout_sec"] == 60, got.stdout
     listed = json.loads(_agentty(codex.home, codex.project, "list", "--json"))
     assert {s["name"] for s in listed["servers"]} == {"time", "notes"}
     _agentty(codex.home, codex.project, "disconnect", "codex", "--yes")
@@ -105,3 +110,19 @@ def test_claude_code_sends_a_connected_servers_tools_through_agentty_once_and_ob
     assert "permissions.deny in ~/.claude/settings.json" in said, said
     sent = sorted(claude.mcp_tools_sent(write=False))
     assert sent == sorted([through[0], through[2], *direct]), sent
+
+
+def test_claude_code_gets_the_tools_of_a_server_slower_to_start_than_serves_default_wait(
+    claude: ClaudeCodeHome,
+) -> None:
+    """Claude Code keeps the first ``tools/list`` for the whole session, so the gateway it is
+    given waits for the servers behind it as long as Claude Code lets a server start (30 s):
+    a server that takes 8 s to answer, longer than ``serve``'s own default wait, still has its
+    tools in the first model request."""
+    entry = light_entry("time", 2)
+    entry["args"] = [*entry["args"], "--start-delay", "8"]
+    claude.add("user", "time", entry)
+    claude.write()
+    _agentty(claude.home, claude.project, "connect", "claude", "--yes")
+    sent = claude.mcp_tools_sent(write=False)
+    assert sent == ["mcp__agentty__time__tool_0000", "mcp__agentty__time__tool_0001"], sent

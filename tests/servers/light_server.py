@@ -104,8 +104,12 @@ def main() -> None:
         "--exit-delay", type=float, default=0.0, help="seconds to exit once stdin has ended"
     )
     parser.add_argument("--linger", action="store_true", help="ignore stdin's end (until SIGTERM)")
+    parser.add_argument(
+        "--start-delay", type=float, default=0.0, help="seconds to sleep before reading stdin"
+    )
     args = parser.parse_args()
     listing = tools(args.tools)
+    time.sleep(args.start_delay)  # a server slow to start: its first answer comes this late
     for line in sys.stdin:
         if not line.strip():
             continue
