@@ -28,10 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from agentty_tui.catalog.allocation import allocate_distinct, plain_names
 from agentty_tui.catalog.names import ToolRef, qualified_name
 from agentty_tui.catalog.native_tools import DEFAULT_NATIVE_TOOLS
+from agentty_tui.catalog.tokens import TOKEN_COUNTER, TokenCounter
 from agentty_tui.catalog.values import WireCatalog, WireTool, assemble_catalog, budget_warning
 from agentty_tui.model import NativeTool, PluginModel, ServerState, ToolState
 
@@ -43,14 +45,18 @@ def project_catalog(
     *,
     native_tools: Sequence[NativeTool] | None = None,
     budget: int | None = None,
+    token_budget: int | Literal["model"] | None = "model",
 ) -> WireCatalog:
     """Project a model snapshot onto the wire (see the module docstring for the rules).
 
     ``native_tools`` defaults to ``model.native_tools`` when that is non-empty, else
     :data:`~agentty_tui.catalog.native_tools.DEFAULT_NATIVE_TOOLS`; ``budget`` defaults to
-    ``model.tool_budget``.
+    ``model.tool_budget`` and ``token_budget`` to ``model.tool_token_budget`` (``None``: no
+    token budget).
     """
-    return CatalogProjector().project(model, native_tools=native_tools, budget=budget)
+    return CatalogProjector().project(
+        model, native_tools=native_tools, budget=budget, token_budget=token_budget
+    )
 
 
 @dataclass(slots=True)
@@ -85,9 +91,10 @@ class CatalogProjector:
     latest snapshot are kept. Not thread-safe.
     """
 
-    __slots__ = ("_grouped", "_natives", "_parts", "_trimmed")
+    __slots__ = ("_counter", "_grouped", "_natives", "_parts", "_trimmed")
 
-    def __init__(self) -> None:
+    def __init__(self, counter: TokenCounter = TOKEN_COUNTER) -> None:
+        self._counter = counter
         self._parts: dict[str, _ServerPart] = {}
         self._natives: tuple[tuple[NativeTool, ...], tuple[WireTool, ...]] | None = None
         self._trimmed: tuple[ToolRef, ...] = ()
@@ -99,14 +106,24 @@ class CatalogProjector:
         *,
         native_tools: Sequence[NativeTool] | None = None,
         budget: int | None = None,
+        token_budget: int | Literal["model"] | None = "model",
     ) -> WireCatalog:
-        """The wire catalog of ``model``; arguments as for :func:`project_catalog`."""
+        """The wire catalog of ``model``; arguments as for :func:`project_catalog`.
+
+        With a token budget the tools are counted (:mod:`.tokens`): the first count of a
+        process loads the encoding, about 1.5 s, so a caller that must not wait passes
+        ``token_budget=None`` until :attr:`TokenCounter.ready`.
+        """
         if native_tools is None:
             native_tools = model.native_tools or DEFAULT_NATIVE_TOOLS
         if budget is None:
             budget = model.tool_budget
+        if token_budget == "model":
+            token_budget = model.tool_token_budget
         if budget < 0:
             raise ValueError(f"tool budget must be at least 0, not {budget}")
+        if token_budget is not None and token_budget < 0:
+            raise ValueError(f"token budget must be at least 0, not {token_budget}")
         natives = self._native_wire_tools(tuple(native_tools))
 
         parts = self._server_parts(model)
@@ -121,6 +138,10 @@ class CatalogProjector:
         room = max(0, budget - len(natives))
         tools = list(natives)
         wire_of = names.by_identity
+        tokens: _TokenFit | None = None
+        if token_budget is not None:
+            tokens = _fit_tokens(self._counter, natives, parts, wire_of, plain, token_budget)
+            room = min(room, tokens.room)
         for part in parts:
             if len(tools) - len(natives) >= room:
                 break
@@ -135,18 +156,32 @@ class CatalogProjector:
             self._grouped = _group_parts(parts, room, self._grouped)
         total_requested = len(natives) + len(refs)
         over_by = max(0, total_requested - budget)
+        tokens_over_by = 0 if tokens is None else max(0, tokens.requested - tokens.budget)
+        over = over_by > 0 or tokens_over_by > 0
+        warning = None
+        if over:
+            warning = budget_warning(
+                over_by,
+                budget,
+                len(trimmed),
+                len(natives),
+                tokens_over_by=tokens_over_by,
+                token_budget=token_budget,
+                native_tokens=0 if tokens is None else tokens.native,
+            )
         return assemble_catalog(
             self._grouped,
             tools=tuple(tools),
             budget=budget,
             total_requested=total_requested,
             trimmed=trimmed,
-            over_budget=over_by > 0,
+            over_budget=over,
             over_by=over_by,
+            token_budget=token_budget,
+            tokens_requested=None if tokens is None else tokens.requested,
+            tokens_over_by=tokens_over_by,
             names=names,
-            warning=(
-                budget_warning(over_by, budget, len(trimmed), len(natives)) if over_by else None
-            ),
+            warning=warning,
         )
 
     def _native_wire_tools(self, native_tools: tuple[NativeTool, ...]) -> tuple[WireTool, ...]:
@@ -179,6 +214,51 @@ class CatalogProjector:
             parts.append(part)
         self._parts = current
         return parts
+
+
+@dataclass(frozen=True, slots=True)
+class _TokenFit:
+    """What the token budget leaves room for."""
+
+    budget: int
+    """The token budget applied."""
+    room: int
+    """How many MCP tools, from the highest priority down, fit in it after the natives."""
+    requested: int
+    """Tokens of the natives and every requested MCP tool."""
+    native: int
+    """Tokens of the natives alone."""
+
+
+def _fit_tokens(
+    counter: TokenCounter,
+    natives: Sequence[WireTool],
+    parts: Sequence[_ServerPart],
+    wire_of: Mapping[ToolRef, str],
+    plain: bool,
+    budget: int,
+) -> _TokenFit:
+    """The longest run of MCP tools in priority order whose tokens fit beside the natives'.
+
+    Every requested tool is counted (the warning says by how much the whole is over); each
+    count after a definition's first is a dictionary look-up.
+    """
+    native = counter.total(natives)
+    used = native
+    room: int | None = None
+    shipped = 0
+    count = counter.count_tool
+    for part in parts:
+        for tool in _wire_tools(part, wire_of, plain):
+            used += count(tool)
+            if room is None:
+                if used > budget:
+                    room = shipped
+                else:
+                    shipped += 1
+    return _TokenFit(
+        budget=budget, room=shipped if room is None else room, requested=used, native=native
+    )
 
 
 def _group_parts(
