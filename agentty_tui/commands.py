@@ -341,11 +341,17 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     """Print the wire catalog the model would see."""
     if args.budget is not None and args.budget < 0:
         raise UsageError("--budget must be zero or more")
+    if args.token_budget is not None and args.token_budget < 0:
+        raise UsageError("--token-budget must be zero or more")
     from agentty_tui.catalog import project_catalog
     from agentty_tui.report import catalog_json, catalog_text
 
     model = await _settled_model(path, args)
-    catalog = project_catalog(model, budget=args.budget)
+    catalog = project_catalog(
+        model,
+        budget=args.budget,
+        token_budget="model" if args.token_budget is None else args.token_budget,
+    )
     if args.json:
         say_json(catalog_json(catalog))
     else:

@@ -33,6 +33,7 @@ that leaves a definition unchanged recounts nothing.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -128,6 +129,20 @@ class _Encoding(Protocol):
     def count(self, text: str) -> int: ...
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _count(encoding: _Encoding, text: str) -> int:
+    """``encoding``'s count of ``text``; a lone surrogate (a server's broken escape) is counted
+    as the ``\\uXXXX`` escape a request's JSON carries it as, since it has no UTF-8 form."""
+    try:
+        return encoding.count(text)
+    except (TypeError, UnicodeError):
+        return encoding.count(
+            _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+        )
+
+
 _MEMO_LIMIT = 200_000
 """Entries kept per cache before it starts over (bounds memory for a long-running app)."""
 
@@ -185,7 +200,7 @@ class TokenCounter:
         cache = self._by_text[family]
         found = cache.get(text)
         if found is None:
-            found = self._encoding(spec.encoding).count(text)
+            found = _count(self._encoding(spec.encoding), text)
             if len(cache) >= _MEMO_LIMIT:
                 cache.clear()
             cache[text] = found

@@ -63,6 +63,15 @@ def test_count_is_the_tokenizers_count_of_the_serialisation(family: str) -> None
     assert counter.count(tool.name, tool.description, SCHEMA, spec.name) == expected
 
 
+def test_a_lone_surrogate_is_counted_as_its_escape() -> None:
+    """A description holding a lone surrogate (no UTF-8 form) is counted as the ``\\uXXXX``
+    escape a request carries, instead of failing the count."""
+    counter = TokenCounter()
+    broken = counter.count("t", "a\ud800b", {"type": "object"}, "openai")
+    escaped = counter.count("t", "a\\ud800b", {"type": "object"}, "openai")
+    assert broken == escaped > 0
+
+
 def test_a_definition_is_counted_once() -> None:
     """Counting the same definition again, as another object (a reload), asks the tokenizer
     nothing: a toggle or a reload recounts nothing that did not change."""
