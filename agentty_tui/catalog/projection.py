@@ -79,6 +79,9 @@ class _ServerPart:
     """``WireTool`` values under the plain qualified names, built on first need."""
     bares: frozenset[str] | None = None
     """The bare names of ``refs``, built on first need (when the whole server is trimmed)."""
+    tokens: tuple[tuple[WireTool, ...], tuple[int, ...], int] | None = None
+    """The token counts of one ``_wire_tools`` result (kept while it is the same object), and
+    their sum: a toggle elsewhere adds this server's tokens without a look-up per tool."""
 
 
 class CatalogProjector:
@@ -91,10 +94,11 @@ class CatalogProjector:
     latest snapshot are kept. Not thread-safe.
     """
 
-    __slots__ = ("_counter", "_grouped", "_natives", "_parts", "_trimmed")
+    __slots__ = ("_counter", "_grouped", "_native_tokens", "_natives", "_parts", "_trimmed")
 
     def __init__(self, counter: TokenCounter = TOKEN_COUNTER) -> None:
         self._counter = counter
+        self._native_tokens: tuple[tuple[WireTool, ...], int] | None = None
         self._parts: dict[str, _ServerPart] = {}
         self._natives: tuple[tuple[NativeTool, ...], tuple[WireTool, ...]] | None = None
         self._trimmed: tuple[ToolRef, ...] = ()
@@ -140,7 +144,9 @@ class CatalogProjector:
         wire_of = names.by_identity
         tokens: _TokenFit | None = None
         if token_budget is not None:
-            tokens = _fit_tokens(self._counter, natives, parts, wire_of, plain, token_budget)
+            tokens = _fit_tokens(
+                self._counter, self._natives_tokens(natives), parts, wire_of, plain, token_budget
+            )
             room = min(room, tokens.room)
         for part in parts:
             if len(tools) - len(natives) >= room:
@@ -200,6 +206,12 @@ class CatalogProjector:
             cached = self._natives = (native_tools, wire)
         return cached[1]
 
+    def _natives_tokens(self, natives: tuple[WireTool, ...]) -> int:
+        kept = self._native_tokens
+        if kept is None or kept[0] is not natives:
+            kept = self._native_tokens = (natives, self._counter.total(natives))
+        return kept[1]
+
     def _server_parts(self, model: PluginModel) -> list[_ServerPart]:
         previous = self._parts
         current: dict[str, _ServerPart] = {}
@@ -232,33 +244,52 @@ class _TokenFit:
 
 def _fit_tokens(
     counter: TokenCounter,
-    natives: Sequence[WireTool],
+    native: int,
     parts: Sequence[_ServerPart],
     wire_of: Mapping[ToolRef, str],
     plain: bool,
     budget: int,
 ) -> _TokenFit:
-    """The longest run of MCP tools in priority order whose tokens fit beside the natives'.
+    """The longest run of MCP tools in priority order whose tokens fit beside the natives'
+    (``native`` tokens).
 
     Every requested tool is counted (the warning says by how much the whole is over); each
     count after a definition's first is a dictionary look-up.
     """
-    native = counter.total(natives)
     used = native
     room: int | None = None
     shipped = 0
-    count = counter.count_tool
     for part in parts:
-        for tool in _wire_tools(part, wire_of, plain):
-            used += count(tool)
-            if room is None:
-                if used > budget:
-                    room = shipped
-                else:
-                    shipped += 1
+        counts, total = _part_tokens(counter, part, _wire_tools(part, wire_of, plain))
+        if room is None and used + total > budget:
+            # This server is cut somewhere inside: the last of its tools that still fits.
+            room = shipped
+            for count in counts:
+                if used + count > budget:
+                    break
+                used += count
+                room += 1
+            used += sum(counts[room - shipped :])
+            continue
+        used += total
+        if room is None:
+            shipped += len(counts)
     return _TokenFit(
         budget=budget, room=shipped if room is None else room, requested=used, native=native
     )
+
+
+def _part_tokens(
+    counter: TokenCounter, part: _ServerPart, tools: tuple[WireTool, ...]
+) -> tuple[tuple[int, ...], int]:
+    """The counts of ``tools`` (the part's wire tools) and their sum, kept on the part."""
+    kept = part.tokens
+    if kept is not None and kept[0] is tools:
+        return kept[1], kept[2]
+    counts = tuple(counter.count_tool(tool) for tool in tools)
+    total = sum(counts)
+    part.tokens = (tools, counts, total)
+    return counts, total
 
 
 def _group_parts(

@@ -161,8 +161,10 @@ class TokenCounter:
         self._encodings: dict[str, _Encoding] = {}
         # Per family: definition text -> count (survives a reload that rebuilt the objects).
         self._by_text: dict[FamilyName, dict[str, int]] = {name: {} for name in FAMILIES}
-        # Per family: id(WireTool) -> (the tool, kept alive so the id stays its own, count).
-        self._by_tool: dict[FamilyName, dict[int, tuple[WireTool, int]]] = {
+        # Per family: (wire name, id of the description, id of the schema) -> (the description
+        # and the schema, kept alive so the ids stay theirs, count). A re-projected server's new
+        # WireTool objects carry the same description and schema objects as before.
+        self._by_tool: dict[FamilyName, dict[tuple[str, int, int], tuple[str, object, int]]] = {
             name: {} for name in FAMILIES
         }
 
@@ -207,15 +209,18 @@ class TokenCounter:
         return found
 
     def count_tool(self, tool: WireTool, family: FamilyName = DEFAULT_FAMILY) -> int:
-        """Tokens of a wire tool's definition; the same object is looked up, not serialised."""
+        """Tokens of a wire tool's definition; a tool whose description and schema are the
+        very objects counted before (a toggle's re-projection) is looked up, not serialised."""
         memo = self._by_tool[family]
-        entry = memo.get(id(tool))
-        if entry is not None and entry[0] is tool:
-            return entry[1]
-        found = self.count(tool.name, tool.description, tool.input_schema, family)
+        description, schema = tool.description, tool.input_schema
+        key = (tool.name, id(description), id(schema))
+        entry = memo.get(key)
+        if entry is not None and entry[0] is description and entry[1] is schema:
+            return entry[2]
+        found = self.count(tool.name, description, schema, family)
         if len(memo) >= _MEMO_LIMIT:
             memo.clear()
-        memo[id(tool)] = (tool, found)
+        memo[key] = (description, schema, found)
         return found
 
     def total(self, tools: Iterable[WireTool], family: FamilyName = DEFAULT_FAMILY) -> int:
