@@ -144,10 +144,9 @@ class CatalogProjector:
         wire_of = names.by_identity
         tokens: _TokenFit | None = None
         if token_budget is not None:
-            tokens = _fit_tokens(
-                self._counter, self._natives_tokens(natives), parts, wire_of, plain, token_budget
-            )
-            room = min(room, tokens.room)
+            native = self._natives_tokens(natives)
+            tokens = _fit_tokens(self._counter, native, parts, wire_of, plain, token_budget, room)
+            room = tokens.room
         for part in parts:
             if len(tools) - len(natives) >= room:
                 break
@@ -185,6 +184,7 @@ class CatalogProjector:
             over_by=over_by,
             token_budget=token_budget,
             tokens_requested=None if tokens is None else tokens.requested,
+            tokens_shipped=None if tokens is None else tokens.shipped,
             tokens_over_by=tokens_over_by,
             names=names,
             warning=warning,
@@ -235,7 +235,10 @@ class _TokenFit:
     budget: int
     """The token budget applied."""
     room: int
-    """How many MCP tools, from the highest priority down, fit in it after the natives."""
+    """How many MCP tools, from the highest priority down, ship: those that fit in the token
+    budget after the natives, at most the count budget's room."""
+    shipped: int
+    """Tokens of the natives and of those ``room`` tools."""
     requested: int
     """Tokens of the natives and every requested MCP tool."""
     native: int
@@ -249,33 +252,36 @@ def _fit_tokens(
     wire_of: Mapping[ToolRef, str],
     plain: bool,
     budget: int,
+    count_room: int,
 ) -> _TokenFit:
-    """The longest run of MCP tools in priority order whose tokens fit beside the natives'
-    (``native`` tokens).
+    """The longest run of MCP tools in priority order, at most ``count_room`` of them, whose
+    tokens fit beside the natives' (``native`` tokens).
 
     Every requested tool is counted (the warning says by how much the whole is over); each
-    count after a definition's first is a dictionary look-up.
+    count after a definition's first is a dictionary look-up, and a server that fits whole is
+    added as one sum.
     """
-    used = native
-    room: int | None = None
-    shipped = 0
+    requested = shipped_tokens = native
+    room = 0
+    cut = False  # whether the run has ended (a tool did not fit, or the count budget is full)
     for part in parts:
         counts, total = _part_tokens(counter, part, _wire_tools(part, wire_of, plain))
-        if room is None and used + total > budget:
-            # This server is cut somewhere inside: the last of its tools that still fits.
-            room = shipped
-            for count in counts:
-                if used + count > budget:
-                    break
-                used += count
-                room += 1
-            used += sum(counts[room - shipped :])
+        requested += total
+        if cut:
             continue
-        used += total
-        if room is None:
-            shipped += len(counts)
+        if shipped_tokens + total <= budget and room + len(counts) <= count_room:
+            shipped_tokens += total
+            room += len(counts)
+            continue
+        # The run ends inside this server: after the last of its tools that still fits.
+        cut = True
+        for count in counts:
+            if room >= count_room or shipped_tokens + count > budget:
+                break
+            shipped_tokens += count
+            room += 1
     return _TokenFit(
-        budget=budget, room=shipped if room is None else room, requested=used, native=native
+        budget=budget, room=room, shipped=shipped_tokens, requested=requested, native=native
     )
 
 

@@ -110,6 +110,8 @@ class WireCatalog(Frozen):
     tokens_requested: int | None = None
     """Tokens of the native tools plus every requested MCP tool, when a token budget was
     applied (``None`` otherwise: the projection counted nothing)."""
+    tokens_shipped: int | None = None
+    """Tokens of the shipped tools (natives included), when a token budget was applied."""
     tokens_over_by: int = 0
     """``tokens_requested - token_budget`` when that is over, else 0."""
     names: WireNames = Field(default_factory=WireNames)

@@ -126,6 +126,7 @@ def test_token_budget_trims_lowest_priority_first_and_says_by_how_much() -> None
     assert [tool.tool for tool in catalog.tools] == ["read", "a", "b"]
     assert [ref.tool for ref in catalog.trimmed] == ["c", "d"]
     assert catalog.tokens_requested == native + a + b + c + d
+    assert catalog.tokens_shipped == native + a + b
     over = native + a + b + c + d - budget
     assert catalog.over_budget and catalog.tokens_over_by == over and catalog.over_by == 0
     assert catalog.warning == (
@@ -143,6 +144,7 @@ def test_both_budgets_the_tighter_one_wins_and_both_are_named() -> None:
     assert [tool.tool for tool in by_count.tools] == ["read", "a"]
     assert by_count.warning is not None
     assert by_count.warning.startswith("3 tools over the budget of 2 and 1 tokens over the token")
+    assert by_count.tokens_shipped == native + a  # the count budget's cut, not the tokens'
     by_tokens = project_catalog(_model(*TOOLS, budget=4, tokens=native + a))
     assert [tool.tool for tool in by_tokens.tools] == ["read", "a"]
     assert by_tokens.over_by == 1 and by_tokens.tokens_over_by == b + c + d
@@ -166,3 +168,21 @@ def test_projector_with_token_budget_equals_a_fresh_projection() -> None:
     for tokens in (None, 10_000, 30, 120):
         model = _model(*TOOLS, tokens=tokens)
         assert projector.project(model) == project_catalog(model)
+
+
+@pytest.mark.parametrize("count_budget", [1, 3, 5, 128])
+def test_every_token_budget_ships_the_longest_run_that_fits(count_budget: int) -> None:
+    """For every token budget from nothing to everything, with several count budgets: the
+    shipped tools' tokens fit (or only the natives ship), the next tool in priority order would
+    not fit in one of the two budgets, and ``tokens_shipped`` is their sum."""
+    native = _cost("read", "")
+    costs = [_cost(f"mcp__s__{bare}", text) for bare, text in TOOLS]
+    for budget in range(0, native + sum(costs) + 2):
+        catalog = project_catalog(_model(*TOOLS, budget=count_budget, tokens=budget))
+        shipped = len(catalog.tools) - 1
+        assert catalog.tokens_shipped == native + sum(costs[:shipped])
+        assert catalog.tokens_shipped <= budget or shipped == 0
+        if shipped < len(costs):
+            next_cost = costs[shipped]
+            full = shipped + 1 >= count_budget
+            assert full or catalog.tokens_shipped + next_cost > budget
