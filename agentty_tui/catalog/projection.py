@@ -13,6 +13,10 @@ tools and a tool budget, and returns a frozen :class:`WireCatalog`:
   server has the highest priority.
 * **Trimming** drops the lowest-priority tools first (from the end of that order); they are
   listed in ``trimmed``, in priority order, and counted in ``over_by`` and ``warning``.
+* **A token budget**, when given, cuts the same order too: the MCP tools ship while their
+  tokens (:mod:`.tokens`), added to the natives', fit in it; the first that does not fit and
+  every tool after it are trimmed. The tighter of the two budgets decides, and the warning
+  names each budget exceeded and by how much.
 
 Wire names (see :mod:`.names` and :mod:`.allocation`) are allocated over *all* requested MCP
 tools, shipped or trimmed, with the native names reserved, so a tool's wire name does not change
@@ -103,6 +107,11 @@ class CatalogProjector:
         self._natives: tuple[tuple[NativeTool, ...], tuple[WireTool, ...]] | None = None
         self._trimmed: tuple[ToolRef, ...] = ()
         self._grouped: dict[str, frozenset[str]] = {}
+
+    @property
+    def counter(self) -> TokenCounter:
+        """What counts the tools' tokens for a token budget."""
+        return self._counter
 
     def project(
         self,
