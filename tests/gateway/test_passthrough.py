@@ -213,6 +213,9 @@ async def test_log_messages_reach_a_2025_host_tagged_and_at_its_level(
             types.EmptyResult,
         )
         await client.call_tool("ts__log", {"level": "info", "text": "below the level"})
+        # A server that does not honour the level: the gateway holds it back itself.
+        ignoring = {"level": "info", "text": "ignores the level", "ignore_level": True}
+        await client.call_tool("ts__log", ignoring)
         await client.call_tool("ts__log", {"level": "error", "text": "above the level"})
         await heard.until(lambda: len(heard.logs) == 2)
         assert [(m.level, m.logger, m.data) for m in heard.logs] == [

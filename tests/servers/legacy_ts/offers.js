@@ -12,7 +12,9 @@
 // Tools:
 //   add_note(name, text) -> adds memo://notes/<name>, sends resources/list_changed
 //   add_prompt(name)     -> adds a prompt <name> (no arguments), sends prompts/list_changed
-//   log(level, text)     -> sends notifications/message (logger "offers") at that level
+//   log(level, text, ignore_level) -> sends notifications/message (logger "offers") at that
+//                          level; with ignore_level true even below the level asked for (a
+//                          server that does not honour logging/setLevel)
 //
 // Run: `node tests/servers/legacy_ts/offers.js` after `npm ci` in this folder.
 
@@ -46,7 +48,11 @@ const TOOLS = [
   {
     name: "log",
     description: "Send a log message at the given level.",
-    inputSchema: { type: "object", properties: { level: STRING, text: STRING }, required: ["level", "text"] },
+    inputSchema: {
+      type: "object",
+      properties: { level: STRING, text: STRING, ignore_level: { type: "boolean" } },
+      required: ["level", "text"],
+    },
   },
 ];
 
@@ -134,7 +140,14 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       await server.sendPromptListChanged();
       return text("added");
     case "log":
-      await server.sendLoggingMessage({ level: args.level, logger: "offers", data: args.text });
+      if (args.ignore_level) {
+        await server.notification({
+          method: "notifications/message",
+          params: { level: args.level, logger: "offers", data: args.text },
+        });
+      } else {
+        await server.sendLoggingMessage({ level: args.level, logger: "offers", data: args.text });
+      }
       return text("logged");
     default:
       break;
