@@ -301,8 +301,9 @@ class Bridge:
         if not self._log_levels.ask(owner, level):
             return
         floor = self._log_levels.floor
-        for session in self._pool.connected().values():
-            await session.set_log_level(floor)
+        async with anyio.create_task_group() as group:  # a slow server holds up no other
+            for session in self._pool.connected().values():
+                group.start_soon(session.set_log_level, floor)
 
     # --- the four operations --------------------------------------------------------
 

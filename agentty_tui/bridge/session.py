@@ -275,8 +275,9 @@ class ServerSession:
                 listing = await self._list_all(client)
                 self._scope.deadline = math.inf
                 self._connected(client, listing)
-                await self._ask_log_level(client, self._log_level())
                 group.start_soon(self._relister.run, lambda: self._list_all(client), self._relisted)
+                # Beside the session's work: a server slow to answer it delays nothing.
+                group.start_soon(self._ask_log_level, client, self._log_level())
                 failure = await self._until_gone()
                 group.cancel_scope.cancel()
         if failure is not None:

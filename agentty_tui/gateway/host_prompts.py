@@ -49,7 +49,7 @@ class HostPrompts:
         async def one(server: str) -> None:
             try:
                 found[server] = await self._source.list_prompts(server)
-            except (AgenttyError, Exception) as exc:  # one server's failure costs only its own
+            except Exception as exc:  # one server's failure costs only its own listing
                 _log.warning("listing the prompts of %s failed: %r", server, exc)
 
         servers = offering(self._source, self._host, "prompts")

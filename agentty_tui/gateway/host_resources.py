@@ -85,7 +85,7 @@ class HostResources:
         async def one(server: str) -> None:
             try:
                 found[server] = await fetch(server)
-            except (AgenttyError, Exception) as exc:  # one server's failure costs only its own
+            except Exception as exc:  # one server's failure costs only its own listing
                 _log.warning("listing the resources of %s failed: %r", server, exc)
 
         servers = offering(self._source, self._host, "resources")

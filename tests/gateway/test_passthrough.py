@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES
+from tests.gateway.test_daemon import environment as daemon_environment
 from tests.gateway.test_serve import environment, serve_argv, toggle
 from tests.helpers import stdio_entry
 from tests.servers import legacy_offers_argv, legacy_ts_available, offers_argv
@@ -79,13 +80,17 @@ def config(write_config: WriteConfig) -> Path:
 
 
 @asynccontextmanager
-async def host(config: Path, tmp_path: Path, mode: str, heard: Heard) -> AsyncIterator[Client]:
+async def host(
+    config: Path, tmp_path: Path, mode: str, heard: Heard, runtime: Path | None = None
+) -> AsyncIterator[Client]:
     """The gateway as a host starts it (its stderr must stay empty); a 2026-07-28 host holds
-    a listen stream for resources and prompts."""
-    errors = tmp_path / "serve-stderr.txt"
-    params = StdioServerParameters(
-        command=sys.executable, args=serve_argv(config)[1:], env=environment(), cwd=tmp_path
-    )
+    a listen stream for resources and prompts. With ``runtime``: ``serve --shared``, through
+    the daemon of that runtime folder."""
+    errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}.txt"
+    argv, env = serve_argv(config)[1:], environment()
+    if runtime is not None:
+        argv, env = [*argv, "--shared"], daemon_environment(runtime)
+    params = StdioServerParameters(command=sys.executable, args=argv, env=env, cwd=tmp_path)
     with errors.open("w") as errlog:
         client = Client(
             stdio_client(params, errlog=errlog),
@@ -222,3 +227,41 @@ async def test_log_messages_reach_a_2025_host_tagged_and_at_its_level(
             ("info", "ts.offers", "before any level"),
             ("error", "ts.offers", "above the level"),
         ]
+
+
+async def test_two_hosts_of_the_daemon_hear_each_change_and_log_at_their_own_levels(
+    config: Path, tmp_path: Path
+) -> None:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    quiet, chatty = Heard(), Heard()
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    async with (
+        host(config, one, "legacy", quiet, runtime) as first,
+        host(config, two, "legacy", chatty, runtime) as second,
+    ):
+        for client in (first, second):
+            uris = [r.uri for r in (await client.list_resources()).resources]
+            assert "agentty://ts/memo://notes/first" in uris
+        await first.call_tool("ts__add_note", {"name": "shared", "text": "s"})
+        await quiet.until(lambda: quiet.changes["resources"] == 1)
+        await chatty.until(lambda: chatty.changes["resources"] == 1)
+        for client in (first, second):
+            read = await client.read_resource("agentty://ts/memo://notes/shared")
+            assert text_of(read.contents[0]) == "s"
+        # The servers are asked for the most verbose level any host set (info), and the
+        # gateway holds back, for each host, what is below its own.
+        for client, level in ((first, "error"), (second, "info")):
+            await client.session.send_request(
+                types.SetLevelRequest(params=types.SetLevelRequestParams(level=level)),
+                types.EmptyResult,
+            )
+        await first.call_tool("ts__log", {"level": "debug", "text": "below both"})
+        await first.call_tool("ts__log", {"level": "warning", "text": "for the chatty one"})
+        await first.call_tool("ts__log", {"level": "error", "text": "for both"})
+        await quiet.until(lambda: len(quiet.logs) == 1)
+        await chatty.until(lambda: len(chatty.logs) == 2)
+        assert [m.data for m in quiet.logs] == ["for both"]
+        assert [m.data for m in chatty.logs] == ["for the chatty one", "for both"]
