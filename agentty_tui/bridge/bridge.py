@@ -16,9 +16,10 @@ live state and hands the new immutable snapshot to the feed.
 Besides the operations, the bridge is how its state is read (snapshots, process ids, step
 runtimes, where a new server or an import may go), how what servers offer besides tools is
 reached (their resources and prompts, the changes of those, their log messages and the level
-asked of them: ``bridge/offers.py``, ``bridge/server_logging.py``), how a URL server logs in and how another
-host's servers are imported (the bridge writes them, then reloads); the feed that publishes its
-snapshots and the coalescer that serializes its reloads are at the end of this module.
+asked of them: ``bridge/offers.py``, ``bridge/server_logging.py``), how a URL server logs in
+and how another host's servers are imported (the bridge writes them, then reloads); the feed
+that publishes its snapshots and the coalescer that serializes its reloads are at the end of
+this module.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ deterministic for the set of prompts), since a host shows prompts under its own 
 does tools (Claude Code: ``/mcp__agentty__<name>``). ``prompts/list`` asks every connected
 server of the host's view that declares prompts (``offer_source.offering``) at once and
 answers in one page, in config order; ``prompts/get`` looks the name up in the names of the
-current prompts (listed again when the host names one it was not given in the last list)
+last listing (kept until ``forget``: the host's prompts changed; without one, listed now)
 and gets it from its server, whose embedded resources come back under gateway URIs. A name
 that is no prompt of a served server is refused with a protocol error that says why.
 """
@@ -41,10 +41,19 @@ class HostPrompts:
         self._host = host
         self._given: dict[str, ToolRef] = {}
         """Every prompt name this host was given, for the refusals."""
+        self._names: WireNames | None = None
+        """The names of the last listing, until the prompts change."""
+        self._changes = 0  # a listing under way when they change is not kept
+
+    def forget(self) -> None:
+        """The host's prompts changed: the next ``prompts/get`` lists them again."""
+        self._names = None
+        self._changes += 1
 
     async def _current(self) -> tuple[list[tuple[ToolRef, types.Prompt]], WireNames]:
         """Every served server's prompts now, and their gateway names."""
         found: dict[str, tuple[types.Prompt, ...]] = {}
+        changes = self._changes
 
         async def one(server: str) -> None:
             try:
@@ -61,7 +70,10 @@ class HostPrompts:
             for server in servers
             for prompt in found.get(server, ())
         ]
-        return prompts, gateway_names(ref for ref, _prompt in prompts)
+        names = gateway_names(ref for ref, _prompt in prompts)
+        if changes == self._changes:
+            self._names = names
+        return prompts, names
 
     async def list_prompts(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -80,9 +92,11 @@ class HostPrompts:
         self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
         """``prompts/get`` of a gateway name: from its server, refused when it is none."""
-        _prompts, names = await self._current()
+        names = self._names
+        if names is None:
+            _prompts, names = await self._current()
         ref = names.by_wire.get(params.name)
-        if ref is None:
+        if ref is None or ref.server not in offering(self._source, self._host, "prompts"):
             raise refused(self._why_not(params.name))
         try:
             result = await self._source.get_prompt(ref.server, ref.tool, params.arguments)

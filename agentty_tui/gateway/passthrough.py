@@ -103,6 +103,8 @@ class Passthrough:
             self._mark(change.kind)
 
     def _mark(self, kind: Kind) -> None:
+        if kind == "prompts":
+            self.prompts.forget()
         self._dirty.add(kind)
         self._wake.set()
 

@@ -181,6 +181,7 @@ async def test_each_kind_of_change_reaches_the_host_as_its_list_changed(
     heard = Heard()
     async with host(config, tmp_path, mode, heard) as client:
         for server in ("ts", "py"):  # the 2025 era's notification, the 2026 era's event
+            await client.get_prompt(f"{server}__greet", {"name": "Ann"})  # names kept
             before = dict(heard.changes)
             await client.call_tool(f"{server}__add_note", {"name": "third", "text": "3"})
             await heard.until(lambda b=before: heard.changes["resources"] == b["resources"] + 1)
@@ -188,6 +189,9 @@ async def test_each_kind_of_change_reaches_the_host_as_its_list_changed(
             assert f"agentty://{server}/memo://notes/third" in uris
             await client.call_tool(f"{server}__add_prompt", {"name": "extra"})
             await heard.until(lambda b=before: heard.changes["prompts"] == b["prompts"] + 1)
+            # Got by its new name before any list: the names kept were forgotten.
+            got = await client.get_prompt(f"{server}__extra", {})
+            assert text_of(got.messages[0].content) == "prompt extra"
             names = [p.name for p in (await client.list_prompts()).prompts]
             assert f"{server}__extra" in names
         assert heard.changes == {"resources": 2, "prompts": 2}

@@ -138,9 +138,9 @@ def legacy_ts_argv() -> list[str]:
     return [shutil.which("node") or "node", str(LEGACY_TS_SERVER)]
 
 
-def offers_argv() -> list[str]:
+def offers_argv(*extra: str) -> list[str]:
     """argv for ``offers_server.py`` (2026-07-28: resources and prompts)."""
-    return python_server_argv("offers_server.py")
+    return python_server_argv("offers_server.py", *extra)
 
 
 def legacy_offers_argv() -> list[str]:

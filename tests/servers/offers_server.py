@@ -8,11 +8,13 @@ Resources: ``memo://notes/<name>`` (text), first ``first`` and ``second``; the t
 ``memo://notes/{name}`` reads any name. Prompts: ``greet(name)`` -> "Hello, <name>!".
 Tools: ``add_note(name, text)`` adds a resource, ``add_prompt(name)`` a prompt, each announced.
 
-Run: ``python tests/servers/offers_server.py``. Only protocol is written to stdout.
+Run: ``python tests/servers/offers_server.py [--name NAME]`` (``--name``: the serverInfo
+name, default ``offers``). Only protocol is written to stdout.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
 
@@ -21,9 +23,9 @@ from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.server.mcpserver.resources.types import TextResource
 
 
-def build_server() -> MCPServer:
-    """The server with its two notes, its prompt and its three tools."""
-    server: MCPServer = MCPServer("offers", version="1.0.0", log_level="WARNING")
+def build_server(name: str = "offers") -> MCPServer:
+    """The server with its two notes, its prompt and its tools."""
+    server: MCPServer = MCPServer(name, version="1.0.0", log_level="WARNING")
     for name in ("first", "second"):
         server.add_resource(
             TextResource(uri=f"memo://notes/{name}", name=name, text=f"the {name} note")
@@ -56,7 +58,9 @@ def main() -> None:
     """Serve on stdio."""
     # Before MCPServer: its own logging setup is a no-op once the root logger has a handler.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
-    build_server().run("stdio")
+    parser = argparse.ArgumentParser(description="MCP test server with resources and prompts.")
+    parser.add_argument("--name", default="offers", help="serverInfo name")
+    build_server(parser.parse_args().name).run("stdio")
 
 
 if __name__ == "__main__":
