@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from agentty_tui import __version__
 from agentty_tui.bridge import listing
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
+from agentty_tui.bridge.call_hooks import CallHooks, CallRouter, answer_elicitation, answer_roots
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.failures import (
     authorization_failure,
@@ -96,9 +97,13 @@ class ServerSession:
         on_change: Callable[[SessionState], None],
         elicitation: ElicitationFnT | None = None,
         login_ui: LoginUI | None = None,
+        roots: Callable[[], Awaitable[tuple[types.Root, ...]]] | None = None,
     ) -> None:
-        """``login_ui``: where a step-up (``403 insufficient_scope``) shows its browser login;
-        without one such a server turns ``needs_login`` with the reason."""
+        """``elicitation``: answers a server's forms where no call's hooks do (without one,
+        and without ``roots``, the session offers neither); ``login_ui``: where a step-up
+        (``403 insufficient_scope``) shows its browser login, without one such a server turns
+        ``needs_login`` with the reason; ``roots``: the roots a server gets when it asks
+        outside a call that answers them (``None``: roots are not offered)."""
         self._config = config
         self.log = log
         self.closed = anyio.Event()
@@ -109,6 +114,9 @@ class ServerSession:
         self._on_change = on_change
         self._elicitation = elicitation
         """Answers a server's form requests; without one the session does not offer them."""
+        self._roots = roots
+        self._router = CallRouter()
+        """Which call in flight a server's request (a form, ``roots/list``) is for."""
         self._client: Client | None = None
         self._transport: StdioTransport | None = None
         self._http: HttpTransport | None = None
@@ -227,7 +235,14 @@ class ServerSession:
             transport,
             mode="auto",
             message_handler=self._on_message,
-            elicitation_callback=self._elicitation,
+            elicitation_callback=(
+                None
+                if self._elicitation is None
+                else answer_elicitation(self._router, self._elicitation)
+            ),
+            list_roots_callback=None
+            if self._roots is None
+            else answer_roots(self._router, self._roots),
             read_timeout_seconds=self._config.request_timeout,
             cache=None,
             client_info=types.Implementation(name="agentty-tui", version=__version__),
@@ -315,13 +330,19 @@ class ServerSession:
 
     # --- calls ----------------------------------------------------------------------
 
-    async def call_tool(self, bare: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        """Call one tool on this server's live connection."""
+    async def call_tool(
+        self, bare: str, arguments: dict[str, Any] | None, hooks: CallHooks | None = None
+    ) -> types.CallToolResult:
+        """Call one tool on this server's live connection; ``hooks``: where its progress goes
+        and who answers what the server asks during it (``bridge/call_hooks.py``). Cancelling
+        the caller cancels the request (the server hears ``notifications/cancelled``)."""
         client, state = self._client, self._state
         if client is None or state.status != "connected":
             raise OperationError(not_connected(self.name, state.status, state.error))
+        progress = hooks.progress if hooks is not None else None
         try:
-            return await client.call_tool(bare, arguments)
+            with self._router.calling(hooks):
+                return await client.call_tool(bare, arguments, progress_callback=progress)
         except Exception as exc:
             closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
             if closed and self._transport is not None:
@@ -329,6 +350,18 @@ class ServerSession:
             message = self._describe(exc)
             self._after_failed_call(message)
             raise OperationError(call_failed(bare, self.name, message)) from exc
+
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed (``notifications/roots/list_changed``), so it asks
+        again: a 2025 handshake connection only (2026-07-28 has no such notification: a
+        server asks for roots within each call). Nothing when not connected."""
+        client = self._client
+        if client is None or self._roots is None or self._state.status != "connected":
+            return
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        # The SDK's own helper is marked deprecated (for 2026-07-28); the notification is not.
+        await client.session.send_notification(types.RootsListChangedNotification())
 
     def _after_failed_call(self, message: str) -> None:
         """What a failed call says about the whole session: refused for want of a login (a

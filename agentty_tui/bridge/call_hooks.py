@@ -1,0 +1,136 @@
+"""What a tool call's caller answers while the call runs, and which call a server's request is for.
+
+A caller may pass ``CallHooks`` with a tool call: where the server's progress for that call
+goes, who answers a form (elicitation) it asks meanwhile, and whose roots it gets when it asks
+for them then. Progress is the call's own (the SDK hands the callback to that one request).
+Elicitation and ``roots/list`` are requests the server sends on its own, and the wire does not
+say which call they serve, so each session ties them with a ``CallRouter``:
+
+- From 2026-07-28 a server asks inside the call's result (an ``input_required`` round); the
+  SDK answers it in the calling task itself, where a context variable set around the call
+  names the call exactly.
+- Up to 2025-11-25 the request arrives on the connection, in the SDK's receiving task, which
+  knows no call. It belongs to a call in flight on that session: the one call, or, with
+  several, the newest call of their one owner (the same host) when they all have the same.
+  Calls of different owners in flight at once leave it ambiguous: nobody's hooks answer it
+  (no form goes to a host whose call may not have asked), and the session's fallback does.
+
+Without hooks (or without the matching hook), a form is answered by the session's fallback
+(``--accept-defaults``, or a decline) and roots by the bridge's offer (``bridge/roots.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import mcp_types as types
+from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT
+from mcp.shared.dispatcher import ProgressFnT
+
+__all__ = [
+    "CallHooks",
+    "CallRouter",
+    "answer_elicitation",
+    "answer_roots",
+    "decline",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class CallHooks:
+    """One tool call's answers to what its server sends or asks while it runs."""
+
+    progress: ProgressFnT | None = None
+    """Receives the call's ``notifications/progress`` (progress, total, message)."""
+    elicitation: ElicitationFnT | None = None
+    """Answers a form or URL request the server makes during the call; ``None``: the
+    session's fallback answers (a decline through the bridge)."""
+    roots: ListRootsFnT | None = None
+    """Answers ``roots/list`` during the call; ``None``: the bridge's roots."""
+    owner: object = None
+    """Who made the call (e.g. one host's connection): ties a 2025 request made while several
+    calls of the same owner are in flight."""
+
+
+# The call whose task is running: set around each call, read by a request answered in that
+# task (a 2026-07-28 ``input_required`` round).
+_CURRENT: ContextVar[CallHooks | None] = ContextVar("agentty_call_hooks", default=None)
+
+
+class CallRouter:
+    """The calls in flight on one session, and which of them a server's request is for."""
+
+    def __init__(self) -> None:
+        self._in_flight: list[CallHooks] = []
+
+    @contextmanager
+    def calling(self, hooks: CallHooks | None) -> Iterator[None]:
+        """Around one call: ``hooks`` is in flight (and the running task's call) inside."""
+        if hooks is None:
+            yield
+            return
+        self._in_flight.append(hooks)
+        token = _CURRENT.set(hooks)
+        try:
+            yield
+        finally:
+            _CURRENT.reset(token)
+            self._in_flight.remove(hooks)
+
+    @property
+    def in_flight(self) -> int:
+        """How many calls with hooks are running (diagnostics, tests)."""
+        return len(self._in_flight)
+
+    def owner_of_request(self) -> CallHooks | None:
+        """The hooks of the call a request arriving now belongs to, or ``None`` (no call, or
+        calls of several owners: ambiguous)."""
+        current = _CURRENT.get()
+        if current is not None and current in self._in_flight:
+            return current
+        if not self._in_flight:
+            return None
+        newest = self._in_flight[-1]
+        if all(hooks.owner is newest.owner for hooks in self._in_flight):
+            # One owner (or one call): its newest call; the owner answers for all of them.
+            return newest if len(self._in_flight) == 1 or newest.owner is not None else None
+        return None
+
+
+async def decline(
+    context: ClientRequestContext, params: types.ElicitRequestParams
+) -> types.ElicitResult:
+    """An elicitation callback that declines: where nobody can be asked, the server hears a
+    decline (never a protocol error)."""
+    return types.ElicitResult(action="decline")
+
+
+def answer_elicitation(router: CallRouter, fallback: ElicitationFnT) -> ElicitationFnT:
+    """A session's elicitation callback: the owning call's hook, else ``fallback``."""
+
+    async def answer(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        hooks = router.owner_of_request()
+        if hooks is not None and hooks.elicitation is not None:
+            return await hooks.elicitation(context, params)
+        return await fallback(context, params)
+
+    return answer
+
+
+def answer_roots(
+    router: CallRouter, offered: Callable[[], Awaitable[tuple[types.Root, ...]]]
+) -> ListRootsFnT:
+    """A session's ``roots/list`` callback: the owning call's hook, else ``offered()``."""
+
+    async def answer(context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
+        hooks = router.owner_of_request()
+        if hooks is not None and hooks.roots is not None:
+            return await hooks.roots(context)
+        return types.ListRootsResult(roots=list(await offered()))
+
+    return answer
