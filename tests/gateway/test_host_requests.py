@@ -1,0 +1,224 @@
+"""What a server sends or asks during a host's call, through ``agentty-tui serve``: progress,
+cancellation, forms (form and URL mode) and roots; and the host's roots outside calls.
+
+The host is the mcp SDK's client over stdio (a 2025 handshake host, ``legacy``, and a
+2026-07-28 one, ``auto``); the servers are ``asking_server.py`` processes under the gateway,
+one of each era (``ask`` speaks 2026-07-28 to the bridge, ``old`` the 2025 handshake).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT
+from mcp.client.stdio import stdio_client
+
+from tests.conftest import WriteConfig
+from tests.gateway.hosts import MODES
+from tests.gateway.test_serve import environment, serve_argv, text_of
+from tests.helpers import stdio_entry
+from tests.servers import asking_argv
+
+pytestmark = pytest.mark.anyio
+
+SERVERS = ("ask", "old")
+"""The asking server in the 2026-07-28 era, and in the 2025 handshake era."""
+
+HOST_ROOT = types.Root(uri="file:///host/project", name="project")
+
+
+@pytest.fixture
+def config(write_config: WriteConfig) -> Path:
+    return write_config(
+        {"ask": stdio_entry(asking_argv()), "old": stdio_entry(asking_argv("--legacy"))}
+    )
+
+
+class Host:
+    """What the host answers, and what it was asked."""
+
+    def __init__(self, roots: list[types.Root] | None = None) -> None:
+        self.forms: list[types.ElicitRequestParams] = []
+        self.roots = roots
+        self.asked_roots = 0
+
+    async def elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        self.forms.append(params)
+        if isinstance(params, types.ElicitRequestURLParams):
+            return types.ElicitResult(action="accept")
+        return types.ElicitResult(action="accept", content={"proceed": True, "note": "host"})
+
+    async def list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
+        self.asked_roots += 1
+        return types.ListRootsResult(roots=list(self.roots or ()))
+
+
+@asynccontextmanager
+async def attached(
+    config: Path,
+    tmp_path: Path,
+    mode: str,
+    *,
+    elicitation: ElicitationFnT | None = None,
+    roots: ListRootsFnT | None = None,
+) -> AsyncIterator[Client]:
+    """``serve`` started as a host starts it, its servers connected; its stderr stays empty."""
+    errors = tmp_path / "serve-stderr.txt"
+    params = StdioServerParameters(
+        command=sys.executable, args=serve_argv(config)[1:], env=environment(), cwd=tmp_path
+    )
+    with errors.open("w") as errlog:
+        client = Client(
+            stdio_client(params, errlog=errlog),
+            mode=mode,
+            elicitation_callback=elicitation,
+            list_roots_callback=roots,
+            cache=None,
+        )
+        async with client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            assert {f"{server}__confirm" for server in SERVERS} <= listed
+            yield client
+    assert errors.read_text() == ""
+
+
+def form_answer(result: types.CallToolResult) -> tuple[str, object]:
+    action, content = text_of(result).split(" ", 1)
+    return action, json.loads(content)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_progress_reaches_the_host_under_its_token(
+    mode: str, config: Path, tmp_path: Path
+) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    with anyio.fail_after(60):
+        async with attached(config, tmp_path, mode) as client:
+            for server in SERVERS:
+                result = await client.call_tool(
+                    f"{server}__count", {"steps": 2}, progress_callback=progress
+                )
+                assert text_of(result) == "counted 2"
+            # A call without a token gets none.
+            assert text_of(await client.call_tool("ask__count", {"steps": 2})) == "counted 2"
+    steps = [(1, 2, "step 1"), (2, 2, "step 2")]
+    assert seen == steps + steps
+
+
+async def test_a_form_and_a_url_go_to_a_host_that_declared_elicitation(
+    config: Path, tmp_path: Path
+) -> None:
+    host = Host()
+    with anyio.fail_after(60):
+        async with attached(config, tmp_path, "legacy", elicitation=host.elicit) as client:
+            for server in SERVERS:
+                answer = form_answer(await client.call_tool(f"{server}__confirm", {}))
+                assert answer == ("accept", {"note": "host", "proceed": True})
+            visited = await client.call_tool("old__visit", {})
+    assert text_of(visited) == "accept"
+    messages = [form.message for form in host.forms]
+    assert messages == ["Proceed with the thing?"] * 2 + ["Sign in to the thing"]
+    url = host.forms[-1]
+    assert isinstance(url, types.ElicitRequestURLParams)
+    assert url.url == "https://example.com/sign-in"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_host_that_cannot_be_asked_makes_the_server_hear_a_decline(
+    mode: str, config: Path, tmp_path: Path
+) -> None:
+    # Without the capability (either era), or in the 2026-07-28 era, where the gateway's
+    # connection has no way to send the host a request of its own.
+    host = Host()
+    callback = host.elicit if mode == "auto" else None
+    with anyio.fail_after(60):
+        async with attached(config, tmp_path, mode, elicitation=callback) as client:
+            for server in SERVERS:
+                declined = await client.call_tool(f"{server}__confirm", {})
+                assert not declined.is_error
+                assert form_answer(declined) == ("decline", None)
+            assert text_of(await client.call_tool("old__visit", {})) == "decline"
+    assert host.forms == []
+
+
+async def test_the_hosts_roots_answer_during_its_calls_and_else_the_project(
+    config: Path, tmp_path: Path
+) -> None:
+    host = Host([HOST_ROOT])
+    project = tmp_path.as_uri()  # ``--config``: the file's folder (tmp_path is absolute)
+    with anyio.fail_after(60):
+        async with attached(config, tmp_path, "legacy", roots=host.list_roots) as client:
+            for server in SERVERS:
+                assert text_of(await client.call_tool(f"{server}__roots", {})) == str(HOST_ROOT.uri)
+        async with attached(config, tmp_path, "legacy") as client:
+            for server in SERVERS:
+                assert text_of(await client.call_tool(f"{server}__roots", {})) == project
+
+
+async def test_the_hosts_roots_and_their_changes_reach_a_server_asking_outside_calls(
+    config: Path, tmp_path: Path
+) -> None:
+    host = Host([HOST_ROOT])
+    with anyio.fail_after(60):
+        async with attached(config, tmp_path, "legacy", roots=host.list_roots) as client:
+            # Once attached, the gateway asked the host's roots, offered them to the bridge and
+            # told the servers, and the 2025 server asked again outside any call.
+            seen = await until_seen(client, "1")
+            assert seen == ["1", str(HOST_ROOT.uri)]
+            host.roots = [types.Root(uri="file:///host/elsewhere")]
+            await client.session.send_notification(types.RootsListChangedNotification())
+            assert await until_seen(client, "2") == ["2", "file:///host/elsewhere"]
+
+
+async def until_seen(client: Client, changes: str) -> list[str]:
+    """``old__roots_seen`` once the server counted ``changes`` and asked after the last one."""
+    while True:
+        lines = text_of(await client.call_tool("old__roots_seen", {})).split("\n")
+        if lines[0] == changes and len(lines) > 1:
+            return lines
+        await anyio.sleep(0.05)  # the server asks in a task of its own; nothing to wait on
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("server", SERVERS)
+async def test_a_host_cancelling_its_call_cancels_the_servers_request(
+    mode: str, server: str, config: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "cancelled.txt"
+    started = anyio.Event()
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        started.set()
+
+    with anyio.fail_after(60):
+        async with attached(config, tmp_path, mode) as client:
+            async with anyio.create_task_group() as group:
+
+                async def call() -> None:
+                    arguments = {"marker": str(marker)}
+                    await client.call_tool(f"{server}__wait", arguments, progress_callback=progress)
+
+                group.start_soon(call)
+                await started.wait()
+                group.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+            # The server heard the gateway's notifications/cancelled: its handler was
+            # cancelled, which it says in a file (no event to wait on: polled).
+            while not marker.exists():  # noqa: ASYNC110
+                await anyio.sleep(0.02)
+            assert marker.read_text() == "cancelled"
+            # The host's connection serves on.
+            assert text_of(await client.call_tool(f"{server}__count", {"steps": 1})) == "counted 1"
