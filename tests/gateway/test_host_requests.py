@@ -9,6 +9,7 @@ one of each era (``ask`` speaks 2026-07-28 to the bridge, ``old`` the 2025 hands
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -71,12 +72,14 @@ async def attached(
     *,
     elicitation: ElicitationFnT | None = None,
     roots: ListRootsFnT | None = None,
+    shared: bool = False,
 ) -> AsyncIterator[Client]:
-    """``serve`` started as a host starts it, its servers connected; its stderr stays empty."""
+    """``serve`` started as a host starts it (``shared``: ``serve --shared``, through the
+    daemon, which leaves 1 s after the host), its servers connected; its stderr stays empty."""
     errors = tmp_path / "serve-stderr.txt"
-    params = StdioServerParameters(
-        command=sys.executable, args=serve_argv(config)[1:], env=environment(), cwd=tmp_path
-    )
+    argv = serve_argv(config, *(("--shared",) if shared else ()))
+    env = {**environment(), "AGENTTY_GATEWAY_IDLE": "1"}
+    params = StdioServerParameters(command=sys.executable, args=argv[1:], env=env, cwd=tmp_path)
     with errors.open("w") as errlog:
         client = Client(
             stdio_client(params, errlog=errlog),
@@ -222,3 +225,34 @@ async def test_a_host_cancelling_its_call_cancels_the_servers_request(
             assert marker.read_text() == "cancelled"
             # The host's connection serves on.
             assert text_of(await client.call_tool(f"{server}__count", {"steps": 1})) == "counted 1"
+
+
+async def test_the_shared_daemon_relays_progress_forms_and_roots_too(
+    config: Path, tmp_path: Path
+) -> None:
+    host = Host([HOST_ROOT])
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    with anyio.fail_after(60):
+        async with attached(
+            config, tmp_path, "legacy", elicitation=host.elicit, roots=host.list_roots, shared=True
+        ) as client:
+            for server in SERVERS:
+                counted = await client.call_tool(
+                    f"{server}__count", {"steps": 1}, progress_callback=progress
+                )
+                assert text_of(counted) == "counted 1"
+                answer = form_answer(await client.call_tool(f"{server}__confirm", {}))
+                assert answer == ("accept", {"note": "host", "proceed": True})
+                roots = await client.call_tool(f"{server}__roots", {})
+                assert text_of(roots) == str(HOST_ROOT.uri)
+    assert seen == [(1, 1, "step 1")] * 2
+    assert [form.message for form in host.forms] == ["Proceed with the thing?"] * 2
+    # No daemon (nor server) outlives the test: it leaves once idle.
+    socket = Path(os.environ["XDG_RUNTIME_DIR"]) / "agentty" / "gateway.sock"
+    with anyio.fail_after(30):
+        while socket.exists():  # noqa: ASYNC110 (no event for a file another process removes)
+            await anyio.sleep(0.05)
