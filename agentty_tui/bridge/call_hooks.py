@@ -15,12 +15,16 @@ say which call they serve, so each session ties them with a ``CallRouter``:
   Calls of different owners in flight at once leave it ambiguous: nobody's hooks answer it
   (no form goes to a host whose call may not have asked), and the session's fallback does.
 
+A URL request that a call's hooks accepted is remembered by its id: the server's
+``notifications/elicitation/complete`` for it goes to those hooks, even after the call ended.
+
 Without hooks (or without the matching hook), a form is answered by the session's fallback
 (``--accept-defaults``, or a decline) and roots by the bridge's offer (``bridge/roots.py``).
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -31,6 +35,7 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFn
 from mcp.shared.dispatcher import ProgressFnT
 
 __all__ = [
+    "MAX_URLS",
     "CallHooks",
     "CallRouter",
     "answer_elicitation",
@@ -50,10 +55,16 @@ class CallHooks:
     session's fallback answers (a decline through the bridge)."""
     roots: ListRootsFnT | None = None
     """Answers ``roots/list`` during the call; ``None``: the bridge's roots."""
+    elicitation_complete: Callable[[str], Awaitable[None]] | None = None
+    """Told the id of a URL request this call's ``elicitation`` accepted once the server says
+    it completed (``notifications/elicitation/complete``, which may come after the call)."""
     owner: object = None
     """Who made the call (e.g. one host's connection): ties a 2025 request made while several
     calls of the same owner are in flight."""
 
+
+MAX_URLS = 64
+"""URL requests a session remembers (by id) until the server says each completed."""
 
 # The call whose task is running: set around each call, read by a request answered in that
 # task (a 2026-07-28 ``input_required`` round).
@@ -65,6 +76,9 @@ class CallRouter:
 
     def __init__(self) -> None:
         self._in_flight: list[CallHooks] = []
+        # The URL requests accepted through a call's hooks, by elicitation id, oldest first,
+        # until the server says each completed (at most MAX_URLS kept).
+        self._urls: OrderedDict[str, CallHooks] = OrderedDict()
 
     @contextmanager
     def calling(self, hooks: CallHooks | None) -> Iterator[None]:
@@ -79,6 +93,17 @@ class CallRouter:
         finally:
             _CURRENT.reset(token)
             self._in_flight.remove(hooks)
+
+    def accepted_url(self, elicitation_id: str, hooks: CallHooks) -> None:
+        """``hooks`` accepted the URL request ``elicitation_id``: its completion goes to them."""
+        self._urls[elicitation_id] = hooks
+        self._urls.move_to_end(elicitation_id)
+        while len(self._urls) > MAX_URLS:  # a server that never completes keeps no memory
+            self._urls.popitem(last=False)
+
+    def completed(self, elicitation_id: str) -> CallHooks | None:
+        """The hooks that accepted the URL request ``elicitation_id`` (once), or ``None``."""
+        return self._urls.pop(elicitation_id, None)
 
     @property
     def in_flight(self) -> int:
@@ -115,9 +140,14 @@ def answer_elicitation(router: CallRouter, fallback: ElicitationFnT) -> Elicitat
         context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
         hooks = router.owner_of_request()
-        if hooks is not None and hooks.elicitation is not None:
-            return await hooks.elicitation(context, params)
-        return await fallback(context, params)
+        if hooks is None or hooks.elicitation is None:
+            return await fallback(context, params)
+        answer = await hooks.elicitation(context, params)
+        accepted = isinstance(answer, types.ElicitResult) and answer.action == "accept"
+        url = params.elicitation_id if isinstance(params, types.ElicitRequestURLParams) else None
+        if accepted and url is not None:
+            router.accepted_url(url, hooks)
+        return answer
 
     return answer
 

@@ -325,6 +325,10 @@ class ServerSession:
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._relister.notice()
+        elif isinstance(message, types.ElicitCompleteNotification):
+            hooks = self._router.completed(message.params.elicitation_id)
+            if hooks is not None and hooks.elicitation_complete is not None:
+                await hooks.elicitation_complete(message.params.elicitation_id)
         elif isinstance(message, Exception):
             self._note(f"transport error: {message!r}")
 

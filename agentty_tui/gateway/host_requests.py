@@ -11,7 +11,8 @@ from the host's request (``HostRequests.hooks``):
   and its connection can carry a request (a 2025 handshake host); its answer goes back as
   given. Otherwise, or when the host's answer fails, the server hears a decline, never a
   protocol error. The request goes out tied to the host's call (``related_request_id``: on
-  HTTP it rides that call's stream).
+  HTTP it rides that call's stream). The server's ``notifications/elicitation/complete`` for
+  a URL request the host accepted reaches that host.
 - **Roots**: ``roots/list`` during the call is answered with the host's roots when it declared
   roots; else with the bridge's (``bridge/roots.py``).
 - **Cancellation** needs nothing here: the host's ``notifications/cancelled`` cancels the
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 import anyio
@@ -100,6 +101,7 @@ class HostRequests:
             progress=self._progress(ctx),
             elicitation=self._elicit(ctx, elicitation) if asks and elicitation else None,
             roots=self._roots(ctx) if asks and roots is not None else None,
+            elicitation_complete=self._completed(session) if elicitation else None,
             owner=self,
         )
 
@@ -147,6 +149,14 @@ class HostRequests:
                 # The host could not answer: the server hears a decline, not our error.
                 _log.info("the host's elicitation failed (%s); declined", type(exc).__name__)
                 return types.ElicitResult(action="decline")
+
+        return relay
+
+    def _completed(self, session: ServerSession) -> Callable[[str], Awaitable[None]]:
+        async def relay(elicitation_id: str) -> None:
+            # Not tied to the call: it has often ended by now (the host retries it).
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await session.send_elicit_complete(elicitation_id)
 
         return relay
 

@@ -18,7 +18,7 @@ import pytest
 from mcp.client.session import ClientRequestContext
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.call_hooks import CallHooks, CallRouter
+from agentty_tui.bridge.call_hooks import MAX_URLS, CallHooks, CallRouter
 from agentty_tui.bridge.roots import RootsBoard, project_roots
 from agentty_tui.config import ConfigStore
 from tests.conftest import WriteConfig
@@ -89,6 +89,16 @@ async def test_a_request_from_elsewhere_goes_to_the_one_owner_in_flight_or_nobod
     assert router.in_flight == 0
 
 
+async def test_a_url_completion_goes_once_to_the_hooks_that_accepted_it() -> None:
+    router = CallRouter()
+    hooks = [CallHooks() for _ in range(MAX_URLS + 1)]
+    for number, accepted in enumerate(hooks):
+        router.accepted_url(f"u{number}", accepted)
+    assert router.completed("u0") is None  # the oldest was let go: at most MAX_URLS kept
+    assert router.completed(f"u{MAX_URLS}") is hooks[-1]
+    assert router.completed(f"u{MAX_URLS}") is None
+
+
 async def test_the_board_gives_every_offered_root_once_else_the_project() -> None:
     default = project_roots(Path("/work/p"))
     assert [str(root.uri) for root in default] == ["file:///work/p"]
@@ -156,11 +166,21 @@ async def test_a_url_request_goes_to_the_calls_hook(
         asked.append(params.url)
         return types.ElicitResult(action="accept")
 
+    completed: list[str] = []
+    told = anyio.Event()
+
+    async def complete(elicitation_id: str) -> None:
+        completed.append(elicitation_id)
+        told.set()
+
+    hooks = CallHooks(elicitation=answer, elicitation_complete=complete)
     with anyio.fail_after(30):
         async with asking(write_config, log_dir, "2025") as bridge:
-            result = await bridge.call_tool("ask", "visit", {}, CallHooks(elicitation=answer))
+            result = await bridge.call_tool("ask", "visit", {}, hooks)
+            await told.wait()  # the server's completion, to the hooks that accepted
             declined = await bridge.call_tool("ask", "visit", {})
     assert (text_of(result), asked) == ("accept", ["https://example.com/sign-in"])
+    assert completed == ["visit-1"]
     assert text_of(declined) == "decline"
 
 

@@ -19,7 +19,13 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT
+from mcp.client.session import (
+    ClientRequestContext,
+    ElicitationFnT,
+    IncomingMessage,
+    ListRootsFnT,
+    MessageHandlerFnT,
+)
 from mcp.client.stdio import stdio_client
 
 from tests.conftest import WriteConfig
@@ -50,6 +56,14 @@ class Host:
         self.forms: list[types.ElicitRequestParams] = []
         self.roots = roots
         self.asked_roots = 0
+        self.completions: list[str] = []
+        self.completed = anyio.Event()
+
+    async def handler(self, message: IncomingMessage) -> None:
+        """The client's message handler: counts URL completions."""
+        if isinstance(message, types.ElicitCompleteNotification):
+            self.completions.append(message.params.elicitation_id)
+            self.completed.set()
 
     async def elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
@@ -72,6 +86,7 @@ async def attached(
     *,
     elicitation: ElicitationFnT | None = None,
     roots: ListRootsFnT | None = None,
+    handler: MessageHandlerFnT | None = None,
     shared: bool = False,
 ) -> AsyncIterator[Client]:
     """``serve`` started as a host starts it (``shared``: ``serve --shared``, through the
@@ -86,6 +101,7 @@ async def attached(
             mode=mode,
             elicitation_callback=elicitation,
             list_roots_callback=roots,
+            message_handler=handler,
             cache=None,
         )
         async with client:
@@ -127,12 +143,16 @@ async def test_a_form_and_a_url_go_to_a_host_that_declared_elicitation(
 ) -> None:
     host = Host()
     with anyio.fail_after(60):
-        async with attached(config, tmp_path, "legacy", elicitation=host.elicit) as client:
+        async with attached(
+            config, tmp_path, "legacy", elicitation=host.elicit, handler=host.handler
+        ) as client:
             for server in SERVERS:
                 answer = form_answer(await client.call_tool(f"{server}__confirm", {}))
                 assert answer == ("accept", {"note": "host", "proceed": True})
             visited = await client.call_tool("old__visit", {})
+            await host.completed.wait()  # the server's completion of the URL it accepted
     assert text_of(visited) == "accept"
+    assert host.completions == ["visit-1"]
     messages = [form.message for form in host.forms]
     assert messages == ["Proceed with the thing?"] * 2 + ["Sign in to the thing"]
     url = host.forms[-1]

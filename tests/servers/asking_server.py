@@ -5,7 +5,8 @@ Tools:
                       message) and returns ``"counted <steps>"``
     confirm()      -> sends ``elicitation/create`` (form mode) mid-call and returns
                       ``"<action> <JSON of the content>"``
-    visit()        -> sends ``elicitation/create`` in URL mode and returns ``"<action>"``
+    visit()        -> sends ``elicitation/create`` in URL mode (id ``visit-1``), and once
+                      accepted ``notifications/elicitation/complete``; returns ``"<action>"``
                       (2025 handshake only: the 2026-07-28 era has no URL-mode round)
     roots()        -> asks ``roots/list`` and returns the root URIs, one a line
     wait(marker)   -> reports one progress step, then waits until it is cancelled; on the
@@ -115,6 +116,8 @@ def build_server(legacy: bool = False) -> MCPServer:
             "visit-1",
             related_request_id=ctx.request_id,
         )
+        if answer.action == "accept":  # as if the page was visited at once
+            await ctx.session.send_elicit_complete("visit-1")
         return str(answer.action)
 
     @server.tool(description="Ask the client for its roots.")
