@@ -15,7 +15,8 @@ say which call they serve, so each session ties them with a ``CallRouter``:
   Calls of different owners in flight at once leave it ambiguous: nobody's hooks answer it
   (no form goes to a host whose call may not have asked), and the session's fallback does.
 
-A URL request that a call's hooks accepted is remembered by its id: the server's
+A URL request that a call's hooks accepted, or that the server's ``-32042`` error (URL
+elicitation required) named to a call with hooks, is remembered by its id: the server's
 ``notifications/elicitation/complete`` for it goes to those hooks, even after the call ended.
 
 Without hooks (or without the matching hook), a form is answered by the session's fallback
@@ -33,6 +34,8 @@ from dataclasses import dataclass
 import mcp_types as types
 from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT
 from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
+from pydantic import ValidationError
 
 __all__ = [
     "MAX_URLS",
@@ -41,6 +44,7 @@ __all__ = [
     "answer_elicitation",
     "answer_roots",
     "decline",
+    "url_elicitations",
 ]
 
 
@@ -105,6 +109,15 @@ class CallRouter:
         """The hooks that accepted the URL request ``elicitation_id`` (once), or ``None``."""
         return self._urls.pop(elicitation_id, None)
 
+    def refused_for_urls(self, error: BaseException, hooks: CallHooks | None) -> None:
+        """A call of ``hooks`` failed with ``error``: when it is the server's ``-32042`` (URL
+        elicitation required), the completion of each URL it names goes to ``hooks``."""
+        urls = url_elicitations(error)
+        if hooks is not None and urls is not None:
+            for url in urls:
+                if url.elicitation_id is not None:
+                    self.accepted_url(url.elicitation_id, hooks)
+
     @property
     def in_flight(self) -> int:
         """How many calls with hooks are running (diagnostics, tests)."""
@@ -122,6 +135,17 @@ class CallRouter:
         if all(hooks.owner is newest.owner for hooks in self._in_flight):
             # One owner (or one call): its newest call; the owner answers for all of them.
             return newest if len(self._in_flight) == 1 or newest.owner is not None else None
+        return None
+
+
+def url_elicitations(error: BaseException | None) -> list[types.ElicitRequestURLParams] | None:
+    """The URL requests of a server's ``-32042`` error (URL elicitation required): what the
+    caller must open before calling again; ``None`` for any other error (or a malformed one)."""
+    if not isinstance(error, MCPError) or error.code != types.URL_ELICITATION_REQUIRED:
+        return None
+    try:
+        return UrlElicitationRequiredError.from_error(error.error).elicitations
+    except (ValidationError, ValueError, TypeError, KeyError):  # the server's data: untrusted
         return None
 
 

@@ -348,6 +348,7 @@ class ServerSession:
             with self._router.calling(hooks):
                 return await client.call_tool(bare, arguments, progress_callback=progress)
         except Exception as exc:
+            self._router.refused_for_urls(exc, hooks)
             closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
             if closed and self._transport is not None:
                 await see_exit(self._transport)

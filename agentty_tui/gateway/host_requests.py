@@ -11,8 +11,10 @@ from the host's request (``HostRequests.hooks``):
   and its connection can carry a request (a 2025 handshake host); its answer goes back as
   given. Otherwise, or when the host's answer fails, the server hears a decline, never a
   protocol error. The request goes out tied to the host's call (``related_request_id``: on
-  HTTP it rides that call's stream). The server's ``notifications/elicitation/complete`` for
-  a URL request the host accepted reaches that host.
+  HTTP it rides that call's stream). The server's ``-32042`` error (URL elicitation required)
+  reaches a host that declared URL mode as that error (``passed_on``), and the server's
+  ``notifications/elicitation/complete`` for a URL the host accepted or was given so reaches
+  that host.
 - **Roots**: ``roots/list`` during the call is answered with the host's roots when it declared
   roots; else with the bridge's (``bridge/roots.py``).
 - **Cancellation** needs nothing here: the host's ``notifications/cancelled`` cancels the
@@ -40,10 +42,10 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFn
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.shared.dispatcher import ProgressFnT
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp.shared.message import ServerMessageMetadata
 
-from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.call_hooks import CallHooks, url_elicitations
 from agentty_tui.bridge.roots import RootsBoard
 
 __all__ = ["ROOTS_TIMEOUT", "HostRequests", "RootsSource", "progress_token"]
@@ -170,6 +172,19 @@ class HostRequests:
                 return types.ListRootsResult(roots=list(self._source.roots.current()))
 
         return relay
+
+    def passed_on(
+        self, ctx: ServerRequestContext[Any, Any], failure: BaseException
+    ) -> MCPError | None:
+        """The error to answer the host's call ``ctx`` with when the server's own must reach it:
+        ``-32042`` (URL elicitation required, with the URLs to open) to a host that declared URL
+        mode; ``None``: the call's failure is said in an ``isError`` result as any other."""
+        urls = url_elicitations(failure.__cause__)
+        capabilities = ctx.session.client_capabilities
+        elicitation = capabilities.elicitation if capabilities is not None else None
+        if urls is None or elicitation is None or elicitation.url is None:
+            return None
+        return UrlElicitationRequiredError(urls)
 
     # --- the host's roots outside calls -------------------------------------------------
 

@@ -193,6 +193,9 @@ class HostServer:
                 ref.server, ref.tool, dict(params.arguments or {}), self._requests.hooks(ctx)
             )
         except AgenttyError as exc:  # the server went down or the call failed: said, not raised
+            passed = self._requests.passed_on(ctx, exc)  # but a -32042 a host can act on
+            if passed is not None:
+                raise passed from None
             return refused(safe_message(str(exc)))
 
     async def _follow(self) -> None:

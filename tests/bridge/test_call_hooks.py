@@ -18,9 +18,10 @@ import pytest
 from mcp.client.session import ClientRequestContext
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.call_hooks import MAX_URLS, CallHooks, CallRouter
+from agentty_tui.bridge.call_hooks import MAX_URLS, CallHooks, CallRouter, url_elicitations
 from agentty_tui.bridge.roots import RootsBoard, project_roots
 from agentty_tui.config import ConfigStore
+from agentty_tui.errors import OperationError
 from tests.conftest import WriteConfig
 from tests.helpers import stdio_entry
 from tests.servers import asking_argv
@@ -182,6 +183,36 @@ async def test_a_url_request_goes_to_the_calls_hook(
     assert (text_of(result), asked) == ("accept", ["https://example.com/sign-in"])
     assert completed == ["visit-1"]
     assert text_of(declined) == "decline"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_url_required_error_names_its_urls_and_their_completion_reaches_the_hooks(
+    write_config: WriteConfig, log_dir: Path, era: str
+) -> None:
+    completed: list[str] = []
+    told = anyio.Event()
+
+    async def complete(elicitation_id: str) -> None:
+        completed.append(elicitation_id)
+        told.set()
+
+    with anyio.fail_after(30):
+        async with asking(write_config, log_dir, era) as bridge:
+            hooks = CallHooks(elicitation_complete=complete)
+            with pytest.raises(OperationError) as refused:
+                await bridge.call_tool("ask", "authorize", {}, hooks)
+            urls = url_elicitations(refused.value.__cause__)
+            assert urls is not None
+            assert [(url.url, url.elicitation_id) for url in urls] == [
+                ("https://example.com/authorize", "auth-1")
+            ]
+            # The page was visited: the server says so outside any call (a 2026-07-28
+            # connection carries no notification outside a call or a listen stream: the
+            # SDK's server sends it nowhere, measured).
+            assert text_of(await bridge.call_tool("ask", "finish", {})) == "finished"
+            if era == "2025":
+                await told.wait()
+    assert completed == (["auth-1"] if era == "2025" else [])
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -27,6 +27,7 @@ from mcp.client.session import (
     MessageHandlerFnT,
 )
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 
 from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES
@@ -158,6 +159,32 @@ async def test_a_form_and_a_url_go_to_a_host_that_declared_elicitation(
     url = host.forms[-1]
     assert isinstance(url, types.ElicitRequestURLParams)
     assert url.url == "https://example.com/sign-in"
+
+
+async def test_a_url_required_error_reaches_a_host_that_declared_url_mode_with_its_completion(
+    config: Path, tmp_path: Path
+) -> None:
+    host = Host()
+    with anyio.fail_after(60):
+        async with attached(
+            config, tmp_path, "legacy", elicitation=host.elicit, handler=host.handler
+        ) as client:
+            for server in SERVERS:
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool(f"{server}__authorize", {})
+                assert refused.value.code == types.URL_ELICITATION_REQUIRED
+                urls = UrlElicitationRequiredError.from_error(refused.value.error).elicitations
+                assert [(url.url, url.elicitation_id) for url in urls] == [
+                    ("https://example.com/authorize", "auth-1")
+                ]
+            # The 2025 server says the page was visited, outside any call: the host hears it.
+            assert text_of(await client.call_tool("old__finish", {})) == "finished"
+            await host.completed.wait()
+        assert host.completions == ["auth-1"]
+        # A host without URL mode gets the failure as an isError result that says so.
+        async with attached(config, tmp_path, "legacy") as client:
+            result = await client.call_tool("old__authorize", {})
+            assert result.is_error and "URL elicitation required" in text_of(result)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -8,6 +8,9 @@ Tools:
     visit()        -> sends ``elicitation/create`` in URL mode (id ``visit-1``), and once
                       accepted ``notifications/elicitation/complete``; returns ``"<action>"``
                       (2025 handshake only: the 2026-07-28 era has no URL-mode round)
+    authorize()    -> fails with ``-32042`` (URL elicitation required: id ``auth-1``)
+    finish()       -> sends ``notifications/elicitation/complete`` for ``auth-1`` (not tied to
+                      a call), returns ``"finished"``
     roots()        -> asks ``roots/list`` and returns the root URIs, one a line
     wait(marker)   -> reports one progress step, then waits until it is cancelled; on the
                       cancellation it writes ``cancelled`` to the file ``marker`` (so a test
@@ -41,6 +44,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, Field
 
@@ -119,6 +123,20 @@ def build_server(legacy: bool = False) -> MCPServer:
         if answer.action == "accept":  # as if the page was visited at once
             await ctx.session.send_elicit_complete("visit-1")
         return str(answer.action)
+
+    @server.tool(description="Refuse until a page was visited (-32042).")
+    async def authorize() -> str:
+        page = types.ElicitRequestURLParams(
+            message="Authorize the thing",
+            url="https://example.com/authorize",
+            elicitation_id="auth-1",
+        )
+        raise UrlElicitationRequiredError([page])
+
+    @server.tool(description="Say that the page of authorize was visited.")
+    async def finish(ctx: Context) -> str:
+        await ctx.session.send_elicit_complete("auth-1")
+        return "finished"
 
     @server.tool(description="Ask the client for its roots.")
     async def roots(found: Annotated[types.ListRootsResult, Resolve(_roots)]) -> str:
