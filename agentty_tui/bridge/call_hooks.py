@@ -86,10 +86,10 @@ class CallRouter:
 
     @contextmanager
     def calling(self, hooks: CallHooks | None) -> Iterator[None]:
-        """Around one call: ``hooks`` is in flight (and the running task's call) inside."""
-        if hooks is None:
-            yield
-            return
+        """Around one call: ``hooks`` is in flight (and the running task's call) inside. A
+        call without hooks counts too (as hooks of nobody, answering nothing): a form its
+        server asks must not go to another caller's call in flight beside it."""
+        hooks = CallHooks() if hooks is None else hooks
         self._in_flight.append(hooks)
         token = _CURRENT.set(hooks)
         try:
@@ -120,7 +120,7 @@ class CallRouter:
 
     @property
     def in_flight(self) -> int:
-        """How many calls with hooks are running (diagnostics, tests)."""
+        """How many calls are running (diagnostics, tests)."""
         return len(self._in_flight)
 
     def owner_of_request(self) -> CallHooks | None:

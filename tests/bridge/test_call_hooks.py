@@ -90,6 +90,25 @@ async def test_a_request_from_elsewhere_goes_to_the_one_owner_in_flight_or_nobod
     assert router.in_flight == 0
 
 
+async def test_a_call_without_hooks_keeps_a_request_from_going_to_the_call_beside_it() -> None:
+    router = CallRouter()
+    host = CallHooks(owner="host")
+    found: list[CallHooks | None] = []
+    send, receive = anyio.create_memory_object_stream[None](1)
+
+    async def receiving() -> None:
+        async for _ in receive:
+            found.append(router.owner_of_request())
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(receiving)
+        with router.calling(None), router.calling(host):  # the picker's call, a host's call
+            await send.send(None)
+            await anyio.wait_all_tasks_blocked()
+        send.close()
+    assert found == [None]
+
+
 async def test_a_url_completion_goes_once_to_the_hooks_that_accepted_it() -> None:
     router = CallRouter()
     hooks = [CallHooks() for _ in range(MAX_URLS + 1)]
