@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Any, Protocol
 
 import anyio
@@ -44,6 +45,7 @@ from agentty_tui.catalog.names import ToolRef
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import DEFAULT_WAIT
 from agentty_tui.gateway.host_requests import HostRequests, RootsSource
+from agentty_tui.gateway.host_rounds import HostRounds
 from agentty_tui.gateway.host_tools import (
     HostTools,
     ToolsMaker,
@@ -90,6 +92,13 @@ class GatewaySource(RootsSource, Protocol):
         ...
 
 
+ROUND_GONE = (
+    "this answers a question the gateway no longer waits for (answered already, or too late); "
+    "call the tool again"
+)
+"""The refusal of an ``input_required`` round whose ``requestState`` is unknown."""
+
+
 def refused(message: str) -> types.CallToolResult:
     """A call's ``isError`` result saying ``message``."""
     return types.CallToolResult(
@@ -114,6 +123,7 @@ class HostServer:
         self._bus = InMemorySubscriptionBus()
         self._handshake: ServerSession | None = None
         self._requests = HostRequests(source, self._view_servers)
+        self._rounds = HostRounds()
         self.announced = 0
         """How many ``tools/list_changed`` were sent (diagnostics, tests)."""
 
@@ -146,6 +156,7 @@ class HostServer:
         async with anyio.create_task_group() as group:
             group.start_soon(self._follow)
             group.start_soon(self._requests.run)
+            await group.start(self._rounds.run)
             await server.run(read_stream, write_stream, options)
             group.cancel_scope.cancel()
 
@@ -183,15 +194,19 @@ class HostServer:
 
     async def _call(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         now = self._now()
         ref = now.refs.get(params.name)
         if ref is None:
             return refused(refusal(params.name, self._given.get(params.name), now))
+        forward = partial(
+            self._source.call_tool, ref.server, ref.tool, dict(params.arguments or {})
+        )
         try:
-            return await self._source.call_tool(
-                ref.server, ref.tool, dict(params.arguments or {}), self._requests.hooks(ctx)
-            )
+            if HostRounds.wanted(ctx):  # a 2026-07-28 host is asked in input_required rounds
+                answer = await self._rounds.call(ctx, params, self._requests.hooks(ctx), forward)
+                return refused(ROUND_GONE) if answer is None else answer
+            return await forward(self._requests.hooks(ctx))
         except AgenttyError as exc:  # the server went down or the call failed: said, not raised
             passed = self._requests.passed_on(ctx, exc)  # but a -32042 a host can act on
             if passed is not None:

@@ -191,18 +191,40 @@ async def test_a_url_required_error_reaches_a_host_that_declared_url_mode_with_i
 async def test_a_host_that_cannot_be_asked_makes_the_server_hear_a_decline(
     mode: str, config: Path, tmp_path: Path
 ) -> None:
-    # Without the capability (either era), or in the 2026-07-28 era, where the gateway's
-    # connection has no way to send the host a request of its own.
-    host = Host()
-    callback = host.elicit if mode == "auto" else None
     with anyio.fail_after(60):
-        async with attached(config, tmp_path, mode, elicitation=callback) as client:
+        async with attached(config, tmp_path, mode) as client:
             for server in SERVERS:
                 declined = await client.call_tool(f"{server}__confirm", {})
                 assert not declined.is_error
                 assert form_answer(declined) == ("decline", None)
             assert text_of(await client.call_tool("old__visit", {})) == "decline"
-    assert host.forms == []
+
+
+async def test_a_2026_host_answers_forms_and_roots_in_input_required_rounds(
+    config: Path, tmp_path: Path
+) -> None:
+    host = Host([HOST_ROOT])
+    with anyio.fail_after(60):
+        async with attached(
+            config, tmp_path, "auto", elicitation=host.elicit, roots=host.list_roots
+        ) as client:
+            assert client.protocol_version == "2026-07-28"
+            for server in SERVERS:
+                answer = form_answer(await client.call_tool(f"{server}__confirm", {}))
+                assert answer == ("accept", {"note": "host", "proceed": True})
+                roots = await client.call_tool(f"{server}__roots", {})
+                assert text_of(roots) == str(HOST_ROOT.uri)
+            # A round whose token nobody waits for is refused, saying to call again.
+            stale = await client.session.call_tool(
+                "ask__confirm",
+                {},
+                input_responses={"agentty": types.ElicitResult(action="decline")},
+                request_state="not-a-token",
+            )
+            assert isinstance(stale, types.CallToolResult) and stale.is_error
+            assert "call the tool again" in text_of(stale)
+    assert [form.message for form in host.forms] == ["Proceed with the thing?"] * 2
+    assert host.asked_roots == 2
 
 
 async def test_the_hosts_roots_answer_during_its_calls_and_else_the_project(
