@@ -41,7 +41,7 @@ ROUND_TIMEOUT = 300.0
 """Seconds a host has to come back with its answer before the server's call is ended."""
 
 Question = types.ElicitRequest | types.ListRootsRequest
-Answer = types.ElicitResult | types.ListRootsResult
+"""What a server's call may put to the host in a round."""
 
 
 @dataclass(eq=False)
@@ -49,8 +49,11 @@ class _Asked:
     """One question of the server, waiting for the host's answer."""
 
     request: Question
+    """The question, as the host's round gets it."""
     answered: anyio.Event = field(default_factory=anyio.Event)
+    """Set once the host's next round brought an answer."""
     answer: object = None
+    """That answer as the host gave it (checked by whoever asked)."""
 
 
 @dataclass(eq=False)
@@ -58,7 +61,9 @@ class _Done:
     """The server's call ended: its result, or what it raised."""
 
     result: types.CallToolResult | None = None
+    """The call's result, when it ended with one."""
     error: BaseException | None = None
+    """What the call raised, when it did."""
 
 
 @dataclass(eq=False)
@@ -66,8 +71,11 @@ class _Pending:
     """One host call in rounds: the server's call in a task, and what it says next."""
 
     scope: anyio.CancelScope
+    """The server's call's scope: cancelled when the host gives up."""
     events: anyio.abc.ObjectReceiveStream[_Asked | _Done]
+    """Its questions, then its end."""
     asked: _Asked | None = None
+    """The question the host's last round was given."""
 
 
 class HostRounds:
