@@ -148,15 +148,21 @@ class SourceRef(Frozen):
     ``enabledPlugins`` setting of ``scope`` turns it on; for a Gemini CLI extension's
     ``gemini-extension.json``: the extension's name. Such a file is read, never written
     (``claude plugin``, ``gemini extensions`` manage it). ``None`` for every other file."""
+    managed: bool = False
+    """Claude Code's managed MCP file (``/etc/claude-code/managed-mcp.json``), which the
+    machine's administrator keeps: read, never written."""
 
     @property
     def label(self) -> str:
         """How a row names it: ``claude · local``, ``codex · user``, ``project .mcp.json``,
-        ``claude · plugin tp@market (user)``, ``gemini · extension ext (user)``."""
+        ``claude · plugin tp@market (user)``, ``gemini · extension ext (user)``,
+        ``claude · managed``."""
         if self.plugin is not None and self.host == "gemini":
             return f"{self.host} · extension {self.plugin} ({self.scope})"
         if self.plugin is not None:
             return f"{self.host} · plugin {self.plugin} ({self.scope})"
+        if self.managed:
+            return f"{self.host} · managed"
         if self.scope == "project" and self.host == "claude":
             return "project .mcp.json"
         return f"{self.host} · {self.scope}"

@@ -85,9 +85,15 @@ from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
+from agentty_tui.config.hosts.claude.managed import ManagedServers, read_managed_servers
 from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.plugins import read_plugin_servers
-from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
+from agentty_tui.config.hosts.claude.switches import (
+    MANAGED_DIR,
+    ClaudeFiles,
+    ClaudeSwitches,
+    read_switches,
+)
 from agentty_tui.config.hosts.codex_trust import codex_untrusted, merge_codex_tables
 from agentty_tui.config.hosts.gemini_extensions import (
     ENABLEMENT,
@@ -212,6 +218,8 @@ class Workspace:
         """The sources that are a connected host's stash, read in place of its user file
         (``routing.routed_sources``), each with that file."""
         self._claude_switches: ClaudeSwitches | None = None
+        # Claude Code's managed MCP file as the last load found it (``None``: not read).
+        self._claude_managed: ManagedServers | None = None
         # Why Codex does not read the project's file, and Gemini CLI runs no server here
         # (``None``: it does), and every Gemini settings file it reads: as the last load found.
         self._codex_untrusted: str | None = None
@@ -262,6 +270,13 @@ class Workspace:
                 f"{ref.path} is Gemini CLI's extension {ref.plugin}: its servers are managed "
                 f"with `gemini extensions` (disable, uninstall or update {ref.plugin}), not "
                 "edited here; a server of it is switched off in mcp.excluded"
+            )
+        if store is None and ref.managed:
+            raise OperationError(
+                f"{ref.path} is Claude Code's managed MCP file, kept by this machine's "
+                "administrator: its servers are not edited here; one of them is switched off "
+                "for this project in disabledMcpServers (agentty-tui disable), a tool with a "
+                "deny rule"
             )
         if store is None and ref.plugin is not None:
             raise OperationError(
@@ -336,6 +351,9 @@ class Workspace:
             self._claude_switches = read_switches(self.claude)
             for unread in self._claude_switches.problems:
                 problems.setdefault(unread, f"{unread} (Claude Code's switches there unread)")
+            self._claude_managed = read_managed_servers(self.claude)
+            if self._claude_managed.problem is not None:
+                problems.setdefault(self._claude_managed.problem, self._claude_managed.problem)
         configs: dict[SourceRef, PluginConfig] = {}
         with parses_shared():  # ~/.claude.json, two sources, is parsed once
             for source in self.sources:
@@ -362,6 +380,16 @@ class Workspace:
             facts = self._facts(config, waiting)
             views = {server.name: self._view(server, ref) for server in config.servers}
             parts.append(Layer(ref, config, waiting, views, facts))
+        managed = self._claude_managed
+        if managed is not None and managed.part is not None:
+            # Claude Code's managed servers come before its every other entry: under its
+            # exclusive control they are the ones it runs, whatever else holds their names.
+            source, config = managed.part
+            waiting = self._untrusted(source, config, trust)
+            views = {server.name: self._view(server, source.ref) for server in config.servers}
+            facts = self._facts(config, waiting)
+            parts.insert(0, Layer(source.ref, config, waiting, views, facts))
+            reports.append(SourceReport(source, True, len(config.servers)))
         extras: list[
             tuple[SourceFile, PluginConfig]
         ] = []  # Claude Code's plugins' and Gemini CLI's extensions' servers: read-only
@@ -516,6 +544,9 @@ class Workspace:
             return no_switch_view(ref)
         if ref.host == "claude" and self._claude_switches is not None:
             view = self._claude_switches.host_view(server.name, ref)
+            lockdown = self.claude_lockdown
+            if lockdown is not None and not ref.managed:  # only the managed file's servers run
+                return view.model_copy(update={"off": True, "off_by": lockdown})
             blocked = self._claude_switches.policy.blocks(server.name, server.spec)
             if blocked is not None and not view.off:  # its policy: never started
                 view = view.model_copy(update={"off": True, "off_by": blocked})
@@ -534,6 +565,14 @@ class Workspace:
                 view = view.model_copy(update={"off": True, "off_by": blocked})
             return untrusted_view(view, self._gemini_untrusted, project=project)
         return entry_view(server, ref)
+
+    @property
+    def claude_lockdown(self) -> str | None:
+        """Why Claude Code runs none of its entries but its managed MCP file's, as the last
+        load found that file (``hosts/claude/managed``: it takes exclusive control), or
+        ``None`` when it does not."""
+        managed = self._claude_managed
+        return managed.lockdown if managed is not None and managed.exclusive else None
 
     def _facts(
         self, config: PluginConfig, waiting: Collection[str]
@@ -656,8 +695,17 @@ class Workspace:
                 return self._switch(server, edits, host)
         if source is None:
             source = self._target(edits)
+        if source.host == "claude" and any(isinstance(e, AddServer) for e in edits):
+            self._refuse_in_lockdown("add a server to Claude Code's files")
         self.store(source).apply(self._as_written(edits))
         return self.load()
+
+    def _refuse_in_lockdown(self, what: str) -> None:
+        """``OperationError`` when Claude Code's managed MCP file has exclusive control (what
+        ``claude mcp add`` refuses too): ``what`` would change nothing it runs."""
+        lockdown = self.claude_lockdown
+        if lockdown is not None:
+            raise OperationError(f"cannot {what}: {lockdown} (the administrator's choice)")
 
     def _as_written(self, edits: Sequence[ConfigEdit]) -> tuple[ConfigEdit, ...]:
         """``edits`` naming each server as its file does (``time`` for ``time@codex``), as the
@@ -679,9 +727,21 @@ class Workspace:
         if not views:
             holding = ", ".join(dict.fromkeys(view.source.host for view in server.hosts))
             raise OperationError(f"{host} does not hold {server.name!r}; it is held by {holding}")
-        written = False
+        turns_on = any(
+            (isinstance(edit, SetServerDisabled) and not edit.disabled)
+            or (isinstance(edit, SetToolEnabled) and edit.enabled)
+            for edit in edits
+        )
+        # Under the exclusive control of Claude Code's managed MCP file its other entries do
+        # not run: turning one on would change nothing, so it is left as it is (its row says
+        # why); turning one off is still written, for the day that control ends.
+        locked = turns_on and self.claude_lockdown is not None
+        written, skipped = False, False
         for view in views:
             if view.source.host in NO_SWITCH and not view.routed:
+                continue
+            if locked and view.source.host == "claude" and not view.source.managed:
+                skipped = True
                 continue
             if view.source.host == "claude" and self.claude is not None:
                 switch_claude(self.claude, server.entry_name, view.source.scope, edits)
@@ -694,6 +754,8 @@ class Workspace:
             isinstance(edit, SetServerDisabled) and not edit.disabled for edit in edits
         ):
             self._allow_in_gemini(server.entry_name)
+        if not written and skipped:
+            self._refuse_in_lockdown(f"turn {server.name!r} on for Claude Code")
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
             hosts = dict.fromkeys(view.source.host for view in views)
@@ -912,10 +974,14 @@ def add_targets(workspace: Workspace) -> tuple[SourceRef, ...]:
     }
     if not workspace.reports:  # not loaded yet: what is on disk
         readable = {source.ref for source in workspace.sources if source.path.is_file()}
+    # Claude Code adds nothing under its managed file's exclusive control: not offered.
+    locked = workspace.claude_lockdown is not None
     others = [
         source.ref
         for source in workspace.sources
-        if source.ref != workspace.add_to and (_always(source.ref) or source.ref in readable)
+        if source.ref != workspace.add_to
+        and (_always(source.ref) or source.ref in readable)
+        and not (locked and source.ref.host == "claude")
     ]
     return (workspace.add_to, *others)
 
@@ -955,9 +1021,11 @@ def open_workspace(
     home: Path,
     env: Mapping[str, str],
     hosts: Collection[str] | None = None,
+    claude_managed: Path = MANAGED_DIR,
 ) -> Workspace:
     """The workspace of the project that holds ``cwd``; ``hosts`` (``--hosts``) overrides the
-    ``hosts`` setting."""
+    ``hosts`` setting; ``claude_managed``: the folder of Claude Code's managed settings and
+    MCP file (``/etc/claude-code``; a test names another, Claude Code itself has no way to)."""
     root = find_project_root(cwd)
     ours = our_user_file(home, env)
     chosen = parse_hosts(hosts, "--hosts") if hosts is not None else hosts_setting(ours)
@@ -967,7 +1035,7 @@ def open_workspace(
     add_to = next(source.ref for source in sources if source.path == ours)
     trust = TrustBook(default_trust_file(home, env))
     reads_claude = any(source.ref.host == "claude" for source in sources)
-    claude = ClaudeFiles.of(home, root, env) if reads_claude else None
+    claude = ClaudeFiles.of(home, root, env, managed_dir=claude_managed) if reads_claude else None
     return Workspace(
         sources,
         root=root,
