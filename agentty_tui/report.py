@@ -64,8 +64,8 @@ def _source_json(ref: SourceRef) -> dict[str, Any]:
     found: dict[str, Any] = {"path": ref.path, "scope": ref.scope, "host": ref.host}
     if ref.plugin is not None:  # a Claude Code plugin's file: read-only, ``claude plugin``'s
         found["plugin"] = ref.plugin
-    if ref.managed:  # Claude Code's managed MCP file: read-only, the administrator's
-        found["managed"] = True
+    if ref.admin is not None:  # a file the administrator keeps: read-only
+        found["admin"] = ref.admin
     return found
 
 

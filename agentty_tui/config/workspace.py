@@ -100,6 +100,7 @@ from agentty_tui.config.hosts.gemini_extensions import (
     EXTENSION_DIALECT,
     read_extension_servers,
 )
+from agentty_tui.config.hosts.gemini_system import GeminiSystem, read_gemini_system
 from agentty_tui.config.hosts.gemini_trust import (
     GeminiSettings,
     gemini_folder_untrusted,
@@ -225,6 +226,8 @@ class Workspace:
         self._codex_untrusted: str | None = None
         self._gemini_untrusted: str | None = None
         self._gemini_settings: GeminiSettings = ()
+        # Gemini CLI's system settings and defaults (``None``: its files are not read).
+        self._gemini_system: GeminiSystem | None = None
         # The lines of moved Claude Code switches said so far: each is said once.
         self._said: set[str] = set()
         self.single = trust is None
@@ -271,7 +274,13 @@ class Workspace:
                 f"with `gemini extensions` (disable, uninstall or update {ref.plugin}), not "
                 "edited here; a server of it is switched off in mcp.excluded"
             )
-        if store is None and ref.managed:
+        if store is None and ref.host == "gemini" and ref.admin is not None:
+            raise OperationError(
+                f"{ref.path} is Gemini CLI's {ref.admin} file, kept by this machine's "
+                "administrator (Gemini itself only reads it): its servers are not edited here; "
+                "one of them is switched off in mcp.excluded of the user's settings"
+            )
+        if store is None and ref.admin == "managed":
             raise OperationError(
                 f"{ref.path} is Claude Code's managed MCP file, kept by this machine's "
                 "administrator: its servers are not edited here; one of them is switched off "
@@ -321,7 +330,14 @@ class Workspace:
         extensions = (
             Path(r.source.ref.path) for r in self.reports if r.source.dialect == EXTENSION_DIALECT
         )
-        return (*(self._gemini_folders(path) for path in settings), *enablement, *extensions)
+        system = self._gemini_system
+        admin = () if system is None else (system.system.path, system.defaults.path)
+        return (
+            *(self._gemini_folders(path) for path in settings),
+            *enablement,
+            *extensions,
+            *admin,
+        )
 
     def exists(self) -> bool:
         """Whether any source file is there (a ``--config`` naming no file is a typo to say)."""
@@ -347,6 +363,8 @@ class Workspace:
         if trust.problem is not None:
             problems.setdefault(trust.problem, trust.problem)
         self._read_host_trust()
+        for unread in () if self._gemini_system is None else self._gemini_system.problems:
+            problems.setdefault(unread, unread)
         if self.claude is not None:
             self._claude_switches = read_switches(self.claude)
             for unread in self._claude_switches.problems:
@@ -380,6 +398,22 @@ class Workspace:
             facts = self._facts(config, waiting)
             views = {server.name: self._view(server, ref) for server in config.servers}
             parts.append(Layer(ref, config, waiting, views, facts))
+        system = self._gemini_system
+        # Gemini CLI's system settings win over its every other file, its system defaults
+        # lose to all of them (its own merge): first and last of its parts.
+        for admin, first in (
+            (None if system is None else system.system.part, True),
+            (None if system is None else system.defaults.part, False),
+        ):
+            if admin is not None:
+                source, config = admin
+                waiting = self._untrusted(source, config, trust)
+                views = {server.name: self._view(server, source.ref) for server in config.servers}
+                facts = self._facts(config, waiting)
+                parts.insert(
+                    0 if first else len(parts), Layer(source.ref, config, waiting, views, facts)
+                )
+                reports.append(SourceReport(source, True, len(config.servers)))
         managed = self._claude_managed
         if managed is not None and managed.part is not None:
             # Claude Code's managed servers come before its every other entry: under its
@@ -520,15 +554,28 @@ class Workspace:
         if "codex" in user and "codex" in project:
             self._codex_untrusted = codex_untrusted(user["codex"], self.root)
         self._gemini_untrusted, self._gemini_settings = None, ()
+        self._gemini_system = None
         if "gemini" in user:
+            system = self._gemini_system = read_gemini_system(self._env)
             folders = self._gemini_folders(user["gemini"])
             self._gemini_untrusted = gemini_folder_untrusted(
-                folders, user["gemini"], self.cwd, self._env
+                folders,
+                user["gemini"],
+                self.cwd,
+                self._env,
+                system=system.system.settings,
+                defaults=system.defaults.settings,
             )
             read = [user["gemini"]]
             if "gemini" in project and self._gemini_untrusted is None:
                 read.append(project["gemini"])
-            self._gemini_settings = gemini_settings(read)
+            self._gemini_settings = (*self._gemini_admin_settings(), *gemini_settings(read))
+
+    def _gemini_admin_settings(self) -> GeminiSettings:
+        """The settings of Gemini CLI's system files it reads (none when it skips them)."""
+        system = self._gemini_system
+        files = () if system is None else (system.system, system.defaults)
+        return tuple((str(f.path), f.settings) for f in files if f.settings is not None)
 
     def _view(self, server: ServerConfig, ref: SourceRef) -> HostView:
         """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``), its
@@ -545,7 +592,7 @@ class Workspace:
         if ref.host == "claude" and self._claude_switches is not None:
             view = self._claude_switches.host_view(server.name, ref)
             lockdown = self.claude_lockdown
-            if lockdown is not None and not ref.managed:  # only the managed file's servers run
+            if lockdown is not None and ref.admin is None:  # only the managed file's servers run
                 return view.model_copy(update={"off": True, "off_by": lockdown})
             blocked = self._claude_switches.policy.blocks(server.name, server.spec)
             if blocked is not None and not view.off:  # its policy: never started
@@ -736,16 +783,27 @@ class Workspace:
         # not run: turning one on would change nothing, so it is left as it is (its row says
         # why); turning one off is still written, for the day that control ends.
         locked = turns_on and self.claude_lockdown is not None
+        if turns_on and any(v.source.host == "gemini" and not v.routed for v in views):
+            # Gemini CLI's system files may exclude it too, which only their keeper changes:
+            # refused before any file is written.
+            blocked = gemini_mcp_block(server.entry_name, self._gemini_admin_settings())
+            if blocked is not None:
+                raise OperationError(
+                    f"{server.entry_name!r} stays off for Gemini CLI: {blocked}, a file this "
+                    "machine's administrator keeps"
+                )
         written, skipped = False, False
         for view in views:
             if view.source.host in NO_SWITCH and not view.routed:
                 continue
-            if locked and view.source.host == "claude" and not view.source.managed:
+            if locked and view.source.host == "claude" and view.source.admin is None:
                 skipped = True
                 continue
             if view.source.host == "claude" and self.claude is not None:
                 switch_claude(self.claude, server.entry_name, view.source.scope, edits)
-            elif view.source.host == "gemini" and view.source.plugin is not None:
+            elif view.source.host == "gemini" and (
+                view.source.plugin is not None or view.source.admin is not None
+            ):
                 self._switch_extension(server.entry_name, view.source, edits)
             else:
                 self.store(view.source).apply(self._as_written(edits))
@@ -763,14 +821,24 @@ class Workspace:
         return self.load()
 
     def _switch_extension(self, name: str, ref: SourceRef, edits: tuple[ConfigEdit, ...]) -> None:
-        """A Gemini CLI extension's server switched where Gemini obeys it: off is its name in
-        ``mcp.excluded`` of the user settings (on: ``_allow_in_gemini``); a tool switch would
-        be the extension's own file, which ``gemini extensions update`` replaces."""
+        """A server of a Gemini CLI extension or system file switched where Gemini obeys it:
+        off is its name in ``mcp.excluded`` of the user settings (on: ``_allow_in_gemini``); a
+        tool switch would be in the extension's own file, which ``gemini extensions update``
+        replaces, or the administrator's."""
         if any(not isinstance(edit, SetServerDisabled) for edit in edits):
+            owner = (
+                f"of Gemini CLI's extension {ref.plugin} ({ref.path})"
+                if ref.plugin is not None
+                else f"of Gemini CLI's {ref.admin} file {ref.path}"
+            )
+            kept = (
+                "`gemini extensions` manages"
+                if ref.plugin is not None
+                else "the administrator keeps"
+            )
             raise OperationError(
-                f"{name!r} is a server of Gemini CLI's extension {ref.plugin} ({ref.path}): "
-                "Gemini CLI has no tool switch for it outside the extension's own file, which "
-                "`gemini extensions` manages; switch the whole server, or route Gemini CLI "
+                f"{name!r} is a server {owner}: Gemini CLI has no tool switch for it outside "
+                f"that file, which {kept}; switch the whole server, or route Gemini CLI "
                 "through agentty: agentty-tui connect gemini"
             )
         user = next(s.ref for s in self.sources if s.ref.host == "gemini" and s.ref.scope == "user")

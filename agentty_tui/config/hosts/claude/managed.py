@@ -17,7 +17,7 @@ that fixed path, with no variable to move it, so a test cannot give it one; docs
   ``disabledMcpServers`` in the project's entry of ``~/.claude.json`` (what ``/mcp`` writes)
   keeps one from starting.
 
-Here its servers are entries of host ``claude``, read and never written (``SourceRef.managed``),
+Here its servers are entries of host ``claude``, read and never written (``SourceRef.admin``),
 of scope ``user`` (they apply to every project); a file others may change has its stdio
 servers wait for the user's trust, as any config file's.
 """
@@ -75,7 +75,7 @@ class ManagedServers:
 
 def managed_ref(path: Path) -> SourceRef:
     """The source of the managed file's servers (scope ``user``: every project's)."""
-    return SourceRef(path=str(path), scope="user", host="claude", managed=True)
+    return SourceRef(path=str(path), scope="user", host="claude", admin="managed")
 
 
 def _insecure(path: Path) -> str | None:

@@ -43,7 +43,9 @@ def test_a_file_of_servers_takes_exclusive_control_and_its_servers_are_read_only
     assert managed.exclusive and managed.problem is None and managed.part is not None
     source, config = managed.part
     assert source.dialect == MANAGED_DIALECT
-    assert source.ref.managed and source.ref.host == "claude" and source.ref.scope == "user"
+    assert (
+        source.ref.admin == "managed" and source.ref.host == "claude" and source.ref.scope == "user"
+    )
     assert source.ref.label == "claude · managed"
     corp, two = config.servers
     assert corp.name == "corp" and corp.spec == StdioSpec(command="corp-server", args=("-x",))

@@ -65,7 +65,11 @@ def test_only_the_managed_files_servers_run_for_claude_code(home: Path) -> None:
     workspace = _open(home)
     managed = home.parent / "managed" / "managed-mcp.json"
     corp = _server(workspace, "corp")
-    assert corp.source is not None and corp.source.managed and corp.source.path == str(managed)
+    assert (
+        corp.source is not None
+        and corp.source.admin == "managed"
+        and corp.source.path == str(managed)
+    )
     assert not corp.disabled and corp.untrusted is None
     (view,) = corp.hosts
     assert view.tool_switch == "permissions.deny in ~/.claude/settings.json"
