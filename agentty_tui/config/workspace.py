@@ -25,6 +25,12 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   first load that finds them, with a warning line saying so.
 - The servers of the plugins Claude Code turns on (``hosts/claude/plugins``) are entries of
   host ``claude`` too, after every file's; their files are read, never written.
+- So are the files a machine's administrator keeps (``SourceRef.admin``), each where its host
+  ranks it: Claude Code's ``managed-mcp.json`` (``hosts/claude/managed``) before its other
+  files, and while it has exclusive control every other entry of Claude Code's is off and none
+  is added or turned on (``claude_lockdown``); Gemini CLI's system settings before its other
+  files and its system defaults after them (``hosts/gemini_system``), read only when they pass
+  its security check.
 
 Layering, one config out of a workspace's files (precedence, shadowing, de-duplication):
 ``layer`` takes each source's config in precedence order (local, project, user: the order of
@@ -399,31 +405,20 @@ class Workspace:
             views = {server.name: self._view(server, ref) for server in config.servers}
             parts.append(Layer(ref, config, waiting, views, facts))
         system = self._gemini_system
-        # Gemini CLI's system settings win over its every other file, its system defaults
-        # lose to all of them (its own merge): first and last of its parts.
+        managed = self._claude_managed
+        # Where each host ranks the files its machine's administrator keeps: Gemini CLI's
+        # system settings over its every other file, its system defaults under all of them
+        # (its own merge); Claude Code's managed servers before its every other entry (under
+        # their exclusive control they are the ones it runs, whatever else holds their names).
         for admin, first in (
             (None if system is None else system.system.part, True),
             (None if system is None else system.defaults.part, False),
+            (None if managed is None else managed.part, True),
         ):
             if admin is not None:
-                source, config = admin
-                waiting = self._untrusted(source, config, trust)
-                views = {server.name: self._view(server, source.ref) for server in config.servers}
-                facts = self._facts(config, waiting)
-                parts.insert(
-                    0 if first else len(parts), Layer(source.ref, config, waiting, views, facts)
-                )
-                reports.append(SourceReport(source, True, len(config.servers)))
-        managed = self._claude_managed
-        if managed is not None and managed.part is not None:
-            # Claude Code's managed servers come before its every other entry: under its
-            # exclusive control they are the ones it runs, whatever else holds their names.
-            source, config = managed.part
-            waiting = self._untrusted(source, config, trust)
-            views = {server.name: self._view(server, source.ref) for server in config.servers}
-            facts = self._facts(config, waiting)
-            parts.insert(0, Layer(source.ref, config, waiting, views, facts))
-            reports.append(SourceReport(source, True, len(config.servers)))
+                part = self._read_only_layer(*admin, trust)
+                parts.insert(0 if first else len(parts), part)
+                reports.append(SourceReport(admin[0], True, len(admin[1].servers)))
         extras: list[
             tuple[SourceFile, PluginConfig]
         ] = []  # Claude Code's plugins' and Gemini CLI's extensions' servers: read-only
@@ -437,9 +432,7 @@ class Workspace:
             problems.update((unread, unread) for unread in extensions.problems)
             extras.extend(extensions.parts)
         for source, config in extras:
-            waiting = self._untrusted(source, config, trust)
-            views = {server.name: self._view(server, source.ref) for server in config.servers}
-            parts.append(Layer(source.ref, config, waiting, views, self._facts(config, waiting)))
+            parts.append(self._read_only_layer(source, config, trust))
             reports.append(SourceReport(source, True, len(config.servers)))
         self.reports = tuple(reports)
         moved = self._move_old_claude_switches(parts)
@@ -449,6 +442,15 @@ class Workspace:
             return self._layered
         self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
+
+    def _read_only_layer(
+        self, source: SourceFile, config: PluginConfig, trust: ProjectTrust
+    ) -> Layer:
+        """The layer of a file read and never written (a plugin's, an extension's, one the
+        administrator keeps)."""
+        waiting = self._untrusted(source, config, trust)
+        views = {server.name: self._view(server, source.ref) for server in config.servers}
+        return Layer(source.ref, config, waiting, views, self._facts(config, waiting))
 
     def _merge_codex_tables(self, configs: dict[SourceRef, PluginConfig]) -> None:
         """Codex's own precedence: in a project it trusts, a server's table in a
