@@ -59,10 +59,12 @@ def _auth_json(server: ServerState) -> dict[str, Any]:
     }
 
 
-def _source_json(ref: SourceRef) -> dict[str, str]:
-    found = {"path": ref.path, "scope": ref.scope, "host": ref.host}
+def _source_json(ref: SourceRef) -> dict[str, Any]:
+    found: dict[str, Any] = {"path": ref.path, "scope": ref.scope, "host": ref.host}
     if ref.plugin is not None:  # a Claude Code plugin's file: read-only, ``claude plugin``'s
         found["plugin"] = ref.plugin
+    if ref.admin is not None:  # a file the administrator keeps: read-only
+        found["admin"] = ref.admin
     return found
 
 
