@@ -104,6 +104,7 @@ class HostServer:
         self._given: dict[str, ToolRef] = {}  # every name this host was given, for refusals
         self._announced: object = None  # the key of the list the host was last told of
         self._bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
         self._handshake: ServerSession | None = None
         self.announced = 0
         """How many ``tools/list_changed`` were sent (diagnostics, tests)."""
@@ -114,7 +115,24 @@ class HostServer:
         write_stream: anyio.abc.ObjectSendStream[SessionMessage],
     ) -> None:
         """Serve the host until its side of the streams ends."""
-        await self._settle()
+        await self.settle()
+        server = self.build()
+        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.follow)
+            await server.run(read_stream, write_stream, options)
+            group.cancel_scope.cancel()
+
+    async def settle(self) -> None:
+        """Until every server the host is served connected or failed, at most ``wait`` s."""
+        host = self._host
+        with anyio.move_on_after(self._wait):
+            await self._source.wait_for(lambda model: served_lens(model, host).settled)
+
+    def build(self) -> Server[Any]:
+        """The SDK server of this host, its instructions from the current snapshot (so after
+        ``settle``); ``follow`` announces the changes from here on. A transport that drives
+        the SDK server itself (HTTP: ``gateway/http``) uses these three instead of ``serve``."""
         now = self._now()
         self._announced = now.key
         server: Server[Any] = Server(
@@ -123,27 +141,22 @@ class HostServer:
             instructions=instructions(now),
             on_list_tools=self._list,
             on_call_tool=self._call,
-            on_subscriptions_listen=ListenHandler(self._bus),
+            on_subscriptions_listen=self._listen,
         )
         # The SDK's tracing middleware exports nothing here; it would only cost every call.
         server.middleware.clear()
         server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._initialized
         )
-        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
-        async with anyio.create_task_group() as group:
-            group.start_soon(self._follow)
-            await server.run(read_stream, write_stream, options)
-            group.cancel_scope.cancel()
+        return server
+
+    def end_listens(self) -> None:
+        """End every open ``subscriptions/listen`` stream, each with its final result (the
+        spec's graceful close): a server going away, so the streams do not hold it up."""
+        self._listen.close()
 
     def _now(self) -> HostTools:
         return self._tools.of(self._source.snapshot)
-
-    async def _settle(self) -> None:
-        """Until every server the host is served connected or failed, at most ``wait`` s."""
-        host = self._host
-        with anyio.move_on_after(self._wait):
-            await self._source.wait_for(lambda model: served_lens(model, host).settled)
 
     async def _initialized(
         self, ctx: ServerRequestContext[Any, Any], params: types.NotificationParams
@@ -170,8 +183,8 @@ class HostServer:
         except AgenttyError as exc:  # the server went down or the call failed: said, not raised
             return refused(safe_message(str(exc)))
 
-    async def _follow(self) -> None:
-        """Announce every change of the host's list, once."""
+    async def follow(self) -> None:
+        """Announce every change of the host's list, once (until cancelled)."""
         async for snapshot in self._source.updates():
             now = self._tools.of(snapshot)
             if now.key != self._announced:
