@@ -300,3 +300,26 @@ async def test_a_serve_of_the_same_user_keeps_the_token(config: Path) -> None:
     async with gateway(config) as second, http_host(second, "legacy") as client:
         assert second.token == first.token
         assert (await client.list_tools()).tools
+
+
+@pytest.mark.parametrize(
+    ("words", "status", "said"),
+    [
+        (["--port", "5"], 2, "--port and --show-token go with --http"),
+        (["--http", "--shared"], 2, "--http runs servers of its own: it does not go with --shared"),
+        (["--http", "--port", "70000"], 1, "port 70000 is not a TCP port (0 to 65535)"),
+    ],
+)
+async def test_options_that_do_not_go_together_are_refused(
+    words: list[str], status: int, said: str, config: Path
+) -> None:
+    done = await anyio.run_process(
+        [sys.executable, "-m", "agentty_tui", "serve", "--config", str(config), *words],
+        env=environment(),
+        check=False,
+    )
+    assert (done.returncode, done.stderr.decode(), done.stdout) == (
+        status,
+        f"agentty-tui: {said}\n",
+        b"",
+    )
