@@ -142,6 +142,7 @@ class HostServer:
             on_list_tools=self._list,
             on_call_tool=self._call,
             on_subscriptions_listen=self._listen,
+            get_tool_input_schema=self._input_schema,
         )
         # The SDK's tracing middleware exports nothing here; it would only cost every call.
         server.middleware.clear()
@@ -170,6 +171,14 @@ class HostServer:
         now = self._now()
         self._given.update(now.refs)
         return types.ListToolsResult(tools=list(now.tools))
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        """A served tool's input schema: what the 2026-07-28 HTTP era checks a call's
+        ``Mcp-Param-*`` headers against (without it, the SDK lists every tool per call)."""
+        for tool in self._now().tools:
+            if tool.name == name:
+                return tool.input_schema
+        return None
 
     async def _call(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams

@@ -233,6 +233,10 @@ def non_loopback_addresses() -> list[str]:
 async def test_it_listens_on_127_0_0_1_and_nowhere_else(config: Path) -> None:
     with pytest.raises(AgenttyError, match=r"127\.0\.0\.1 only, not on 0\.0\.0\.0"):
         listen_socket(0, "0.0.0.0")
+    # Said to be TCP, so that asyncio sets TCP_NODELAY on each connection (without it a
+    # response waited 40 ms for the host's delayed ACK: bench/bench_gateway_http.py).
+    with listen_socket(0) as listener:
+        assert listener.proto == socket.IPPROTO_TCP
     async with gateway(config) as served:
         for address in ["127.0.0.2", *non_loopback_addresses()]:
             with pytest.raises(ConnectionRefusedError):
