@@ -401,24 +401,14 @@ def _serve_http(config_path: Path | None, args: argparse.Namespace) -> int:
     from agentty_tui.commands import open_config, trusted
     from agentty_tui.config.workspace import parse_hosts
     from agentty_tui.gateway.http import DEFAULT_PORT, serve_http
-    from agentty_tui.gateway.http_token import read_or_make_token, token_path
 
     host = None if args.host is None else parse_hosts([args.host], "--host")[0]
     workspace = open_config(config_path, args)
-    path = token_path(os.environ)
-    token = read_or_make_token(path)
     port = DEFAULT_PORT if args.port is None else args.port
 
     async def serve(*_: object) -> int:
         return await serve_http(
-            workspace,
-            host,
-            trusted(args),
-            args.wait,
-            port=port,
-            token=token,
-            token_file=str(path),
-            show_token=args.show_token,
+            workspace, host, trusted(args), args.wait, port=port, show_token=args.show_token
         )
 
     return run_command(serve)
