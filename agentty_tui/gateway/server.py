@@ -1,8 +1,10 @@
 """The MCP server one attached host talks to: its tools, their calls, their changes.
 
-A ``HostServer`` serves one host over one stream pair, whatever the streams are (stdio now,
-a daemon's socket later) and wherever the bridge lives: it reads the plugin state only
-through a ``GatewaySource`` (the snapshot, its updates, a tool call), which ``Bridge`` is.
+A ``HostServer`` serves one host over one stream pair, whatever the streams are (stdio, the
+daemon's socket, an HTTP session's) and wherever the bridge lives: it reads the plugin state
+only through a ``GatewaySource`` (the snapshot, its updates, a tool call), which ``Bridge`` is.
+A transport that drives the SDK server itself (the 2026-07-28 era over HTTP, one request at a
+time) uses its parts: ``settle``, ``build``, ``follow``.
 
 - The host's first request is read once every server of its lens connected or failed, at
   most ``wait`` seconds: so the first ``tools/list`` is never an empty success while servers
