@@ -58,6 +58,7 @@ from starlette.types import Message, Receive, Scope, Send
 from agentty_tui.bridge import Bridge
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.offer_source import OfferSource
 from agentty_tui.gateway.server import DEFAULT_WAIT, GatewaySource, HostServer
 
 __all__ = [
@@ -259,13 +260,20 @@ class HttpGateway:
     server, and owns the sessions' tasks while ``run`` runs."""
 
     def __init__(
-        self, source: GatewaySource, host: str | None = None, *, wait: float = DEFAULT_WAIT
+        self,
+        source: GatewaySource,
+        host: str | None = None,
+        *,
+        wait: float = DEFAULT_WAIT,
+        offers: OfferSource | None = None,
     ) -> None:
         """``source``: the plugin state (a ``Bridge``); ``host``: whose lens; ``wait``: seconds
-        the first request waits for servers still connecting."""
+        the first request waits for servers still connecting; ``offers``: the servers'
+        resources, prompts and log messages (``None``: tools only)."""
         self._source = source
         self._host = host
         self._wait = wait
+        self._offers = offers
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
         self._group: anyio.abc.TaskGroup | None = None
         self._modern: StreamableHTTPSessionManager | None = None
@@ -316,6 +324,9 @@ class HttpGateway:
         if transport.is_terminated:  # the host ended it (DELETE)
             self._sessions.pop(session_id, None)
 
+    def _host_server(self) -> HostServer:
+        return HostServer(self._source, self._host, wait=self._wait, offers=self._offers)
+
     async def _modern_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._modern_ready.wait()  # at most the first settling, ``wait`` seconds
         manager = self._modern
@@ -326,7 +337,7 @@ class HttpGateway:
 
     async def _serve_modern(self) -> None:
         """The one server of every 2026-07-28 request, from the first settling on."""
-        served = HostServer(self._source, self._host, wait=self._wait)
+        served = self._host_server()
         await served.settle()
         manager = StreamableHTTPSessionManager(served.build())
         self._modern_host = served
@@ -374,7 +385,7 @@ class HttpGateway:
                 task_status.started()
                 idle = transport.idle_scope or anyio.CancelScope()
                 with idle:
-                    host = HostServer(self._source, self._host, wait=self._wait)
+                    host = self._host_server()
                     # The transport's streams are the SDK's own kind, which its ``Server.run``
                     # takes as it takes anyio's; ``HostServer.serve`` names anyio's.
                     await host.serve(cast(_Incoming, read_stream), cast(_Outgoing, write_stream))
@@ -465,7 +476,7 @@ async def serve_http(
     with listener:
         async with Bridge(workspace, trust=trust) as bridge, anyio.create_task_group() as group:
             await group.start(bridge.watch)
-            gateway = HttpGateway(bridge, host, wait=wait)
+            gateway = HttpGateway(bridge, host, wait=wait, offers=bridge)
             await group.start(gateway.run)
             app = HttpGuard(
                 RequestBodyLimitMiddleware(gateway, DEFAULT_MAX_REQUEST_BODY_SIZE), token, chosen

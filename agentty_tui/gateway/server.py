@@ -21,11 +21,14 @@ time) uses its parts: ``settle``, ``build``, ``follow``.
   leaves the host's list as it was announces nothing. Both protocol eras: a 2025 handshake
   client gets ``notifications/tools/list_changed`` on its connection, a 2026-07-28 client on
   its ``subscriptions/listen`` stream.
+- Given an ``OfferSource`` (``offers``), the host's resources, prompts and log messages pass
+  through too (``passthrough.Passthrough``); without one, only tools are declared.
 """
 
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
@@ -36,6 +39,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.shared.message import SessionMessage
 
 from agentty_tui import __version__
@@ -49,6 +53,8 @@ from agentty_tui.gateway.host_tools import (
     refusal,
     served_lens,
 )
+from agentty_tui.gateway.offer_source import OfferSource
+from agentty_tui.gateway.passthrough import Passthrough
 from agentty_tui.model import PluginModel
 from agentty_tui.terminal_text import safe_message
 
@@ -95,10 +101,16 @@ class HostServer:
     """The gateway as one attached host sees it: one connection, one host's lens."""
 
     def __init__(
-        self, source: GatewaySource, host: str | None = None, *, wait: float = DEFAULT_WAIT
+        self,
+        source: GatewaySource,
+        host: str | None = None,
+        *,
+        wait: float = DEFAULT_WAIT,
+        offers: OfferSource | None = None,
     ) -> None:
         """``host``: whose lens (``None``: every host's servers); ``wait``: seconds the first
-        request waits for servers still connecting."""
+        request waits for servers still connecting; ``offers``: where the servers' resources,
+        prompts and log messages come from (``None``: tools only)."""
         self._source = source
         self._host = host
         self._wait = wait
@@ -110,6 +122,12 @@ class HostServer:
         self._handshake: ServerSession | None = None
         self.announced = 0
         """How many ``tools/list_changed`` were sent (diagnostics, tests)."""
+        self.passthrough = (
+            None
+            if offers is None
+            else Passthrough(offers, host, lambda: self._handshake, self._bus.publish)
+        )
+        """Resources, prompts and log messages, when they are served."""
 
     async def serve(
         self,
@@ -119,7 +137,11 @@ class HostServer:
         """Serve the host until its side of the streams ends."""
         await self.settle()
         server = self.build()
-        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+        served = self.passthrough is not None
+        changes = NotificationOptions(
+            tools_changed=True, resources_changed=served, prompts_changed=served
+        )
+        options = server.create_initialization_options(changes)
         async with anyio.create_task_group() as group:
             group.start_soon(self.follow)
             await server.run(read_stream, write_stream, options)
@@ -137,21 +159,35 @@ class HostServer:
         the SDK server itself (HTTP: ``gateway/http``) uses these three instead of ``serve``."""
         now = self._now()
         self._announced = now.key
-        server: Server[Any] = Server(
-            SERVER_NAME,
-            version=__version__,
-            instructions=instructions(now),
-            on_list_tools=self._list,
-            on_call_tool=self._call,
-            on_subscriptions_listen=self._listen,
-            get_tool_input_schema=self._input_schema,
-        )
+        passthrough = self.passthrough
+        with warnings.catch_warnings():
+            # logging/setLevel is a 2025 handshake request (deprecated in 2026-07-28): served
+            # for the hosts that send it, without a warning on the host's stderr.
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            server: Server[Any] = Server(
+                SERVER_NAME,
+                version=__version__,
+                instructions=instructions(now),
+                on_list_tools=self._list,
+                on_call_tool=self._call,
+                on_subscriptions_listen=self._listen,
+                get_tool_input_schema=self._input_schema,
+                **(passthrough.handlers() if passthrough is not None else {}),
+            )
         # The SDK's tracing middleware exports nothing here; it would only cost every call.
         server.middleware.clear()
         server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._initialized
         )
         return server
+
+    async def follow(self) -> None:
+        """Announce every change of the host's list, once, and pass the servers' resources,
+        prompts and log messages through when they are served (until cancelled)."""
+        async with anyio.create_task_group() as group:
+            if self.passthrough is not None:
+                group.start_soon(self.passthrough.run)
+            await self._follow_tools()
 
     def end_listens(self) -> None:
         """End every open ``subscriptions/listen`` stream, each with its final result (the
@@ -194,8 +230,8 @@ class HostServer:
         except AgenttyError as exc:  # the server went down or the call failed: said, not raised
             return refused(safe_message(str(exc)))
 
-    async def follow(self) -> None:
-        """Announce every change of the host's list, once (until cancelled)."""
+    async def _follow_tools(self) -> None:
+        """Announce every change of the host's tool list, once."""
         async for snapshot in self._source.updates():
             now = self._tools.of(snapshot)
             if now.key != self._announced:

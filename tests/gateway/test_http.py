@@ -21,6 +21,7 @@ from pathlib import Path
 import anyio
 import anyio.abc
 import httpx2
+import mcp_types as types
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp import Client
@@ -33,7 +34,7 @@ from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES, Notices, listening
 from tests.gateway.test_serve import environment, text_of, toggle
 from tests.helpers import process_alive, stdio_entry
-from tests.servers import plain_argv
+from tests.servers import offers_argv, plain_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -180,6 +181,22 @@ async def test_a_toggle_reaches_every_host_once_each_way(mode: str, config: Path
         added = await other.call_tool("alpha__add", {"a": 1, "b": 1})
         assert added.structured_content == {"result": 2}
         assert (first.count, second.count) == (2, 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_resources_and_prompts_pass_through_over_http(
+    mode: str, write_config: WriteConfig
+) -> None:
+    config = write_config({"py": stdio_entry(offers_argv())})
+    async with gateway(config) as served, http_host(served, mode) as client:
+        listed = await client.list_resources()
+        uris = [resource.uri for resource in listed.resources]
+        assert uris == ["agentty://py/memo://notes/first", "agentty://py/memo://notes/second"]
+        read = await client.read_resource(uris[0])
+        first = read.contents[0]
+        assert isinstance(first, types.TextResourceContents) and first.text
+        prompts = await client.list_prompts()
+        assert prompts.prompts and all(p.name.startswith("py__") for p in prompts.prompts)
 
 
 async def test_requests_without_the_token_or_from_a_foreign_page_are_refused(
