@@ -12,6 +12,7 @@ The text returned is the server's: a caller makes it safe for where it goes
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -76,15 +77,18 @@ def _structured(value: Any) -> str:
 
 
 def _said_in_text(result: types.CallToolResult) -> bool:
-    """Whether a text block already holds the structured content as JSON (what servers are
-    asked to do, and SDK servers do): shown once, not twice."""
+    """Whether a text block already holds the structured content (what servers are asked to
+    do, and SDK servers do): shown once, not twice. A value that is not an object is wrapped
+    by SDK servers as ``{"result": value}`` beside its text; that counts as said too."""
+    structured = result.structured_content
     for block in result.content:
-        if isinstance(block, types.TextContent):
-            try:
-                if json.loads(block.text) == result.structured_content:
-                    return True
-            except (ValueError, RecursionError):
-                continue
+        if not isinstance(block, types.TextContent):
+            continue
+        said: list[Any] = [block.text]
+        with contextlib.suppress(ValueError, RecursionError):
+            said.append(json.loads(block.text))
+        if any(structured in (value, {"result": value}) for value in said):
+            return True
     return False
 
 

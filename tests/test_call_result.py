@@ -119,3 +119,12 @@ def test_call_prints_what_a_real_server_sent_as_a_person_reads_it(tmp_path: Path
     assert weather.count('"celsius": 21.5') == 1, weather
     raw = _call(config, "picture", "--json")
     assert '"mimeType": "image/png"' in raw and "mime_type" not in raw
+
+
+@pytest.mark.parametrize(("text", "value"), [("5", 5), ("hello", "hello"), ("[1, 2]", [1, 2])])
+def test_a_value_an_sdk_server_wraps_as_result_is_shown_once(text: str, value: object) -> None:
+    """SDK servers send a tool's plain value as its text and as ``{"result": value}``."""
+    result = types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content={"result": value}
+    )
+    assert readable_result(result) == text

@@ -24,7 +24,7 @@ this module.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, TypeVar
@@ -35,6 +35,7 @@ import anyio.to_thread
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.offers import OfferChange, OfferListener, ServerOffers
@@ -48,6 +49,7 @@ from agentty_tui.bridge.pool import (
 )
 from agentty_tui.bridge.reaper import reap_orphans
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.bridge.roots import RootsBoard, project_roots
 from agentty_tui.bridge.server_logging import LogLevels, LogListener, ServerLogMessage
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
@@ -108,10 +110,14 @@ class Bridge:
         self._offer_listeners = Listeners[OfferChange]()
         self._log_listeners = Listeners[ServerLogMessage]()
         self._log_levels = LogLevels()
+        self.roots = RootsBoard(project_roots(store.root))
+        """The roots a server gets when it asks outside a call that answers them: what the
+        bridge's clients offer, else the project root (``bridge/roots.py``)."""
         self._pool = SessionPool(
             self.log_dir,
             store.path,
             self._publish,
+            self.roots,
             on_offer=self._offer_listeners.call,
             on_log=self._log_listeners.call,
             log_level=lambda: self._log_levels.floor,
@@ -246,11 +252,25 @@ class Bridge:
         return StepRuntime(self.snapshot, self._pool.connected())
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool through a step runtime captured for just this call."""
+        """Call one tool through a step runtime captured for just this call; ``hooks``: where
+        its progress goes and who answers what the server asks meanwhile
+        (``bridge/call_hooks.py``). Cancelling the caller cancels the server's request."""
         with self.step() as step:
-            return await step.call(server, tool, arguments)
+            return await step.call(server, tool, arguments, hooks)
+
+    async def roots_changed(self, servers: Iterable[str] | None = None) -> None:
+        """Tell the connected servers among ``servers`` (``None``: all) that the roots
+        changed, so that they ask again (2025 handshake connections; ``roots_changed``)."""
+        wanted = None if servers is None else set(servers)
+        for name, session in self._pool.connected().items():
+            if wanted is None or name in wanted:
+                await session.roots_changed()
 
     # --- what servers offer besides tools: resources, prompts, log messages ---------
 

@@ -34,6 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from agentty_tui import __version__
 from agentty_tui.bridge import listing
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
+from agentty_tui.bridge.call_hooks import CallHooks, CallRouter, answer_elicitation, answer_roots
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.failures import (
     authorization_failure,
@@ -111,14 +112,18 @@ class ServerSession:
         on_change: Callable[[SessionState], None],
         elicitation: ElicitationFnT | None = None,
         login_ui: LoginUI | None = None,
+        roots: Callable[[], Awaitable[tuple[types.Root, ...]]] | None = None,
         *,
         on_offer: OfferListener | None = None,
         on_log: LogListener | None = None,
         log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
     ) -> None:
-        """``login_ui``: where a step-up (``403 insufficient_scope``) shows its browser login;
-        without one such a server turns ``needs_login`` with the reason. ``on_offer`` hears
-        each change of what the server offers besides tools, ``on_log`` each of its log
+        """``elicitation``: answers a server's forms where no call's hooks do (without one,
+        and without ``roots``, the session offers neither); ``login_ui``: where a step-up
+        (``403 insufficient_scope``) shows its browser login, without one such a server turns
+        ``needs_login`` with the reason; ``roots``: the roots a server gets when it asks
+        outside a call that answers them (``None``: roots are not offered). ``on_offer``
+        hears each change of what the server offers besides tools, ``on_log`` each of its log
         messages; ``log_level`` is the level to ask a server for when it connects."""
         self._config = config
         self.log = log
@@ -130,6 +135,9 @@ class ServerSession:
         self._on_change = on_change
         self._elicitation = elicitation
         """Answers a server's form requests; without one the session does not offer them."""
+        self._roots = roots
+        self._router = CallRouter()
+        """Which call in flight a server's request (a form, ``roots/list``) is for."""
         self._client: Client | None = None
         self._transport: StdioTransport | None = None
         self._http: HttpTransport | None = None
@@ -254,7 +262,14 @@ class ServerSession:
             transport,
             mode="auto",
             message_handler=self._on_message,
-            elicitation_callback=self._elicitation,
+            elicitation_callback=(
+                None
+                if self._elicitation is None
+                else answer_elicitation(self._router, self._elicitation)
+            ),
+            list_roots_callback=None
+            if self._roots is None
+            else answer_roots(self._router, self._roots),
             read_timeout_seconds=self._config.request_timeout,
             cache=None,
             client_info=types.Implementation(name="agentty-tui", version=__version__),
@@ -352,6 +367,10 @@ class ServerSession:
             if client is None or client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 resources = isinstance(message, types.ResourceListChangedNotification)
                 self._offer_changed("resources" if resources else "prompts")
+        elif isinstance(message, types.ElicitCompleteNotification):
+            hooks = self._router.completed(message.params.elicitation_id)
+            if hooks is not None and hooks.elicitation_complete is not None:
+                await hooks.elicitation_complete(message.params.elicitation_id)
         elif isinstance(message, Exception):
             self._note(f"transport error: {message!r}")
 
@@ -467,20 +486,39 @@ class ServerSession:
 
     # --- calls ----------------------------------------------------------------------
 
-    async def call_tool(self, bare: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        """Call one tool on this server's live connection."""
+    async def call_tool(
+        self, bare: str, arguments: dict[str, Any] | None, hooks: CallHooks | None = None
+    ) -> types.CallToolResult:
+        """Call one tool on this server's live connection; ``hooks``: where its progress goes
+        and who answers what the server asks during it (``bridge/call_hooks.py``). Cancelling
+        the caller cancels the request (the server hears ``notifications/cancelled``)."""
         client, state = self._client, self._state
         if client is None or state.status != "connected":
             raise OperationError(not_connected(self.name, state.status, state.error))
+        progress = hooks.progress if hooks is not None else None
         try:
-            return await client.call_tool(bare, arguments)
+            with self._router.calling(hooks):
+                return await client.call_tool(bare, arguments, progress_callback=progress)
         except Exception as exc:
+            self._router.refused_for_urls(exc, hooks)
             closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
             if closed and self._transport is not None:
                 await see_exit(self._transport)
             message = self._describe(exc)
             self._after_failed_call(message)
             raise OperationError(call_failed(bare, self.name, message)) from exc
+
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed (``notifications/roots/list_changed``), so it asks
+        again: a 2025 handshake connection only (2026-07-28 has no such notification: a
+        server asks for roots within each call). Nothing when not connected."""
+        client = self._client
+        if client is None or self._roots is None or self._state.status != "connected":
+            return
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        # The SDK's own helper is marked deprecated (for 2026-07-28); the notification is not.
+        await client.session.send_notification(types.RootsListChangedNotification())
 
     def _after_failed_call(self, message: str) -> None:
         """What a failed call says about the whole session: refused for want of a login (a

@@ -342,10 +342,10 @@ class HttpGateway:
         manager = StreamableHTTPSessionManager(served.build())
         self._modern_host = served
         try:
-            async with manager.run():
+            async with manager.run(), anyio.create_task_group() as group:
+                await group.start(served.follow)
                 self._modern = manager
                 self._modern_ready.set()
-                await served.follow()
         finally:
             self._modern = None
             self._modern_ready.set()  # a request still waiting is told the gateway stops

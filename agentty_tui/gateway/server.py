@@ -15,7 +15,9 @@ time) uses its parts: ``settle``, ``build``, ``follow``.
   under gateway names.
 - ``tools/call`` forwards to the server through the source (result, ``isError`` and content
   as the server gave them); a name that is not in the current list is refused with an
-  ``isError`` result that says why and what to do (``host_tools.refusal``).
+  ``isError`` result that says why and what to do (``host_tools.refusal``). The call's
+  progress, cancellation, forms and roots pass between server and host
+  (``host_requests.py``), and so do the host's roots outside calls.
 - Every change of that list (a toggle, a reload, an outside edit, a server's own
   ``list_changed``, a server that connects late or fails) is announced once: a snapshot that
   leaves the host's list as it was announces nothing. Both protocol eras: a 2025 handshake
@@ -30,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Any, Protocol
 
 import anyio
@@ -43,9 +46,12 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.shared.message import SessionMessage
 
 from agentty_tui import __version__
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.catalog.names import ToolRef
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import DEFAULT_WAIT
+from agentty_tui.gateway.host_requests import HostRequests, RootsSource
+from agentty_tui.gateway.host_rounds import HostRounds
 from agentty_tui.gateway.host_tools import (
     HostTools,
     ToolsMaker,
@@ -65,7 +71,7 @@ SERVER_NAME = "agentty"
 """The gateway's name in ``initialize`` (and the entry a host is given)."""
 
 
-class GatewaySource(Protocol):
+class GatewaySource(RootsSource, Protocol):
     """What serving a host needs of the plugin state (a ``Bridge`` in this process)."""
 
     @property
@@ -84,10 +90,21 @@ class GatewaySource(Protocol):
         ...
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool of one server."""
+        """Call one tool of one server (``hooks``: its progress and what it asks)."""
         ...
+
+
+ROUND_GONE = (
+    "this answers a question the gateway no longer waits for (answered already, or too late); "
+    "call the tool again"
+)
+"""The refusal of an ``input_required`` round whose ``requestState`` is unknown."""
 
 
 def refused(message: str) -> types.CallToolResult:
@@ -120,6 +137,8 @@ class HostServer:
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self._handshake: ServerSession | None = None
+        self._requests = HostRequests(source, self._view_servers)
+        self._rounds = HostRounds()
         self.announced = 0
         """How many ``tools/list_changed`` were sent (diagnostics, tests)."""
         self.passthrough = (
@@ -143,7 +162,7 @@ class HostServer:
         )
         options = server.create_initialization_options(changes)
         async with anyio.create_task_group() as group:
-            group.start_soon(self.follow)
+            await group.start(self.follow)
             await server.run(read_stream, write_stream, options)
             group.cancel_scope.cancel()
 
@@ -179,15 +198,24 @@ class HostServer:
         server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._initialized
         )
+        server.add_notification_handler(
+            "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
+        )
         return server
 
-    async def follow(self) -> None:
-        """Announce every change of the host's list, once, and pass the servers' resources,
-        prompts and log messages through when they are served (until cancelled)."""
+    async def follow(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Announce every change of the host's list, once; relay what the servers ask the host
+        during its calls; pass the servers' resources, prompts and log messages through when
+        they are served (until cancelled). Started once calls can be taken."""
         async with anyio.create_task_group() as group:
+            group.start_soon(self._follow_tools)
+            group.start_soon(self._requests.run)
+            await group.start(self._rounds.run)
             if self.passthrough is not None:
                 group.start_soon(self.passthrough.run)
-            await self._follow_tools()
+            task_status.started()
 
     def end_listens(self) -> None:
         """End every open ``subscriptions/listen`` stream, each with its final result (the
@@ -202,6 +230,16 @@ class HostServer:
     ) -> None:
         """A 2025 handshake client: its connection is where list changes are sent."""
         self._handshake = ctx.session
+        self._requests.initialized(ctx.session)
+
+    async def _roots_changed(
+        self, ctx: ServerRequestContext[Any, Any], params: types.NotificationParams | None
+    ) -> None:
+        self._requests.roots_changed()
+
+    def _view_servers(self) -> tuple[str, ...]:
+        """The servers of the host's view now (told when the host's roots change)."""
+        return tuple(state.name for state in served_lens(self._source.snapshot, self._host).servers)
 
     async def _list(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -220,14 +258,23 @@ class HostServer:
 
     async def _call(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         now = self._now()
         ref = now.refs.get(params.name)
         if ref is None:
             return refused(refusal(params.name, self._given.get(params.name), now))
+        forward = partial(
+            self._source.call_tool, ref.server, ref.tool, dict(params.arguments or {})
+        )
         try:
-            return await self._source.call_tool(ref.server, ref.tool, dict(params.arguments or {}))
+            if HostRounds.wanted(ctx):  # a 2026-07-28 host is asked in input_required rounds
+                answer = await self._rounds.call(ctx, params, self._requests.hooks(ctx), forward)
+                return refused(ROUND_GONE) if answer is None else answer
+            return await forward(self._requests.hooks(ctx))
         except AgenttyError as exc:  # the server went down or the call failed: said, not raised
+            passed = self._requests.passed_on(ctx, exc)  # but a -32042 a host can act on
+            if passed is not None:
+                raise passed from None
             return refused(safe_message(str(exc)))
 
     async def _follow_tools(self) -> None:

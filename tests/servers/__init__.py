@@ -24,6 +24,8 @@ running the tests, so the venv's mcp 2.x is importable).
                          their changes on ``subscriptions/listen`` (2026-07-28).
 - ``legacy_ts/offers.js`` the same offers on the TypeScript SDK (2025 era): resources and
                          prompts list_changed as notifications, log messages, ``setLevel``.
+- ``asking_server.py``   tools that report progress, ask a form or a URL, ask for roots, wait
+                         to be cancelled; ``--legacy``: the 2025 handshake era only.
 - ``legacy_ts/``         a TypeScript-SDK server that speaks only the 2025 handshake era
                          (answers ``server/discover`` with -32601); needs node and
                          ``npm ci`` in that folder (see ``legacy_ts_available``).
@@ -77,6 +79,11 @@ def plain_sdk_argv(*extra: str) -> list[str]:
     """argv for ``plain_server.py``, the same tools served by the SDK: for HTTP transports and
     for tests of how the client meets the SDK's own server."""
     return python_server_argv("plain_server.py", *extra)
+
+
+def asking_argv(*extra: str) -> list[str]:
+    """argv for ``asking_server.py``; ``asking_argv("--legacy")`` for the 2025 era only."""
+    return python_server_argv("asking_server.py", *extra)
 
 
 def gated_argv(*extra: str) -> list[str]:
