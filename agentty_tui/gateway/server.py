@@ -1,8 +1,10 @@
 """The MCP server one attached host talks to: its tools, their calls, their changes.
 
-A ``HostServer`` serves one host over one stream pair, whatever the streams are (stdio now,
-a daemon's socket later) and wherever the bridge lives: it reads the plugin state only
-through a ``GatewaySource`` (the snapshot, its updates, a tool call), which ``Bridge`` is.
+A ``HostServer`` serves one host over one stream pair, whatever the streams are (stdio, the
+daemon's socket, an HTTP session's) and wherever the bridge lives: it reads the plugin state
+only through a ``GatewaySource`` (the snapshot, its updates, a tool call), which ``Bridge`` is.
+A transport that drives the SDK server itself (the 2026-07-28 era over HTTP, one request at a
+time) uses its parts: ``settle``, ``build``, ``follow``.
 
 - The host's first request is read once every server of its lens connected or failed, at
   most ``wait`` seconds: so the first ``tools/list`` is never an empty success while servers
@@ -133,6 +135,7 @@ class HostServer:
         self._given: dict[str, ToolRef] = {}  # every name this host was given, for refusals
         self._announced: object = None  # the key of the list the host was last told of
         self._bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
         self._handshake: ServerSession | None = None
         self._requests = HostRequests(source, self._view_servers)
         self._rounds = HostRounds()
@@ -151,7 +154,28 @@ class HostServer:
         write_stream: anyio.abc.ObjectSendStream[SessionMessage],
     ) -> None:
         """Serve the host until its side of the streams ends."""
-        await self._settle()
+        await self.settle()
+        server = self.build()
+        served = self.passthrough is not None
+        changes = NotificationOptions(
+            tools_changed=True, resources_changed=served, prompts_changed=served
+        )
+        options = server.create_initialization_options(changes)
+        async with anyio.create_task_group() as group:
+            await group.start(self.follow)
+            await server.run(read_stream, write_stream, options)
+            group.cancel_scope.cancel()
+
+    async def settle(self) -> None:
+        """Until every server the host is served connected or failed, at most ``wait`` s."""
+        host = self._host
+        with anyio.move_on_after(self._wait):
+            await self._source.wait_for(lambda model: served_lens(model, host).settled)
+
+    def build(self) -> Server[Any]:
+        """The SDK server of this host, its instructions from the current snapshot (so after
+        ``settle``); ``follow`` announces the changes from here on. A transport that drives
+        the SDK server itself (HTTP: ``gateway/http``) uses these three instead of ``serve``."""
         now = self._now()
         self._announced = now.key
         passthrough = self.passthrough
@@ -165,7 +189,8 @@ class HostServer:
                 instructions=instructions(now),
                 on_list_tools=self._list,
                 on_call_tool=self._call,
-                on_subscriptions_listen=ListenHandler(self._bus),
+                on_subscriptions_listen=self._listen,
+                get_tool_input_schema=self._input_schema,
                 **(passthrough.handlers() if passthrough is not None else {}),
             )
         # The SDK's tracing middleware exports nothing here; it would only cost every call.
@@ -176,28 +201,29 @@ class HostServer:
         server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self._roots_changed
         )
-        served = passthrough is not None
-        changes = NotificationOptions(
-            tools_changed=True, resources_changed=served, prompts_changed=served
-        )
-        options = server.create_initialization_options(changes)
+        return server
+
+    async def follow(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Announce every change of the host's list, once; relay what the servers ask the host
+        during its calls; pass the servers' resources, prompts and log messages through when
+        they are served (until cancelled). Started once calls can be taken."""
         async with anyio.create_task_group() as group:
-            group.start_soon(self._follow)
+            group.start_soon(self._follow_tools)
             group.start_soon(self._requests.run)
             await group.start(self._rounds.run)
-            if passthrough is not None:
-                group.start_soon(passthrough.run)
-            await server.run(read_stream, write_stream, options)
-            group.cancel_scope.cancel()
+            if self.passthrough is not None:
+                group.start_soon(self.passthrough.run)
+            task_status.started()
+
+    def end_listens(self) -> None:
+        """End every open ``subscriptions/listen`` stream, each with its final result (the
+        spec's graceful close): a server going away, so the streams do not hold it up."""
+        self._listen.close()
 
     def _now(self) -> HostTools:
         return self._tools.of(self._source.snapshot)
-
-    async def _settle(self) -> None:
-        """Until every server the host is served connected or failed, at most ``wait`` s."""
-        host = self._host
-        with anyio.move_on_after(self._wait):
-            await self._source.wait_for(lambda model: served_lens(model, host).settled)
 
     async def _initialized(
         self, ctx: ServerRequestContext[Any, Any], params: types.NotificationParams
@@ -222,6 +248,14 @@ class HostServer:
         self._given.update(now.refs)
         return types.ListToolsResult(tools=list(now.tools))
 
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        """A served tool's input schema: what the 2026-07-28 HTTP era checks a call's
+        ``Mcp-Param-*`` headers against (without it, the SDK lists every tool per call)."""
+        for tool in self._now().tools:
+            if tool.name == name:
+                return tool.input_schema
+        return None
+
     async def _call(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
@@ -243,8 +277,8 @@ class HostServer:
                 raise passed from None
             return refused(safe_message(str(exc)))
 
-    async def _follow(self) -> None:
-        """Announce every change of the host's list, once."""
+    async def _follow_tools(self) -> None:
+        """Announce every change of the host's tool list, once."""
         async for snapshot in self._source.updates():
             now = self._tools.of(snapshot)
             if now.key != self._announced:
