@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
 
-from agentty_tui.config.runtime_folder import private_runtime_folder, runtime_folder_path
+from agentty_tui.runtime_folder import private_runtime_folder, runtime_folder_path
 
 __all__ = ["LISTENERS", "announce_written", "listener_path", "one_announcement", "written"]
 
@@ -105,7 +105,12 @@ def announce_written() -> None:
         return
     if not names:
         return
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sender:
+    try:
+        sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    except OSError as error:  # no descriptor left: the watchers will see the write
+        log.debug("announcing a write: %s", error)
+        return
+    with sender:
         sender.setblocking(False)
         for name in names:
             path = folder / name

@@ -1,7 +1,7 @@
 """Where the gateway daemon listens, and who may talk to it.
 
 One daemon a user: its Unix socket is ``gateway.sock`` in ``$XDG_RUNTIME_DIR/agentty/``
-(``/tmp/agentty-<uid>/`` where the variable is unset): ``config.runtime_folder``, a folder
+(``/tmp/agentty-<uid>/`` where the variable is unset): ``agentty_tui.runtime_folder``, a folder
 only the user may enter. Beside it, ``gateway.lock`` serializes starting the daemon, so that
 two hosts starting at once start one. A connection is served only when its peer runs as the
 same user (``peer_uid``, the kernel's word on it, not the peer's).
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentty_tui.config.runtime_folder import private_runtime_folder
+from agentty_tui.runtime_folder import private_runtime_folder
 
 __all__ = ["Rendezvous", "peer_credentials", "peer_uid", "rendezvous"]
 

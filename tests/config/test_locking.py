@@ -17,9 +17,9 @@ from agentty_tui.config import (
     UpdateServer,
 )
 from agentty_tui.config.locking import lock_folders, lock_path
-from agentty_tui.config.runtime_folder import private_runtime_folder
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import StdioSpec
+from agentty_tui.runtime_folder import private_runtime_folder
 
 CONFIGS = {
     "mcp.json": '{"mcpServers": {"a": {"command": "x"}}}\n',
