@@ -55,6 +55,7 @@ from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
 from agentty_tui.bridge.step import StepRuntime
 from agentty_tui.config import operations
+from agentty_tui.config.announce import one_announcement
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.engine import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
@@ -493,9 +494,11 @@ class Bridge:
         return self.store.store(self.store.add_to)
 
     def _write_import(self, prepared: PreparedImport, store: ConfigStore) -> ImportResult:
-        result = apply_import(prepared.plan, store)
-        # Our own write: the live reload leaves it to the reload that follows.
-        self._seen_version = self.store.version()
+        # Announced to the running bridges once our own fingerprint is noted (``_write``).
+        with one_announcement():
+            result = apply_import(prepared.plan, store)
+            # Our own write: the live reload leaves it to the reload that follows.
+            self._seen_version = self.store.version()
         return result
 
     # --- logins (URL servers) -----------------------------------------------------
@@ -573,8 +576,11 @@ class Bridge:
         source: SourceRef | None,
         host: str | None = None,
     ) -> PluginConfig:
-        config = self.store.apply(edit, source=source, host=host)
-        self._seen_version = self.store.version()
+        # Other bridges hear of the write at once (``config.announce``); our own listener
+        # hears of it after the files' new fingerprint is noted, and leaves it alone.
+        with one_announcement():
+            config = self.store.apply(edit, source=source, host=host)
+            self._seen_version = self.store.version()
         return config
 
     async def _edit(

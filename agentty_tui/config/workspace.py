@@ -74,6 +74,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agentty_tui.config.announce import one_announcement
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.formats import parses_shared
@@ -736,7 +737,17 @@ class Workspace:
         """Write ``edit`` into the file that owns its entry (or into ``source``; a new server
         goes to ``add_to`` unless ``source`` says otherwise); return the workspace's config
         afterwards. Several edits go to one file, as one write. A tool or server switch goes
-        to every host holding the server (``host``: that one alone), each where it reads it."""
+        to every host holding the server (``host``: that one alone), each where it reads it.
+        Running bridges hear of it once, when every file is written (``announce``)."""
+        with one_announcement():
+            return self._apply(edit, source, host)
+
+    def _apply(
+        self,
+        edit: ConfigEdit | Sequence[ConfigEdit],
+        source: SourceRef | None,
+        host: str | None,
+    ) -> PluginConfig:
         edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
         if source is None and all(isinstance(e, SWITCHES) for e in edits):
             server = (self._layered or self.load()).server(_server_of(edits[0]))
