@@ -533,9 +533,13 @@ async def cmd_disable(path: Path | None, args: argparse.Namespace) -> int:
 
 async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
+    from mcp.client.session import ElicitationFnT
+
+    from agentty_tui.bridge.call_hooks import decline
     from agentty_tui.bridge.elicit import accept_defaults
     from agentty_tui.bridge.probe import open_server
     from agentty_tui.report import result_text
+    from agentty_tui.tty_elicit import TerminalAsker
 
     arguments = parse_arguments(args.arguments)
     store, loaded = load_config(path, args, runs_servers=True)
@@ -546,7 +550,15 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     # Errors are raised once the session's task group is left, so they reach the command
     # line as themselves rather than wrapped in an exception group.
     problem: Exception | None = None
-    elicitation = accept_defaults if args.accept_defaults else None
+    # A form: its defaults when told so, else asked on a terminal; where nobody can be asked
+    # the server hears a decline (the capability is declared either way).
+    elicitation: ElicitationFnT
+    if args.accept_defaults:
+        elicitation = accept_defaults
+    elif sys.stdin.isatty() and sys.stderr.isatty():
+        elicitation = TerminalAsker(config.name)
+    else:
+        elicitation = decline
     # A step-up the server asks for during the call is completed in the browser.
     login_ui = TerminalLoginUI(config.name)
     async with open_server(

@@ -46,6 +46,7 @@ _BY_PART: dict[str, int] = {
     "cli": TOP,
     "commands": TOP,
     "report": TOP,
+    "tty_elicit": TOP,  # call's questions on a terminal
     "demo": TOP,  # servers of their own, run as programs
     "__main__": TOP,
 }

@@ -1,24 +1,21 @@
 """Where the gateway daemon listens, and who may talk to it.
 
 One daemon a user: its Unix socket is ``gateway.sock`` in ``$XDG_RUNTIME_DIR/agentty/``
-(``/tmp/agentty-<uid>/`` where the variable is unset), a folder only the user may enter
-(made 0700; one that another user owns, or that others may enter, is refused rather than
-used). Beside it, ``gateway.lock`` serializes starting the daemon, so that two hosts starting
-at once start one. A connection is served only when its peer runs as the same user
-(``peer_uid``, the kernel's word on it, not the peer's).
+(``/tmp/agentty-<uid>/`` where the variable is unset): ``agentty_tui.runtime_folder``, a folder
+only the user may enter. Beside it, ``gateway.lock`` serializes starting the daemon, so that
+two hosts starting at once start one. A connection is served only when its peer runs as the
+same user (``peer_uid``, the kernel's word on it, not the peer's).
 """
 
 from __future__ import annotations
 
-import os
 import socket
-import stat
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentty_tui.errors import AgenttyError
+from agentty_tui.runtime_folder import private_runtime_folder
 
 __all__ = ["Rendezvous", "peer_credentials", "peer_uid", "rendezvous"]
 
@@ -49,17 +46,7 @@ class Rendezvous:
 def rendezvous(env: Mapping[str, str], uid: int | None = None) -> Rendezvous:
     """The user's rendezvous, its folder made private if new; an ``AgenttyError`` naming the
     folder when it is not the user's alone."""
-    uid = os.getuid() if uid is None else uid
-    runtime = env.get("XDG_RUNTIME_DIR")
-    folder = Path(runtime) / "agentty" if runtime else Path("/tmp") / f"agentty-{uid}"
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = os.lstat(folder)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
-        raise AgenttyError(
-            f"{folder} is not a private folder of this user (owner {info.st_uid}, mode "
-            f"{stat.S_IMODE(info.st_mode):o}): the gateway will not listen there"
-        )
-    return Rendezvous(folder)
+    return Rendezvous(private_runtime_folder(env, uid))
 
 
 _CREDENTIALS = struct.Struct("3i")  # pid, uid, gid

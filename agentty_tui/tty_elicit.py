@@ -1,0 +1,178 @@
+"""``call`` answers a server's form or URL request on the terminal, when there is one.
+
+A form (``elicitation/create``, form mode) is asked field by field on stderr, read from stdin:
+the server's message first, then accept, decline or cancel; each field with its kind, its
+default in brackets (enter takes it) and ``-`` to leave an optional one out; a value that does
+not fit says why and asks again; the answer is shown before it is sent. A URL request shows
+the whole URL with its domain apart, warns when the domain is punycode or mixes scripts, and
+opens the page only when the person says yes; it is never fetched here.
+
+Everything the server sent is shown with its controls made visible (``safe_line``). The
+prompts run in a worker thread so the connection stays served while the person types.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+import webbrowser
+from collections.abc import Callable
+from typing import TextIO
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.client.session import ClientRequestContext
+
+from agentty_tui.elicit_form import Answer, FieldError, FormField, form_fields
+from agentty_tui.terminal_text import safe_line
+
+__all__ = ["TerminalAsker", "domain_warnings"]
+
+ReadLine = Callable[[], str]
+"""Reads one line the person typed (without its end); ``EOFError`` when input ended."""
+
+
+def domain_warnings(host: str) -> list[str]:
+    """What should make a person look twice at ``host``: punycode labels (shown decoded) and
+    letters of more than one script."""
+    warnings: list[str] = []
+    labels = host.split(".")
+    if any(label.lower().startswith("xn--") for label in labels):
+        try:
+            shown = host.encode("ascii").decode("idna")
+        except UnicodeError:
+            shown = host
+        warnings.append(f"the domain is written in punycode; it reads {safe_line(shown)!r}")
+    else:
+        shown = host
+    scripts = {unicodedata.name(char, "UNKNOWN").split(" ")[0] for char in shown if char.isalpha()}
+    if len(scripts) > 1:
+        warnings.append(f"the domain mixes scripts ({', '.join(sorted(scripts))})")
+    return warnings
+
+
+class TerminalAsker:
+    """Answers one server's forms and URL requests by asking on a terminal."""
+
+    def __init__(
+        self,
+        server: str,
+        *,
+        out: TextIO | None = None,
+        read_line: ReadLine | None = None,
+        open_url: Callable[[str], bool] = webbrowser.open,
+    ) -> None:
+        """``server``: whose requests (named in every question); ``out`` and ``read_line``:
+        where questions go and answers come from (stderr and stdin by default);
+        ``open_url``: how a page the person agreed to is opened."""
+        self._server = server
+        self._out = out
+        self._read_line = read_line or (lambda: input())
+        self._open_url = open_url
+
+    async def __call__(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        """The SDK's elicitation callback: ask in a worker thread, answer what was said."""
+        return await anyio.to_thread.run_sync(self.ask, params, abandon_on_cancel=True)
+
+    def ask(self, params: types.ElicitRequestParams) -> types.ElicitResult:
+        """Ask about one request and return the answer (input that ends is a cancel)."""
+        try:
+            if isinstance(params, types.ElicitRequestURLParams):
+                return self._ask_url(params)
+            return self._ask_form(params)
+        except EOFError:
+            self._say("(input ended: the request is cancelled)")
+            return types.ElicitResult(action="cancel")
+
+    # --- talking -----------------------------------------------------------------------
+
+    def _say(self, text: str) -> None:
+        out = self._out or sys.stderr
+        out.write(text + "\n")
+        out.flush()
+
+    def _question(self, text: str) -> str:
+        out = self._out or sys.stderr
+        out.write(text)
+        out.flush()
+        return self._read_line().strip()
+
+    # --- a form ------------------------------------------------------------------------
+
+    def _ask_form(self, params: types.ElicitRequestFormParams) -> types.ElicitResult:
+        fields = form_fields(params.requested_schema)
+        self._say(f"server {safe_line(self._server)!r} asks: {safe_line(params.message)}")
+        if fields:
+            self._say(
+                f"  a form of {len(fields)} field(s): enter takes the default in [brackets], "
+                '"-" leaves an optional field out'
+            )
+        choice = self._question("Fill it in? [Y]es / [n]o, decline / [c]ancel: ").lower()
+        if choice in ("n", "no"):
+            return types.ElicitResult(action="decline")
+        if choice in ("c", "cancel"):
+            return types.ElicitResult(action="cancel")
+        answer: dict[str, Answer] = {}
+        for field in fields:
+            value = self._ask_field(field)
+            if value is not None:
+                answer[field.name] = value
+        shown = ", ".join(f"{safe_line(name)}={safe_line(repr(v))}" for name, v in answer.items())
+        self._say(f"  the answer: {shown or 'no fields'}")
+        if self._question("Send it? [Y]es / [n]o, decline: ").lower() in ("n", "no"):
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult(action="accept", content=answer)
+
+    def _ask_field(self, field: FormField) -> Answer | None:
+        for number, (value, label) in enumerate(field.options, start=1):
+            extra = f" ({safe_line(value)})" if label != value else ""
+            self._say(f"    {number}. {safe_line(label)}{extra}")
+        about = f" - {safe_line(field.description)}" if field.description else ""
+        need = "required" if field.required else "optional"
+        default = "" if field.default is None else f" [{_shown(field.default)}]"
+        prompt = f"{safe_line(field.title)}{about} ({field.hint()}, {need}){default}: "
+        while True:
+            text = self._question(prompt)
+            if not text:
+                if field.default is not None:
+                    return field.default
+                if not field.required:
+                    return None
+                self._say("  this field is required")
+                continue
+            if text == "-" and not field.required:
+                return None
+            try:
+                return field.parse(text)
+            except FieldError as exc:
+                self._say(f"  {safe_line(str(exc))}")
+
+    # --- a URL -------------------------------------------------------------------------
+
+    def _ask_url(self, params: types.ElicitRequestURLParams) -> types.ElicitResult:
+        url = params.url
+        host = urlsplit(url).hostname or ""
+        self._say(
+            f"server {safe_line(self._server)!r} asks you to open a page: "
+            f"{safe_line(params.message)}"
+        )
+        self._say(f"  {safe_line(url)}")
+        self._say(f"  domain: {safe_line(host) or '(none)'}")
+        for warning in domain_warnings(host):
+            self._say(f"  warning: {warning}")
+        if self._question("Open it in your browser? [y]es / [N]o: ").lower() not in ("y", "yes"):
+            return types.ElicitResult(action="decline")
+        if not self._open_url(url):
+            self._say("  no browser could be opened: open the page yourself")
+        return types.ElicitResult(action="accept")
+
+
+def _shown(value: Answer) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(safe_line(item) for item in value)
+    return safe_line(str(value))
