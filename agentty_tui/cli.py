@@ -156,6 +156,12 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     catalog = commands.add_parser("catalog", parents=[common, lens], help="the wire catalog")
     catalog.add_argument("--json", action="store_true", help="one JSON object")
     catalog.add_argument("--budget", type=int, help="override the tool budget")
+    catalog.add_argument(
+        "--token-budget",
+        type=int,
+        metavar="N",
+        help="override the token budget: the tools' definitions may take N tokens",
+    )
 
     importing = commands.add_parser(
         "import", parents=[common], help="copy servers from another host's config into this one"

@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -323,12 +324,25 @@ def _host(args: argparse.Namespace) -> str | None:
     return parse_hosts([host], "--host")[0]
 
 
+def _load_token_encoding() -> threading.Thread:
+    """Start loading the token counts' encoding in a thread, to overlap the servers' start."""
+    from agentty_tui.catalog import TOKEN_COUNTER
+
+    thread = threading.Thread(target=TOKEN_COUNTER.warm, name="token-encoding", daemon=True)
+    thread.start()
+    return thread
+
+
 async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     """Connect every server concurrently, wait until each settled, print them, stop them."""
     from agentty_tui.catalog import project_catalog
     from agentty_tui.report import model_json, model_text
 
+    # The JSON counts tokens: the encoding loads (about 2 s) while the servers start.
+    loading = _load_token_encoding() if args.json else None
     model = await _settled_model(path, args)
+    if loading is not None:
+        await anyio.to_thread.run_sync(loading.join)
     catalog = project_catalog(model)
     if args.json:
         say_json(model_json(model, catalog))
@@ -341,11 +355,19 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     """Print the wire catalog the model would see."""
     if args.budget is not None and args.budget < 0:
         raise UsageError("--budget must be zero or more")
+    if args.token_budget is not None and args.token_budget < 0:
+        raise UsageError("--token-budget must be zero or more")
     from agentty_tui.catalog import project_catalog
     from agentty_tui.report import catalog_json, catalog_text
 
+    loading = _load_token_encoding()  # the counts load while the servers start
     model = await _settled_model(path, args)
-    catalog = project_catalog(model, budget=args.budget)
+    await anyio.to_thread.run_sync(loading.join)
+    catalog = project_catalog(
+        model,
+        budget=args.budget,
+        token_budget="model" if args.token_budget is None else args.token_budget,
+    )
     if args.json:
         say_json(catalog_json(catalog))
     else:

@@ -259,6 +259,8 @@ class PluginModel(Frozen):
     """Every configured server, in config order."""
     tool_budget: int = DEFAULT_TOOL_BUDGET
     """How many tools may go on the wire."""
+    tool_token_budget: int | None = None
+    """How many tokens the shipped tools' definitions may take; ``None``: no token budget."""
     native_tools: tuple[NativeTool, ...] = ()
     """The host's own tools, which always ship."""
     config_path: str | None = None

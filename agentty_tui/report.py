@@ -12,7 +12,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from agentty_tui.catalog import WireCatalog
+from agentty_tui.catalog import (
+    DEFAULT_FAMILY,
+    FAMILIES,
+    TOKEN_COUNTER,
+    ToolRef,
+    WireCatalog,
+    WireTool,
+    qualified_name,
+)
 from agentty_tui.config.entry_rules import fact_lines, facts_json
 from agentty_tui.frozen import thaw
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, hosts_in_use
@@ -105,11 +113,39 @@ def _hosts_json(server: ServerState) -> dict[str, Any]:
     }
 
 
+def _tokens(name: str, description: str, schema: Any) -> dict[str, int]:
+    """A tool's ``"tokens"``: its definition's count in each model family."""
+    return {family: TOKEN_COUNTER.count(name, description, schema, family) for family in FAMILIES}
+
+
+def _wire_tokens(tool: WireTool) -> dict[str, int]:
+    return {family: TOKEN_COUNTER.count_tool(tool, family) for family in FAMILIES}
+
+
+def tokens_json(tools: tuple[WireTool, ...]) -> dict[str, dict[str, Any]]:
+    """The totals' ``"tokens"``: per model family, what ``tools`` together cost (``tools``),
+    the request's own overhead kept apart (``request_overhead``, ``null`` where unpublished),
+    whether the count is the family's own tokenizer's (``exact``) and which one (``encoding``).
+    """
+    return {
+        name: {
+            "tools": TOKEN_COUNTER.total(tools, name),
+            "request_overhead": family.request_overhead,
+            "exact": family.exact,
+            "encoding": family.encoding,
+        }
+        for name, family in FAMILIES.items()
+    }
+
+
 def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
     """``list --json``: every server with status, error and tools, plus the budget figures; a
     workspace's shadowed entries follow the others, with the status ``shadowed``. A server
     waiting for trust lists in ``trust_facts`` what trusting it runs or sends (``label``,
-    ``value`` masked, ``alert``)."""
+    ``value`` masked, ``alert``). Each tool's ``tokens`` is its definition's cost per model
+    family under its wire name (a tool without one, under the name it would get unclashed);
+    the top-level ``tokens`` totals what the wire catalog ships."""
+    wire = catalog.names.by_identity
     return {
         "config": model.config_path,
         "servers": [
@@ -132,6 +168,12 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                         "title": tool.title,
                         "description": tool.description,
                         "trimmed": catalog.is_trimmed(server.name, tool.bare),
+                        "tokens": _tokens(
+                            wire.get(ToolRef(server.name, tool.bare))
+                            or qualified_name(server.name, tool.bare),
+                            tool.description or "",
+                            tool.input_schema,
+                        ),
                     }
                     for tool in server.tools
                 ],
@@ -142,12 +184,16 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
             "limit": catalog.budget,
             "total": catalog.total_requested,
             "trimmed": len(catalog.trimmed),
+            "token_limit": catalog.token_budget,
         },
+        "tokens": tokens_json(catalog.tools),
     }
 
 
 def catalog_json(catalog: WireCatalog) -> dict[str, Any]:
-    """``catalog --json``: the wire tools the model would see, and what the budget dropped."""
+    """``catalog --json``: the wire tools the model would see, each with its ``tokens`` per
+    model family, the totals (``tokens``, see :func:`tokens_json`), and what the budgets
+    dropped."""
     return {
         "tools": [
             {
@@ -156,9 +202,13 @@ def catalog_json(catalog: WireCatalog) -> dict[str, Any]:
                 "tool": tool.tool,
                 "description": tool.description,
                 "input_schema": thaw(tool.input_schema),
+                "tokens": _wire_tokens(tool),
             }
             for tool in catalog.tools
         ],
+        "tokens": tokens_json(catalog.tools),
+        "token_budget": catalog.token_budget,
+        "tokens_over_by": catalog.tokens_over_by,
         "budget": catalog.budget,
         "total": catalog.total_requested,
         "over_budget": catalog.over_budget,
@@ -236,15 +286,29 @@ def model_text(model: PluginModel, catalog: WireCatalog, *, workspace: bool = Fa
 
 
 def catalog_text(catalog: WireCatalog) -> str:
-    """``catalog``: one wire name a line, with where it comes from."""
+    """``catalog``: one wire name a line, with its tokens (:data:`DEFAULT_FAMILY`) and where it
+    comes from; then the totals, saying whether the count is exact or an estimate."""
     width = max((len(tool.name) for tool in catalog.tools), default=0)
+    counts = [TOKEN_COUNTER.count_tool(tool) for tool in catalog.tools]
+    digits = max((len(f"{count:,}") for count in counts), default=0)
     lines = [
-        f"{tool.name:<{width}}  "
+        f"{tool.name:<{width}}  {count:>{digits},}  "
         + ("native" if tool.server is None else safe_line(f"{tool.server} / {tool.tool}"))
-        for tool in catalog.tools
+        for tool, count in zip(catalog.tools, counts, strict=True)
     ]
     lines.append("")
-    lines.append(f"{len(catalog.tools)} tools on the wire, budget {catalog.budget}")
+    family = FAMILIES[DEFAULT_FAMILY]
+    budget = f"budget {catalog.budget}"
+    if catalog.token_budget is not None:
+        budget += f", token budget {catalog.token_budget:,}"
+    lines.append(f"{len(catalog.tools)} tools on the wire, {sum(counts):,} tokens, {budget}")
+    how = "exact" if family.exact else f"an {family.encoding} estimate"
+    overhead = (
+        f"; each request adds {family.request_overhead:,} for tool use"
+        if family.request_overhead is not None
+        else ""
+    )
+    lines.append(f"tokens: {family.label}'s, {how}{overhead}")
     if catalog.warning:
         lines.append(f"warning: {catalog.warning}")
         for ref in catalog.trimmed:

@@ -304,6 +304,9 @@ class PluginConfig(Frozen):
     """Server entries in the order the file lists them (that order is also wire priority)."""
     tool_budget: int = Field(default=DEFAULT_TOOL_BUDGET, ge=0)
     """How many tools (native + MCP) may go on the wire."""
+    tool_token_budget: int | None = Field(default=None, ge=0)
+    """How many tokens the shipped tools' definitions may take (``toolTokenBudget``);
+    ``None``: no token budget."""
     native_tools: tuple[NativeTool, ...] | None = None
     """The host's own tools; ``None`` means the built-in default list."""
     warnings: tuple[str, ...] = ()

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agentty_tui.bridge.logs import LOG_FILE_NAME
+from agentty_tui.catalog import FAMILIES, TOKEN_COUNTER
 from tests.conftest import WriteConfig
 from tests.helpers import each_dialect_file, free_port, run_cli, stdio_entry, write_file
 from tests.servers import PLAIN_TOOLS, gated_argv, plain_argv, python_server_argv
@@ -62,7 +63,11 @@ def test_list_json_reports_every_server(config: Path) -> None:
     assert servers["broken"]["status"] == "failed"
     assert "command not found" in servers["broken"]["error"]
     # 6 natives + 3 plain + 5 gated requested against a budget of 10
-    assert data["budget"] == {"limit": 10, "total": 14, "trimmed": 4}
+    assert data["budget"] == {"limit": 10, "total": 14, "trimmed": 4, "token_limit": None}
+    # Every tool's cost per family, a switched-off one's too (what switching it on would add).
+    sleep = {t["name"]: t for t in servers["plain"]["tools"]}["sleep"]
+    assert set(sleep["tokens"]) == set(FAMILIES) and sleep["tokens"]["openai"] > 0
+    assert data["tokens"]["claude"]["request_overhead"] == 346
 
 
 def test_list_text_is_readable(config: Path) -> None:
@@ -84,6 +89,41 @@ def test_catalog_json_with_budget_override(config: Path) -> None:
     assert data["tools"][6]["input_schema"]["required"] == ["text"]
     assert data["budget"] == 8 and data["trimmed"] == 6
     assert {"server": "gated", "tool": "burst"} in data["trimmed_tools"]
+
+
+def test_catalog_json_counts_each_tool_and_token_budget_trims(config: Path) -> None:
+    """``catalog --json`` gives each wire tool its tokens per family, equal to the counter's
+    count of the documented serialisation, and totals them; ``--token-budget`` trims the
+    lowest-priority tools that do not fit and the warning names the token budget."""
+    everything = ("--budget", "100", "--config", str(config))
+    data = _json(run("catalog", "--json", *everything))
+    assert len(data["tools"]) == 14
+    for tool in data["tools"]:
+        for family in FAMILIES:
+            assert tool["tokens"][family] == TOKEN_COUNTER.count(
+                tool["name"], tool["description"], tool["input_schema"], family
+            )
+    claude = sum(tool["tokens"]["claude"] for tool in data["tools"])
+    assert data["tokens"]["claude"] == {
+        "tools": claude,
+        "request_overhead": 346,
+        "exact": False,
+        "encoding": "o200k_base",
+    }
+    assert data["tokens"]["openai"]["exact"] is True
+    # Room for the natives and the first plain tool only.
+    budget = sum(tool["tokens"]["claude"] for tool in data["tools"][:7])
+    trimmed = _json(run("catalog", "--json", "--token-budget", str(budget), *everything))
+    assert [tool["name"] for tool in trimmed["tools"]] == [t["name"] for t in data["tools"][:7]]
+    assert trimmed["token_budget"] == budget and trimmed["tokens_over_by"] == claude - budget
+    assert trimmed["warning"].startswith(
+        f"{claude - budget:,} tokens over the token budget of {budget:,} — 7 MCP tools were"
+    )
+    text = run("catalog", *everything).stdout
+    assert f"tools on the wire, {claude:,} tokens, budget" in text
+    assert "tokens: Claude's, an o200k_base estimate; each request adds 346 for tool use" in text
+    bad = run("catalog", "--token-budget", "-1", "--config", str(config))
+    assert bad.returncode != 0 and "--token-budget must be zero or more" in bad.stderr
 
 
 def test_enable_and_disable_edit_the_config(config: Path) -> None:

@@ -83,7 +83,7 @@ def test_list_and_catalog_text_hold_no_control_and_no_forged_line(model: PluginM
     wire = catalog_text(catalog)
     assert unsafe_chars(wire, allowed="\n") == []
     trimmed = 1 + len(catalog.trimmed) if catalog.warning else 0
-    assert len(wire.split("\n")) == len(catalog.tools) + 2 + trimmed
+    assert len(wire.split("\n")) == len(catalog.tools) + 3 + trimmed
 
 
 @settings(max_examples=100, deadline=None)

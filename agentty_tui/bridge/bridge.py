@@ -638,6 +638,7 @@ class Bridge:
         snapshot = PluginModel(
             servers=servers,
             tool_budget=self._config.tool_budget,
+            tool_token_budget=self._config.tool_token_budget,
             native_tools=native or (),  # none: the catalog's defaults
             config_path=str(self.store.path),
             config_error=self._config_error,

@@ -3,8 +3,9 @@
 One concern in small modules: :mod:`.projection` (snapshot -> catalog, and the
 ``CatalogProjector`` that redoes only changed servers), :mod:`.values` (``WireTool``,
 ``WireCatalog``), :mod:`.names` (tool identities, ``WireNames``), :mod:`.allocation` (how each
-identity gets a distinct provider-safe name), :mod:`.native_tools` (the host's default tools)
-and :mod:`.step` (a step runtime over the wire, imported on its own since it needs the bridge).
+identity gets a distinct provider-safe name), :mod:`.native_tools` (the host's default tools),
+:mod:`.tokens` (what each tool definition costs the model, counted offline) and :mod:`.step`
+(a step runtime over the wire, imported on its own since it needs the bridge).
 Everything a consumer needs is re-exported here.
 """
 
@@ -24,14 +25,29 @@ from agentty_tui.catalog.names import (
 )
 from agentty_tui.catalog.native_tools import DEFAULT_NATIVE_TOOLS
 from agentty_tui.catalog.projection import CatalogProjector, project_catalog
+from agentty_tui.catalog.tokens import (
+    DEFAULT_FAMILY,
+    FAMILIES,
+    TOKEN_COUNTER,
+    FamilyName,
+    ModelFamily,
+    TokenCounter,
+    tool_definition,
+)
 from agentty_tui.catalog.values import WireCatalog, WireTool, budget_warning, group_trimmed
 
 __all__ = [
+    "DEFAULT_FAMILY",
     "DEFAULT_NATIVE_TOOLS",
+    "FAMILIES",
     "MAX_WIRE_NAME_LENGTH",
     "SUFFIX_HEX_DIGITS",
+    "TOKEN_COUNTER",
     "WIRE_NAME_PATTERN",
     "CatalogProjector",
+    "FamilyName",
+    "ModelFamily",
+    "TokenCounter",
     "ToolRef",
     "WireCatalog",
     "WireNames",
@@ -44,4 +60,5 @@ __all__ = [
     "project_catalog",
     "qualified_name",
     "sanitize",
+    "tool_definition",
 ]

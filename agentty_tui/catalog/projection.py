@@ -13,6 +13,10 @@ tools and a tool budget, and returns a frozen :class:`WireCatalog`:
   server has the highest priority.
 * **Trimming** drops the lowest-priority tools first (from the end of that order); they are
   listed in ``trimmed``, in priority order, and counted in ``over_by`` and ``warning``.
+* **A token budget**, when given, cuts the same order too: the MCP tools ship while their
+  tokens (:mod:`.tokens`), added to the natives', fit in it; the first that does not fit and
+  every tool after it are trimmed. The tighter of the two budgets decides, and the warning
+  names each budget exceeded and by how much.
 
 Wire names (see :mod:`.names` and :mod:`.allocation`) are allocated over *all* requested MCP
 tools, shipped or trimmed, with the native names reserved, so a tool's wire name does not change
@@ -28,10 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from agentty_tui.catalog.allocation import allocate_distinct, plain_names
 from agentty_tui.catalog.names import ToolRef, qualified_name
 from agentty_tui.catalog.native_tools import DEFAULT_NATIVE_TOOLS
+from agentty_tui.catalog.tokens import TOKEN_COUNTER, TokenCounter
 from agentty_tui.catalog.values import WireCatalog, WireTool, assemble_catalog, budget_warning
 from agentty_tui.model import NativeTool, PluginModel, ServerState, ToolState
 
@@ -43,14 +49,18 @@ def project_catalog(
     *,
     native_tools: Sequence[NativeTool] | None = None,
     budget: int | None = None,
+    token_budget: int | Literal["model"] | None = "model",
 ) -> WireCatalog:
     """Project a model snapshot onto the wire (see the module docstring for the rules).
 
     ``native_tools`` defaults to ``model.native_tools`` when that is non-empty, else
     :data:`~agentty_tui.catalog.native_tools.DEFAULT_NATIVE_TOOLS`; ``budget`` defaults to
-    ``model.tool_budget``.
+    ``model.tool_budget`` and ``token_budget`` to ``model.tool_token_budget`` (``None``: no
+    token budget).
     """
-    return CatalogProjector().project(model, native_tools=native_tools, budget=budget)
+    return CatalogProjector().project(
+        model, native_tools=native_tools, budget=budget, token_budget=token_budget
+    )
 
 
 @dataclass(slots=True)
@@ -73,6 +83,9 @@ class _ServerPart:
     """``WireTool`` values under the plain qualified names, built on first need."""
     bares: frozenset[str] | None = None
     """The bare names of ``refs``, built on first need (when the whole server is trimmed)."""
+    tokens: tuple[tuple[WireTool, ...], tuple[int, ...], int] | None = None
+    """The token counts of one ``_wire_tools`` result (kept while it is the same object), and
+    their sum: a toggle elsewhere adds this server's tokens without a look-up per tool."""
 
 
 class CatalogProjector:
@@ -85,13 +98,20 @@ class CatalogProjector:
     latest snapshot are kept. Not thread-safe.
     """
 
-    __slots__ = ("_grouped", "_natives", "_parts", "_trimmed")
+    __slots__ = ("_counter", "_grouped", "_native_tokens", "_natives", "_parts", "_trimmed")
 
-    def __init__(self) -> None:
+    def __init__(self, counter: TokenCounter = TOKEN_COUNTER) -> None:
+        self._counter = counter
+        self._native_tokens: tuple[tuple[WireTool, ...], int] | None = None
         self._parts: dict[str, _ServerPart] = {}
         self._natives: tuple[tuple[NativeTool, ...], tuple[WireTool, ...]] | None = None
         self._trimmed: tuple[ToolRef, ...] = ()
         self._grouped: dict[str, frozenset[str]] = {}
+
+    @property
+    def counter(self) -> TokenCounter:
+        """What counts the tools' tokens for a token budget."""
+        return self._counter
 
     def project(
         self,
@@ -99,14 +119,24 @@ class CatalogProjector:
         *,
         native_tools: Sequence[NativeTool] | None = None,
         budget: int | None = None,
+        token_budget: int | Literal["model"] | None = "model",
     ) -> WireCatalog:
-        """The wire catalog of ``model``; arguments as for :func:`project_catalog`."""
+        """The wire catalog of ``model``; arguments as for :func:`project_catalog`.
+
+        With a token budget the tools are counted (:mod:`.tokens`): the first count of a
+        process loads the encoding, about 1.5 s, so a caller that must not wait passes
+        ``token_budget=None`` until :attr:`TokenCounter.ready`.
+        """
         if native_tools is None:
             native_tools = model.native_tools or DEFAULT_NATIVE_TOOLS
         if budget is None:
             budget = model.tool_budget
+        if token_budget == "model":
+            token_budget = model.tool_token_budget
         if budget < 0:
             raise ValueError(f"tool budget must be at least 0, not {budget}")
+        if token_budget is not None and token_budget < 0:
+            raise ValueError(f"token budget must be at least 0, not {token_budget}")
         natives = self._native_wire_tools(tuple(native_tools))
 
         parts = self._server_parts(model)
@@ -121,6 +151,11 @@ class CatalogProjector:
         room = max(0, budget - len(natives))
         tools = list(natives)
         wire_of = names.by_identity
+        tokens: _TokenFit | None = None
+        if token_budget is not None:
+            native = self._natives_tokens(natives)
+            tokens = _fit_tokens(self._counter, native, parts, wire_of, plain, token_budget, room)
+            room = tokens.room
         for part in parts:
             if len(tools) - len(natives) >= room:
                 break
@@ -135,18 +170,33 @@ class CatalogProjector:
             self._grouped = _group_parts(parts, room, self._grouped)
         total_requested = len(natives) + len(refs)
         over_by = max(0, total_requested - budget)
+        tokens_over_by = 0 if tokens is None else max(0, tokens.requested - tokens.budget)
+        over = over_by > 0 or tokens_over_by > 0
+        warning = None
+        if over:
+            warning = budget_warning(
+                over_by,
+                budget,
+                len(trimmed),
+                len(natives),
+                tokens_over_by=tokens_over_by,
+                token_budget=token_budget,
+                native_tokens=0 if tokens is None else tokens.native,
+            )
         return assemble_catalog(
             self._grouped,
             tools=tuple(tools),
             budget=budget,
             total_requested=total_requested,
             trimmed=trimmed,
-            over_budget=over_by > 0,
+            over_budget=over,
             over_by=over_by,
+            token_budget=token_budget,
+            tokens_requested=None if tokens is None else tokens.requested,
+            tokens_shipped=None if tokens is None else tokens.shipped,
+            tokens_over_by=tokens_over_by,
             names=names,
-            warning=(
-                budget_warning(over_by, budget, len(trimmed), len(natives)) if over_by else None
-            ),
+            warning=warning,
         )
 
     def _native_wire_tools(self, native_tools: tuple[NativeTool, ...]) -> tuple[WireTool, ...]:
@@ -165,6 +215,12 @@ class CatalogProjector:
             cached = self._natives = (native_tools, wire)
         return cached[1]
 
+    def _natives_tokens(self, natives: tuple[WireTool, ...]) -> int:
+        kept = self._native_tokens
+        if kept is None or kept[0] is not natives:
+            kept = self._native_tokens = (natives, self._counter.total(natives))
+        return kept[1]
+
     def _server_parts(self, model: PluginModel) -> list[_ServerPart]:
         previous = self._parts
         current: dict[str, _ServerPart] = {}
@@ -179,6 +235,76 @@ class CatalogProjector:
             parts.append(part)
         self._parts = current
         return parts
+
+
+@dataclass(frozen=True, slots=True)
+class _TokenFit:
+    """What the token budget leaves room for."""
+
+    budget: int
+    """The token budget applied."""
+    room: int
+    """How many MCP tools, from the highest priority down, ship: those that fit in the token
+    budget after the natives, at most the count budget's room."""
+    shipped: int
+    """Tokens of the natives and of those ``room`` tools."""
+    requested: int
+    """Tokens of the natives and every requested MCP tool."""
+    native: int
+    """Tokens of the natives alone."""
+
+
+def _fit_tokens(
+    counter: TokenCounter,
+    native: int,
+    parts: Sequence[_ServerPart],
+    wire_of: Mapping[ToolRef, str],
+    plain: bool,
+    budget: int,
+    count_room: int,
+) -> _TokenFit:
+    """The longest run of MCP tools in priority order, at most ``count_room`` of them, whose
+    tokens fit beside the natives' (``native`` tokens).
+
+    Every requested tool is counted (the warning says by how much the whole is over); each
+    count after a definition's first is a dictionary look-up, and a server that fits whole is
+    added as one sum.
+    """
+    requested = shipped_tokens = native
+    room = 0
+    cut = False  # whether the run has ended (a tool did not fit, or the count budget is full)
+    for part in parts:
+        counts, total = _part_tokens(counter, part, _wire_tools(part, wire_of, plain))
+        requested += total
+        if cut:
+            continue
+        if shipped_tokens + total <= budget and room + len(counts) <= count_room:
+            shipped_tokens += total
+            room += len(counts)
+            continue
+        # The run ends inside this server: after the last of its tools that still fits.
+        cut = True
+        for count in counts:
+            if room >= count_room or shipped_tokens + count > budget:
+                break
+            shipped_tokens += count
+            room += 1
+    return _TokenFit(
+        budget=budget, room=room, shipped=shipped_tokens, requested=requested, native=native
+    )
+
+
+def _part_tokens(
+    counter: TokenCounter, part: _ServerPart, tools: tuple[WireTool, ...]
+) -> tuple[tuple[int, ...], int]:
+    """The counts of ``tools`` (the part's wire tools) and their sum, kept on the part."""
+    kept = part.tokens
+    if kept is not None and kept[0] is tools:
+        return kept[1], kept[2]
+    counts = tuple(counter.count_tool(tool) for tool in tools)
+    total = sum(counts)
+    part.tokens = (tools, counts, total)
+    return counts, total
 
 
 def _group_parts(

@@ -47,19 +47,40 @@ class WireTool(Frozen):
         return None if self.server is None else ToolRef(self.server, self.tool)
 
 
-def budget_warning(over_by: int, budget: int, trimmed: int, native: int = 0) -> str:
-    """The status-bar text for a catalog over its budget.
+def budget_warning(
+    over_by: int,
+    budget: int,
+    trimmed: int,
+    native: int = 0,
+    *,
+    tokens_over_by: int = 0,
+    token_budget: int | None = None,
+    native_tokens: int = 0,
+) -> str:
+    """The status-bar text for a catalog over its budget (of tools, of tokens or of both).
 
-    ``native`` is how many native tools ship; they always do, so when they alone exceed the
-    budget, dropping MCP tools cannot make room and the text says to raise the budget instead.
+    ``native`` is how many native tools ship (``native_tokens`` what they cost); they always
+    do, so when they alone exceed a budget, dropping MCP tools cannot make room and the text
+    says to raise that budget instead. ``tokens_over_by`` is by how many tokens the requested
+    tools exceed ``token_budget``.
     """
-    over = f"{over_by} {_tools(over_by)} over the budget of {budget}"
+    overs: list[str] = []
+    if over_by:
+        overs.append(f"{over_by} {_tools(over_by)} over the budget of {budget}")
+    if tokens_over_by and token_budget is not None:
+        overs.append(f"{tokens_over_by:,} tokens over the token budget of {token_budget:,}")
+    over = " and ".join(overs)
     dropped = f"{trimmed} MCP {_tools(trimmed)} {'was' if trimmed == 1 else 'were'} dropped"
     dropped += " from this session"
     if native > budget:
         return (
             f"{over} — {dropped}, and the {native} native {_tools(native)}, which always ship, "
             "exceed it on their own; raise the budget"
+        )
+    if token_budget is not None and native_tokens > token_budget:
+        return (
+            f"{over} — {dropped}, and the native tools, which always ship, take "
+            f"{native_tokens:,} tokens on their own; raise the token budget"
         )
     return f"{over} — {dropped}; disable some to make room"
 
@@ -80,9 +101,19 @@ class WireCatalog(Frozen):
     trimmed: tuple[ToolRef, ...] = ()
     """Enabled MCP tools that did not fit, in priority order (the last is the least wanted)."""
     over_budget: bool = False
-    """``total_requested > budget``."""
+    """``total_requested > budget``, or the requested tools' tokens over ``token_budget``."""
     over_by: int = 0
     """``total_requested - budget`` when over budget, else 0."""
+    token_budget: int | None = None
+    """How many tokens the shipped tools' definitions may take (counted in
+    :data:`~agentty_tui.catalog.tokens.DEFAULT_FAMILY`); ``None``: no token budget applied."""
+    tokens_requested: int | None = None
+    """Tokens of the native tools plus every requested MCP tool, when a token budget was
+    applied (``None`` otherwise: the projection counted nothing)."""
+    tokens_shipped: int | None = None
+    """Tokens of the shipped tools (natives included), when a token budget was applied."""
+    tokens_over_by: int = 0
+    """``tokens_requested - token_budget`` when that is over, else 0."""
     names: WireNames = Field(default_factory=WireNames)
     """Wire names of every requested MCP tool, shipped or trimmed."""
     warning: str | None = None

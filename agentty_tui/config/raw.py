@@ -6,8 +6,9 @@ the model simply ignores them. Validation is strict (no ``"true"`` for a boolean
 string), and every failure becomes a ``ConfigError`` that names the file, the server and the field a
 user has to fix.
 
-The top-level settings (our ``toolBudget`` and ``nativeTools`` keys) are read the same way by
-every dialect (``settings_config``), as are the string lists many dialects' entries hold.
+The top-level settings (our ``toolBudget``, ``toolTokenBudget`` and ``nativeTools`` keys) are
+read the same way by every dialect (``settings_config``), as are the string lists many dialects'
+entries hold.
 
 The dialects that resolve variables (Gemini, VS Code) share ``map_strings`` and ``problem``.
 """
@@ -346,17 +347,27 @@ def _native_tools(value: object, path: str | None) -> tuple[NativeTool, ...] | N
 def settings_config(
     document: Mapping[str, Any], servers: tuple[ServerConfig, ...], path: str | None
 ) -> PluginConfig:
-    """A config of ``servers`` plus our own top-level ``toolBudget`` / ``nativeTools`` keys,
-    which every dialect reads the same way."""
+    """A config of ``servers`` plus our own top-level ``toolBudget`` / ``toolTokenBudget`` /
+    ``nativeTools`` keys, which every dialect reads the same way."""
     budget = document.get("toolBudget", DEFAULT_TOOL_BUDGET)
     # bool is an int subclass in Python; `true` is not a budget.
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ConfigError(
             f"must be a non-negative integer, not {budget!r}", path=path, field="toolBudget"
         )
+    token_budget = document.get("toolTokenBudget")
+    if token_budget is not None and (
+        isinstance(token_budget, bool) or not isinstance(token_budget, int) or token_budget < 0
+    ):
+        raise ConfigError(
+            f"must be a non-negative integer, not {token_budget!r}",
+            path=path,
+            field="toolTokenBudget",
+        )
     return PluginConfig(
         servers=servers,
         tool_budget=budget,
+        tool_token_budget=token_budget,
         native_tools=_native_tools(document.get("nativeTools"), path),
     )
 

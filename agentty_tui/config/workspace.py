@@ -986,6 +986,7 @@ def layer(
     return PluginConfig(
         servers=tuple(servers.values()),
         tool_budget=settings.tool_budget,
+        tool_token_budget=settings.tool_token_budget,
         native_tools=settings.native_tools,
         warnings=(*every_warning, *warnings),
         shadowed=tuple(shadowed),

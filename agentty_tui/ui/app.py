@@ -45,7 +45,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from agentty_tui.bridge.reload_report import ReloadReport
-from agentty_tui.catalog import CatalogProjector, WireCatalog
+from agentty_tui.catalog import TOKEN_COUNTER, CatalogProjector, WireCatalog
 from agentty_tui.catalog.host_lens import host_lens, hosts_of
 from agentty_tui.config.discover import HostFile, host_config_files
 from agentty_tui.config.hosts.switches import HOST_NAMES
@@ -140,6 +140,8 @@ class Summary:
     """Tools still listed by servers that are not connected (none of them is on the wire)."""
     shadowed: int = 0
     """A workspace's entries hidden by one of the same name in a file that takes precedence."""
+    tokens: int | None = None
+    """What the shipped tools' definitions take, when the token budget was applied."""
 
     @property
     def text(self) -> str:
@@ -161,7 +163,18 @@ class Summary:
         if self.tools_unavailable:
             parts.append(f"{self.tools_unavailable} not available")
         parts.append(f"{self.on_wire}/{self.budget} on the wire")
+        if self.tokens is not None:
+            parts.append(f"{short_count(self.tokens)} tokens")
         return " · ".join(parts)
+
+
+def short_count(count: int) -> str:
+    """``987``, ``41.2k``, ``1.3M``: a count as the status bar shows it."""
+    if count < 1000:
+        return str(count)
+    if count < 999_950:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"
 
 
 def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
@@ -183,6 +196,7 @@ def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
         on_wire=len(catalog.tools),
         budget=catalog.budget,
         warning=catalog.warning,
+        tokens=catalog.tokens_shipped,
     )
 
 
@@ -372,8 +386,9 @@ class PickerApp(KeyOrderApp):
         self._host_files: tuple[HostFile, ...] | None = None  # found once (``host_files``)
         self._stop_hearing: Callable[[], None] | None = None  # ends the outside-edit listener
         # Re-projects only the servers whose tools changed since the previous snapshot.
-        self._projector = CatalogProjector()
-        self.catalog: WireCatalog = self._projector.project(self.model)
+        self._projector = CatalogProjector(TOKEN_COUNTER)
+        self._warming_tokens = False  # whether the worker that loads the encoding was started
+        self.catalog: WireCatalog = self._project(self.model)
         """The wire catalog of the snapshot on screen (the tool details show its entry)."""
         self.folded: set[str] = set()
         self.filter_text = ""
@@ -431,7 +446,7 @@ class PickerApp(KeyOrderApp):
             # garbage among these objects is not collected; it is bounded by this heap and was
             # about 1,800 objects after 600 toggles, filters and help screens.
             gc.freeze()
-        self.catalog = self._projector.project(model)
+        self.catalog = self._project(model)
         self.refresh_rows()
         summary = summarize(model, self.catalog)
         lens = f"{HOST_NAMES.get(self.lens, self.lens)}'s view · " if self.lens else ""
@@ -441,6 +456,29 @@ class PickerApp(KeyOrderApp):
         self._set_text("#title", title)
         notes = config_notes(model)
         self._set_text("#config-error", notes, shown=bool(notes))
+
+    def _project(self, model: PluginModel) -> WireCatalog:
+        """The wire catalog of ``model``; with a token budget only once the encoding is loaded.
+
+        Loading it holds the interpreter's lock for about 2 s, in whichever thread: the first
+        frame does not wait for it. Until a worker thread has loaded it, the count budget alone
+        applies; then the snapshot is shown again with both. Without a token budget nothing is
+        counted or loaded.
+        """
+        if model.tool_token_budget is None or self._projector.counter.ready:
+            return self._projector.project(model)
+        if not self._warming_tokens and self.is_running:
+            self._warming_tokens = True
+            self._load_token_encoding()
+        return self._projector.project(model, token_budget=None)
+
+    @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
+    def _load_token_encoding(self) -> None:
+        self._projector.counter.warm()
+        self.call_from_thread(self._token_encoding_loaded)
+
+    def _token_encoding_loaded(self) -> None:
+        self.show_snapshot(self.whole)
 
     def _set_text(self, selector: str, text: str, *, shown: bool | None = None) -> None:
         """Update a one-text ``Static`` only if its text or visibility changed.

@@ -212,6 +212,21 @@ def test_tool_budget_must_be_a_non_negative_int(budget: object) -> None:
     assert "non-negative integer" in str(error)
 
 
+@pytest.mark.parametrize("budget", [-1, 1.5, "40000", True])
+def test_tool_token_budget_must_be_a_non_negative_int(budget: object) -> None:
+    """``toolTokenBudget`` is checked like ``toolBudget``, the error naming the key."""
+    error = _error({"toolTokenBudget": budget})
+    assert error.field == "toolTokenBudget"
+    assert "non-negative integer" in str(error)
+
+
+def test_tool_token_budget_is_read_and_absent_means_none() -> None:
+    """The key's value reaches the config; without it there is no token budget."""
+    assert validate_document({"mcpServers": {}, "toolTokenBudget": 0}).tool_token_budget == 0
+    assert validate_document({"mcpServers": {}, "toolTokenBudget": 9000}).tool_token_budget == 9000
+    assert validate_document({"mcpServers": {}}).tool_token_budget is None
+
+
 def test_zero_budget_is_allowed() -> None:
     assert validate_document({"toolBudget": 0}).tool_budget == 0
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 import gc
 import sys
 
+import anyio
 import pytest
 from textual.widgets import Input, Static, TextArea
 
+import agentty_tui.ui.app as app_module
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.catalog import TokenCounter, project_catalog
 from agentty_tui.errors import OperationError
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
-from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.app import PickerApp, short_count
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import (
     ConfirmScreen,
@@ -692,3 +695,44 @@ async def test_o_in_a_logged_in_servers_details_logs_it_out() -> None:
         await pilot.pause()
         assert isinstance(app.screen, ServerDetailsScreen)
         assert source.calls == []
+
+
+async def test_a_token_budget_applies_once_the_encoding_is_loaded_off_the_first_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With ``toolTokenBudget`` set and the encoding not loaded yet, the first frame shows the
+    count budget alone (it does not wait for the load); a worker thread loads it, then the
+    token budget trims the last tool, the status bar shows the shipped tools' tokens and the
+    warning names the token budget."""
+    monkeypatch.setattr(app_module, "TOKEN_COUNTER", TokenCounter())
+    plain = model(server("notes", tool("a"), tool("b"), tool("c", description="x " * 40)))
+    everything = project_catalog(plain, token_budget=100_000).tokens_shipped
+    assert everything is not None
+    budget = everything - 1  # the last tool (c) no longer fits
+    app = PickerApp(StaticSource(plain.model_copy(update={"tool_token_budget": budget})))
+    assert app.catalog.token_budget is None and not app.catalog.trimmed
+    async with app.run_test() as pilot:
+        with anyio.fail_after(30):
+            while app.catalog.token_budget is None:
+                await settle(app, "tokens")
+                await pilot.pause()
+        assert [ref.tool for ref in app.catalog.trimmed] == ["c"]
+        shown = app.catalog.tokens_shipped
+        assert shown is not None and shown < budget
+        status = str(app.query_one("#status", Static).render())
+        assert status.endswith(f"4/128 on the wire · {short_count(shown)} tokens")
+        warning = str(app.query_one("#warning", Static).render())
+        assert f"tokens over the token budget of {budget:,}" in warning
+
+
+def test_short_counts() -> None:
+    """The status bar's token figure: exact below a thousand, then one decimal."""
+    assert [short_count(n) for n in (0, 987, 1000, 41_234, 999_949, 999_950, 1_250_000)] == [
+        "0",
+        "987",
+        "1.0k",
+        "41.2k",
+        "999.9k",
+        "1.0M",
+        "1.2M",
+    ]

@@ -1,0 +1,188 @@
+"""Token counts of tool definitions: the documented serialisation, counted by the tokenizer,
+each distinct definition once, and the token budget's trimming beside the count budget."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import quicktok
+
+from agentty_tui.catalog import (
+    FAMILIES,
+    TOKEN_COUNTER,
+    CatalogProjector,
+    TokenCounter,
+    WireTool,
+    project_catalog,
+    tool_definition,
+)
+from agentty_tui.model import NativeTool, PluginModel, ServerState, StdioSpec, ToolState
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"path": {"type": "string", "description": "Which file, é ünïcode"}},
+    "required": ["path"],
+}
+
+
+def _o200k(text: str) -> int:
+    return len(quicktok.get_encoding("o200k_base").encode(text))
+
+
+def test_each_family_serialises_the_entry_its_api_receives() -> None:
+    """Claude's entry is name, description, input_schema; OpenAI's a typed function with
+    parameters; compact JSON, non-ASCII kept as it is."""
+    claude = tool_definition(FAMILIES["claude"], "mcp__s__read", "Reads.", SCHEMA)
+    openai = tool_definition(FAMILIES["openai"], "mcp__s__read", "Reads.", SCHEMA)
+    assert json.loads(claude) == {
+        "name": "mcp__s__read",
+        "description": "Reads.",
+        **{"input_schema": SCHEMA},
+    }
+    assert list(json.loads(openai)) == ["type", "name", "description", "parameters"]
+    assert json.loads(openai)["parameters"] == SCHEMA
+    assert " " not in claude.replace("Which file, é ünïcode", "")
+    assert "ünïcode" in claude  # not \\u-escaped: the provider counts the characters
+
+
+@pytest.mark.parametrize("family", ["claude", "openai"])
+def test_count_is_the_tokenizers_count_of_the_serialisation(family: str) -> None:
+    """A tool's count equals the o200k tokenizer's own count of its documented text."""
+    counter = TokenCounter()
+    tool = WireTool(
+        name="mcp__s__read",
+        server="s",
+        tool="read",
+        description="Reads a file.",
+        input_schema=SCHEMA,
+    )
+    spec = FAMILIES[family]  # type: ignore[index]
+    expected = _o200k(tool_definition(spec, tool.name, tool.description, SCHEMA))
+    assert counter.count_tool(tool, spec.name) == expected
+    assert counter.count(tool.name, tool.description, SCHEMA, spec.name) == expected
+
+
+def test_a_lone_surrogate_is_counted_as_its_escape() -> None:
+    """A description holding a lone surrogate (no UTF-8 form) is counted as the ``\\uXXXX``
+    escape a request carries, instead of failing the count."""
+    counter = TokenCounter()
+    broken = counter.count("t", "a\ud800b", {"type": "object"}, "openai")
+    escaped = counter.count("t", "a\\ud800b", {"type": "object"}, "openai")
+    assert broken == escaped > 0
+
+
+def test_a_definition_is_counted_once() -> None:
+    """Counting the same definition again, as another object (a reload), asks the tokenizer
+    nothing: a toggle or a reload recounts nothing that did not change."""
+    counter = TokenCounter()
+    first = WireTool(name="a", server="s", tool="a", description="x" * 50)
+    counter.count_tool(first)
+    calls: list[str] = []
+
+    class Spy:
+        def count(self, text: str) -> int:
+            calls.append(text)
+            return 0
+
+    counter._encodings["o200k_base"] = Spy()
+    again = WireTool(name="a", server="s", tool="a", description="x" * 50)
+    assert counter.count_tool(first) == counter.count_tool(again) > 0
+    assert calls == []
+    changed = WireTool(name="a", server="s", tool="a", description="y" * 50)
+    counter.count_tool(changed)
+    assert len(calls) == 1
+
+
+def _model(*tools: tuple[str, str], budget: int = 128, tokens: int | None = None) -> PluginModel:
+    server = ServerState(
+        name="s",
+        spec=StdioSpec(command="x"),
+        status="connected",
+        tools=tuple(ToolState(bare=bare, enabled=True, description=text) for bare, text in tools),
+    )
+    return PluginModel(
+        servers=(server,),
+        tool_budget=budget,
+        tool_token_budget=tokens,
+        native_tools=(NativeTool(name="read"),),
+    )
+
+
+def _cost(name: str, description: str) -> int:
+    return TOKEN_COUNTER.count(name, description, {"type": "object"})
+
+
+TOOLS = (("a", "short"), ("b", "word " * 40), ("c", "word " * 40), ("d", "tiny"))
+
+
+def test_token_budget_trims_lowest_priority_first_and_says_by_how_much() -> None:
+    """The run of tools that fits in the token budget ships; the rest, from the first that
+    does not fit, is trimmed (priority order kept: no later, smaller tool jumps the queue)."""
+    native = _cost("read", "")
+    a, b, c, d = (_cost(f"mcp__s__{bare}", text) for bare, text in TOOLS)
+    budget = native + a + b + c - 1  # c does not fit; d would, but comes after it
+    catalog = project_catalog(_model(*TOOLS, tokens=budget))
+    assert [tool.tool for tool in catalog.tools] == ["read", "a", "b"]
+    assert [ref.tool for ref in catalog.trimmed] == ["c", "d"]
+    assert catalog.tokens_requested == native + a + b + c + d
+    assert catalog.tokens_shipped == native + a + b
+    over = native + a + b + c + d - budget
+    assert catalog.over_budget and catalog.tokens_over_by == over and catalog.over_by == 0
+    assert catalog.warning == (
+        f"{over:,} tokens over the token budget of {budget:,} — 2 MCP tools were dropped "
+        "from this session; disable some to make room"
+    )
+
+
+def test_both_budgets_the_tighter_one_wins_and_both_are_named() -> None:
+    """Over the count budget and the token budget at once: the stricter cut applies, and the
+    warning names both budgets with their excess."""
+    native = _cost("read", "")
+    a, b, c, d = (_cost(f"mcp__s__{bare}", text) for bare, text in TOOLS)
+    by_count = project_catalog(_model(*TOOLS, budget=2, tokens=native + a + b + c + d - 1))
+    assert [tool.tool for tool in by_count.tools] == ["read", "a"]
+    assert by_count.warning is not None
+    assert by_count.warning.startswith("3 tools over the budget of 2 and 1 tokens over the token")
+    assert by_count.tokens_shipped == native + a  # the count budget's cut, not the tokens'
+    by_tokens = project_catalog(_model(*TOOLS, budget=4, tokens=native + a))
+    assert [tool.tool for tool in by_tokens.tools] == ["read", "a"]
+    assert by_tokens.over_by == 1 and by_tokens.tokens_over_by == b + c + d
+
+
+def test_no_token_budget_counts_nothing_and_natives_alone_over_it_say_raise() -> None:
+    """Without a token budget the projection leaves the counts alone; natives that exceed it
+    on their own ship anyway and the warning says to raise the token budget."""
+    plain = project_catalog(_model(*TOOLS))
+    assert plain.tokens_requested is None and plain.token_budget is None
+    catalog = project_catalog(_model(*TOOLS, tokens=1))
+    assert [tool.tool for tool in catalog.tools] == ["read"]
+    assert catalog.warning is not None and catalog.warning.endswith("raise the token budget")
+    with pytest.raises(ValueError, match="token budget"):
+        project_catalog(_model(*TOOLS), token_budget=-1)
+
+
+def test_projector_with_token_budget_equals_a_fresh_projection() -> None:
+    """The projector's reuse of unchanged servers gives the same catalog with a token budget."""
+    projector = CatalogProjector()
+    for tokens in (None, 10_000, 30, 120):
+        model = _model(*TOOLS, tokens=tokens)
+        assert projector.project(model) == project_catalog(model)
+
+
+@pytest.mark.parametrize("count_budget", [1, 3, 5, 128])
+def test_every_token_budget_ships_the_longest_run_that_fits(count_budget: int) -> None:
+    """For every token budget from nothing to everything, with several count budgets: the
+    shipped tools' tokens fit (or only the natives ship), the next tool in priority order would
+    not fit in one of the two budgets, and ``tokens_shipped`` is their sum."""
+    native = _cost("read", "")
+    costs = [_cost(f"mcp__s__{bare}", text) for bare, text in TOOLS]
+    for budget in range(0, native + sum(costs) + 2):
+        catalog = project_catalog(_model(*TOOLS, budget=count_budget, tokens=budget))
+        shipped = len(catalog.tools) - 1
+        assert catalog.tokens_shipped == native + sum(costs[:shipped])
+        assert catalog.tokens_shipped <= budget or shipped == 0
+        if shipped < len(costs):
+            next_cost = costs[shipped]
+            full = shipped + 1 >= count_budget
+            assert full or catalog.tokens_shipped + next_cost > budget
