@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -214,17 +215,34 @@ async def test_descendants_re_parented_already_are_found_by_session() -> None:
 async def test_trees_recorded_together_share_a_census_that_started_after_each_ask(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Twelve servers' trees recorded at once read /proc a few times, not twelve; and no
-    record gets a census whose read started before it asked (it could miss a fork)."""
+    """Twelve servers' trees recorded at once, all asking while one read of /proc is under
+    way, share a read instead of reading twelve times; and no record gets a census whose read
+    started before it asked (it could miss a fork)."""
     reads: list[float] = []
-    read = reaper.Census.read
+    read, after = reaper.Census.read, reaper.Census.after
+    entered = 0
+    entered_lock = threading.Lock()
+    everyone_asked = threading.Event()
 
     def counted() -> reaper.Census:
+        # The first read waits until every asker is in: however slowly a loaded machine
+        # starts the pool's threads, they all ask during it.
+        if not reads:
+            everyone_asked.wait(20)
         census = read()
         reads.append(census.started)
         return census
 
+    def counting_after(moment: float) -> reaper.Census:
+        nonlocal entered
+        with entered_lock:
+            entered += 1
+            if entered == 12:
+                everyone_asked.set()
+        return after(moment)
+
     monkeypatch.setattr(reaper.Census, "read", staticmethod(counted))
+    monkeypatch.setattr(reaper.Census, "after", staticmethod(counting_after))
     asked: list[tuple[float, float]] = []
 
     def ask() -> None:
@@ -237,9 +255,8 @@ async def test_trees_recorded_together_share_a_census_that_started_after_each_as
                 group.start_soon(anyio.to_thread.run_sync, ask)
     assert len(asked) == 12
     assert all(started >= moment for moment, started in asked)
-    # A read for the first asker, then one for each wave that asked during a read: the
-    # pool's threads start one by one, so a loaded machine sees a few waves (4 seen alone on
-    # 2 cores); a fresh read for every ask would be 12.
-    assert len(reads) <= 6
+    # The read that was under way began after every ask: one read for all twelve (a fresh
+    # read for every ask would be 12).
+    assert len(reads) == 1, reads
     later = time.monotonic()
     assert reaper.Census.after(later).started >= later  # an old census is never handed out
