@@ -54,6 +54,9 @@ DEFAULT_IDLE = 30.0
 MAX_HEADER = 64 * 1024
 """The longest attachment line the daemon reads."""
 
+HEADER_TIMEOUT = 10.0
+"""Seconds a connection may take to say what it wants (its attachment line)."""
+
 
 def idle_setting(env: Mapping[str, str]) -> float:
     """``AGENTTY_GATEWAY_IDLE`` in seconds (``DEFAULT_IDLE`` when unset or not a number)."""
@@ -71,7 +74,7 @@ class _Daemon:
         self._bridges: dict[tuple[str, str, bool], Bridge] = {}
         self._opening = anyio.Lock()
         self.attached = 0
-        """How many hosts are attached now."""
+        """How many hosts are attached now, or attaching (their bridge opening)."""
         self.changed = anyio.Event()
         """Set when a host attaches or leaves (then replaced)."""
         self._hosts: list[dict[str, Any]] = []
@@ -99,9 +102,20 @@ class _Daemon:
             return known
 
     @contextlib.asynccontextmanager
-    async def attached_host(self, attachment: Attachment, pid: int | None) -> AsyncIterator[None]:
-        """Count one attached host for as long as the block runs (and list it: ``status``)."""
+    async def counted(self) -> AsyncIterator[None]:
+        """Count one connection (a host, attaching or attached) for as long as the block
+        runs: the daemon does not leave while one is open."""
         self.attached += 1
+        self._moved()
+        try:
+            yield
+        finally:
+            self.attached -= 1
+            self._moved()
+
+    @contextlib.asynccontextmanager
+    async def attached_host(self, attachment: Attachment, pid: int | None) -> AsyncIterator[None]:
+        """List one attached host for as long as the block runs (``status``)."""
         entry = {
             "host": attachment.host,
             "workspace": attachment.key()[1],
@@ -109,13 +123,10 @@ class _Daemon:
             "pid": pid,
         }
         self._hosts.append(entry)
-        self._moved()
         try:
             yield
         finally:
-            self.attached -= 1
             self._hosts.remove(entry)
-            self._moved()
 
     def status(self) -> dict[str, Any]:
         """What ``agentty-tui status`` shows: this daemon, its workspaces' servers, its hosts."""
@@ -150,27 +161,33 @@ class _Daemon:
             uid = peer_uid(connection)
             if uid is not None and uid != os.getuid():
                 return  # another user's process: not a byte read, not a byte said
-            try:
-                line = await _line(stream)
-            except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, OSError):
-                return  # left before it said what it wants (a probe): nothing to answer
-            if json_object(line).get("query") == "status":
-                await stream.send((json.dumps(self.status()) + "\n").encode())
-                return
-            try:
-                attachment = Attachment.of_line(line)
-                bridge = await self.bridge(attachment)
-            except (ValueError, OSError, AgenttyError) as error:
-                with contextlib.suppress(OSError, anyio.BrokenResourceError):
-                    await stream.send(f"error {error}\n".encode())
-                return
-            await stream.send(b"ok\n")
-            pid = _peer_pid(connection)
-            async with self.attached_host(attachment, pid):
-                descriptor = connection.fileno()
-                async with message_streams(descriptor, descriptor) as (read, write):
-                    server = HostServer(bridge, attachment.host, wait=attachment.wait)
-                    await server.serve(read, write)
+            # Counted from the moment it connects: a host that started this daemon is not
+            # left alone for ``idle`` seconds before it is served (a loaded machine), nor
+            # while its bridge opens; one that says nothing is dropped after a while.
+            async with self.counted():
+                try:
+                    with anyio.fail_after(HEADER_TIMEOUT):
+                        line = await _line(stream)
+                except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, OSError):
+                    return  # left before it said what it wants (a probe): nothing to answer
+                except TimeoutError:
+                    return
+                if json_object(line).get("query") == "status":
+                    await stream.send((json.dumps(self.status()) + "\n").encode())
+                    return
+                try:
+                    attachment = Attachment.of_line(line)
+                    bridge = await self.bridge(attachment)
+                except (ValueError, OSError, AgenttyError) as error:
+                    with contextlib.suppress(OSError, anyio.BrokenResourceError):
+                        await stream.send(f"error {error}\n".encode())
+                    return
+                await stream.send(b"ok\n")
+                async with self.attached_host(attachment, _peer_pid(connection)):
+                    descriptor = connection.fileno()
+                    async with message_streams(descriptor, descriptor) as (read, write):
+                        server = HostServer(bridge, attachment.host, wait=attachment.wait)
+                        await server.serve(read, write)
 
 
 def _peer_pid(connection: Any) -> int | None:
