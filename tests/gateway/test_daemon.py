@@ -28,7 +28,7 @@ from agentty_tui.gateway.attach import daemon_argv, ensure_daemon
 from agentty_tui.gateway.daemon import Attachment
 from agentty_tui.gateway.rendezvous import peer_uid, rendezvous
 from tests.conftest import WriteConfig
-from tests.gateway.hosts import Notices, listening
+from tests.gateway.hosts import MODES, Notices, listening
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
 
@@ -64,9 +64,14 @@ def environment(runtime: Path) -> dict[str, str]:
 
 @asynccontextmanager
 async def attached(
-    config: Path, runtime: Path, tmp_path: Path, notices: Notices | None = None
+    config: Path,
+    runtime: Path,
+    tmp_path: Path,
+    notices: Notices | None = None,
+    mode: str = "legacy",
 ) -> AsyncIterator[Client]:
-    """A host whose one server is ``serve --shared``; its stderr must stay empty."""
+    """A host whose one server is ``serve --shared`` (speaking the protocol era ``mode``
+    chooses); its stderr must stay empty."""
     errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}.txt"
     params = StdioServerParameters(
         command=sys.executable,
@@ -78,7 +83,7 @@ async def attached(
     await anyio.Path(tmp_path).mkdir(exist_ok=True)
     with errors.open("w") as errlog:
         transport = stdio_client(params, errlog=errlog)
-        client = Client(transport, mode="legacy", message_handler=notices.handler, cache=None)
+        client = Client(transport, mode=mode, message_handler=notices.handler, cache=None)
         async with client, listening(client, notices):
             yield client
     assert errors.read_text() == ""
@@ -109,6 +114,13 @@ async def test_two_hosts_share_one_server_process_and_the_daemon_leaves_when_idl
     await wait_until_gone(one)  # the daemon stopped its server on the way out
 
 
+async def disable(config: Path, server: str, tool: str) -> None:
+    """``agentty-tui disable`` run as a process of its own on ``config``."""
+    argv = [sys.executable, "-m", "agentty_tui", "disable", "--config", str(config)]
+    done = await anyio.run_process([*argv, server, tool], check=False)
+    assert done.returncode == 0, done.stderr.decode()
+
+
 async def test_a_toggle_reaches_every_attached_host_live(
     config: Path, runtime: Path, tmp_path: Path
 ) -> None:
@@ -119,20 +131,7 @@ async def test_a_toggle_reaches_every_attached_host_live(
     ):
         for client in (first, second):
             assert "alpha__add" in {tool.name for tool in (await client.list_tools()).tools}
-        done = await anyio.run_process(
-            [
-                sys.executable,
-                "-m",
-                "agentty_tui",
-                "disable",
-                "--config",
-                str(config),
-                "alpha",
-                "add",
-            ],
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr.decode()
+        await disable(config, "alpha", "add")
         for client, heard in zip((first, second), notices, strict=True):
             await heard.until(1)
             assert "alpha__add" not in {tool.name for tool in (await client.list_tools()).tools}
@@ -204,14 +203,16 @@ async def test_a_peer_of_another_user_is_refused_before_a_byte_is_read(
     assert not place.socket.exists()  # gone when idle
 
 
+@pytest.mark.parametrize("mode", MODES)
 async def test_a_daemon_killed_is_replaced_under_its_hosts_which_hear_the_list_changed(
-    config: Path, runtime: Path, tmp_path: Path
+    config: Path, runtime: Path, tmp_path: Path, mode: str
 ) -> None:
     """``kill -9`` of the daemon: its server goes with it; the attached host's ``serve``
-    starts a new daemon, tells it the host's session again, and says ``tools/list_changed``;
-    the host's next call reaches a new server process."""
+    starts a new daemon, tells it the host's session again (its listen stream too, in the
+    2026-07-28 era), and says ``tools/list_changed`` where the host listens; the host's next
+    call reaches a new server process, and a toggle after reaches it through the new daemon."""
     notices = Notices()
-    async with attached(config, runtime, tmp_path / "one", notices) as host:
+    async with attached(config, runtime, tmp_path / "one", notices, mode) as host:
         before = int(text_of(await host.call_tool("alpha__pid", {})))
         daemon = int((runtime / "agentty" / "gateway.pid").read_text())
         os.kill(daemon, signal.SIGKILL)
@@ -220,6 +221,9 @@ async def test_a_daemon_killed_is_replaced_under_its_hosts_which_hear_the_list_c
         assert after != before and process_alive(after)
         assert not process_alive(daemon)
         assert "alpha__echo" in {tool.name for tool in (await host.list_tools()).tools}
+        await disable(config, "alpha", "echo")
+        await notices.until(2)
+        assert "alpha__echo" not in {tool.name for tool in (await host.list_tools()).tools}
     await daemon_gone(runtime)
     await wait_until_gone(after)
 
