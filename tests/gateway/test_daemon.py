@@ -91,7 +91,7 @@ async def attached(
 
 async def daemon_gone(runtime: Path) -> None:
     """Until nothing listens at the runtime folder's socket."""
-    path = runtime / "agentty" / "gateway.sock"
+    path = rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).socket
     with anyio.fail_after(IDLE + 20):
         # No event fires when another process removes a file: polling is the only way.
         while path.exists():  # noqa: ASYNC110
@@ -177,6 +177,20 @@ def test_a_folder_others_may_enter_is_refused(tmp_path: Path) -> None:
         rendezvous({"XDG_RUNTIME_DIR": str(folder)})
 
 
+def test_each_home_has_a_daemon_of_its_own_and_a_socket_path_too_long_is_refused(
+    runtime: Path, tmp_path: Path
+) -> None:
+    """A host run with another ``HOME`` (a sandbox, a test's fake home) is served by a daemon
+    of that home, not refused by another's; a folder too deep for a socket is said."""
+    one = rendezvous({"XDG_RUNTIME_DIR": str(runtime), "HOME": "/home/one"})
+    two = rendezvous({"XDG_RUNTIME_DIR": str(runtime), "HOME": "/home/two"})
+    assert one.folder == two.folder and one.socket != two.socket and one.lock != two.lock
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir(mode=0o700)
+    with pytest.raises(Exception, match="too long a path for a Unix socket"):
+        rendezvous({"XDG_RUNTIME_DIR": str(deep)})
+
+
 async def test_a_peer_of_another_user_is_refused_before_a_byte_is_read(
     runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -214,7 +228,7 @@ async def test_a_daemon_killed_is_replaced_under_its_hosts_which_hear_the_list_c
     notices = Notices()
     async with attached(config, runtime, tmp_path / "one", notices, mode) as host:
         before = int(text_of(await host.call_tool("alpha__pid", {})))
-        daemon = int((runtime / "agentty" / "gateway.pid").read_text())
+        daemon = int(rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).pid.read_text())
         os.kill(daemon, signal.SIGKILL)
         await notices.until(1)
         after = int(text_of(await host.call_tool("alpha__pid", {})))
