@@ -228,21 +228,32 @@ async def run_daemon(place: Rendezvous, idle: float = DEFAULT_IDLE) -> int:
     place.socket.unlink(missing_ok=True)  # a daemon that died left it: nobody listens
     listener = await anyio.create_unix_listener(place.socket)
     place.pid.write_text(f"{os.getpid()}\n")
-    async with anyio.create_task_group() as group:
-        daemon = _Daemon(group)
-        group.start_soon(listener.serve, daemon.handle, group)
-        while True:
-            if daemon.attached:
-                await daemon.changed.wait()
-                continue
-            with anyio.move_on_after(idle):
-                await daemon.changed.wait()
-                continue
-            break
-        place.socket.unlink(missing_ok=True)
-        place.pid.unlink(missing_ok=True)
-        group.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as group:
+            daemon = _Daemon(group)
+            group.start_soon(listener.serve, daemon.handle, group)
+            while True:
+                if daemon.attached:
+                    await daemon.changed.wait()
+                    continue
+                with anyio.move_on_after(idle):
+                    await daemon.changed.wait()
+                    continue
+                break
+            _leave(place)  # first: a host that comes now starts a new daemon
+            group.cancel_scope.cancel()
+    finally:
+        _leave(place)  # on a signal too: no host then finds the socket of a dead daemon
     return 0
+
+
+def _leave(place: Rendezvous) -> None:
+    """Take this daemon's socket and pid file away, unless they are already another's (a
+    daemon started once this one stopped listening)."""
+    with contextlib.suppress(OSError, ValueError):
+        if int(place.pid.read_text()) == os.getpid():
+            place.socket.unlink(missing_ok=True)
+            place.pid.unlink(missing_ok=True)
 
 
 async def _answers(path: Path) -> bool:
