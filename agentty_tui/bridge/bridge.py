@@ -32,6 +32,7 @@ import anyio.to_thread
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.pool import (
@@ -88,10 +89,12 @@ class Bridge:
         *,
         log_dir: Path | str | None = None,
         trust: bool = False,
+        inherited: Inherited | None = None,
     ) -> None:
         """``config``: the workspace, or the store of one file (taken as the workspace of
         that one file, ``Workspace.of_store``); ``trust``: start the stdio servers of the
-        config even if it is not trusted (as ``trust_config`` does later)."""
+        config even if it is not trusted (as ``trust_config`` does later); ``inherited``:
+        the environment and folder its servers start from (default: this process's)."""
         store = config if isinstance(config, Workspace) else Workspace.of_store(config)
         self.store = store
         """The config's files: a workspace (of one file for ``--config``)."""
@@ -100,7 +103,7 @@ class Bridge:
         self._config_error: str | None = None
         self._trust = TrustGate(everything=trust)
         self._retries = RetryPacer()
-        self._pool = SessionPool(self.log_dir, store.path, self._publish)
+        self._pool = SessionPool(self.log_dir, store.path, self._publish, inherited or Inherited())
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
         self._states = ServerStates()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import anyio.abc
 
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.session import ServerSession
@@ -34,8 +35,16 @@ __all__ = [
 class SessionPool:
     """Starts, retires and stops the sessions of one config file's servers."""
 
-    def __init__(self, log_dir: Path, config_path: Path, on_change: Callable[[], None]) -> None:
-        """``on_change`` runs whenever a live session's state changes."""
+    def __init__(
+        self,
+        log_dir: Path,
+        config_path: Path,
+        on_change: Callable[[], None],
+        inherited: Inherited | None = None,
+    ) -> None:
+        """``on_change`` runs whenever a live session's state changes; ``inherited``: what
+        the servers start from (default: this process's environment and folder)."""
+        self._inherited = inherited or Inherited()
         self.live: dict[str, ServerSession] = {}
         """The live session of each running server, by name."""
         self._retired: set[ServerSession] = set()
@@ -71,7 +80,9 @@ class SessionPool:
         assert self._group is not None, "the bridge is not running"
         group = self._group
         log = ServerLog(self._log_dir, config.name, self._config_path)
-        session = ServerSession(config, log, lambda _state: self._changed(session))
+        session = ServerSession(
+            config, log, lambda _state: self._changed(session), inherited=self._inherited
+        )
         self.live[config.name] = session
         group.start_soon(self._run, session)
         return session

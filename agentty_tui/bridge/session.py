@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from agentty_tui.bridge.failures import (
     see_exit,
 )
 from agentty_tui.bridge.http import HttpTransport
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.listing import (
     Listing,
     Relister,
@@ -96,10 +96,13 @@ class ServerSession:
         on_change: Callable[[SessionState], None],
         elicitation: ElicitationFnT | None = None,
         login_ui: LoginUI | None = None,
+        inherited: Inherited | None = None,
     ) -> None:
         """``login_ui``: where a step-up (``403 insufficient_scope``) shows its browser login;
-        without one such a server turns ``needs_login`` with the reason."""
+        without one such a server turns ``needs_login`` with the reason; ``inherited``: the
+        environment and folder the server starts from (default: this process's)."""
         self._config = config
+        self._inherited = inherited or Inherited()
         self.log = log
         self.closed = anyio.Event()
         """Set once ``run`` has returned and the server process is gone."""
@@ -203,12 +206,13 @@ class ServerSession:
             self._fail(self._config.problem or "the config entry is invalid")
             return
         try:
-            spec = expand_spec(self._config.spec, os.environ)
+            spec = expand_spec(self._config.spec, self._inherited.environ)
         except ExpansionError as exc:
             self._fail(str(exc))
             return
-        self._redactor = redactor_for(self._config.spec, spec, os.environ)
+        self._redactor = redactor_for(self._config.spec, spec, self._inherited.environ)
         if isinstance(spec, StdioSpec):
+            spec = self._inherited.placed(spec)
             if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
                 self._fail(missing_cwd(spec.cwd))
                 return
@@ -219,6 +223,7 @@ class ServerSession:
                 shown=self._config.spec,
                 redactor=self._redactor,
                 notices=self._relister.rate,
+                environment=self._inherited.server_environment(),
             )
             transport: Any = spawned(self._transport, self._publish)
         else:
