@@ -37,8 +37,8 @@ from agentty_tui.gateway.rendezvous import Rendezvous
 
 __all__ = ["START_TIMEOUT", "attach_stdio", "daemon_argv", "ensure_daemon"]
 
-START_TIMEOUT = 15.0
-"""Seconds a new daemon may take to listen."""
+START_TIMEOUT = 30.0
+"""Seconds a new daemon may take to listen (its interpreter and imports, on a loaded machine)."""
 
 _DETACH = (
     "import subprocess, sys; subprocess.Popen(sys.argv[1:], start_new_session=True, "

@@ -29,13 +29,16 @@ import anyio.abc
 from anyio.abc import SocketAttribute
 
 from agentty_tui.bridge import Bridge
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.config.sources import HOSTS
 from agentty_tui.config.workspace import Workspace
-from agentty_tui.errors import AgenttyError
+from agentty_tui.errors import AgenttyError, ConfigError
 from agentty_tui.gateway.attachment import Attachment, json_object
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
 from agentty_tui.gateway.server import HostServer
+from agentty_tui.gateway.sharing import sharing_key
 from agentty_tui.gateway.stdio import message_streams
+from agentty_tui.model import PluginConfig
 
 __all__ = [
     "DEFAULT_IDLE",
@@ -51,8 +54,8 @@ _log = logging.getLogger(__name__)
 DEFAULT_IDLE = 30.0
 """Seconds the daemon stays with no host attached."""
 
-MAX_HEADER = 64 * 1024
-"""The longest attachment line the daemon reads."""
+MAX_HEADER = 1024 * 1024
+"""The longest attachment line the daemon reads (it carries the host's environment)."""
 
 HEADER_TIMEOUT = 10.0
 """Seconds a connection may take to say what it wants (its attachment line)."""
@@ -71,7 +74,7 @@ class _Daemon:
 
     def __init__(self, group: anyio.abc.TaskGroup) -> None:
         self._group = group
-        self._bridges: dict[tuple[str, str, bool], Bridge] = {}
+        self._bridges: dict[tuple[str, str, bool, str], Bridge] = {}
         self._opening = anyio.Lock()
         self.attached = 0
         """How many hosts are attached now, or attaching (their bridge opening)."""
@@ -92,12 +95,19 @@ class _Daemon:
             raise AgenttyError(
                 f"unknown host {attachment.host!r}; the hosts are {', '.join(HOSTS)}"
             )
-        key = attachment.key()
+        workspace = attachment.workspace()
+        environ, folder = attachment.environ(), attachment.folder()
+        try:
+            config = await anyio.to_thread.run_sync(workspace.load)
+        except ConfigError:  # the bridge says what is wrong with it
+            config = PluginConfig()
+        # One bridge (one process per server) for every host whose servers would see the same.
+        key = (*attachment.key(), sharing_key(config, environ, folder, Path.home()))
         async with self._opening:
             known = self._bridges.get(key)
             if known is None:
-                workspace = attachment.workspace()
-                known = await self._group.start(_kept, workspace, attachment.trust)
+                inherited = Inherited(environ, folder)
+                known = await self._group.start(_kept, workspace, attachment.trust, inherited)
                 self._bridges[key] = known
             return known
 
@@ -198,12 +208,14 @@ def _peer_pid(connection: Any) -> int | None:
 async def _kept(
     workspace: Workspace,
     trust: bool,
+    inherited: Inherited,
     *,
     task_status: anyio.abc.TaskStatus[Bridge] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """A bridge on ``workspace``, live, until the daemon ends (opened and closed in this one
     task, as its servers' task groups require)."""
-    async with Bridge(workspace, trust=trust) as bridge, anyio.create_task_group() as group:
+    bridge = Bridge(workspace, trust=trust, inherited=inherited)
+    async with bridge, anyio.create_task_group() as group:
         await group.start(bridge.watch)
         task_status.started(bridge)
         await anyio.sleep_forever()

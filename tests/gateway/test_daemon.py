@@ -8,6 +8,7 @@ shortened with ``AGENTTY_GATEWAY_IDLE``).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -33,6 +34,9 @@ from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
 
 pytestmark = pytest.mark.anyio
+
+_hosts = itertools.count()
+"""Numbers the hosts' stderr files (hosts may share a folder)."""
 
 IDLE = 1.0
 """Seconds the test's daemon stays with no host."""
@@ -69,14 +73,15 @@ async def attached(
     tmp_path: Path,
     notices: Notices | None = None,
     mode: str = "legacy",
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     """A host whose one server is ``serve --shared`` (speaking the protocol era ``mode``
-    chooses); its stderr must stay empty."""
-    errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}.txt"
+    chooses, with ``env`` added to its environment); its stderr must stay empty."""
+    errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}-{next(_hosts)}.txt"
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "agentty_tui", "serve", "--shared", "--config", str(config)],
-        env=environment(runtime),
+        env={**environment(runtime), **(env or {})},
         cwd=tmp_path,
     )
     notices = notices or Notices()
@@ -112,6 +117,32 @@ async def test_two_hosts_share_one_server_process_and_the_daemon_leaves_when_idl
         assert text_of(echoed) == "shared"
     await daemon_gone(runtime)
     await wait_until_gone(one)  # the daemon stopped its server on the way out
+
+
+async def test_hosts_share_a_server_process_only_when_what_it_sees_of_their_environment_is_the_same(
+    write_config: WriteConfig, runtime: Path, tmp_path: Path
+) -> None:
+    """One entry refers to ``${TOKEN}``: two hosts with the same value share its process, though
+    the rest of their environments differ (another variable, a folder of their own first on
+    PATH); a host with another value gets a process of its own, started with its value. Each
+    starts in the folder of the file, not where the hosts started ``serve``."""
+    config = write_config({"alpha": stdio_entry(plain_argv("--name", "alpha-${TOKEN}"))})
+    own = tmp_path / "own-bin"
+    own.mkdir()
+    red = {"TOKEN": "red", "ONLY_HERE": "1", "PATH": f"{own}{os.pathsep}{os.environ['PATH']}"}
+    folder = tmp_path / "hosts"  # every host starts serve in the same folder
+    async with (
+        attached(config, runtime, folder, env=red) as one,
+        attached(config, runtime, folder, env={"TOKEN": "red"}) as two,
+        attached(config, runtime, folder, env={"TOKEN": "blue"}) as three,
+    ):
+        pids = [int(text_of(await host.call_tool("alpha__pid", {}))) for host in (one, two, three)]
+        assert pids[0] == pids[1] != pids[2]
+        for pid, value in ((pids[0], "red"), (pids[2], "blue")):
+            argv = (await anyio.Path(f"/proc/{pid}/cmdline").read_bytes()).split(b"\0")
+            assert f"alpha-{value}".encode() in argv
+            assert os.readlink(f"/proc/{pid}/cwd") == str(config.parent)
+    await daemon_gone(runtime)
 
 
 async def disable(config: Path, server: str, tool: str) -> None:
@@ -230,7 +261,7 @@ async def test_a_daemon_killed_is_replaced_under_its_hosts_which_hear_the_list_c
         before = int(text_of(await host.call_tool("alpha__pid", {})))
         daemon = int(rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).pid.read_text())
         os.kill(daemon, signal.SIGKILL)
-        await notices.until(1)
+        await notices.until(1, timeout=60)  # a new daemon's start: seconds on a loaded machine
         after = int(text_of(await host.call_tool("alpha__pid", {})))
         assert after != before and process_alive(after)
         assert not process_alive(daemon)

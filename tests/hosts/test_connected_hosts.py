@@ -141,21 +141,28 @@ def _counted_entry(name: str, starts: Path) -> dict[str, Any]:
     }
 
 
-def test_two_connected_hosts_share_one_process_of_their_server_through_the_daemon(
+def test_three_connected_hosts_share_one_process_of_their_server_through_the_daemon(
     claude: ClaudeCodeHome,
 ) -> None:
-    """Claude Code and Gemini CLI, both connected, hold the same server: each reaches it
-    through agentty's gateway daemon (``serve --shared``), which starts it once for both."""
+    """Claude Code, Gemini CLI and Codex, all connected, hold the same server: each reaches it
+    through agentty's gateway daemon (``serve --shared``), which starts it once for all three,
+    though each host gives the gateway another environment (Codex passes only a few variables
+    and puts a folder of its own first on PATH)."""
     program_path("gemini")
+    program_path("codex")
     (claude.home / ".gemini").mkdir()
+    (claude.home / ".codex").mkdir()
     gemini = GeminiHome(home=claude.home, project=claude.project)
+    codex = CodexHome(home=claude.home, project=claude.project)
     starts = claude.home / "starts.txt"
     entry = _counted_entry("shared", starts)
     claude.add("user", "shared", {"type": "stdio", **entry, "env": {}})
     gemini.user["mcpServers"] = {"shared": entry}
+    codex.user["mcp_servers"] = {"shared": entry}
     claude.write()
     gemini.write()
-    for host in ("claude", "gemini"):
+    codex.write()
+    for host in ("claude", "gemini", "codex"):
         _agentty(claude.home, claude.project, "connect", host, "--yes")
     sent = claude.mcp_tools_sent(write=False)
     assert sent == [f"mcp__agentty__shared__{tool}" for tool in light_tools(2)], sent
@@ -163,4 +170,7 @@ def test_two_connected_hosts_share_one_process_of_their_server_through_the_daemo
     gemini.user = json.loads((gemini.home / ".gemini" / "settings.json").read_text())
     sent = gemini.mcp_tools_sent()
     assert sent == gemini_cli.sent_names("agentty", [f"shared__{t}" for t in light_tools(2)])
-    assert len(starts.read_text().split()) == 1, starts.read_text()  # one process, not two
+    codex.user = tomlkit.parse((codex.home / ".codex" / "config.toml").read_text()).unwrap()
+    sent = codex.mcp_tools_sent()
+    assert sent == [f"mcp__agentty__shared__{tool}" for tool in light_tools(2)], sent
+    assert len(starts.read_text().split()) == 1, starts.read_text()  # one process, not three
