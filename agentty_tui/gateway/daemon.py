@@ -2,13 +2,14 @@
 
 ``run_daemon`` listens on the user's socket (``rendezvous``). Each ``agentty-tui serve
 --shared`` a host starts attaches over it (``attach``): it sends one line, its ``Attachment``
-(the folder it runs in or the file it names, the host, trust, wait), the daemon answers one
-line (``ok``, or what is wrong), and from then on the connection carries the host's MCP
-messages, served by a ``HostServer`` as in-process ``serve`` does. Hosts attached for the
-same workspace (the same project, or the same file) share one ``Bridge``: each server
-connection runs once for all of them.
+(the folder it runs in or the file it names, the host, trust, wait, its environment), the
+daemon answers one line (``ok``, or what is wrong), and from then on the connection carries
+the host's MCP messages, served by a ``HostServer`` as in-process ``serve`` does. Hosts
+attached for the same workspace (the same project, or the same file) whose servers would see
+the same of their environments (``sharing``) share one ``Bridge``, which starts its servers
+as the first of them would have: each server connection runs once for all of them.
 
-The daemon exits, closing every bridge (and so every server), when no host has been attached
+The daemon exits, closing every bridge (and so every server), when no host has been connected
 for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs as another user
 is refused before a byte is read from it.
 """
