@@ -187,19 +187,35 @@ _TOOLS_CHANGED = "notifications/tools/list_changed"
 _CHANGED = b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
 
 
+ATTEMPTS = 3
+"""How many daemons an attachment tries: one that leaves (idle) as it attaches is replaced."""
+
+
 async def _attach(attachment: Attachment, place: Rendezvous) -> anyio.abc.SocketStream:
-    """A connection to the daemon (started if none answers) that accepted ``attachment``."""
-    await anyio.to_thread.run_sync(ensure_daemon, place)
-    stream = await anyio.connect_unix(place.socket)
-    await stream.send(attachment.line())
-    answer = b""
-    while not answer.endswith(b"\n") and len(answer) < 4096:
-        answer += await stream.receive(4096)
-    if answer.strip() != b"ok":
+    """A connection to the daemon (started if none answers) that accepted ``attachment``.
+
+    A daemon whose idle time ran out just as the connection came (the connection ended or was
+    reset before its answer) is gone: another is started, up to ``ATTEMPTS`` times."""
+    for _attempt in range(ATTEMPTS):
+        await anyio.to_thread.run_sync(ensure_daemon, place)
+        try:
+            stream = await anyio.connect_unix(place.socket)
+        except OSError:
+            continue
+        answer = b""
+        try:
+            await stream.send(attachment.line())
+            while not answer.endswith(b"\n") and len(answer) < 4096:
+                answer += await stream.receive(4096)
+        except (OSError, anyio.EndOfStream, anyio.BrokenResourceError):
+            await stream.aclose()
+            continue
+        if answer.strip() == b"ok":
+            return stream
         await stream.aclose()
         said = answer.decode("utf-8", "replace").strip().removeprefix("error ")
         raise AgenttyError(f"the gateway daemon refused: {said}")
-    return stream
+    raise AgenttyError(f"the gateway daemon at {place.socket} went away {ATTEMPTS} times")
 
 
 async def _resume(session: _Session, descriptor: int, replies: AsyncIterator[bytes]) -> None:
