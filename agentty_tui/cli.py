@@ -209,13 +209,28 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     serve = commands.add_parser(
         "serve",
         parents=[common, lens],
-        help="be the one MCP server of a host, over stdio: the workspace's tools, live",
+        help="be the one MCP server of a host, over stdio (or HTTP): the workspace's tools, live",
     )
     serve.add_argument(
         "--shared",
         action="store_true",
         help="attach to the user's gateway daemon (started if none runs): every host shares "
         "its servers",
+    )
+    serve.add_argument(
+        "--http",
+        action="store_true",
+        help="serve Streamable HTTP on 127.0.0.1 (every host that has the bearer token)",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --http: the port (default 8731; 0 takes a free one, which is printed)",
+    )
+    serve.add_argument(
+        "--show-token", action="store_true", help="with --http: print the bearer token too"
     )
     serve.add_argument(
         "--wait",
@@ -362,8 +377,14 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
     """``serve``: the gateway over stdio, on the workspace (or file) a command opens."""
     if args.wait < 0:
         raise UsageError("--wait must be zero or more")
+    if not args.http and (args.port is not None or args.show_token):
+        raise UsageError("--port and --show-token go with --http")
     if args.shared:
+        if args.http:
+            raise UsageError("--http runs servers of its own: it does not go with --shared")
         return _serve_shared(config_path, args)
+    if args.http:
+        return _serve_http(config_path, args)
     from agentty_tui.bridge.shutdown import run_command
     from agentty_tui.commands import open_config, trusted
     from agentty_tui.config.workspace import parse_hosts
@@ -372,6 +393,25 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
     host = None if args.host is None else parse_hosts([args.host], "--host")[0]
     workspace = open_config(config_path, args)
     return run_command(serve_stdio, workspace, host, trusted(args), args.wait)
+
+
+def _serve_http(config_path: Path | None, args: argparse.Namespace) -> int:
+    """``serve --http``: the gateway over Streamable HTTP on 127.0.0.1 (``gateway/http``)."""
+    from agentty_tui.bridge.shutdown import run_command
+    from agentty_tui.commands import open_config, trusted
+    from agentty_tui.config.workspace import parse_hosts
+    from agentty_tui.gateway.http import DEFAULT_PORT, serve_http
+
+    host = None if args.host is None else parse_hosts([args.host], "--host")[0]
+    workspace = open_config(config_path, args)
+    port = DEFAULT_PORT if args.port is None else args.port
+
+    async def serve(*_: object) -> int:
+        return await serve_http(
+            workspace, host, trusted(args), args.wait, port=port, show_token=args.show_token
+        )
+
+    return run_command(serve)
 
 
 def _serve_shared(config_path: Path | None, args: argparse.Namespace) -> int:

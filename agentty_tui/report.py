@@ -9,7 +9,6 @@ line: a newline in it shows as ``⏎``) or ``safe_block`` (an error over several
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -60,10 +59,12 @@ def _auth_json(server: ServerState) -> dict[str, Any]:
     }
 
 
-def _source_json(ref: SourceRef) -> dict[str, str]:
-    found = {"path": ref.path, "scope": ref.scope, "host": ref.host}
+def _source_json(ref: SourceRef) -> dict[str, Any]:
+    found: dict[str, Any] = {"path": ref.path, "scope": ref.scope, "host": ref.host}
     if ref.plugin is not None:  # a Claude Code plugin's file: read-only, ``claude plugin``'s
         found["plugin"] = ref.plugin
+    if ref.admin is not None:  # a file the administrator keeps: read-only
+        found["admin"] = ref.admin
     return found
 
 
@@ -252,17 +253,8 @@ def catalog_text(catalog: WireCatalog) -> str:
 
 
 def result_text(result: Any) -> str:
-    """A tool call result for a terminal: text content over its lines, anything else as JSON.
+    """A tool call result for a terminal (``call_result.readable_result``): every control in
+    the server's text made visible (``safe_block``)."""
+    from agentty_tui.call_result import readable_result
 
-    The text is the server's, so every control in it is made visible (``safe_block``); JSON
-    parts are escaped by the encoder.
-    """
-    parts: list[str] = []
-    for block in result.content:
-        if getattr(block, "type", None) == "text":
-            parts.append(block.text)
-        else:
-            parts.append(json.dumps(block.model_dump(mode="json", exclude_none=True)))
-    if not parts and result.structured_content is not None:
-        parts.append(json.dumps(result.structured_content, indent=2))
-    return safe_block("\n".join(parts))
+    return safe_block(readable_result(result))

@@ -148,15 +148,23 @@ class SourceRef(Frozen):
     ``enabledPlugins`` setting of ``scope`` turns it on; for a Gemini CLI extension's
     ``gemini-extension.json``: the extension's name. Such a file is read, never written
     (``claude plugin``, ``gemini extensions`` manage it). ``None`` for every other file."""
+    admin: str | None = None
+    """For a file the machine's administrator keeps, what it is: ``managed`` (Claude Code's
+    ``/etc/claude-code/managed-mcp.json``), ``system`` or ``system defaults`` (Gemini CLI's
+    ``/etc/gemini-cli/settings.json`` and ``system-defaults.json``). Such a file is read, never
+    written. ``None`` for every other file."""
 
     @property
     def label(self) -> str:
         """How a row names it: ``claude · local``, ``codex · user``, ``project .mcp.json``,
-        ``claude · plugin tp@market (user)``, ``gemini · extension ext (user)``."""
+        ``claude · plugin tp@market (user)``, ``gemini · extension ext (user)``,
+        ``claude · managed``, ``gemini · system``."""
         if self.plugin is not None and self.host == "gemini":
             return f"{self.host} · extension {self.plugin} ({self.scope})"
         if self.plugin is not None:
             return f"{self.host} · plugin {self.plugin} ({self.scope})"
+        if self.admin is not None:
+            return f"{self.host} · {self.admin}"
         if self.scope == "project" and self.host == "claude":
             return "project .mcp.json"
         return f"{self.host} · {self.scope}"

@@ -14,14 +14,17 @@ live state and hands the new immutable snapshot to the feed.
   (they are ``untrusted``) until ``trust_config`` is called, for this bridge's life only.
 
 Besides the operations, the bridge is how its state is read (snapshots, process ids, step
-runtimes, where a new server or an import may go), how a URL server logs in and how another
-host's servers are imported (the bridge writes them, then reloads); the feed that publishes its
-snapshots and the coalescer that serializes its reloads are at the end of this module.
+runtimes, where a new server or an import may go), how what servers offer besides tools is
+reached (their resources and prompts, the changes of those, their log messages and the level
+asked of them: ``bridge/offers.py``, ``bridge/server_logging.py``), how a URL server logs in
+and how another host's servers are imported (the bridge writes them, then reloads); the feed
+that publishes its snapshots and the coalescer that serializes its reloads are at the end of
+this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, TypeVar
@@ -32,9 +35,11 @@ import anyio.to_thread
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.logs import default_log_dir
+from agentty_tui.bridge.offers import OfferChange, OfferListener, ServerOffers
 from agentty_tui.bridge.pool import (
     Reconciled,
     RetryPacer,
@@ -45,10 +50,13 @@ from agentty_tui.bridge.pool import (
 )
 from agentty_tui.bridge.reaper import reap_orphans
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.bridge.roots import RootsBoard, project_roots
+from agentty_tui.bridge.server_logging import LogLevels, LogListener, ServerLogMessage
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
 from agentty_tui.bridge.step import StepRuntime
 from agentty_tui.config import operations
+from agentty_tui.config.announce import one_announcement
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.engine import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
@@ -71,7 +79,7 @@ from agentty_tui.model import (
     SourceRef,
 )
 
-__all__ = ["UNTRUSTED_ERROR", "Bridge", "Coalescer", "Listener", "SnapshotFeed"]
+__all__ = ["UNTRUSTED_ERROR", "Bridge", "Coalescer", "Listener", "Listeners", "SnapshotFeed"]
 
 T = TypeVar("T")
 
@@ -103,7 +111,22 @@ class Bridge:
         self._config_error: str | None = None
         self._trust = TrustGate(everything=trust)
         self._retries = RetryPacer()
-        self._pool = SessionPool(self.log_dir, store.path, self._publish, inherited or Inherited())
+        self._offer_listeners = Listeners[OfferChange]()
+        self._log_listeners = Listeners[ServerLogMessage]()
+        self._log_levels = LogLevels()
+        self.roots = RootsBoard(project_roots(store.root))
+        """The roots a server gets when it asks outside a call that answers them: what the
+        bridge's clients offer, else the project root (``bridge/roots.py``)."""
+        self._pool = SessionPool(
+            self.log_dir,
+            store.path,
+            self._publish,
+            self.roots,
+            on_offer=self._offer_listeners.call,
+            on_log=self._log_listeners.call,
+            log_level=lambda: self._log_levels.floor,
+            inherited=inherited or Inherited(),
+        )
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
         self._states = ServerStates()
@@ -234,11 +257,81 @@ class Bridge:
         return StepRuntime(self.snapshot, self._pool.connected())
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool through a step runtime captured for just this call."""
+        """Call one tool through a step runtime captured for just this call; ``hooks``: where
+        its progress goes and who answers what the server asks meanwhile
+        (``bridge/call_hooks.py``). Cancelling the caller cancels the server's request."""
         with self.step() as step:
-            return await step.call(server, tool, arguments)
+            return await step.call(server, tool, arguments, hooks)
+
+    async def roots_changed(self, servers: Iterable[str] | None = None) -> None:
+        """Tell the connected servers among ``servers`` (``None``: all) that the roots
+        changed, so that they ask again (2025 handshake connections; ``roots_changed``)."""
+        wanted = None if servers is None else set(servers)
+        for name, session in self._pool.connected().items():
+            if wanted is None or name in wanted:
+                await session.roots_changed()
+
+    # --- what servers offer besides tools: resources, prompts, log messages ---------
+
+    def offers(self, server: str) -> ServerOffers | None:
+        """What ``server`` declared besides tools; ``None`` while it is not connected."""
+        session = self._pool.live.get(server)
+        return session.offers if session is not None else None
+
+    def _session(self, server: str) -> ServerSession:
+        session = self._pool.live.get(server)
+        if session is None:
+            raise UnknownServerError(server)
+        return session
+
+    async def list_resources(self, server: str) -> tuple[types.Resource, ...]:
+        """Every resource ``server`` lists now (``OperationError`` when it is not connected)."""
+        return await self._session(server).list_resources()
+
+    async def list_resource_templates(self, server: str) -> tuple[types.ResourceTemplate, ...]:
+        """Every resource template ``server`` lists now."""
+        return await self._session(server).list_resource_templates()
+
+    async def read_resource(self, server: str, uri: str) -> types.ReadResourceResult:
+        """Read the resource ``uri`` of ``server`` (the server's own refusal is its
+        ``MCPError``, passed on)."""
+        return await self._session(server).read_resource(uri)
+
+    async def list_prompts(self, server: str) -> tuple[types.Prompt, ...]:
+        """Every prompt ``server`` lists now."""
+        return await self._session(server).list_prompts()
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: dict[str, str] | None = None
+    ) -> types.GetPromptResult:
+        """Get the prompt ``name`` of ``server`` with ``arguments``."""
+        return await self._session(server).get_prompt(name, arguments)
+
+    def add_offer_listener(self, listener: OfferListener) -> Callable[[], None]:
+        """Call ``listener`` on every change of what a server offers besides tools (its
+        resources, its prompts, its connection); returns a remover."""
+        return self._offer_listeners.add(listener)
+
+    def add_log_listener(self, listener: LogListener) -> Callable[[], None]:
+        """Call ``listener`` with every log message a server sends; returns a remover."""
+        return self._log_listeners.add(listener)
+
+    async def set_log_level(self, owner: object, level: types.LoggingLevel | None) -> None:
+        """Record the log level ``owner`` wants (``None``: none any more); the servers are
+        asked for the most verbose level any owner wants (``LogLevels``), now and whenever
+        one connects."""
+        if not self._log_levels.ask(owner, level):
+            return
+        floor = self._log_levels.floor
+        async with anyio.create_task_group() as group:  # a slow server holds up no other
+            for session in self._pool.connected().values():
+                group.start_soon(session.set_log_level, floor)
 
     # --- the four operations --------------------------------------------------------
 
@@ -405,9 +498,11 @@ class Bridge:
         return self.store.store(self.store.add_to)
 
     def _write_import(self, prepared: PreparedImport, store: ConfigStore) -> ImportResult:
-        result = apply_import(prepared.plan, store)
-        # Our own write: the live reload leaves it to the reload that follows.
-        self._seen_version = self.store.version()
+        # Announced to the running bridges once our own fingerprint is noted (``_write``).
+        with one_announcement():
+            result = apply_import(prepared.plan, store)
+            # Our own write: the live reload leaves it to the reload that follows.
+            self._seen_version = self.store.version()
         return result
 
     # --- logins (URL servers) -----------------------------------------------------
@@ -485,8 +580,11 @@ class Bridge:
         source: SourceRef | None,
         host: str | None = None,
     ) -> PluginConfig:
-        config = self.store.apply(edit, source=source, host=host)
-        self._seen_version = self.store.version()
+        # Other bridges hear of the write at once (``config.announce``); our own listener
+        # hears of it after the files' new fingerprint is noted, and leaves it alone.
+        with one_announcement():
+            config = self.store.apply(edit, source=source, host=host)
+            self._seen_version = self.store.version()
         return config
 
     async def _edit(
@@ -629,6 +727,28 @@ class SnapshotFeed:
                     raise anyio.ClosedResourceError("the bridge is closed")
                 await self._changed.wait()
         return self._latest
+
+
+class Listeners(Generic[T]):
+    """Synchronous callbacks of one kind of event, each called in turn with every event."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[T], None]] = []
+
+    def add(self, listener: Callable[[T], None]) -> Callable[[], None]:
+        """Call ``listener`` on every event; returns a function that removes it."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def call(self, event: T) -> None:
+        """Hand ``event`` to every listener."""
+        for listener in tuple(self._listeners):
+            listener(event)
 
 
 # --- Serialized, coalesced runs of one job (the bridge's reload).

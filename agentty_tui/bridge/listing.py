@@ -19,6 +19,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 from mcp_types import METHOD_NOT_FOUND
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -26,6 +27,7 @@ from agentty_tui.bridge._sdk import absorb_tool_listing, send_raw_request
 from agentty_tui.bridge.http import HttpTransport
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.notice_rate import NoticeRate
+from agentty_tui.bridge.offers import OfferKind
 from agentty_tui.bridge.stdio import TOO_DEEP, StdioTransport
 from agentty_tui.model import AdvertisedTool, DroppedTool
 
@@ -341,10 +343,12 @@ async def follow_listen_stream(
     client: Client,
     relister: Relister,
     note: Callable[[str], None],
+    on_offer: Callable[[OfferKind], None] = lambda _kind: None,
     *,
     task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Follow the 2026-07-28 subscription stream; each event asks ``relister`` for a re-list.
+    """Follow the 2026-07-28 subscription stream; each tools event asks ``relister`` for a
+    re-list, each resources or prompts event goes to ``on_offer``.
 
     Started with ``TaskGroup.start``: it reports started once subscribed (or refused), so the
     first listing comes after the subscription and no change between the two is missed.
@@ -353,11 +357,18 @@ async def follow_listen_stream(
     # tools without advertising it exist, and a server that cannot listen just says so.
     started = False
     try:
-        async with client.listen(tools_list_changed=True) as subscription:
+        async with client.listen(
+            tools_list_changed=True, resources_list_changed=True, prompts_list_changed=True
+        ) as subscription:
             task_status.started()
             started = True
-            async for _event in subscription:
-                relister.notice()
+            async for event in subscription:
+                if isinstance(event, ResourcesListChanged):
+                    on_offer("resources")
+                elif isinstance(event, PromptsListChanged):
+                    on_offer("prompts")
+                elif isinstance(event, ToolsListChanged):
+                    relister.notice()
     except (ListenNotSupportedError, SubscriptionLost, MCPError, TimeoutError) as exc:
         if _not_offered(exc):
             # Normal: a server without the 2026 subscription (its tools are listed as usual).

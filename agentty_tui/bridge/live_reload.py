@@ -1,10 +1,16 @@
 """Live reload: an outside edit of a config file is a reload, without ``r``.
 
-The source files are watched (``SourceWatcher``, below: debounced, parent folders, files that
-appear later); a change that leaves the files' fingerprint as the bridge last read or wrote them
-is our own write (or a touch that changed nothing we read) and is ignored, so a toggle does not
-cause a second reload. Any other is the bridge's ordinary ``reload``: serialized, coalesced,
-re-spawning only the servers whose entries changed.
+Two ways in, one check. The source files are watched (``SourceWatcher``, below: debounced,
+parent folders, files that appear later), which sees every writer, an editor's burst of writes
+as one change after its quiet. And a write by agentty itself (another bridge's toggle, an
+``agentty-tui disable`` in another terminal) is announced to every listening bridge of the user
+as it lands (``config.announce``): one whole atomic rename, so it is checked at once, with no
+quiet to wait for; the watcher's own event comes later and finds nothing new.
+
+Either way the check is the same: a change that leaves the files' fingerprint as the bridge
+last read or wrote them is our own write (or a touch that changed nothing we read) and is
+ignored, so a toggle does not cause a second reload. Any other is the bridge's ordinary
+``reload``: serialized, coalesced, re-spawning only the servers whose entries changed.
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from watchfiles._rust_notify import RustNotify  # the documented direct backend
 
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.config.announce import listener_path
 from agentty_tui.config.workspace import Workspace
+from agentty_tui.errors import AgenttyError
 
 __all__ = ["DEBOUNCE", "LiveReload", "SourceWatcher"]
 
@@ -59,6 +67,8 @@ class LiveReload:
         """What the last of them changed."""
         self._checked = anyio.Event()
         self._listeners: list[Callable[[ReloadReport], None]] = []
+        self._checking = anyio.Lock()  # one check at a time, whichever way the news came
+        self._announced = anyio.Event()  # set by an announced write, replaced by its check
 
     def add_listener(self, listener: Callable[[ReloadReport], None]) -> Callable[[], None]:
         """Call ``listener`` with the report of every reload an outside edit caused (the
@@ -74,9 +84,42 @@ class LiveReload:
     async def run(
         self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
     ) -> None:
-        """Watch until cancelled; ``task_status`` is told once the files are watched."""
+        """Watch until cancelled; ``task_status`` is told once the files are watched and
+        announced writes are heard."""
         watcher = SourceWatcher(self._store.watched_paths(), self._changed, debounce=self._debounce)
-        await watcher.run(task_status=task_status)
+        async with anyio.create_task_group() as group:
+            await group.start(self._hear_announcements)
+            await watcher.run(task_status=task_status)
+
+    async def _hear_announcements(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Check the files at once on every announced write, until cancelled. Without a
+        socket (no private runtime folder, a path too long) the watcher alone is left, as
+        before: a quarter of a second slower, nothing lost."""
+        try:
+            path = listener_path()
+            listener = await anyio.create_unix_datagram_socket(local_path=path, local_mode=0o600)
+        except (OSError, AgenttyError) as error:
+            log.warning("announced config writes not heard (the file watch still is): %s", error)
+            task_status.started()
+            return
+        try:
+            async with listener, anyio.create_task_group() as group:
+                group.start_soon(self._check_announced)
+                task_status.started()
+                async for _ in listener:  # what it says does not matter: the files do
+                    self._announced.set()
+        finally:
+            path.unlink(missing_ok=True)
+
+    async def _check_announced(self) -> None:
+        """One check for every run of announcements (those that arrive during a check make
+        one more)."""
+        while True:
+            await self._announced.wait()
+            self._announced = anyio.Event()
+            await self._check()
 
     async def next_check(self) -> None:
         """Wait until the next change the watcher reports has been checked (and reloaded, if
@@ -84,18 +127,23 @@ class LiveReload:
         await self._checked.wait()
 
     async def _changed(self, paths: frozenset[Path]) -> None:
-        try:
-            version = await anyio.to_thread.run_sync(self._store.version)
-            if version == self._seen():
-                self.ignored += 1
-                return
-            self.reloads += 1
-            report = self.last_report = await self._reload()
-            for listener in list(self._listeners):
-                listener(report)
-        finally:
-            self._checked.set()
-            self._checked = anyio.Event()
+        await self._check()
+
+    async def _check(self) -> None:
+        """Reload if the files' fingerprint is not the one the bridge last read or wrote."""
+        async with self._checking:
+            try:
+                version = await anyio.to_thread.run_sync(self._store.version)
+                if version == self._seen():
+                    self.ignored += 1
+                    return
+                self.reloads += 1
+                report = self.last_report = await self._reload()
+                for listener in list(self._listeners):
+                    listener(report)
+            finally:
+                self._checked.set()
+                self._checked = anyio.Event()
 
 
 # --- Live reload on outside edits: watch a set of config files and call back, debounced.

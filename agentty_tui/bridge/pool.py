@@ -14,10 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio.abc
+import mcp_types as types
 
+from agentty_tui.bridge.call_hooks import decline
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.offers import OfferListener
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.bridge.roots import RootsBoard, project_roots
+from agentty_tui.bridge.server_logging import LogListener
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.model import PluginConfig, PluginModel, ServerConfig
 
@@ -40,10 +45,18 @@ class SessionPool:
         log_dir: Path,
         config_path: Path,
         on_change: Callable[[], None],
+        roots: RootsBoard | None = None,
+        *,
+        on_offer: OfferListener | None = None,
+        on_log: LogListener | None = None,
+        log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
         inherited: Inherited | None = None,
     ) -> None:
-        """``on_change`` runs whenever a live session's state changes; ``inherited``: what
-        the servers start from (default: this process's environment and folder)."""
+        """``on_change`` runs whenever a live session's state changes; ``roots``: what a
+        server asking for roots outside a call gets (``None``: the project folder of
+        ``config_path``'s parent); ``on_offer``, ``on_log`` and ``log_level`` are handed to
+        every session (``ServerSession``); ``inherited``: what the servers start from
+        (default: this process's environment and folder)."""
         self._inherited = inherited or Inherited()
         self.live: dict[str, ServerSession] = {}
         """The live session of each running server, by name."""
@@ -52,6 +65,10 @@ class SessionPool:
         self._log_dir = log_dir
         self._config_path = config_path
         self._on_change = on_change
+        self._on_offer = on_offer
+        self._on_log = on_log
+        self._log_level = log_level
+        self._roots = roots or RootsBoard(project_roots(config_path.parent))
 
     @property
     def running(self) -> bool:
@@ -80,8 +97,18 @@ class SessionPool:
         assert self._group is not None, "the bridge is not running"
         group = self._group
         log = ServerLog(self._log_dir, config.name, self._config_path)
+        # Every session offers forms and roots: a call's hooks answer them, else a form is
+        # declined (the server hears a decline, not "not declared") and roots are the board's.
         session = ServerSession(
-            config, log, lambda _state: self._changed(session), inherited=self._inherited
+            config,
+            log,
+            lambda _state: self._changed(session),
+            on_offer=self._on_offer,
+            on_log=self._on_log,
+            log_level=self._log_level,
+            elicitation=decline,
+            roots=self._roots.answer,
+            inherited=self._inherited,
         )
         self.live[config.name] = session
         group.start_soon(self._run, session)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -33,6 +33,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from agentty_tui import __version__
 from agentty_tui.bridge import listing
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
+from agentty_tui.bridge.call_hooks import CallHooks, CallRouter, answer_elicitation, answer_roots
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.failures import (
     authorization_failure,
@@ -56,6 +57,19 @@ from agentty_tui.bridge.listing import (
     noisy_warning,
 )
 from agentty_tui.bridge.logs import ServerLog
+from agentty_tui.bridge.offers import (
+    OfferChange,
+    OfferKind,
+    OfferListener,
+    ServerOffers,
+    all_pages,
+    offers_of,
+)
+from agentty_tui.bridge.server_logging import (
+    LogListener,
+    ServerLogMessage,
+    bounded_data,
+)
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.errors import OperationError
 from agentty_tui.model import (
@@ -69,6 +83,8 @@ from agentty_tui.model import (
     StdioSpec,
 )
 from agentty_tui.secrets import Redactor
+
+Answer = TypeVar("Answer")
 
 __all__ = [
     "ServerSession",
@@ -96,11 +112,22 @@ class ServerSession:
         on_change: Callable[[SessionState], None],
         elicitation: ElicitationFnT | None = None,
         login_ui: LoginUI | None = None,
+        roots: Callable[[], Awaitable[tuple[types.Root, ...]]] | None = None,
+        *,
+        on_offer: OfferListener | None = None,
+        on_log: LogListener | None = None,
+        log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
         inherited: Inherited | None = None,
     ) -> None:
-        """``login_ui``: where a step-up (``403 insufficient_scope``) shows its browser login;
-        without one such a server turns ``needs_login`` with the reason; ``inherited``: the
-        environment and folder the server starts from (default: this process's)."""
+        """``elicitation``: answers a server's forms where no call's hooks do (without one,
+        and without ``roots``, the session offers neither); ``login_ui``: where a step-up
+        (``403 insufficient_scope``) shows its browser login, without one such a server turns
+        ``needs_login`` with the reason; ``roots``: the roots a server gets when it asks
+        outside a call that answers them (``None``: roots are not offered). ``on_offer``
+        hears each change of what the server offers besides tools, ``on_log`` each of its log
+        messages; ``log_level`` is the level to ask a server for when it connects;
+        ``inherited``: the environment and folder the server starts from (default: this
+        process's)."""
         self._config = config
         self._inherited = inherited or Inherited()
         self.log = log
@@ -112,6 +139,9 @@ class ServerSession:
         self._on_change = on_change
         self._elicitation = elicitation
         """Answers a server's form requests; without one the session does not offer them."""
+        self._roots = roots
+        self._router = CallRouter()
+        """Which call in flight a server's request (a form, ``roots/list``) is for."""
         self._client: Client | None = None
         self._transport: StdioTransport | None = None
         self._http: HttpTransport | None = None
@@ -126,6 +156,10 @@ class ServerSession:
         self._relister = Relister(log, self._note)
         self._leases = 0
         self._retired = False
+        self._on_offer = on_offer
+        self._on_log = on_log
+        self._log_level = log_level
+        self._was_connected = False
 
     # --- what it publishes ----------------------------------------------------------
 
@@ -172,6 +206,8 @@ class ServerSession:
             self.closed.set()
             self.settled.set()
             self._publish()
+            if self._was_connected:  # what it offered is gone with it
+                self._offer_changed("connection")
 
     def stop(self) -> None:
         """Ask the session to close its connection and stop the server process."""
@@ -232,10 +268,18 @@ class ServerSession:
             transport,
             mode="auto",
             message_handler=self._on_message,
-            elicitation_callback=self._elicitation,
+            elicitation_callback=(
+                None
+                if self._elicitation is None
+                else answer_elicitation(self._router, self._elicitation)
+            ),
+            list_roots_callback=None
+            if self._roots is None
+            else answer_roots(self._router, self._roots),
             read_timeout_seconds=self._config.request_timeout,
             cache=None,
             client_info=types.Implementation(name="agentty-tui", version=__version__),
+            logging_callback=self._on_log_message,
         )
         if self._scope is None:
             self._scope = anyio.CancelScope()
@@ -247,11 +291,14 @@ class ServerSession:
                 self._client = client
                 if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                     # Subscribe before listing, so no change between the two is missed.
-                    await group.start(follow_listen_stream, client, self._relister, self._note)
+                    relister, offer = self._relister, self._offer_changed
+                    await group.start(follow_listen_stream, client, relister, self._note, offer)
                 listing = await self._list_all(client)
                 self._scope.deadline = math.inf
                 self._connected(client, listing)
                 group.start_soon(self._relister.run, lambda: self._list_all(client), self._relisted)
+                # Beside the session's work: a server slow to answer it delays nothing.
+                group.start_soon(self._ask_log_level, client, self._log_level())
                 failure = await self._until_gone()
                 group.cancel_scope.cancel()
         if failure is not None:
@@ -283,6 +330,8 @@ class ServerSession:
             dropped_tools=listing.dropped,
             auth=oauth_state(self._auth_spec, self._auth),
         )
+        self._was_connected = True
+        self._offer_changed("connection")
 
     def _fail(self, message: str, status: ServerStatus = "failed") -> None:
         if self._stopping:
@@ -315,25 +364,167 @@ class ServerSession:
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._relister.notice()
+        elif isinstance(
+            message, types.ResourceListChangedNotification | types.PromptListChangedNotification
+        ):
+            # In the 2026-07-28 era the SDK also hands the listen stream's events here: the
+            # stream's follower already told (``follow_listen_stream``).
+            client = self._client
+            if client is None or client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                resources = isinstance(message, types.ResourceListChangedNotification)
+                self._offer_changed("resources" if resources else "prompts")
+        elif isinstance(message, types.ElicitCompleteNotification):
+            hooks = self._router.completed(message.params.elicitation_id)
+            if hooks is not None and hooks.elicitation_complete is not None:
+                await hooks.elicitation_complete(message.params.elicitation_id)
         elif isinstance(message, Exception):
             self._note(f"transport error: {message!r}")
 
-    # --- calls ----------------------------------------------------------------------
+    # --- what it offers besides tools: resources, prompts, log messages -------------
 
-    async def call_tool(self, bare: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        """Call one tool on this server's live connection."""
+    def _offer_changed(self, kind: OfferKind) -> None:
+        if self._on_offer is not None:
+            self._on_offer(OfferChange(self.name, kind))
+
+    async def _on_log_message(self, params: types.LoggingMessageNotificationParams) -> None:
+        if self._on_log is not None:
+            self._on_log(
+                ServerLogMessage(
+                    server=self.name,
+                    level=params.level,
+                    data=bounded_data(params.data),
+                    logger=params.logger,
+                )
+            )
+
+    @property
+    def offers(self) -> ServerOffers | None:
+        """What the server declared besides tools; ``None`` while it is not connected."""
+        client = self._client
+        if client is None or self._state.status != "connected":
+            return None
+        return offers_of(client.server_capabilities)
+
+    def _live_client(self) -> Client:
         client, state = self._client, self._state
         if client is None or state.status != "connected":
             raise OperationError(not_connected(self.name, state.status, state.error))
+        return client
+
+    async def list_resources(self) -> tuple[types.Resource, ...]:
+        """Every resource the server lists (bounded: ``offers.all_pages``)."""
+        client = self._live_client()
+
+        async def page(cursor: str | None) -> tuple[list[types.Resource], str | None]:
+            found = await client.list_resources(cursor=cursor, cache_mode="bypass")
+            return found.resources, found.next_cursor
+
+        return await self._offer_request(all_pages(page))
+
+    async def list_resource_templates(self) -> tuple[types.ResourceTemplate, ...]:
+        """Every resource template the server lists (bounded: ``offers.all_pages``)."""
+        client = self._live_client()
+
+        async def page(cursor: str | None) -> tuple[list[types.ResourceTemplate], str | None]:
+            found = await client.list_resource_templates(cursor=cursor, cache_mode="bypass")
+            return found.resource_templates, found.next_cursor
+
+        return await self._offer_request(all_pages(page))
+
+    async def read_resource(self, uri: str) -> types.ReadResourceResult:
+        """Read one resource of the server."""
+        client = self._live_client()
+        return await self._offer_request(client.read_resource(uri, cache_mode="bypass"))
+
+    async def list_prompts(self) -> tuple[types.Prompt, ...]:
+        """Every prompt the server lists (bounded: ``offers.all_pages``)."""
+        client = self._live_client()
+
+        async def page(cursor: str | None) -> tuple[list[types.Prompt], str | None]:
+            found = await client.list_prompts(cursor=cursor, cache_mode="bypass")
+            return found.prompts, found.next_cursor
+
+        return await self._offer_request(all_pages(page))
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str] | None
+    ) -> types.GetPromptResult:
+        """Get one prompt of the server, filled in with ``arguments``."""
+        client = self._live_client()
+        return await self._offer_request(client.get_prompt(name, arguments))
+
+    async def _offer_request(self, request: Awaitable[Answer]) -> Answer:
+        """``request``'s answer; the server's own refusal (``MCPError``: an unknown URI, a
+        prompt's missing argument) is passed on as it is, any other failure is an
+        ``OperationError`` that says what happened."""
         try:
-            return await client.call_tool(bare, arguments)
+            return await request
+        except MCPError as exc:
+            if exc.code != types.CONNECTION_CLOSED:
+                raise
+            if self._transport is not None:
+                await see_exit(self._transport)
+            raise OperationError(self._describe(exc)) from exc
         except Exception as exc:
+            raise OperationError(self._describe(exc)) from exc
+
+    async def set_log_level(self, level: types.LoggingLevel | None) -> None:
+        """Ask the server for its log messages at ``level`` and above (nothing for ``None``,
+        or when it is not connected)."""
+        client = self._client
+        if client is not None and self._state.status == "connected":
+            await self._ask_log_level(client, level)
+
+    async def _ask_log_level(self, client: Client, level: types.LoggingLevel | None) -> None:
+        """``logging/setLevel`` to a 2025 handshake server that declared ``logging``; a
+        server that refuses it is noted in its log, no more."""
+        if level is None or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        if not offers_of(client.server_capabilities).logging:
+            return
+        request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
+        try:
+            # The typed helper is marked deprecated (2026-07-28); the request itself is the
+            # 2025 era's own.
+            await client.session.send_request(request, types.EmptyResult)
+        except Exception as exc:
+            self._note(f"logging/setLevel {level} was refused: {exc!r}")
+
+    # --- calls ----------------------------------------------------------------------
+
+    async def call_tool(
+        self, bare: str, arguments: dict[str, Any] | None, hooks: CallHooks | None = None
+    ) -> types.CallToolResult:
+        """Call one tool on this server's live connection; ``hooks``: where its progress goes
+        and who answers what the server asks during it (``bridge/call_hooks.py``). Cancelling
+        the caller cancels the request (the server hears ``notifications/cancelled``)."""
+        client, state = self._client, self._state
+        if client is None or state.status != "connected":
+            raise OperationError(not_connected(self.name, state.status, state.error))
+        progress = hooks.progress if hooks is not None else None
+        try:
+            with self._router.calling(hooks):
+                return await client.call_tool(bare, arguments, progress_callback=progress)
+        except Exception as exc:
+            self._router.refused_for_urls(exc, hooks)
             closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
             if closed and self._transport is not None:
                 await see_exit(self._transport)
             message = self._describe(exc)
             self._after_failed_call(message)
             raise OperationError(call_failed(bare, self.name, message)) from exc
+
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed (``notifications/roots/list_changed``), so it asks
+        again: a 2025 handshake connection only (2026-07-28 has no such notification: a
+        server asks for roots within each call). Nothing when not connected."""
+        client = self._client
+        if client is None or self._roots is None or self._state.status != "connected":
+            return
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        # The SDK's own helper is marked deprecated (for 2026-07-28); the notification is not.
+        await client.session.send_notification(types.RootsListChangedNotification())
 
     def _after_failed_call(self, message: str) -> None:
         """What a failed call says about the whole session: refused for want of a login (a

@@ -14,6 +14,7 @@ from typing import Any
 
 import mcp_types as types
 
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.errors import OperationError, UnknownServerError, UnknownToolError
 from agentty_tui.model import PluginModel
@@ -46,9 +47,14 @@ class StepRuntime:
         return session.state.pid if session is not None else None
 
     async def call(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call ``tool`` of ``server`` through the session this step captured."""
+        """Call ``tool`` of ``server`` through the session this step captured (``hooks``: the
+        call's progress and answers, ``ServerSession.call_tool``)."""
         if self._closed:
             raise OperationError("this step has ended; capture a new one")
         session = self._sessions.get(server)
@@ -61,7 +67,7 @@ class StepRuntime:
         state = self.snapshot.server(server)
         if state is not None and state.tool(tool) is None:
             raise UnknownToolError(server, tool)
-        return await session.call_tool(tool, arguments)
+        return await session.call_tool(tool, arguments, hooks)
 
     def close(self) -> None:
         """End the step: give the leases back (a replaced session may now stop)."""

@@ -1,27 +1,35 @@
-"""How each MCP tool gets a distinct provider-safe wire name.
+"""How each MCP tool gets a distinct provider-safe name: one rule for every prefix.
 
-1. The qualified name ``mcp__<server>__<tool>``, with every character outside
-   ``[A-Za-z0-9_-]`` replaced by ``_`` (one ``_`` per code point).
-2. That name is used as it is unless it is longer than 64 characters, or another identity in the
-   same set sanitizes to the same name (``a.b`` and ``a_b``), or it equals a reserved name (a
-   native tool's). Then *every* identity involved gets a stable suffix: the qualified name is cut
-   so that ``<prefix>_<8 hex>`` fits in 64 characters, where the hex digits are the start of
-   ``sha256(server + "\\0" + tool)`` (UTF-8).
-3. Should a name produced that way still clash (with another suffixed name, with an unsuffixed
-   one, or with a reserved name), every identity in the clash gets one more hex digit (an
-   unsuffixed one gets its 8), and this repeats until all names are distinct.
+A name is ``<prefix><server>__<tool>`` with every character outside ``[A-Za-z0-9_-]`` made
+``_`` (one per code point): the wire catalog's prefix is ``mcp__`` under 64 characters; the
+gateway's is empty under the room a host's own prefix leaves (``gateway.naming``). Each tool
+(server, bare tool name) gets:
 
-Collisions are resolved over the whole set at once, so the result depends only on the set of
-identities and reserved names, never on the order they arrive in; and a name depends only on the
-identities it clashes with, so it stays stable when unrelated tools come and go.
+1. its **plain name**, when it fits and no other tool of the set, nor a reserved name (a
+   native tool's), has the same one;
+2. when it does not fit, the **server is shortened first**: ``<server, cut>_<8 hex>__<tool>``,
+   the hex digits the start of ``sha256(server)``, so every tool of one long server shares one
+   stem and the tool's own name stays whole; only a tool whose own name leaves no room for a
+   stem is cut: ``<server, cut to 8>__<tool, cut>_<8 hex>``, the hex digits then the start of
+   ``sha256(server + "\0" + tool)``;
+3. every tool of a **clash** (two tools sanitized alike, ``a.b`` and ``a_b``; a name equal to a
+   reserved one; two shortened names alike) gets its identity's hash after the server part
+   instead, ``<server, cut>_<8 hex of sha256(server NUL tool)>__<tool>`` (the tool's name still
+   whole where it fits); a name that still clashes gets one more hex digit, everyone in the
+   clash, until all are distinct.
+
+The result depends only on the set of tools and reserved names, never on their order; a
+tool's name changes only when a tool it clashes with comes or goes.
 
 Pure: no I/O, no state.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from agentty_tui.catalog.names import (
     MAX_WIRE_NAME_LENGTH,
@@ -30,16 +38,99 @@ from agentty_tui.catalog.names import (
     WireNames,
     identity_digest,
     qualified_name,
+    sanitize,
 )
 from agentty_tui.errors import AgenttyError
 
-__all__ = ["allocate_distinct", "allocate_wire_names", "plain_names"]
+__all__ = [
+    "WIRE_PREFIX",
+    "allocate_distinct",
+    "allocate_wire_names",
+    "fit_names",
+    "plain_names",
+    "server_digest",
+]
 
-_MAX_HEX_DIGITS = MAX_WIRE_NAME_LENGTH - 1  # "_" + digits; sha256 gives 64, one must go
+WIRE_PREFIX = "mcp__"
+"""What the wire catalog puts before ``<server>__<tool>``."""
+
+_SEPARATOR = "__"
+_CUT_SERVER = 8
+"""What is kept of the server's name when the tool's own name is too long to keep whole."""
 
 
-def _suffixed(base: str, digest: str, digits: int) -> str:
-    return f"{base[: MAX_WIRE_NAME_LENGTH - 1 - digits]}_{digest[:digits]}"
+@lru_cache(maxsize=1 << 12)
+def server_digest(server: str) -> str:
+    """Hex sha256 of the raw server name (UTF-8): the stem of a shortened server part."""
+    return hashlib.sha256(server.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _fitted(prefix: str, server: str, tool: str, tag: str, limit: int) -> str | None:
+    """``<prefix><server, cut><tag>__<tool>`` within ``limit``, the tool whole; ``None`` when
+    not even one character of the server fits."""
+    room = limit - len(prefix) - len(tool) - len(_SEPARATOR) - len(tag)
+    if room < 1:
+        return None
+    return f"{prefix}{server[:room]}{tag}{_SEPARATOR}{tool}"
+
+
+def _tool_cut(prefix: str, server: str, tool: str, tag: str, limit: int) -> str:
+    """``<prefix><server, cut to 8>__<tool, cut><tag>`` within ``limit``."""
+    base = f"{prefix}{server[:_CUT_SERVER]}{_SEPARATOR}{tool}"
+    return f"{base[: limit - len(tag)]}{tag}"
+
+
+def _name(ref: ToolRef, prefix: str, limit: int, digits: int) -> str:
+    """The name of ``ref`` at clash level ``digits`` (0: plain or server-shortened; more: that
+    many hex digits of the identity's hash)."""
+    server, tool = sanitize(ref.server), sanitize(ref.tool)
+    if digits == 0:
+        plain = f"{prefix}{server}{_SEPARATOR}{tool}"
+        if len(plain) <= limit:
+            return plain
+        stem = f"_{server_digest(ref.server)[:SUFFIX_HEX_DIGITS]}"
+        shortened = _fitted(prefix, server, tool, stem, limit)
+        if shortened is not None:
+            return shortened
+        digits = SUFFIX_HEX_DIGITS  # the tool alone does not fit: it is cut, and tagged
+    tag = f"_{identity_digest(ref.server, ref.tool)[:digits]}"
+    return _fitted(prefix, server, tool, tag, limit) or _tool_cut(prefix, server, tool, tag, limit)
+
+
+def fit_names(
+    refs: Sequence[ToolRef],
+    *,
+    prefix: str,
+    limit: int,
+    reserved: Collection[str] = (),
+    bases: Sequence[str] | None = None,
+) -> WireNames:
+    """A distinct name for every tool of ``refs`` (distinct ``ToolRef`` values): at most
+    ``limit`` characters of ``[A-Za-z0-9_-]`` starting with ``prefix``, none in ``reserved``
+    (the module docstring has the rule). ``bases``, when given, are the plain names in order."""
+    if limit - len(prefix) < len(_SEPARATOR) + 2 + SUFFIX_HEX_DIGITS + _CUT_SERVER:
+        raise ValueError(f"a name needs more room than {limit - len(prefix)} characters")
+    if bases is None:
+        bases = [f"{prefix}{sanitize(ref.server)}{_SEPARATOR}{sanitize(ref.tool)}" for ref in refs]
+    count = Counter(bases)
+    # 0: the plain (or server-shortened) name; otherwise hex digits of the identity's hash.
+    digits = [SUFFIX_HEX_DIGITS if count[base] > 1 or base in reserved else 0 for base in bases]
+    names = list(bases)
+    pending = [i for i, base in enumerate(bases) if digits[i] or len(base) > limit]
+    while pending:
+        for i in pending:
+            names[i] = _name(refs[i], prefix, limit, digits[i])
+        owners = Counter(names)
+        pending = [i for i, name in enumerate(names) if owners[name] > 1 or name in reserved]
+        for i in pending:
+            if digits[i] >= (limit - len(prefix)) // 2:  # a sha256 prefix collision: never
+                ref = refs[i]
+                raise AgenttyError(
+                    f"cannot give tool {ref.tool!r} of server {ref.server!r} a unique name"
+                )
+            digits[i] = digits[i] + 1 if digits[i] else SUFFIX_HEX_DIGITS
+    by_ref = dict(zip(refs, names, strict=True))
+    return WireNames.unchecked(by_ref, dict(zip(names, refs, strict=True)))
 
 
 def allocate_wire_names(
@@ -73,45 +164,9 @@ def allocate_distinct(
     plain = plain_names([(by_ref, dict(zip(bases, refs, strict=True)), longest)], reserved)
     if plain is not None:
         return plain  # the common case, and the one a toggle hits: no name needs a suffix
-    base_count = Counter(bases)
-
-    # 0 = the plain qualified name; otherwise how many hex digits the suffix has.
-    digits = [
-        SUFFIX_HEX_DIGITS
-        if len(base) > MAX_WIRE_NAME_LENGTH or base_count[base] > 1 or base in reserved
-        else 0
-        for base in bases
-    ]
-    # Plain names are now distinct from each other and from the reserved ones; suffixed
-    # names may still clash with anything, in which case everyone in the clash grows.
-    names = list(bases)
-    digests: dict[int, str] = {}
-
-    def name_of(i: int) -> str:
-        if not digits[i]:
-            return bases[i]
-        digest = digests.get(i)
-        if digest is None:
-            digest = digests[i] = identity_digest(*refs[i])
-        return _suffixed(bases[i], digest, digits[i])
-
-    clashing = [i for i, d in enumerate(digits) if d]
-    while clashing:
-        for i in clashing:
-            names[i] = name_of(i)
-        owners = Counter(names)
-        clashing = [i for i, name in enumerate(names) if owners[name] > 1 or name in reserved]
-        for i in clashing:
-            if digits[i] >= _MAX_HEX_DIGITS:  # a sha256 collision: not going to happen
-                ref = refs[i]
-                raise AgenttyError(
-                    f"cannot give tool {ref.tool!r} of server {ref.server!r} a unique wire name"
-                )
-            digits[i] = digits[i] + 1 if digits[i] else SUFFIX_HEX_DIGITS
-
-    by_ref = dict(zip(refs, names, strict=True))
-    by_wire = dict(zip(names, refs, strict=True))
-    return WireNames.unchecked(by_ref, by_wire)
+    return fit_names(
+        refs, prefix=WIRE_PREFIX, limit=MAX_WIRE_NAME_LENGTH, reserved=reserved, bases=bases
+    )
 
 
 def plain_names(

@@ -43,7 +43,10 @@ def _own_folder(folder: Path) -> bool:
     """Make ``folder`` (mode 0700) if needed; whether it is a folder of ours that only we can
     write, so that nobody else can take or replace our locks."""
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # The ``agentty`` folder above it too: ``mkdir -p`` would make it 0755, and in the
+        # runtime folder it is the private one the gateway's socket needs (``runtime_folder``).
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
         info = os.lstat(folder)
     except OSError:
         return False

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentty_tui.config.announce import one_announcement, written
 from agentty_tui.config.engine import (
     Adapter,
     AddServer,
@@ -333,7 +334,13 @@ def plan_connect(
 
 def connect(plan: ConnectPlan, store: ConfigStore) -> None:
     """Carry out ``plan``: backup, stash and record first, the host's file last (a file that
-    changed since the plan refuses it, and nothing of the host's is lost)."""
+    changed since the plan refuses it, and nothing of the host's is lost). Running bridges
+    hear of it once, at the end (``announce``)."""
+    with one_announcement():
+        _connect(plan, store)
+
+
+def _connect(plan: ConnectPlan, store: ConfigStore) -> None:
     route = plan.route
     _write_text(route.backup, plan.text or "")
     stash = ConfigStore(route.stash, dialect=store.dialect)
@@ -465,13 +472,20 @@ def plan_disconnect(source: SourceFile, store: ConfigStore, route: Route) -> Dis
 
 
 def disconnect(plan: DisconnectPlan, store: ConfigStore) -> None:
-    """Carry out ``plan``; the route's files are removed once the host's file is written."""
+    """Carry out ``plan``; the route's files are removed once the host's file is written.
+    Running bridges hear of it once, at the end (``announce``)."""
+    with one_announcement():
+        _disconnect(plan, store)
+
+
+def _disconnect(plan: DisconnectPlan, store: ConfigStore) -> None:
     if plan.exact is not None and plan.absent:
         if read_text(plan.source.path) != plan.text:
             raise ConfigError(
                 "changed since the plan was made; nothing written", path=str(plan.source.path)
             )
         plan.source.path.unlink()  # it was not there before connect
+        written()
     elif plan.exact is not None:
         _write_text(plan.source.path, plan.exact, expected=plan.text)
     else:

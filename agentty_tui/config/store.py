@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from agentty_tui.config.announce import written
 from agentty_tui.config.detect import detect_file
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.formats import parses_whole, shared_text
@@ -314,6 +315,7 @@ class DocumentStore(Generic[EditT, ValueT]):
         finally:
             temp.unlink(missing_ok=True)
         fsync_directory(target.parent)
+        written()  # running bridges reload at once, not after the file watch's quiet
         self._held_text = bool(new_text.strip())
         return self._result(new_value, before)  # the file kept its mode and owner
 

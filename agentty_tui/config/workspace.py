@@ -25,6 +25,12 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   first load that finds them, with a warning line saying so.
 - The servers of the plugins Claude Code turns on (``hosts/claude/plugins``) are entries of
   host ``claude`` too, after every file's; their files are read, never written.
+- So are the files a machine's administrator keeps (``SourceRef.admin``), each where its host
+  ranks it: Claude Code's ``managed-mcp.json`` (``hosts/claude/managed``) before its other
+  files, and while it has exclusive control every other entry of Claude Code's is off and none
+  is added or turned on (``claude_lockdown``); Gemini CLI's system settings before its other
+  files and its system defaults after them (``hosts/gemini_system``), read only when they pass
+  its security check.
 
 Layering, one config out of a workspace's files (precedence, shadowing, de-duplication):
 ``layer`` takes each source's config in precedence order (local, project, user: the order of
@@ -68,6 +74,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agentty_tui.config.announce import one_announcement
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.formats import parses_shared
@@ -85,15 +92,22 @@ from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
+from agentty_tui.config.hosts.claude.managed import ManagedServers, read_managed_servers
 from agentty_tui.config.hosts.claude.migration import migrate_old_switches
 from agentty_tui.config.hosts.claude.plugins import read_plugin_servers
-from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches, read_switches
+from agentty_tui.config.hosts.claude.switches import (
+    MANAGED_DIR,
+    ClaudeFiles,
+    ClaudeSwitches,
+    read_switches,
+)
 from agentty_tui.config.hosts.codex_trust import codex_untrusted, merge_codex_tables
 from agentty_tui.config.hosts.gemini_extensions import (
     ENABLEMENT,
     EXTENSION_DIALECT,
     read_extension_servers,
 )
+from agentty_tui.config.hosts.gemini_system import GeminiSystem, read_gemini_system
 from agentty_tui.config.hosts.gemini_trust import (
     GeminiSettings,
     gemini_folder_untrusted,
@@ -212,11 +226,15 @@ class Workspace:
         """The sources that are a connected host's stash, read in place of its user file
         (``routing.routed_sources``), each with that file."""
         self._claude_switches: ClaudeSwitches | None = None
+        # Claude Code's managed MCP file as the last load found it (``None``: not read).
+        self._claude_managed: ManagedServers | None = None
         # Why Codex does not read the project's file, and Gemini CLI runs no server here
         # (``None``: it does), and every Gemini settings file it reads: as the last load found.
         self._codex_untrusted: str | None = None
         self._gemini_untrusted: str | None = None
         self._gemini_settings: GeminiSettings = ()
+        # Gemini CLI's system settings and defaults (``None``: its files are not read).
+        self._gemini_system: GeminiSystem | None = None
         # The lines of moved Claude Code switches said so far: each is said once.
         self._said: set[str] = set()
         self.single = trust is None
@@ -263,6 +281,19 @@ class Workspace:
                 f"with `gemini extensions` (disable, uninstall or update {ref.plugin}), not "
                 "edited here; a server of it is switched off in mcp.excluded"
             )
+        if store is None and ref.host == "gemini" and ref.admin is not None:
+            raise OperationError(
+                f"{ref.path} is Gemini CLI's {ref.admin} file, kept by this machine's "
+                "administrator (Gemini itself only reads it): its servers are not edited here; "
+                "one of them is switched off in mcp.excluded of the user's settings"
+            )
+        if store is None and ref.admin == "managed":
+            raise OperationError(
+                f"{ref.path} is Claude Code's managed MCP file, kept by this machine's "
+                "administrator: its servers are not edited here; one of them is switched off "
+                "for this project in disabledMcpServers (agentty-tui disable), a tool with a "
+                "deny rule"
+            )
         if store is None and ref.plugin is not None:
             raise OperationError(
                 f"{ref.path} is Claude Code's plugin {ref.plugin}: its servers are managed "
@@ -306,7 +337,14 @@ class Workspace:
         extensions = (
             Path(r.source.ref.path) for r in self.reports if r.source.dialect == EXTENSION_DIALECT
         )
-        return (*(self._gemini_folders(path) for path in settings), *enablement, *extensions)
+        system = self._gemini_system
+        admin = () if system is None else (system.system.path, system.defaults.path)
+        return (
+            *(self._gemini_folders(path) for path in settings),
+            *enablement,
+            *extensions,
+            *admin,
+        )
 
     def exists(self) -> bool:
         """Whether any source file is there (a ``--config`` naming no file is a typo to say)."""
@@ -332,10 +370,15 @@ class Workspace:
         if trust.problem is not None:
             problems.setdefault(trust.problem, trust.problem)
         self._read_host_trust()
+        for unread in () if self._gemini_system is None else self._gemini_system.problems:
+            problems.setdefault(unread, unread)
         if self.claude is not None:
             self._claude_switches = read_switches(self.claude)
             for unread in self._claude_switches.problems:
                 problems.setdefault(unread, f"{unread} (Claude Code's switches there unread)")
+            self._claude_managed = read_managed_servers(self.claude)
+            if self._claude_managed.problem is not None:
+                problems.setdefault(self._claude_managed.problem, self._claude_managed.problem)
         configs: dict[SourceRef, PluginConfig] = {}
         with parses_shared():  # ~/.claude.json, two sources, is parsed once
             for source in self.sources:
@@ -362,6 +405,21 @@ class Workspace:
             facts = self._facts(config, waiting)
             views = {server.name: self._view(server, ref) for server in config.servers}
             parts.append(Layer(ref, config, waiting, views, facts))
+        system = self._gemini_system
+        managed = self._claude_managed
+        # Where each host ranks the files its machine's administrator keeps: Gemini CLI's
+        # system settings over its every other file, its system defaults under all of them
+        # (its own merge); Claude Code's managed servers before its every other entry (under
+        # their exclusive control they are the ones it runs, whatever else holds their names).
+        for admin, first in (
+            (None if system is None else system.system.part, True),
+            (None if system is None else system.defaults.part, False),
+            (None if managed is None else managed.part, True),
+        ):
+            if admin is not None:
+                part = self._read_only_layer(*admin, trust)
+                parts.insert(0 if first else len(parts), part)
+                reports.append(SourceReport(admin[0], True, len(admin[1].servers)))
         extras: list[
             tuple[SourceFile, PluginConfig]
         ] = []  # Claude Code's plugins' and Gemini CLI's extensions' servers: read-only
@@ -375,9 +433,7 @@ class Workspace:
             problems.update((unread, unread) for unread in extensions.problems)
             extras.extend(extensions.parts)
         for source, config in extras:
-            waiting = self._untrusted(source, config, trust)
-            views = {server.name: self._view(server, source.ref) for server in config.servers}
-            parts.append(Layer(source.ref, config, waiting, views, self._facts(config, waiting)))
+            parts.append(self._read_only_layer(source, config, trust))
             reports.append(SourceReport(source, True, len(config.servers)))
         self.reports = tuple(reports)
         moved = self._move_old_claude_switches(parts)
@@ -387,6 +443,15 @@ class Workspace:
             return self._layered
         self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
         return self._layered
+
+    def _read_only_layer(
+        self, source: SourceFile, config: PluginConfig, trust: ProjectTrust
+    ) -> Layer:
+        """The layer of a file read and never written (a plugin's, an extension's, one the
+        administrator keeps)."""
+        waiting = self._untrusted(source, config, trust)
+        views = {server.name: self._view(server, source.ref) for server in config.servers}
+        return Layer(source.ref, config, waiting, views, self._facts(config, waiting))
 
     def _merge_codex_tables(self, configs: dict[SourceRef, PluginConfig]) -> None:
         """Codex's own precedence: in a project it trusts, a server's table in a
@@ -492,15 +557,28 @@ class Workspace:
         if "codex" in user and "codex" in project:
             self._codex_untrusted = codex_untrusted(user["codex"], self.root)
         self._gemini_untrusted, self._gemini_settings = None, ()
+        self._gemini_system = None
         if "gemini" in user:
+            system = self._gemini_system = read_gemini_system(self._env)
             folders = self._gemini_folders(user["gemini"])
             self._gemini_untrusted = gemini_folder_untrusted(
-                folders, user["gemini"], self.cwd, self._env
+                folders,
+                user["gemini"],
+                self.cwd,
+                self._env,
+                system=system.system.settings,
+                defaults=system.defaults.settings,
             )
             read = [user["gemini"]]
             if "gemini" in project and self._gemini_untrusted is None:
                 read.append(project["gemini"])
-            self._gemini_settings = gemini_settings(read)
+            self._gemini_settings = (*self._gemini_admin_settings(), *gemini_settings(read))
+
+    def _gemini_admin_settings(self) -> GeminiSettings:
+        """The settings of Gemini CLI's system files it reads (none when it skips them)."""
+        system = self._gemini_system
+        files = () if system is None else (system.system, system.defaults)
+        return tuple((str(f.path), f.settings) for f in files if f.settings is not None)
 
     def _view(self, server: ServerConfig, ref: SourceRef) -> HostView:
         """What the host of ``ref`` does with its entry ``server`` (``hosts.switches``), its
@@ -516,6 +594,9 @@ class Workspace:
             return no_switch_view(ref)
         if ref.host == "claude" and self._claude_switches is not None:
             view = self._claude_switches.host_view(server.name, ref)
+            lockdown = self.claude_lockdown
+            if lockdown is not None and ref.admin is None:  # only the managed file's servers run
+                return view.model_copy(update={"off": True, "off_by": lockdown})
             blocked = self._claude_switches.policy.blocks(server.name, server.spec)
             if blocked is not None and not view.off:  # its policy: never started
                 view = view.model_copy(update={"off": True, "off_by": blocked})
@@ -534,6 +615,14 @@ class Workspace:
                 view = view.model_copy(update={"off": True, "off_by": blocked})
             return untrusted_view(view, self._gemini_untrusted, project=project)
         return entry_view(server, ref)
+
+    @property
+    def claude_lockdown(self) -> str | None:
+        """Why Claude Code runs none of its entries but its managed MCP file's, as the last
+        load found that file (``hosts/claude/managed``: it takes exclusive control), or
+        ``None`` when it does not."""
+        managed = self._claude_managed
+        return managed.lockdown if managed is not None and managed.exclusive else None
 
     def _facts(
         self, config: PluginConfig, waiting: Collection[str]
@@ -648,7 +737,17 @@ class Workspace:
         """Write ``edit`` into the file that owns its entry (or into ``source``; a new server
         goes to ``add_to`` unless ``source`` says otherwise); return the workspace's config
         afterwards. Several edits go to one file, as one write. A tool or server switch goes
-        to every host holding the server (``host``: that one alone), each where it reads it."""
+        to every host holding the server (``host``: that one alone), each where it reads it.
+        Running bridges hear of it once, when every file is written (``announce``)."""
+        with one_announcement():
+            return self._apply(edit, source, host)
+
+    def _apply(
+        self,
+        edit: ConfigEdit | Sequence[ConfigEdit],
+        source: SourceRef | None,
+        host: str | None,
+    ) -> PluginConfig:
         edits = tuple(edit) if isinstance(edit, Sequence) else (edit,)
         if source is None and all(isinstance(e, SWITCHES) for e in edits):
             server = (self._layered or self.load()).server(_server_of(edits[0]))
@@ -656,8 +755,17 @@ class Workspace:
                 return self._switch(server, edits, host)
         if source is None:
             source = self._target(edits)
+        if source.host == "claude" and any(isinstance(e, AddServer) for e in edits):
+            self._refuse_in_lockdown("add a server to Claude Code's files")
         self.store(source).apply(self._as_written(edits))
         return self.load()
+
+    def _refuse_in_lockdown(self, what: str) -> None:
+        """``OperationError`` when Claude Code's managed MCP file has exclusive control (what
+        ``claude mcp add`` refuses too): ``what`` would change nothing it runs."""
+        lockdown = self.claude_lockdown
+        if lockdown is not None:
+            raise OperationError(f"cannot {what}: {lockdown} (the administrator's choice)")
 
     def _as_written(self, edits: Sequence[ConfigEdit]) -> tuple[ConfigEdit, ...]:
         """``edits`` naming each server as its file does (``time`` for ``time@codex``), as the
@@ -679,13 +787,36 @@ class Workspace:
         if not views:
             holding = ", ".join(dict.fromkeys(view.source.host for view in server.hosts))
             raise OperationError(f"{host} does not hold {server.name!r}; it is held by {holding}")
-        written = False
+        turns_on = any(
+            (isinstance(edit, SetServerDisabled) and not edit.disabled)
+            or (isinstance(edit, SetToolEnabled) and edit.enabled)
+            for edit in edits
+        )
+        # Under the exclusive control of Claude Code's managed MCP file its other entries do
+        # not run: turning one on would change nothing, so it is left as it is (its row says
+        # why); turning one off is still written, for the day that control ends.
+        locked = turns_on and self.claude_lockdown is not None
+        if turns_on and any(v.source.host == "gemini" and not v.routed for v in views):
+            # Gemini CLI's system files may exclude it too, which only their keeper changes:
+            # refused before any file is written.
+            blocked = gemini_mcp_block(server.entry_name, self._gemini_admin_settings())
+            if blocked is not None:
+                raise OperationError(
+                    f"{server.entry_name!r} stays off for Gemini CLI: {blocked}, a file this "
+                    "machine's administrator keeps"
+                )
+        written, skipped = False, False
         for view in views:
             if view.source.host in NO_SWITCH and not view.routed:
                 continue
+            if locked and view.source.host == "claude" and view.source.admin is None:
+                skipped = True
+                continue
             if view.source.host == "claude" and self.claude is not None:
                 switch_claude(self.claude, server.entry_name, view.source.scope, edits)
-            elif view.source.host == "gemini" and view.source.plugin is not None:
+            elif view.source.host == "gemini" and (
+                view.source.plugin is not None or view.source.admin is not None
+            ):
                 self._switch_extension(server.entry_name, view.source, edits)
             else:
                 self.store(view.source).apply(self._as_written(edits))
@@ -694,6 +825,8 @@ class Workspace:
             isinstance(edit, SetServerDisabled) and not edit.disabled for edit in edits
         ):
             self._allow_in_gemini(server.entry_name)
+        if not written and skipped:
+            self._refuse_in_lockdown(f"turn {server.name!r} on for Claude Code")
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
             hosts = dict.fromkeys(view.source.host for view in views)
@@ -701,14 +834,24 @@ class Workspace:
         return self.load()
 
     def _switch_extension(self, name: str, ref: SourceRef, edits: tuple[ConfigEdit, ...]) -> None:
-        """A Gemini CLI extension's server switched where Gemini obeys it: off is its name in
-        ``mcp.excluded`` of the user settings (on: ``_allow_in_gemini``); a tool switch would
-        be the extension's own file, which ``gemini extensions update`` replaces."""
+        """A server of a Gemini CLI extension or system file switched where Gemini obeys it:
+        off is its name in ``mcp.excluded`` of the user settings (on: ``_allow_in_gemini``); a
+        tool switch would be in the extension's own file, which ``gemini extensions update``
+        replaces, or the administrator's."""
         if any(not isinstance(edit, SetServerDisabled) for edit in edits):
+            owner = (
+                f"of Gemini CLI's extension {ref.plugin} ({ref.path})"
+                if ref.plugin is not None
+                else f"of Gemini CLI's {ref.admin} file {ref.path}"
+            )
+            kept = (
+                "`gemini extensions` manages"
+                if ref.plugin is not None
+                else "the administrator keeps"
+            )
             raise OperationError(
-                f"{name!r} is a server of Gemini CLI's extension {ref.plugin} ({ref.path}): "
-                "Gemini CLI has no tool switch for it outside the extension's own file, which "
-                "`gemini extensions` manages; switch the whole server, or route Gemini CLI "
+                f"{name!r} is a server {owner}: Gemini CLI has no tool switch for it outside "
+                f"that file, which {kept}; switch the whole server, or route Gemini CLI "
                 "through agentty: agentty-tui connect gemini"
             )
         user = next(s.ref for s in self.sources if s.ref.host == "gemini" and s.ref.scope == "user")
@@ -912,10 +1055,14 @@ def add_targets(workspace: Workspace) -> tuple[SourceRef, ...]:
     }
     if not workspace.reports:  # not loaded yet: what is on disk
         readable = {source.ref for source in workspace.sources if source.path.is_file()}
+    # Claude Code adds nothing under its managed file's exclusive control: not offered.
+    locked = workspace.claude_lockdown is not None
     others = [
         source.ref
         for source in workspace.sources
-        if source.ref != workspace.add_to and (_always(source.ref) or source.ref in readable)
+        if source.ref != workspace.add_to
+        and (_always(source.ref) or source.ref in readable)
+        and not (locked and source.ref.host == "claude")
     ]
     return (workspace.add_to, *others)
 
@@ -955,9 +1102,11 @@ def open_workspace(
     home: Path,
     env: Mapping[str, str],
     hosts: Collection[str] | None = None,
+    claude_managed: Path = MANAGED_DIR,
 ) -> Workspace:
     """The workspace of the project that holds ``cwd``; ``hosts`` (``--hosts``) overrides the
-    ``hosts`` setting."""
+    ``hosts`` setting; ``claude_managed``: the folder of Claude Code's managed settings and
+    MCP file (``/etc/claude-code``; a test names another, Claude Code itself has no way to)."""
     root = find_project_root(cwd)
     ours = our_user_file(home, env)
     chosen = parse_hosts(hosts, "--hosts") if hosts is not None else hosts_setting(ours)
@@ -967,7 +1116,7 @@ def open_workspace(
     add_to = next(source.ref for source in sources if source.path == ours)
     trust = TrustBook(default_trust_file(home, env))
     reads_claude = any(source.ref.host == "claude" for source in sources)
-    claude = ClaudeFiles.of(home, root, env) if reads_claude else None
+    claude = ClaudeFiles.of(home, root, env, managed_dir=claude_managed) if reads_claude else None
     return Workspace(
         sources,
         root=root,

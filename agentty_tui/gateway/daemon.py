@@ -197,7 +197,9 @@ class _Daemon:
                 async with self.attached_host(attachment, _peer_pid(connection)):
                     descriptor = connection.fileno()
                     async with message_streams(descriptor, descriptor) as (read, write):
-                        server = HostServer(bridge, attachment.host, wait=attachment.wait)
+                        server = HostServer(
+                            bridge, attachment.host, wait=attachment.wait, offers=bridge
+                        )
                         await server.serve(read, write)
 
 

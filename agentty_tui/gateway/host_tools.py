@@ -29,7 +29,7 @@ from agentty_tui.gateway.naming import gateway_names
 from agentty_tui.model import PluginModel, ServerState, hosts_in_use
 from agentty_tui.terminal_text import clip, safe_message
 
-__all__ = ["HostTools", "ToolsMaker", "instructions", "refusal", "served_lens"]
+__all__ = ["HostTools", "ToolsMaker", "instructions", "refusal", "served_lens", "why_down"]
 
 ERROR_ROOM = 300
 """Characters of a server's error text quoted to the model (its log has the rest)."""
@@ -151,7 +151,7 @@ def _command(host: str | None, *words: str) -> str:
     return " ".join(["agentty-tui", quoted[0], *host_flag, *quoted[1:]])
 
 
-def _down(server: ServerState, host: str | None) -> str:
+def why_down(server: ServerState, host: str | None) -> str:
     """Why ``server`` (not connected) serves nothing, and what to do about it."""
     name = _line(server.name)
     why = f": {_line(server.error)}" if server.error else ""
@@ -185,7 +185,7 @@ def refusal(name: str, ref: ToolRef | None, now: HostTools) -> str:
     if server is None:
         return f"server {_line(ref.server)} is no longer in the config; list the tools again"
     if server.status != "connected":
-        return f"tool {tool} cannot be called: {_down(server, host)}"
+        return f"tool {tool} cannot be called: {why_down(server, host)}"
     state = server.tool(ref.tool)
     if state is None:
         return f"server {_line(ref.server)} no longer offers {tool}; list the tools again"
@@ -222,5 +222,5 @@ def instructions(now: HostTools) -> str:
                 "tools/list_changed notification"
             )
         else:
-            lines.append(f"- {_down(server, now.host)}")
+            lines.append(f"- {why_down(server, now.host)}")
     return "\n".join(lines)

@@ -39,6 +39,6 @@ async def serve_stdio(
         anyio.create_task_group() as group,
     ):
         await group.start(bridge.watch)
-        await HostServer(bridge, host, wait=wait).serve(read_stream, write_stream)
+        await HostServer(bridge, host, wait=wait, offers=bridge).serve(read_stream, write_stream)
         group.cancel_scope.cancel()
     return 0

@@ -43,6 +43,8 @@ WORKSPACE_VARIABLES: tuple[str, ...] = (
     "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
     "GEMINI_CLI_TRUST_WORKSPACE",
     "GEMINI_RESTRICTED_MODE",
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
 )
 """The variables the config layer reads to find a workspace's files and trust."""
 

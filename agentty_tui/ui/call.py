@@ -25,6 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
+from agentty_tui.call_result import readable_result
 from agentty_tui.errors import AgenttyError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ToolState
@@ -113,23 +114,8 @@ def parse_arguments(text: str) -> dict[str, Any]:
 
 
 def format_result(result: types.CallToolResult) -> str:
-    """A call's content as text: text parts verbatim, other parts summarized.
-
-    Structured content is shown only when there is no text part (servers are asked to repeat it
-    as text, and Python servers do).
-    """
-    parts: list[str] = []
-    for item in result.content:
-        if isinstance(item, types.TextContent):
-            parts.append(item.text)
-        elif isinstance(item, types.ImageContent | types.AudioContent):
-            parts.append(f"[{item.type}: {item.mime_type}, {len(item.data)} base64 characters]")
-        else:
-            parts.append(f"[{getattr(item, 'type', type(item).__name__)}]")
-    has_text = any(isinstance(item, types.TextContent) for item in result.content)
-    if result.structured_content is not None and not has_text:
-        parts.append(safe_json(result.structured_content))
-    return "\n".join(parts) if parts else "(no content)"
+    """A call's content as a person reads it (``call_result.readable_result``)."""
+    return readable_result(result)
 
 
 def schema_text(schema: object) -> str:

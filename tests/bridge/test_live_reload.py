@@ -16,7 +16,9 @@ import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.config import ConfigStore
+from agentty_tui.config import ConfigStore, SetToolEnabled
+from agentty_tui.config import announce as announce_module
+from agentty_tui.config.announce import announce_written
 from agentty_tui.config.workspace import open_workspace
 from agentty_tui.model import PluginModel
 from tests.fake_home import REPO_TOOL, FakeHome, build_fake_home, small_fake_home
@@ -116,6 +118,55 @@ async def test_a_burst_of_writes_is_one_reload_or_two(watched: tuple[Bridge, Pat
         )
     await bridge.wait_for(lambda m: m.server("extra9") is not None, TIMEOUT)
     assert bridge.reload_runs - runs <= 2
+
+
+def tool_enabled(model: PluginModel, server: str, tool: str) -> bool | None:
+    found = model.server(server)
+    state = None if found is None else found.tool(tool)
+    return None if state is None else state.enabled
+
+
+async def test_an_announced_write_is_checked_at_once(watched: tuple[Bridge, Path]) -> None:
+    # No file changed, so the watcher has nothing to report: only the announcement can have
+    # made the check, which finds the files as the bridge read them.
+    bridge, _ = watched
+    ignored = bridge.live.ignored
+    announce_written()
+    with anyio.fail_after(TIMEOUT):
+        while bridge.live.ignored == ignored:
+            await bridge.live.next_check()
+    assert bridge.live.reloads == 0
+
+
+async def test_our_own_write_is_announced_once_its_fingerprint_is_noted(
+    watched: tuple[Bridge, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Announced any earlier, the bridge's own listener could check the files before the
+    # bridge noted their new fingerprint, and reload its own write a second time.
+    bridge, _ = watched
+    noted: list[bool] = []
+
+    def announce() -> None:
+        noted.append(bridge._seen_version == bridge.store.version())
+        announce_written()
+
+    monkeypatch.setattr(announce_module, "announce_written", announce)
+    await bridge.tool_set_enabled("one", "echo", False)
+    assert noted == [True]
+
+
+async def test_another_writers_toggle_is_reloaded_once(watched: tuple[Bridge, Path]) -> None:
+    # As `agentty-tui disable` writes it: announced, so reloaded at once; the watcher's event
+    # for the same write (or the announcement, whichever comes second) finds nothing new.
+    bridge, path = watched
+    runs = bridge.reload_runs
+    await anyio.to_thread.run_sync(ConfigStore(path).apply, SetToolEnabled("one", "echo", False))
+    await bridge.wait_for(lambda m: tool_enabled(m, "one", "echo") is False, TIMEOUT)
+    with anyio.fail_after(TIMEOUT):
+        while bridge.live.ignored < 1:
+            await bridge.live.next_check()
+    assert bridge.live.reloads == 1
+    assert bridge.reload_runs - runs == 1
 
 
 @pytest.fixture

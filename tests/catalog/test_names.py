@@ -19,6 +19,7 @@ from agentty_tui.catalog import (
     qualified_name,
     sanitize,
 )
+from agentty_tui.catalog.allocation import server_digest
 from agentty_tui.errors import UnknownToolError
 
 PROVIDER_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -91,13 +92,29 @@ def test_long_names_sharing_a_prefix_stay_distinct() -> None:
     assert_well_formed(names)
 
 
+def test_a_long_server_is_shortened_first_and_the_tool_keeps_its_name() -> None:
+    """Issue 24: a 66-character server used to leave no trace of the tool's own name; the
+    server part is now cut, with a hash of the whole server name, and every tool of that
+    server shares the stem."""
+    server = "a-server-with-a-really-quite-extraordinarily-long-name-for-its-tools"
+    names = allocate_wire_names([(server, "search_issues"), (server, "create_issue")])
+    stem = f"_{server_digest(server)[:8]}__"
+    for tool in ("search_issues", "create_issue"):
+        name = names.wire(server, tool)
+        assert len(name) == MAX_WIRE_NAME_LENGTH
+        assert name.startswith("mcp__a-server-with") and name.endswith(stem + tool), name
+    assert_well_formed(names)
+
+
 def test_determinism_is_pinned() -> None:
     # Computed once (sha256 checked with sha256sum). A change here changes every wire name
     # users and transcripts have seen: make it on purpose or not at all.
     assert identity_digest("a", "b.c").startswith("ad8a94abc87476f9")
     assert wire("srv", "x" * 100) == "mcp__srv__" + "x" * 45 + "_d7bbf552"
-    assert wire("a", "b.c", ("a", "b_c")) == "mcp__a__b_c_ad8a94ab"
-    assert wire("a", "b_c", ("a", "b.c")) == "mcp__a__b_c_662f0bbb"
+    assert wire("a", "b.c", ("a", "b_c")) == "mcp__a_ad8a94ab__b_c"
+    assert wire("a", "b_c", ("a", "b.c")) == "mcp__a_662f0bbb__b_c"
+    long_server = "s" * 70
+    assert wire(long_server, "t") == "mcp__" + "s" * 47 + f"_{server_digest(long_server)[:8]}__t"
 
 
 # --- collisions -------------------------------------------------------------------------
@@ -107,9 +124,8 @@ def test_colliding_identities_are_all_suffixed() -> None:
     names = allocate_wire_names([("a", "b.c"), ("a", "b_c"), ("a", "other")])
     dotted, underscored = names.wire("a", "b.c"), names.wire("a", "b_c")
     assert dotted != underscored
-    assert dotted.startswith("mcp__a__b_c_")
-    assert underscored.startswith("mcp__a__b_c_")
-    assert dotted.endswith(identity_digest("a", "b.c")[:8])
+    assert dotted.endswith("__b_c") and underscored.endswith("__b_c")  # the tool's name kept
+    assert dotted == f"mcp__a_{identity_digest('a', 'b.c')[:8]}__b_c"
     assert names.wire("a", "other") == "mcp__a__other"  # bystanders keep their plain name
     assert_well_formed(names)
 
@@ -142,30 +158,30 @@ def test_names_do_not_depend_on_input_order() -> None:
 
 def test_native_names_are_reserved() -> None:
     names = allocate_wire_names([("s", "t"), ("s", "u")], reserved=["mcp__s__t", "read_file"])
-    assert names.wire("s", "t") == "mcp__s__t_" + identity_digest("s", "t")[:8]
+    assert names.wire("s", "t") == f"mcp__s_{identity_digest('s', 't')[:8]}__t"
     assert names.wire("s", "u") == "mcp__s__u"
     assert "mcp__s__t" not in names
     assert_well_formed(names, reserved=("mcp__s__t",))
 
 
 def test_a_suffixed_name_that_still_clashes_grows_its_hash() -> None:
-    # ("a", "b.c") collides with ("a", "b_c") and becomes mcp__a__b_c_<8 hex>; a third tool is
-    # literally called that. All three must end up distinct, whatever the order.
+    # ("a", "b.c") collides with ("a", "b_c") and becomes mcp__a_<8 hex>__b_c; a second server
+    # is literally called "a_<those 8 hex>". All three must end up distinct, whatever the order.
     digest = identity_digest("a", "b.c")
-    trap = f"b_c_{digest[:8]}"
-    identities = [("a", "b.c"), ("a", "b_c"), ("a", trap)]
+    trap = f"a_{digest[:8]}"
+    identities = [("a", "b.c"), ("a", "b_c"), (trap, "b_c")]
     names = allocate_wire_names(identities)
-    assert names.wire("a", "b.c") == f"mcp__a__b_c_{digest[:9]}"
-    assert names.wire("a", trap) == f"mcp__a__{trap}_{identity_digest('a', trap)[:8]}"
+    assert names.wire("a", "b.c") == f"mcp__a_{digest[:9]}__b_c"
+    assert names.wire(trap, "b_c") == f"mcp__{trap}_{identity_digest(trap, 'b_c')[:8]}__b_c"
     assert_well_formed(names)
     assert dict(allocate_wire_names(identities[::-1]).items()) == dict(names.items())
 
 
 def test_a_suffixed_name_equal_to_a_reserved_name_grows_its_hash() -> None:
     digest = identity_digest("s", "t")
-    taken = f"mcp__s__t_{digest[:8]}"
+    taken = f"mcp__s_{digest[:8]}__t"
     names = allocate_wire_names([("s", "t")], reserved=["mcp__s__t", taken])
-    assert names.wire("s", "t") == f"mcp__s__t_{digest[:9]}"
+    assert names.wire("s", "t") == f"mcp__s_{digest[:9]}__t"
 
 
 def test_duplicate_identities_are_allocated_once() -> None:
@@ -221,6 +237,11 @@ def test_every_name_is_provider_safe_distinct_and_order_independent(
     names = allocate_wire_names(identities, reserved)
     assert len(names) == len(set(identities))
     assert_well_formed(names, tuple(reserved))
+    for ref, name in names.items():
+        tool = sanitize(ref.tool)
+        # Room for the prefix, one character of the server and a hash that grew on a clash.
+        if len(f"mcp__s_{'0' * 12}__{tool}") <= MAX_WIRE_NAME_LENGTH:
+            assert name.endswith(f"__{tool}"), (ref, name)  # the tool's own name, whole
     shuffled = identities[:]
     random.Random(seed).shuffle(shuffled)
     assert dict(allocate_wire_names(shuffled, reserved[::-1]).items()) == dict(names.items())

@@ -19,6 +19,7 @@ from agentty_tui.config import (
 from agentty_tui.config.locking import lock_folders, lock_path
 from agentty_tui.errors import ConfigError
 from agentty_tui.model import StdioSpec
+from agentty_tui.runtime_folder import private_runtime_folder
 
 CONFIGS = {
     "mcp.json": '{"mcpServers": {"a": {"command": "x"}}}\n',
@@ -75,3 +76,16 @@ def test_a_lock_folder_others_can_write_is_passed_over(
     path = tmp_path / "mcp.json"
     assert lock_path(path).parent == lock_folders()[1]
     assert lock_path(path).parent != runtime / "agentty" / "locks"
+
+
+def test_the_first_lock_leaves_the_runtime_folder_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A config written before the gateway ever ran must not make its folder one it refuses.
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    lock = lock_path(tmp_path / "mcp.json")
+    assert lock.parent == runtime / "agentty" / "locks"
+    assert private_runtime_folder(os.environ) == runtime / "agentty"  # not refused
+    assert (runtime / "agentty").stat().st_mode & 0o777 == 0o700

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -12,6 +12,8 @@ import pytest
 from mcp import Client
 from mcp.shared.message import SessionMessage
 
+from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.roots import RootsBoard
 from agentty_tui.errors import OperationError
 from agentty_tui.gateway.server import HostServer
 from agentty_tui.model import PluginModel, ServerState, ServerStatus, StdioSpec, ToolState
@@ -49,6 +51,10 @@ class Source:
         self.fail: str | None = None
         self._send, self._receive = anyio.create_memory_object_stream[PluginModel](0)
         self._changed = anyio.Event()
+        self.roots = RootsBoard(())
+
+    async def roots_changed(self, servers: Iterable[str] | None = None) -> None:
+        pass
 
     async def publish(self, snapshot: PluginModel) -> None:
         self.snapshot = snapshot
@@ -70,7 +76,11 @@ class Source:
         return self.snapshot
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
         self.calls.append((server, tool, arguments))
         if self.fail is not None:

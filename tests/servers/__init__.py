@@ -20,6 +20,12 @@ running the tests, so the venv's mcp 2.x is importable).
 - ``endless_http_server.py`` raw HTTP/1.1: every answer is a body (or an event) without end.
 - ``flood_server.py``    raw JSON-RPC; floods stderr or stdout, loops on list_changed, sends
                          a too-deep schema, endless pages or an over-long line.
+- ``offers_server.py``  resources, a resource template and prompts besides tools; announces
+                         their changes on ``subscriptions/listen`` (2026-07-28).
+- ``legacy_ts/offers.js`` the same offers on the TypeScript SDK (2025 era): resources and
+                         prompts list_changed as notifications, log messages, ``setLevel``.
+- ``asking_server.py``   tools that report progress, ask a form or a URL, ask for roots, wait
+                         to be cancelled; ``--legacy``: the 2025 handshake era only.
 - ``legacy_ts/``         a TypeScript-SDK server that speaks only the 2025 handshake era
                          (answers ``server/discover`` with -32601); needs node and
                          ``npm ci`` in that folder (see ``legacy_ts_available``).
@@ -37,6 +43,7 @@ from mcp import StdioServerParameters
 SERVERS_DIR = Path(__file__).resolve().parent
 LEGACY_TS_DIR = SERVERS_DIR / "legacy_ts"
 LEGACY_TS_SERVER = LEGACY_TS_DIR / "server.js"
+LEGACY_TS_OFFERS = LEGACY_TS_DIR / "offers.js"
 
 # What each server advertises, in advertised order (kept in step with the servers).
 PLAIN_TOOLS: tuple[str, ...] = ("echo", "add", "pid", "sleep")
@@ -72,6 +79,11 @@ def plain_sdk_argv(*extra: str) -> list[str]:
     """argv for ``plain_server.py``, the same tools served by the SDK: for HTTP transports and
     for tests of how the client meets the SDK's own server."""
     return python_server_argv("plain_server.py", *extra)
+
+
+def asking_argv(*extra: str) -> list[str]:
+    """argv for ``asking_server.py``; ``asking_argv("--legacy")`` for the 2025 era only."""
+    return python_server_argv("asking_server.py", *extra)
 
 
 def gated_argv(*extra: str) -> list[str]:
@@ -133,6 +145,17 @@ def legacy_ts_argv() -> list[str]:
     return [shutil.which("node") or "node", str(LEGACY_TS_SERVER)]
 
 
+def offers_argv(*extra: str) -> list[str]:
+    """argv for ``offers_server.py`` (2026-07-28: resources and prompts)."""
+    return python_server_argv("offers_server.py", *extra)
+
+
+def legacy_offers_argv() -> list[str]:
+    """argv for ``legacy_ts/offers.js`` (2025 era: resources, prompts, log messages; check
+    ``legacy_ts_available()`` first)."""
+    return [shutil.which("node") or "node", str(LEGACY_TS_OFFERS)]
+
+
 def legacy_ts_available() -> bool:
     """True if node is on PATH and the pinned SDK is installed (``npm ci`` in ``legacy_ts/``)."""
     sdk = LEGACY_TS_DIR / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
@@ -152,6 +175,7 @@ __all__ = [
     "GATED_BASE_TOOLS",
     "GATED_TOOLSETS",
     "LEGACY_TS_DIR",
+    "LEGACY_TS_OFFERS",
     "LEGACY_TS_REVEALED_TOOL",
     "LEGACY_TS_SERVER",
     "LEGACY_TS_TOOLS",
@@ -164,8 +188,10 @@ __all__ = [
     "flood_argv",
     "gated_argv",
     "hostile_argv",
+    "legacy_offers_argv",
     "legacy_ts_argv",
     "legacy_ts_available",
+    "offers_argv",
     "paged_argv",
     "plain_argv",
     "plain_sdk_argv",

@@ -92,3 +92,34 @@ async def test_the_input_schema_is_beside_the_editor_and_shown_as_text() -> None
         beside = app.screen.query_one("#call-schema").region
         assert beside.x > editor.right - 1
         assert beside.y < editor.bottom
+
+
+class PictureSource(StaticSource):
+    """A source whose every call answers an image, a caption and structured content."""
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        image = types.ImageContent(type="image", data="A" * 7068, mime_type="image/png")
+        caption = types.TextContent(type="text", text="a test pattern")
+        return types.CallToolResult(content=[image, caption], structured_content={"w": 64})
+
+
+async def test_an_image_result_is_its_type_and_size_in_the_dialog() -> None:
+    """The dialog says what the CLI says (``call_result``): the image by type and size, never
+    its base64, then the caption and the structured content the text did not say."""
+    app = PickerApp(PictureSource(connected_model()), follow=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("down", "c")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(app, "call")
+        await pilot.pause()
+        assert shown(app, "#call-result").split("\n") == [
+            "[image: image/png, 5.3 KB]",
+            "a test pattern",
+            "structured content:",
+            "{",
+            '  "w": 64',
+            "}",
+        ]

@@ -4,7 +4,9 @@ Measured with Gemini CLI 0.61.0 (tests/hosts/test_gemini_cli.py, test_gemini_fol
 and read in its code:
 
 - Folder trust is on unless ``security.folderTrust.enabled`` is ``false`` in the user's
-  settings (``~/.gemini/settings.json``; the project's settings cannot turn it off).
+  settings (``~/.gemini/settings.json``), the system defaults or the system settings (the
+  system settings over the user's over the defaults: ``hosts/gemini_system``); the project's
+  settings cannot turn it off.
 - The rules are ``~/.gemini/trustedFolders.json`` (``$GEMINI_CLI_TRUSTED_FOLDERS_PATH``; the
   home is ``$GEMINI_CLI_HOME`` when set): a path and ``TRUST_FOLDER`` (that folder and every
   folder below it), ``TRUST_PARENT`` (the path's parent and below) or ``DO_NOT_TRUST``. The
@@ -70,11 +72,20 @@ def _object(path: Path) -> Mapping[str, Any]:
     return value
 
 
-def _trust_on(settings: Mapping[str, Any]) -> bool:
-    """``security.folderTrust.enabled`` of the user's settings (default: on)."""
+def _trust_switch(settings: Mapping[str, Any]) -> Any:
+    """``security.folderTrust.enabled`` of one settings object (``None``: not set)."""
     security = settings.get("security")
     folder_trust = security.get("folderTrust") if isinstance(security, Mapping) else None
-    enabled = folder_trust.get("enabled") if isinstance(folder_trust, Mapping) else None
+    return folder_trust.get("enabled") if isinstance(folder_trust, Mapping) else None
+
+
+def _trust_on(*settings: Mapping[str, Any] | None) -> bool:
+    """``security.folderTrust.enabled`` as Gemini merges it from ``settings`` (lowest first:
+    system defaults, user, system; the last that sets it wins; default: on)."""
+    enabled = None
+    for value in settings:
+        switch = None if value is None else _trust_switch(value)
+        enabled = enabled if switch is None else switch
     return enabled is not False
 
 
@@ -83,11 +94,18 @@ def _covers(folder: str, location: str) -> bool:
 
 
 def gemini_folder_untrusted(
-    folders_file: Path, user_settings: Path, folder: Path, env: Mapping[str, str]
+    folders_file: Path,
+    user_settings: Path,
+    folder: Path,
+    env: Mapping[str, str],
+    *,
+    system: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
 ) -> str | None:
     """Why Gemini CLI runs no MCP server in ``folder`` (``None``: it trusts the folder, or
-    folder trust is off), by its rules in ``folders_file``, the user's ``user_settings`` and
-    ``env``. Never raises: a file that cannot be read trusts nothing, and the reason says so."""
+    folder trust is off), by its rules in ``folders_file``, the user's ``user_settings``, the
+    ``system`` settings and system ``defaults`` it reads (``hosts/gemini_system``) and ``env``.
+    Never raises: a file that cannot be read trusts nothing, and the reason says so."""
     if env.get("GEMINI_RESTRICTED_MODE") == "true" or env.get("GEMINI_CLI_TRUST_WORKSPACE") == (
         "false"
     ):
@@ -95,7 +113,7 @@ def gemini_folder_untrusted(
     if env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
         return None
     try:
-        if not _trust_on(_object(user_settings)):
+        if not _trust_on(defaults, _object(user_settings), system):
             return None
         rules = _object(folders_file)
     except ConfigError as error:

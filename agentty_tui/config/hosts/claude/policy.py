@@ -5,8 +5,11 @@ Any of Claude Code's settings files may hold them (measured with 2.1.197 in the 
 and none of its tools is sent). Each entry names a server by ``serverName``, by
 ``serverCommand`` (the command and its arguments, exactly) or by ``serverUrl`` (``*`` matches
 any run of characters). The lists of every file are joined; a denial wins over an allowance;
-with no allowlist anywhere every server is allowed, and an empty one allows none. With
-``allowManagedMcpServersOnly`` in the managed settings, only the managed allowlists count.
+with no allowlist anywhere every server is allowed, and an empty one allows none. Once the
+allowlists hold a ``serverCommand`` entry, a stdio server is allowed only by its command (its
+name no longer counts), and likewise a remote server by ``serverUrl`` once one is listed (read
+in the program). With ``allowManagedMcpServersOnly`` in the managed settings, only the managed
+allowlists count. The allowlists apply to the servers of ``managed-mcp.json`` too.
 """
 
 from __future__ import annotations
@@ -65,9 +68,22 @@ class ServerPolicy:
         for rule in self.denied:
             if rule.matches(name, spec):
                 return rule.where
-        if self.allowed is not None and not any(r.matches(name, spec) for r in self.allowed):
+        if self.allowed is not None and not any(
+            r.matches(name, spec) for r in self._allowing(spec)
+        ):
             return f"not in {', '.join(self.allowed_in) or 'an empty allowedMcpServers'}"
         return None
+
+    def _allowing(self, spec: ServerSpec | None) -> tuple[ServerRule, ...]:
+        """The allowlist entries that may allow a server reached by ``spec``, as Claude Code
+        picks them (read in its program): once the allowlists hold a ``serverCommand``, a
+        stdio server is allowed by its command alone, its name no longer counts; likewise a
+        ``serverUrl`` for a remote server; otherwise by name."""
+        allowed = self.allowed or ()
+        for kind, key in ((StdioSpec, "command"), (HttpSpec, "url")):
+            if isinstance(spec, kind) and any(getattr(r, key) is not None for r in allowed):
+                return tuple(r for r in allowed if getattr(r, key) is not None)
+        return tuple(r for r in allowed if r.name is not None)
 
 
 def _rules(value: Any, where: str, problems: list[str]) -> tuple[ServerRule, ...] | None:

@@ -236,6 +236,12 @@ class ClaudeFiles:
         found += [folder / n for n in names if n.endswith(".json") and not n.startswith(".")]
         return tuple(found)
 
+    @property
+    def managed_mcp(self) -> Path:
+        """The managed MCP file, ``managed-mcp.json`` (``hosts/claude/managed``): when it reads,
+        only its servers run."""
+        return self.managed_dir / "managed-mcp.json"
+
     def settings_files(self) -> tuple[Path, ...]:
         """Every settings file read: user, project shared, project local, managed; each once
         (in a project at the home folder the project's shared settings are the user's)."""
@@ -259,6 +265,7 @@ class ClaudeFiles:
             self.state,
             *self.settings_files(),
             self.managed_dir / "managed-settings.d",
+            self.managed_mcp,
             self.plugins / "installed_plugins.json",
             self.plugins / "known_marketplaces.json",
         )

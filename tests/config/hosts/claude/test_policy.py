@@ -75,3 +75,30 @@ def test_a_malformed_list_is_a_problem_not_a_crash() -> None:
         line.startswith(("deniedMcpServers in s", "allowedMcpServers in s")) for line in problems
     )
     assert policy.blocks("time", TIME) == "not in allowedMcpServers in s"
+
+
+def test_a_listed_command_or_url_is_the_only_way_a_server_of_that_kind_is_allowed() -> None:
+    # As Claude Code picks its allowlist entries (read in its program): a stdio server's name
+    # stops counting once any serverCommand is listed; a remote server's once a serverUrl is.
+    allowed = [
+        {"serverName": "time"},
+        {"serverName": "web"},
+        {"serverCommand": ["other-server"]},
+    ]
+    policy = policy_of([("s", {"allowedMcpServers": allowed}, False)], [])
+    assert policy.blocks("time", TIME) == "not in allowedMcpServers in s"
+    assert policy.blocks("x", StdioSpec(command="other-server")) is None
+    assert policy.blocks("web", WEB) is None  # no serverUrl listed: by name
+    with_url = policy_of(
+        [
+            (
+                "s",
+                {"allowedMcpServers": [{"serverName": "web"}, {"serverUrl": "https://a/*"}]},
+                False,
+            )
+        ],
+        [],
+    )
+    assert with_url.blocks("web", WEB) == "not in allowedMcpServers in s"
+    assert with_url.blocks("time", TIME) == "not in allowedMcpServers in s"  # neither named
+    assert with_url.blocks("a", HttpSpec(url="https://a/mcp")) is None

@@ -1,0 +1,104 @@
+"""What the gateway needs of the bridge besides tools, and which servers a host is offered.
+
+``OfferSource`` is the bridge's side of resources, prompts and log messages (``Bridge`` has
+it): what a server declared, its listings, a read, a prompt, the changes of its sets and its
+log messages, and the log level a consumer wants. ``offering`` names the servers of a
+host's view (``host_tools.served_lens``: the same servers as its tools) that are connected and
+offer a kind; ``refused`` is the protocol error a host gets for what it may not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Literal, Protocol
+
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+
+from agentty_tui.bridge.offers import OfferListener, ServerOffers
+from agentty_tui.bridge.server_logging import LogListener
+from agentty_tui.gateway.host_tools import served_lens, why_down
+from agentty_tui.model import PluginModel
+from agentty_tui.terminal_text import clip, safe_message
+
+__all__ = ["OfferSource", "absent", "offering", "refused"]
+
+
+class OfferSource(Protocol):
+    """The bridge's resources, prompts and log messages, server by server."""
+
+    @property
+    def snapshot(self) -> PluginModel:
+        """The current model."""
+        ...
+
+    def updates(self) -> AsyncIterator[PluginModel]:
+        """The current model, then every newer one (a slow reader skips to the latest)."""
+        ...
+
+    def offers(self, server: str) -> ServerOffers | None:
+        """What ``server`` declared besides tools; ``None`` while it is not connected."""
+        ...
+
+    async def list_resources(self, server: str) -> tuple[types.Resource, ...]:
+        """Every resource of ``server``."""
+        ...
+
+    async def list_resource_templates(self, server: str) -> tuple[types.ResourceTemplate, ...]:
+        """Every resource template of ``server``."""
+        ...
+
+    async def read_resource(self, server: str, uri: str) -> types.ReadResourceResult:
+        """One resource of ``server``."""
+        ...
+
+    async def list_prompts(self, server: str) -> tuple[types.Prompt, ...]:
+        """Every prompt of ``server``."""
+        ...
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: dict[str, str] | None = None
+    ) -> types.GetPromptResult:
+        """One prompt of ``server``, filled in."""
+        ...
+
+    def add_offer_listener(self, listener: OfferListener) -> Callable[[], None]:
+        """Hear every change of what a server offers; returns a remover."""
+        ...
+
+    def add_log_listener(self, listener: LogListener) -> Callable[[], None]:
+        """Hear every log message of a server; returns a remover."""
+        ...
+
+    async def set_log_level(self, owner: object, level: types.LoggingLevel | None) -> None:
+        """The log level ``owner`` wants (``None``: none any more)."""
+        ...
+
+
+def offering(
+    source: OfferSource, host: str | None, kind: Literal["resources", "prompts"]
+) -> tuple[str, ...]:
+    """The servers of ``host``'s view that are connected and offer ``kind``, in config order."""
+    names: list[str] = []
+    for state in served_lens(source.snapshot, host).servers:
+        offers = source.offers(state.name) if state.status == "connected" else None
+        if offers is not None and getattr(offers, kind):
+            names.append(state.name)
+    return tuple(names)
+
+
+def absent(source: OfferSource, host: str | None, server: str, what: str) -> str:
+    """Why ``host`` cannot have ``what`` of ``server`` now (it is not in its view, is down,
+    or offers no such thing), and what to do."""
+    state = served_lens(source.snapshot, host).server(server)
+    name = safe_message(clip(server, 200))
+    if state is None:
+        return f"agentty serves no server {name} here; list the {what} again"
+    if state.status != "connected":
+        return f"{what} of server {name} cannot be reached: {why_down(state, host)}"
+    return f"server {name} offers no {what}; list the {what} again"
+
+
+def refused(message: str, code: int = types.INVALID_PARAMS) -> MCPError:
+    """The protocol error a host gets, saying ``message``."""
+    return MCPError(code, message)
