@@ -437,7 +437,9 @@ def _serve_shared(config_path: Path | None, args: argparse.Namespace) -> int:
         raise ConfigError("no such config file", path=str(config_path))
     config = None if config_path is None else str(config_path.absolute())
     trust = bool(getattr(args, "trust", False))
-    attachment = Attachment(str(Path.cwd()), config, host, trust, args.wait, str(Path.home()))
+    # The host's environment goes with it: the daemon starts its servers as the host would.
+    home, env = str(Path.home()), dict(os.environ)
+    attachment = Attachment(str(Path.cwd()), config, host, trust, args.wait, home, env)
     try:
         status: int = anyio.run(attach_stdio, attachment, rendezvous(os.environ))
     except KeyboardInterrupt:

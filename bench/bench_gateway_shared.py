@@ -35,6 +35,7 @@ from _common import (
 )
 from mcp import Client, StdioServerParameters
 
+from agentty_tui.gateway.rendezvous import rendezvous
 from tests.servers import plain_argv
 
 
@@ -78,7 +79,7 @@ async def measure(count: int, shared: bool, token: str) -> dict[str, float]:
         config = write_config(dirs.config_path(), servers)
         async with two_hosts(config, env, shared):
             server_pids = sorted(pids_with_marker(token))
-            daemon_file = runtime / "agentty" / "gateway.pid"
+            daemon_file = rendezvous(env).pid
             daemon = int(daemon_file.read_text()) if daemon_file.exists() else None
             server_rss = sum(map(rss_kib, server_pids))
             daemon_rss = rss_kib(daemon) if daemon is not None else 0

@@ -36,6 +36,7 @@ import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.logs import default_log_dir
 from agentty_tui.bridge.offers import OfferChange, OfferListener, ServerOffers
@@ -96,10 +97,12 @@ class Bridge:
         *,
         log_dir: Path | str | None = None,
         trust: bool = False,
+        inherited: Inherited | None = None,
     ) -> None:
         """``config``: the workspace, or the store of one file (taken as the workspace of
         that one file, ``Workspace.of_store``); ``trust``: start the stdio servers of the
-        config even if it is not trusted (as ``trust_config`` does later)."""
+        config even if it is not trusted (as ``trust_config`` does later); ``inherited``:
+        the environment and folder its servers start from (default: this process's)."""
         store = config if isinstance(config, Workspace) else Workspace.of_store(config)
         self.store = store
         """The config's files: a workspace (of one file for ``--config``)."""
@@ -122,6 +125,7 @@ class Bridge:
             on_offer=self._offer_listeners.call,
             on_log=self._log_listeners.call,
             log_level=lambda: self._log_levels.floor,
+            inherited=inherited or Inherited(),
         )
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.

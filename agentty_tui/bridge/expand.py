@@ -17,7 +17,7 @@ from agentty_tui.errors import AgenttyError
 from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
 from agentty_tui.secrets import Redactor, mask_url, mask_value, url_credentials
 
-__all__ = ["ExpansionError", "expand_spec", "redactor_for"]
+__all__ = ["ExpansionError", "expand_spec", "redactor_for", "references"]
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -84,6 +84,14 @@ def _texts(spec: ServerSpec) -> Iterator[str]:
     else:
         yield spec.url
         yield from spec.headers.values()
+
+
+def references(spec: ServerSpec) -> set[str]:
+    """The names of the variables ``spec`` refers to (``${VAR}``), wherever expansion looks."""
+    texts = [*_texts(spec)]
+    if isinstance(spec, HttpSpec) and spec.oauth is not None and spec.oauth.client_secret:
+        texts.append(spec.oauth.client_secret)
+    return {match.group(1) for text in texts for match in _REFERENCE.finditer(text)}
 
 
 _SECRET_LENGTH = 8

@@ -17,6 +17,7 @@ import anyio.abc
 import mcp_types as types
 
 from agentty_tui.bridge.call_hooks import decline
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.offers import OfferListener
 from agentty_tui.bridge.reload_report import ReloadReport
@@ -49,11 +50,14 @@ class SessionPool:
         on_offer: OfferListener | None = None,
         on_log: LogListener | None = None,
         log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
+        inherited: Inherited | None = None,
     ) -> None:
         """``on_change`` runs whenever a live session's state changes; ``roots``: what a
         server asking for roots outside a call gets (``None``: the project folder of
         ``config_path``'s parent); ``on_offer``, ``on_log`` and ``log_level`` are handed to
-        every session (``ServerSession``)."""
+        every session (``ServerSession``); ``inherited``: what the servers start from
+        (default: this process's environment and folder)."""
+        self._inherited = inherited or Inherited()
         self.live: dict[str, ServerSession] = {}
         """The live session of each running server, by name."""
         self._retired: set[ServerSession] = set()
@@ -104,6 +108,7 @@ class SessionPool:
             log_level=self._log_level,
             elicitation=decline,
             roots=self._roots.answer,
+            inherited=self._inherited,
         )
         self.live[config.name] = session
         group.start_soon(self._run, session)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from agentty_tui.bridge.failures import (
     see_exit,
 )
 from agentty_tui.bridge.http import HttpTransport
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.listing import (
     Listing,
     Relister,
@@ -117,6 +117,7 @@ class ServerSession:
         on_offer: OfferListener | None = None,
         on_log: LogListener | None = None,
         log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
+        inherited: Inherited | None = None,
     ) -> None:
         """``elicitation``: answers a server's forms where no call's hooks do (without one,
         and without ``roots``, the session offers neither); ``login_ui``: where a step-up
@@ -124,8 +125,11 @@ class ServerSession:
         ``needs_login`` with the reason; ``roots``: the roots a server gets when it asks
         outside a call that answers them (``None``: roots are not offered). ``on_offer``
         hears each change of what the server offers besides tools, ``on_log`` each of its log
-        messages; ``log_level`` is the level to ask a server for when it connects."""
+        messages; ``log_level`` is the level to ask a server for when it connects;
+        ``inherited``: the environment and folder the server starts from (default: this
+        process's)."""
         self._config = config
+        self._inherited = inherited or Inherited()
         self.log = log
         self.closed = anyio.Event()
         """Set once ``run`` has returned and the server process is gone."""
@@ -238,12 +242,13 @@ class ServerSession:
             self._fail(self._config.problem or "the config entry is invalid")
             return
         try:
-            spec = expand_spec(self._config.spec, os.environ)
+            spec = expand_spec(self._config.spec, self._inherited.environ)
         except ExpansionError as exc:
             self._fail(str(exc))
             return
-        self._redactor = redactor_for(self._config.spec, spec, os.environ)
+        self._redactor = redactor_for(self._config.spec, spec, self._inherited.environ)
         if isinstance(spec, StdioSpec):
+            spec = self._inherited.placed(spec)
             if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
                 self._fail(missing_cwd(spec.cwd))
                 return
@@ -254,6 +259,7 @@ class ServerSession:
                 shown=self._config.spec,
                 redactor=self._redactor,
                 notices=self._relister.rate,
+                environment=self._inherited.server_environment(),
             )
             transport: Any = spawned(self._transport, self._publish)
         else:

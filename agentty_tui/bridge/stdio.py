@@ -103,8 +103,11 @@ class StdioTransport(ManagedTransport):
         shown: StdioSpec | None = None,
         redactor: Redactor | None = None,
         notices: NoticeRate | None = None,
+        environment: Mapping[str, str] | None = None,
     ) -> None:
         self.spec = spec
+        self.environment = environment
+        """The variables the server inherits (``None``: this process's, as the SDK picks)."""
         self.shown = shown or spec
         """The spec as the config writes it, before ``${VAR}`` expansion: what the log shows."""
         self.redactor = redactor
@@ -148,7 +151,7 @@ class StdioTransport(ManagedTransport):
         self.log.open_for_child(self.shown, self.redactor)
         self.token = session_token()
         try:
-            self.process = await spawn(self.spec, self.token)
+            self.process = await spawn(self.spec, self.token, self.environment)
             self.log.note(f"started pid {self.process.pid}")
             read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
@@ -483,13 +486,17 @@ def _check_command(command: str, env: Mapping[str, str], cwd: str | None) -> Non
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command)
 
 
-async def spawn(spec: StdioSpec, token: str) -> anyio.abc.Process:
-    """Start ``spec`` (argv verbatim, no shell) in a new session, its pipes all ours.
+async def spawn(
+    spec: StdioSpec, token: str, environment: Mapping[str, str] | None = None
+) -> anyio.abc.Process:
+    """Start ``spec`` (argv verbatim, no shell) in a new session, its pipes all ours, with
+    ``environment`` (default: what the SDK passes on of ours) and the entry's own variables.
 
     Called in the event loop's thread (anyio forks there): the thread whose end sends the
     child its death signal (see the module's text).
     """
-    env = get_default_environment() | dict(spec.env) | {SESSION_VARIABLE: token}
+    inherited = get_default_environment() if environment is None else dict(environment)
+    env = inherited | dict(spec.env) | {SESSION_VARIABLE: token}
     argv = [spec.command, *spec.args]
     wrapped = death_signal_argv(argv, os.getpid())
     if wrapped is not argv:

@@ -4,10 +4,11 @@
 ``agentty-tui connect HOST`` makes a host run one MCP server, agentty's gateway, instead of its
 own: the entries of the host's user file move, as they are, into a file of ours in the host's
 own dialect (the route's ``stash``), and the host's file gets one entry that runs
-``agentty-tui serve --host HOST``. The workspace then reads the stash in place of the host's
-file (``routed_sources``): the same servers, the same host, now reached through the gateway,
-which obeys the host's switches and ours (``HostView.routed``). What connect moves and what it
-leaves:
+``agentty-tui serve --shared --host HOST`` (attached to the user's gateway daemon, which runs
+each server once for every connected host). The workspace then reads the stash in place of the
+host's file (``routed_sources``): the same servers, the same host, now reached through the
+gateway, which obeys the host's switches and ours (``HostView.routed``). What connect moves and
+what it leaves:
 
 - the user file moves (it is the host's own, in every project); project files stay as they are
   (they belong to a repository): the host still starts their servers itself, and the plan says
@@ -153,9 +154,11 @@ HOST_START: Mapping[str, HostStart] = {
 
 
 def gateway_spec(host: str, program: Sequence[str]) -> StdioSpec:
-    """The entry that runs the gateway for ``host``; ``program`` is how agentty is started
-    (its executable, or the interpreter and ``-m agentty_tui``)."""
-    args = (*program[1:], "serve", "--host", host)
+    """The entry that runs the gateway for ``host``: through the user's gateway daemon
+    (``serve --shared``), so that every connected host shares one process per server;
+    ``program`` is how agentty is started (its executable, or the interpreter and
+    ``-m agentty_tui``)."""
+    args = (*program[1:], "serve", "--shared", "--host", host)
     start = HOST_START.get(host)
     if start is not None:
         args += ("--wait", f"{start.wait:g}")

@@ -37,8 +37,8 @@ from agentty_tui.gateway.rendezvous import Rendezvous
 
 __all__ = ["START_TIMEOUT", "attach_stdio", "daemon_argv", "ensure_daemon"]
 
-START_TIMEOUT = 15.0
-"""Seconds a new daemon may take to listen."""
+START_TIMEOUT = 30.0
+"""Seconds a new daemon may take to listen (its interpreter and imports, on a loaded machine)."""
 
 _DETACH = (
     "import subprocess, sys; subprocess.Popen(sys.argv[1:], start_new_session=True, "
@@ -114,11 +114,15 @@ class _Session:
 
     def __init__(self) -> None:
         self.initialize: bytes | None = None
-        """The host's ``initialize`` request, as it sent it."""
+        """The host's ``initialize`` request, as it sent it (2025-era handshake)."""
         self.initialized: bytes | None = None
         """Its ``notifications/initialized``."""
         self.pending: dict[str, Any] = {}
-        """The ids of its requests not answered yet (by their JSON text)."""
+        """The ids of its requests not answered yet (by their JSON text), but its listens."""
+        self.listens: dict[str, bytes] = {}
+        """Its open ``subscriptions/listen`` requests (2026-07-28), by their id's JSON text:
+        a stream whose answer is its end, so one still open is asked again of a new daemon,
+        not answered as lost."""
 
     def from_host(self, line: bytes) -> None:
         message = json_object(line)
@@ -128,12 +132,18 @@ class _Session:
         elif method == "notifications/initialized":
             self.initialized = line
         if "id" in message and isinstance(method, str):
-            self.pending[json.dumps(message["id"])] = message["id"]
+            key = json.dumps(message["id"])
+            if method == "subscriptions/listen":
+                self.listens[key] = line
+            else:
+                self.pending[key] = message["id"]
 
     def from_daemon(self, line: bytes) -> None:
         message = json_object(line)
         if "id" in message and "method" not in message:
-            self.pending.pop(json.dumps(message["id"]), None)
+            key = json.dumps(message["id"])
+            self.pending.pop(key, None)
+            self.listens.pop(key, None)  # the stream ended (closed, or refused)
 
     def lost(self) -> list[bytes]:
         """An error answer for each request the dead daemon took with it."""
@@ -151,40 +161,78 @@ class _Session:
         self.pending.clear()
         return lost
 
+    def changed(self) -> list[bytes]:
+        """``tools/list_changed`` as the host hears it: on its connection after a 2025-era
+        handshake, and on each listen stream of its that asked for tool changes (2026-07-28:
+        stamped with the stream's id, as a server's own notice on it is)."""
+        notices = [_CHANGED] if self.initialize is not None else []
+        for line in self.listens.values():
+            request = json_object(line)
+            params = request.get("params")
+            wanted = params.get("notifications") if isinstance(params, dict) else None
+            if isinstance(wanted, dict) and wanted.get("toolsListChanged") is True:
+                meta = {SUBSCRIPTION_ID: request["id"]}
+                notice = {"jsonrpc": "2.0", "method": _TOOLS_CHANGED, "params": {"_meta": meta}}
+                notices.append(json.dumps(notice).encode() + b"\n")
+        return notices
+
 
 RESTARTED = "agentty's gateway daemon was restarted: ask again"
 """What a request the old daemon never answered gets."""
 
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+"""Where a notice on a listen stream names the stream (its request's id), in ``_meta``."""
+
+_TOOLS_CHANGED = "notifications/tools/list_changed"
 _CHANGED = b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
 
 
+ATTEMPTS = 3
+"""How many daemons an attachment tries: one that leaves (idle) as it attaches is replaced."""
+
+
 async def _attach(attachment: Attachment, place: Rendezvous) -> anyio.abc.SocketStream:
-    """A connection to the daemon (started if none answers) that accepted ``attachment``."""
-    await anyio.to_thread.run_sync(ensure_daemon, place)
-    stream = await anyio.connect_unix(place.socket)
-    await stream.send(attachment.line())
-    answer = b""
-    while not answer.endswith(b"\n") and len(answer) < 4096:
-        answer += await stream.receive(4096)
-    if answer.strip() != b"ok":
+    """A connection to the daemon (started if none answers) that accepted ``attachment``.
+
+    A daemon whose idle time ran out just as the connection came (the connection ended or was
+    reset before its answer) is gone: another is started, up to ``ATTEMPTS`` times."""
+    for _attempt in range(ATTEMPTS):
+        await anyio.to_thread.run_sync(ensure_daemon, place)
+        try:
+            stream = await anyio.connect_unix(place.socket)
+        except OSError:
+            continue
+        answer = b""
+        try:
+            await stream.send(attachment.line())
+            while not answer.endswith(b"\n") and len(answer) < 4096:
+                answer += await stream.receive(4096)
+        except (OSError, anyio.EndOfStream, anyio.BrokenResourceError):
+            await stream.aclose()
+            continue
+        if answer.strip() == b"ok":
+            return stream
         await stream.aclose()
         said = answer.decode("utf-8", "replace").strip().removeprefix("error ")
         raise AgenttyError(f"the gateway daemon refused: {said}")
-    return stream
+    raise AgenttyError(f"the gateway daemon at {place.socket} went away {ATTEMPTS} times")
 
 
 async def _resume(session: _Session, descriptor: int, replies: AsyncIterator[bytes]) -> None:
     """Tell a new daemon what the host told the old one: its ``initialize`` (whose answer the
-    host has had: it is not passed on) and its ``notifications/initialized``."""
-    if session.initialize is None:
-        return
-    wanted = json.dumps(json_object(session.initialize).get("id"))
-    await write_all(descriptor, session.initialize)
-    async for line in replies:
-        if json.dumps(json_object(line).get("id")) == wanted:
-            break
-    if session.initialized is not None:
-        await write_all(descriptor, session.initialized)
+    host has had: it is not passed on), its ``notifications/initialized``, and its listen
+    streams still open (the new daemon's second acknowledgment of one reaches the host, whose
+    client keeps the first)."""
+    if session.initialize is not None:
+        wanted = json.dumps(json_object(session.initialize).get("id"))
+        await write_all(descriptor, session.initialize)
+        async for line in replies:
+            if json.dumps(json_object(line).get("id")) == wanted:
+                break
+        if session.initialized is not None:
+            await write_all(descriptor, session.initialized)
+    for listen in session.listens.values():
+        await write_all(descriptor, listen)
 
 
 async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:
@@ -193,7 +241,8 @@ async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:
 
     A daemon that goes away meanwhile (killed, crashed) is replaced: a new one is started, the
     host's session is told to it again (``_resume``), each request the old one took with it is
-    answered with an error (``RESTARTED``), and the host gets ``tools/list_changed``."""
+    answered with an error (``RESTARTED``), and the host gets ``tools/list_changed``, in its
+    protocol era (``_Session.changed``)."""
     session = _Session()
     stream = await _attach(attachment, place)  # a refusal is said before the host is served
     with host_descriptors() as (wire_in, wire_out):
@@ -230,7 +279,7 @@ async def _relay(
         replies = _lines(descriptor)
         if resumed:
             await _resume(session, descriptor, replies)
-            for line in [*session.lost(), _CHANGED]:
+            for line in [*session.lost(), *session.changed()]:
                 await write_all(wire_out, line)
 
         async def upstream() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,10 @@ class Attachment:
     home: str | None = None
     """The home folder of the attaching ``serve``: a daemon serves the home it runs in, and
     refuses another (a workspace read from the wrong home would be another user's view)."""
+    env: Mapping[str, str] | None = None
+    """The environment the host started ``serve`` with: its workspace is read, and its
+    servers started, as in that environment (``None``: the daemon's own). Sent over the
+    user's private socket only; never logged nor shown."""
 
     def line(self) -> bytes:
         """The attachment as the line sent."""
@@ -49,6 +54,7 @@ class Attachment:
             "trust": self.trust,
             "wait": self.wait,
             "home": self.home,
+            "env": None if self.env is None else dict(self.env),
         }
         return (json.dumps(fields) + "\n").encode()
 
@@ -59,6 +65,12 @@ class Attachment:
         if not isinstance(value, dict) or not isinstance(value.get("cwd"), str):
             raise ValueError("an attachment is a JSON object with a cwd")
         config, host, home = value.get("config"), value.get("host"), value.get("home")
+        env = value.get("env")
+        if env is not None and not (
+            isinstance(env, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+        ):
+            raise ValueError("an attachment's env is an object of strings")
         return cls(
             cwd=value["cwd"],
             config=config if isinstance(config, str) else None,
@@ -66,6 +78,7 @@ class Attachment:
             trust=value.get("trust") is True,
             wait=float(value.get("wait", DEFAULT_WAIT)),
             home=home if isinstance(home, str) else None,
+            env=env,
         )
 
     def key(self) -> tuple[str, str, bool]:
@@ -76,13 +89,23 @@ class Attachment:
             return ("file", str(Path(self.config).absolute()), self.trust)
         return ("project", str(find_project_root(Path(self.cwd))), self.trust)
 
+    def folder(self) -> Path:
+        """Where its servers without a ``cwd`` start: the project's root, or the folder of the
+        file ``--config`` names (the same for every host that shares the bridge)."""
+        kind, path, _trust = self.key()
+        return Path(path) if kind == "project" else Path(path).parent
+
     def workspace(self) -> Workspace:
         """The workspace it asks for."""
         from agentty_tui.config.workspace import Workspace, open_workspace
 
         if self.config is not None:
             return Workspace.of_file(Path(self.config))
-        return open_workspace(Path(self.cwd), home=Path.home(), env=os.environ)
+        return open_workspace(Path(self.cwd), home=Path.home(), env=self.environ())
+
+    def environ(self) -> Mapping[str, str]:
+        """The environment the host's workspace is read and its servers started in."""
+        return os.environ if self.env is None else self.env
 
 
 def json_object(line: bytes) -> dict[str, Any]:

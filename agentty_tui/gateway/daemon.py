@@ -2,13 +2,14 @@
 
 ``run_daemon`` listens on the user's socket (``rendezvous``). Each ``agentty-tui serve
 --shared`` a host starts attaches over it (``attach``): it sends one line, its ``Attachment``
-(the folder it runs in or the file it names, the host, trust, wait), the daemon answers one
-line (``ok``, or what is wrong), and from then on the connection carries the host's MCP
-messages, served by a ``HostServer`` as in-process ``serve`` does. Hosts attached for the
-same workspace (the same project, or the same file) share one ``Bridge``: each server
-connection runs once for all of them.
+(the folder it runs in or the file it names, the host, trust, wait, its environment), the
+daemon answers one line (``ok``, or what is wrong), and from then on the connection carries
+the host's MCP messages, served by a ``HostServer`` as in-process ``serve`` does. Hosts
+attached for the same workspace (the same project, or the same file) whose servers would see
+the same of their environments (``sharing``) share one ``Bridge``, which starts its servers
+as the first of them would have: each server connection runs once for all of them.
 
-The daemon exits, closing every bridge (and so every server), when no host has been attached
+The daemon exits, closing every bridge (and so every server), when no host has been connected
 for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs as another user
 is refused before a byte is read from it.
 """
@@ -29,13 +30,16 @@ import anyio.abc
 from anyio.abc import SocketAttribute
 
 from agentty_tui.bridge import Bridge
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.config.sources import HOSTS
 from agentty_tui.config.workspace import Workspace
-from agentty_tui.errors import AgenttyError
+from agentty_tui.errors import AgenttyError, ConfigError
 from agentty_tui.gateway.attachment import Attachment, json_object
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
 from agentty_tui.gateway.server import HostServer
+from agentty_tui.gateway.sharing import sharing_key
 from agentty_tui.gateway.stdio import message_streams
+from agentty_tui.model import PluginConfig
 
 __all__ = [
     "DEFAULT_IDLE",
@@ -51,8 +55,11 @@ _log = logging.getLogger(__name__)
 DEFAULT_IDLE = 30.0
 """Seconds the daemon stays with no host attached."""
 
-MAX_HEADER = 64 * 1024
-"""The longest attachment line the daemon reads."""
+MAX_HEADER = 1024 * 1024
+"""The longest attachment line the daemon reads (it carries the host's environment)."""
+
+HEADER_TIMEOUT = 10.0
+"""Seconds a connection may take to say what it wants (its attachment line)."""
 
 
 def idle_setting(env: Mapping[str, str]) -> float:
@@ -68,10 +75,10 @@ class _Daemon:
 
     def __init__(self, group: anyio.abc.TaskGroup) -> None:
         self._group = group
-        self._bridges: dict[tuple[str, str, bool], Bridge] = {}
+        self._bridges: dict[tuple[str, str, bool, str], Bridge] = {}
         self._opening = anyio.Lock()
         self.attached = 0
-        """How many hosts are attached now."""
+        """How many hosts are attached now, or attaching (their bridge opening)."""
         self.changed = anyio.Event()
         """Set when a host attaches or leaves (then replaced)."""
         self._hosts: list[dict[str, Any]] = []
@@ -89,19 +96,37 @@ class _Daemon:
             raise AgenttyError(
                 f"unknown host {attachment.host!r}; the hosts are {', '.join(HOSTS)}"
             )
-        key = attachment.key()
+        workspace = attachment.workspace()
+        environ, folder = attachment.environ(), attachment.folder()
+        try:
+            config = await anyio.to_thread.run_sync(workspace.load)
+        except ConfigError:  # the bridge says what is wrong with it
+            config = PluginConfig()
+        # One bridge (one process per server) for every host whose servers would see the same.
+        key = (*attachment.key(), sharing_key(config, environ, folder, Path.home()))
         async with self._opening:
             known = self._bridges.get(key)
             if known is None:
-                workspace = attachment.workspace()
-                known = await self._group.start(_kept, workspace, attachment.trust)
+                inherited = Inherited(environ, folder)
+                known = await self._group.start(_kept, workspace, attachment.trust, inherited)
                 self._bridges[key] = known
             return known
 
     @contextlib.asynccontextmanager
-    async def attached_host(self, attachment: Attachment, pid: int | None) -> AsyncIterator[None]:
-        """Count one attached host for as long as the block runs (and list it: ``status``)."""
+    async def counted(self) -> AsyncIterator[None]:
+        """Count one connection (a host, attaching or attached) for as long as the block
+        runs: the daemon does not leave while one is open."""
         self.attached += 1
+        self._moved()
+        try:
+            yield
+        finally:
+            self.attached -= 1
+            self._moved()
+
+    @contextlib.asynccontextmanager
+    async def attached_host(self, attachment: Attachment, pid: int | None) -> AsyncIterator[None]:
+        """List one attached host for as long as the block runs (``status``)."""
         entry = {
             "host": attachment.host,
             "workspace": attachment.key()[1],
@@ -109,13 +134,10 @@ class _Daemon:
             "pid": pid,
         }
         self._hosts.append(entry)
-        self._moved()
         try:
             yield
         finally:
-            self.attached -= 1
             self._hosts.remove(entry)
-            self._moved()
 
     def status(self) -> dict[str, Any]:
         """What ``agentty-tui status`` shows: this daemon, its workspaces' servers, its hosts."""
@@ -150,29 +172,35 @@ class _Daemon:
             uid = peer_uid(connection)
             if uid is not None and uid != os.getuid():
                 return  # another user's process: not a byte read, not a byte said
-            try:
-                line = await _line(stream)
-            except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, OSError):
-                return  # left before it said what it wants (a probe): nothing to answer
-            if json_object(line).get("query") == "status":
-                await stream.send((json.dumps(self.status()) + "\n").encode())
-                return
-            try:
-                attachment = Attachment.of_line(line)
-                bridge = await self.bridge(attachment)
-            except (ValueError, OSError, AgenttyError) as error:
-                with contextlib.suppress(OSError, anyio.BrokenResourceError):
-                    await stream.send(f"error {error}\n".encode())
-                return
-            await stream.send(b"ok\n")
-            pid = _peer_pid(connection)
-            async with self.attached_host(attachment, pid):
-                descriptor = connection.fileno()
-                async with message_streams(descriptor, descriptor) as (read, write):
-                    server = HostServer(
-                        bridge, attachment.host, wait=attachment.wait, offers=bridge
-                    )
-                    await server.serve(read, write)
+            # Counted from the moment it connects: a host that started this daemon is not
+            # left alone for ``idle`` seconds before it is served (a loaded machine), nor
+            # while its bridge opens; one that says nothing is dropped after a while.
+            async with self.counted():
+                try:
+                    with anyio.fail_after(HEADER_TIMEOUT):
+                        line = await _line(stream)
+                except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, OSError):
+                    return  # left before it said what it wants (a probe): nothing to answer
+                except TimeoutError:
+                    return
+                if json_object(line).get("query") == "status":
+                    await stream.send((json.dumps(self.status()) + "\n").encode())
+                    return
+                try:
+                    attachment = Attachment.of_line(line)
+                    bridge = await self.bridge(attachment)
+                except (ValueError, OSError, AgenttyError) as error:
+                    with contextlib.suppress(OSError, anyio.BrokenResourceError):
+                        await stream.send(f"error {error}\n".encode())
+                    return
+                await stream.send(b"ok\n")
+                async with self.attached_host(attachment, _peer_pid(connection)):
+                    descriptor = connection.fileno()
+                    async with message_streams(descriptor, descriptor) as (read, write):
+                        server = HostServer(
+                            bridge, attachment.host, wait=attachment.wait, offers=bridge
+                        )
+                        await server.serve(read, write)
 
 
 def _peer_pid(connection: Any) -> int | None:
@@ -183,12 +211,14 @@ def _peer_pid(connection: Any) -> int | None:
 async def _kept(
     workspace: Workspace,
     trust: bool,
+    inherited: Inherited,
     *,
     task_status: anyio.abc.TaskStatus[Bridge] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """A bridge on ``workspace``, live, until the daemon ends (opened and closed in this one
     task, as its servers' task groups require)."""
-    async with Bridge(workspace, trust=trust) as bridge, anyio.create_task_group() as group:
+    bridge = Bridge(workspace, trust=trust, inherited=inherited)
+    async with bridge, anyio.create_task_group() as group:
         await group.start(bridge.watch)
         task_status.started(bridge)
         await anyio.sleep_forever()
@@ -213,21 +243,32 @@ async def run_daemon(place: Rendezvous, idle: float = DEFAULT_IDLE) -> int:
     place.socket.unlink(missing_ok=True)  # a daemon that died left it: nobody listens
     listener = await anyio.create_unix_listener(place.socket)
     place.pid.write_text(f"{os.getpid()}\n")
-    async with anyio.create_task_group() as group:
-        daemon = _Daemon(group)
-        group.start_soon(listener.serve, daemon.handle, group)
-        while True:
-            if daemon.attached:
-                await daemon.changed.wait()
-                continue
-            with anyio.move_on_after(idle):
-                await daemon.changed.wait()
-                continue
-            break
-        place.socket.unlink(missing_ok=True)
-        place.pid.unlink(missing_ok=True)
-        group.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as group:
+            daemon = _Daemon(group)
+            group.start_soon(listener.serve, daemon.handle, group)
+            while True:
+                if daemon.attached:
+                    await daemon.changed.wait()
+                    continue
+                with anyio.move_on_after(idle):
+                    await daemon.changed.wait()
+                    continue
+                break
+            _leave(place)  # first: a host that comes now starts a new daemon
+            group.cancel_scope.cancel()
+    finally:
+        _leave(place)  # on a signal too: no host then finds the socket of a dead daemon
     return 0
+
+
+def _leave(place: Rendezvous) -> None:
+    """Take this daemon's socket and pid file away, unless they are already another's (a
+    daemon started once this one stopped listening)."""
+    with contextlib.suppress(OSError, ValueError):
+        if int(place.pid.read_text()) == os.getpid():
+            place.socket.unlink(missing_ok=True)
+            place.pid.unlink(missing_ok=True)
 
 
 async def _answers(path: Path) -> bool:

@@ -8,6 +8,7 @@ shortened with ``AGENTTY_GATEWAY_IDLE``).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -28,11 +29,14 @@ from agentty_tui.gateway.attach import daemon_argv, ensure_daemon
 from agentty_tui.gateway.daemon import Attachment
 from agentty_tui.gateway.rendezvous import peer_uid, rendezvous
 from tests.conftest import WriteConfig
-from tests.gateway.hosts import Notices, listening
+from tests.gateway.hosts import MODES, Notices, listening
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
 
 pytestmark = pytest.mark.anyio
+
+_hosts = itertools.count()
+"""Numbers the hosts' stderr files (hosts may share a folder)."""
 
 IDLE = 1.0
 """Seconds the test's daemon stays with no host."""
@@ -64,21 +68,27 @@ def environment(runtime: Path) -> dict[str, str]:
 
 @asynccontextmanager
 async def attached(
-    config: Path, runtime: Path, tmp_path: Path, notices: Notices | None = None
+    config: Path,
+    runtime: Path,
+    tmp_path: Path,
+    notices: Notices | None = None,
+    mode: str = "legacy",
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
-    """A host whose one server is ``serve --shared``; its stderr must stay empty."""
-    errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}.txt"
+    """A host whose one server is ``serve --shared`` (speaking the protocol era ``mode``
+    chooses, with ``env`` added to its environment); its stderr must stay empty."""
+    errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}-{next(_hosts)}.txt"
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "agentty_tui", "serve", "--shared", "--config", str(config)],
-        env=environment(runtime),
+        env={**environment(runtime), **(env or {})},
         cwd=tmp_path,
     )
     notices = notices or Notices()
     await anyio.Path(tmp_path).mkdir(exist_ok=True)
     with errors.open("w") as errlog:
         transport = stdio_client(params, errlog=errlog)
-        client = Client(transport, mode="legacy", message_handler=notices.handler, cache=None)
+        client = Client(transport, mode=mode, message_handler=notices.handler, cache=None)
         async with client, listening(client, notices):
             yield client
     assert errors.read_text() == ""
@@ -86,7 +96,7 @@ async def attached(
 
 async def daemon_gone(runtime: Path) -> None:
     """Until nothing listens at the runtime folder's socket."""
-    path = runtime / "agentty" / "gateway.sock"
+    path = rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).socket
     with anyio.fail_after(IDLE + 20):
         # No event fires when another process removes a file: polling is the only way.
         while path.exists():  # noqa: ASYNC110
@@ -109,6 +119,39 @@ async def test_two_hosts_share_one_server_process_and_the_daemon_leaves_when_idl
     await wait_until_gone(one)  # the daemon stopped its server on the way out
 
 
+async def test_hosts_share_a_server_process_only_when_what_it_sees_of_their_environment_is_the_same(
+    write_config: WriteConfig, runtime: Path, tmp_path: Path
+) -> None:
+    """One entry refers to ``${TOKEN}``: two hosts with the same value share its process, though
+    the rest of their environments differ (another variable, a folder of their own first on
+    PATH); a host with another value gets a process of its own, started with its value. Each
+    starts in the folder of the file, not where the hosts started ``serve``."""
+    config = write_config({"alpha": stdio_entry(plain_argv("--name", "alpha-${TOKEN}"))})
+    own = tmp_path / "own-bin"
+    own.mkdir()
+    red = {"TOKEN": "red", "ONLY_HERE": "1", "PATH": f"{own}{os.pathsep}{os.environ['PATH']}"}
+    folder = tmp_path / "hosts"  # every host starts serve in the same folder
+    async with (
+        attached(config, runtime, folder, env=red) as one,
+        attached(config, runtime, folder, env={"TOKEN": "red"}) as two,
+        attached(config, runtime, folder, env={"TOKEN": "blue"}) as three,
+    ):
+        pids = [int(text_of(await host.call_tool("alpha__pid", {}))) for host in (one, two, three)]
+        assert pids[0] == pids[1] != pids[2]
+        for pid, value in ((pids[0], "red"), (pids[2], "blue")):
+            argv = (await anyio.Path(f"/proc/{pid}/cmdline").read_bytes()).split(b"\0")
+            assert f"alpha-{value}".encode() in argv
+            assert os.readlink(f"/proc/{pid}/cwd") == str(config.parent)
+    await daemon_gone(runtime)
+
+
+async def disable(config: Path, server: str, tool: str) -> None:
+    """``agentty-tui disable`` run as a process of its own on ``config``."""
+    argv = [sys.executable, "-m", "agentty_tui", "disable", "--config", str(config)]
+    done = await anyio.run_process([*argv, server, tool], check=False)
+    assert done.returncode == 0, done.stderr.decode()
+
+
 async def test_a_toggle_reaches_every_attached_host_live(
     config: Path, runtime: Path, tmp_path: Path
 ) -> None:
@@ -119,20 +162,7 @@ async def test_a_toggle_reaches_every_attached_host_live(
     ):
         for client in (first, second):
             assert "alpha__add" in {tool.name for tool in (await client.list_tools()).tools}
-        done = await anyio.run_process(
-            [
-                sys.executable,
-                "-m",
-                "agentty_tui",
-                "disable",
-                "--config",
-                str(config),
-                "alpha",
-                "add",
-            ],
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr.decode()
+        await disable(config, "alpha", "add")
         for client, heard in zip((first, second), notices, strict=True):
             await heard.until(1)
             assert "alpha__add" not in {tool.name for tool in (await client.list_tools()).tools}
@@ -178,6 +208,20 @@ def test_a_folder_others_may_enter_is_refused(tmp_path: Path) -> None:
         rendezvous({"XDG_RUNTIME_DIR": str(folder)})
 
 
+def test_each_home_has_a_daemon_of_its_own_and_a_socket_path_too_long_is_refused(
+    runtime: Path, tmp_path: Path
+) -> None:
+    """A host run with another ``HOME`` (a sandbox, a test's fake home) is served by a daemon
+    of that home, not refused by another's; a folder too deep for a socket is said."""
+    one = rendezvous({"XDG_RUNTIME_DIR": str(runtime), "HOME": "/home/one"})
+    two = rendezvous({"XDG_RUNTIME_DIR": str(runtime), "HOME": "/home/two"})
+    assert one.folder == two.folder and one.socket != two.socket and one.lock != two.lock
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir(mode=0o700)
+    with pytest.raises(Exception, match="too long a path for a Unix socket"):
+        rendezvous({"XDG_RUNTIME_DIR": str(deep)})
+
+
 async def test_a_peer_of_another_user_is_refused_before_a_byte_is_read(
     runtime: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -204,22 +248,27 @@ async def test_a_peer_of_another_user_is_refused_before_a_byte_is_read(
     assert not place.socket.exists()  # gone when idle
 
 
+@pytest.mark.parametrize("mode", MODES)
 async def test_a_daemon_killed_is_replaced_under_its_hosts_which_hear_the_list_changed(
-    config: Path, runtime: Path, tmp_path: Path
+    config: Path, runtime: Path, tmp_path: Path, mode: str
 ) -> None:
     """``kill -9`` of the daemon: its server goes with it; the attached host's ``serve``
-    starts a new daemon, tells it the host's session again, and says ``tools/list_changed``;
-    the host's next call reaches a new server process."""
+    starts a new daemon, tells it the host's session again (its listen stream too, in the
+    2026-07-28 era), and says ``tools/list_changed`` where the host listens; the host's next
+    call reaches a new server process, and a toggle after reaches it through the new daemon."""
     notices = Notices()
-    async with attached(config, runtime, tmp_path / "one", notices) as host:
+    async with attached(config, runtime, tmp_path / "one", notices, mode) as host:
         before = int(text_of(await host.call_tool("alpha__pid", {})))
-        daemon = int((runtime / "agentty" / "gateway.pid").read_text())
+        daemon = int(rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).pid.read_text())
         os.kill(daemon, signal.SIGKILL)
-        await notices.until(1)
+        await notices.until(1, timeout=60)  # a new daemon's start: seconds on a loaded machine
         after = int(text_of(await host.call_tool("alpha__pid", {})))
         assert after != before and process_alive(after)
         assert not process_alive(daemon)
         assert "alpha__echo" in {tool.name for tool in (await host.list_tools()).tools}
+        await disable(config, "alpha", "echo")
+        await notices.until(2)
+        assert "alpha__echo" not in {tool.name for tool in (await host.list_tools()).tools}
     await daemon_gone(runtime)
     await wait_until_gone(after)
 

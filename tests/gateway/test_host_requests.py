@@ -29,6 +29,7 @@ from mcp.client.session import (
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 
+from agentty_tui.gateway.rendezvous import rendezvous
 from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES
 from tests.gateway.test_serve import environment, serve_argv, text_of
@@ -322,7 +323,7 @@ async def test_the_shared_daemon_relays_progress_forms_and_roots_too(
     assert seen == [(1, 1, "step 1")] * 2
     assert [form.message for form in host.forms] == ["Proceed with the thing?"] * 2
     # No daemon (nor server) outlives the test: it leaves once idle.
-    socket = Path(os.environ["XDG_RUNTIME_DIR"]) / "agentty" / "gateway.sock"
+    socket = rendezvous(os.environ).socket
     with anyio.fail_after(30):
         while socket.exists():  # noqa: ASYNC110 (no event for a file another process removes)
             await anyio.sleep(0.05)

@@ -4,10 +4,15 @@ run), so each is ``slow``: the quick run leaves them out, the README's command r
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from agentty_tui.gateway.rendezvous import rendezvous
 from tests.hosts.claude_code import ClaudeCodeHome
 from tests.hosts.codex_cli import CodexHome
 from tests.hosts.gemini_cli import GeminiHome
@@ -21,6 +26,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in item.path.parents and item.path.name != "test_standin.py":
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _fake_homes_daemon_stopped(tmp_path: Path) -> Iterator[None]:
+    """After the test, end the gateway daemon a connected host started in the fake home
+    (``tmp_path/home``), and so its servers, rather than leave them for its idle time."""
+    yield
+    place = rendezvous({"HOME": str(tmp_path / "home")})
+    with contextlib.suppress(OSError, ValueError):
+        os.kill(int(place.pid.read_text()), signal.SIGTERM)
 
 
 @pytest.fixture

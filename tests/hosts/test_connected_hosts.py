@@ -5,7 +5,9 @@ gives the host its own servers back: as the host programs themselves list them
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
+from typing import Any
 
 import tomlkit
 
@@ -14,6 +16,7 @@ from tests.hosts import codex_cli, gemini_cli
 from tests.hosts.claude_code import ClaudeCodeHome, light_entry
 from tests.hosts.codex_cli import CodexHome
 from tests.hosts.gemini_cli import LIST_LINE, GeminiHome
+from tests.hosts.programs import light_argv, light_tools, program_path
 
 
 def _agentty(home: Path, project: Path, *args: str) -> str:
@@ -45,7 +48,7 @@ def test_codex_lists_agentty_alone_once_connected_and_its_own_after(codex: Codex
     assert "move 2 server(s)" in said, said
     assert _codex_names(codex) == ["agentty"]
     entry = tomlkit.parse((codex.home / ".codex" / "config.toml").read_text())["mcp_servers"]
-    assert entry["agentty"]["args"][-5:] == ["serve", "--host", "codex", "--wait", "50"]
+    assert entry["agentty"]["args"][-6:] == ["serve", "--shared", "--host", "codex", "--wait", "50"]
     # Codex's own 10 s start limit would cut the gateway's wait short: the entry raises it, and
     # the real program reads it so.
     got = codex.run("mcp", "get", "agentty", "--json")
@@ -74,7 +77,7 @@ def test_claude_code_lists_agentty_alone_once_connected_and_its_own_after(
     claude.write()
     _agentty(claude.home, claude.project, "connect", "claude", "--yes")
     got = claude.run("mcp", "get", "agentty", write=False)
-    assert got.returncode == 0 and "serve --host claude" in got.stdout, got.describe()
+    assert got.returncode == 0 and "serve --shared --host claude" in got.stdout, got.describe()
     assert claude.run("mcp", "get", "time", write=False).returncode != 0
     state = json.loads((claude.home / ".claude.json").read_text())
     assert list(state["mcpServers"]) == ["agentty"]
@@ -126,3 +129,48 @@ def test_claude_code_gets_the_tools_of_a_server_slower_to_start_than_serves_defa
     _agentty(claude.home, claude.project, "connect", "claude", "--yes")
     sent = claude.mcp_tools_sent(write=False)
     assert sent == ["mcp__agentty__time__tool_0000", "mcp__agentty__time__tool_0001"], sent
+
+
+def _counted_entry(name: str, starts: Path) -> dict[str, Any]:
+    """One connection, the same in every host's file: ``light_server.py`` started by a shell
+    that first writes its process id (the server's own, kept by ``exec``) to ``starts``."""
+    server = shlex.join(light_argv(name, 2))
+    return {
+        "command": "/bin/sh",
+        "args": ["-c", f"echo $$ >> {shlex.quote(str(starts))}; exec {server}"],
+    }
+
+
+def test_three_connected_hosts_share_one_process_of_their_server_through_the_daemon(
+    claude: ClaudeCodeHome,
+) -> None:
+    """Claude Code, Gemini CLI and Codex, all connected, hold the same server: each reaches it
+    through agentty's gateway daemon (``serve --shared``), which starts it once for all three,
+    though each host gives the gateway another environment (Codex passes only a few variables
+    and puts a folder of its own first on PATH)."""
+    program_path("gemini")
+    program_path("codex")
+    (claude.home / ".gemini").mkdir()
+    (claude.home / ".codex").mkdir()
+    gemini = GeminiHome(home=claude.home, project=claude.project)
+    codex = CodexHome(home=claude.home, project=claude.project)
+    starts = claude.home / "starts.txt"
+    entry = _counted_entry("shared", starts)
+    claude.add("user", "shared", {"type": "stdio", **entry, "env": {}})
+    gemini.user["mcpServers"] = {"shared": entry}
+    codex.user["mcp_servers"] = {"shared": entry}
+    claude.write()
+    gemini.write()
+    codex.write()
+    for host in ("claude", "gemini", "codex"):
+        _agentty(claude.home, claude.project, "connect", host, "--yes")
+    sent = claude.mcp_tools_sent(write=False)
+    assert sent == [f"mcp__agentty__shared__{tool}" for tool in light_tools(2)], sent
+    # Gemini CLI's harness writes its settings: take the file back first.
+    gemini.user = json.loads((gemini.home / ".gemini" / "settings.json").read_text())
+    sent = gemini.mcp_tools_sent()
+    assert sent == gemini_cli.sent_names("agentty", [f"shared__{t}" for t in light_tools(2)])
+    codex.user = tomlkit.parse((codex.home / ".codex" / "config.toml").read_text()).unwrap()
+    sent = codex.mcp_tools_sent()
+    assert sent == [f"mcp__agentty__shared__{tool}" for tool in light_tools(2)], sent
+    assert len(starts.read_text().split()) == 1, starts.read_text()  # one process, not three
