@@ -30,10 +30,8 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
-import mcp_types as types
 from _common import (
     bench_dirs,
     env_for_child,
@@ -48,8 +46,8 @@ from _common import (
     write_config,
     write_results,
 )
+from _host_client import Notices, timed_call
 from mcp import Client, StdioServerParameters
-from mcp.client.session import IncomingMessage
 
 from agentty_tui.config import ConfigStore, SetToolEnabled
 from tests.servers import plain_argv
@@ -58,37 +56,8 @@ TOGGLE_TARGET = 0.100
 """Issue 22: a toggle reaches the host's ``tools/list_changed`` within 100 ms (median)."""
 
 
-class Notices:
-    """When each ``tools/list_changed`` arrived (``time.perf_counter``)."""
-
-    def __init__(self) -> None:
-        self.times: list[float] = []
-        self._changed = anyio.Event()
-
-    async def handler(self, message: IncomingMessage) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            self.times.append(time.perf_counter())
-            changed, self._changed = self._changed, anyio.Event()
-            changed.set()
-
-    async def next_after(self, count: int, timeout: float = 20.0) -> float:
-        """The time of notice number ``count + 1``."""
-        with anyio.fail_after(timeout):
-            while len(self.times) <= count:
-                await self._changed.wait()
-        return self.times[count]
-
-
 def params(argv: list[str], env: dict[str, str]) -> StdioServerParameters:
     return StdioServerParameters(command=argv[0], args=argv[1:], env=env)
-
-
-async def timed_call(client: Client, name: str, arguments: dict[str, Any]) -> float:
-    start = time.perf_counter()
-    result = await client.call_tool(name, arguments)
-    elapsed = time.perf_counter() - start
-    assert not result.is_error, result
-    return elapsed
 
 
 async def main() -> None:

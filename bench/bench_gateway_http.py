@@ -25,11 +25,9 @@ import re
 import sys
 import time
 from contextlib import AsyncExitStack
-from typing import Any
 
 import anyio
 import httpx2
-import mcp_types as types
 from _common import (
     bench_dirs,
     env_for_child,
@@ -44,44 +42,15 @@ from _common import (
     write_config,
     write_results,
 )
+from _host_client import Notices, timed_call
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp import Client, StdioServerParameters
-from mcp.client.session import IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
 
 from agentty_tui.config import ConfigStore, SetToolEnabled
 from tests.servers import plain_argv
 
 ANNOUNCED = re.compile(rb"agentty gateway: (http://127\.0\.0\.1:\d+/mcp)")
-
-
-class Notices:
-    """When each ``tools/list_changed`` arrived (``time.perf_counter``)."""
-
-    def __init__(self) -> None:
-        self.times: list[float] = []
-        self._changed = anyio.Event()
-
-    async def handler(self, message: IncomingMessage) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            self.times.append(time.perf_counter())
-            changed, self._changed = self._changed, anyio.Event()
-            changed.set()
-
-    async def next_after(self, count: int, timeout: float = 20.0) -> float:
-        """The time of notice number ``count + 1``."""
-        with anyio.fail_after(timeout):
-            while len(self.times) <= count:
-                await self._changed.wait()
-        return self.times[count]
-
-
-async def timed_call(client: Client, name: str, arguments: dict[str, Any]) -> float:
-    start = time.perf_counter()
-    result = await client.call_tool(name, arguments)
-    elapsed = time.perf_counter() - start
-    assert not result.is_error, result
-    return elapsed
 
 
 async def main() -> None:
