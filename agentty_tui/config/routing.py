@@ -69,6 +69,7 @@ __all__ = [
     "disconnect",
     "gateway_spec",
     "is_gateway_entry",
+    "passed_variables",
     "plan_connect",
     "plan_disconnect",
     "route_of",
@@ -151,6 +152,30 @@ HOST_START: Mapping[str, HostStart] = {
     "gemini": HostStart(wait=30.0),
 }
 """Each measured host's start limit; a host not listed gets ``serve``'s default wait."""
+
+
+def passed_variables(host: str, entries: Mapping[str, Any]) -> tuple[str, ...]:
+    """The environment variables ``host`` hands only to the servers whose entries name them,
+    for ``entries`` moved behind the gateway: Codex passes a server just ``HOME``, ``LANG``,
+    ``PATH``, ``PWD`` and ``TERM`` besides those its ``env_vars`` list (and an HTTP entry's
+    ``bearer_token_env_var`` and ``env_http_headers`` name), so the gateway's entry must name
+    every one of them; other hosts pass their whole environment (none needed)."""
+    if host != "codex":
+        return ()
+    names: set[str] = set()
+    for entry in entries.values():
+        if not isinstance(entry, Mapping):
+            continue
+        listed = entry.get("env_vars")
+        if isinstance(listed, list):
+            names.update(name for name in listed if isinstance(name, str) and name)
+        token = entry.get("bearer_token_env_var")
+        if isinstance(token, str) and token:
+            names.add(token)
+        headers = entry.get("env_http_headers")
+        if isinstance(headers, Mapping):
+            names.update(name for name in headers.values() if isinstance(name, str) and name)
+    return tuple(sorted(names))
 
 
 def gateway_spec(host: str, program: Sequence[str]) -> StdioSpec:
@@ -297,6 +322,8 @@ class ConnectPlan:
         lines.append(f"    to {self.route.stash} (agentty serves them to {name})")
         run = " ".join((self.gateway.command, *self.gateway.args))
         lines.append(f"  write one server {GATEWAY_NAME!r} in their place: {run}")
+        if passed := passed_variables(self.host, self.entries):
+            lines.append(f"    which {name} hands the variables they use: {', '.join(passed)}")
         lines.append(f"  keep the file as it was at {self.route.backup}")
         lines += [f"  still started by {name} itself: {line}" for line in self.direct]
         lines.append(f"  undo: agentty-tui disconnect {self.host}")
@@ -370,7 +397,18 @@ def _connect(plan: ConnectPlan, store: ConfigStore) -> None:
     if not gateway_held:
         start = HOST_START.get(plan.host)
         timeout = start.timeout if start is not None else None
-        host_edits.append(AddServer(GATEWAY_NAME, plan.gateway, connect_timeout=timeout))
+        passed = passed_variables(plan.host, plan.entries)
+        if passed:  # Codex: the entry must name them, or Codex hands the gateway none
+            entry: dict[str, Any] = {
+                "command": plan.gateway.command,
+                "args": list(plan.gateway.args),
+                "env_vars": list(passed),
+            }
+            if timeout is not None:
+                entry["startup_timeout_sec"] = int(timeout) if timeout.is_integer() else timeout
+            host_edits.append(RestoreEntry(GATEWAY_NAME, entry))
+        else:
+            host_edits.append(AddServer(GATEWAY_NAME, plan.gateway, connect_timeout=timeout))
     try:
         if read_text(plan.source.path) != plan.text:
             raise ConfigError(

@@ -174,3 +174,28 @@ def test_three_connected_hosts_share_one_process_of_their_server_through_the_dae
     sent = codex.mcp_tools_sent()
     assert sent == [f"mcp__agentty__shared__{tool}" for tool in light_tools(2)], sent
     assert len(starts.read_text().split()) == 1, starts.read_text()  # one process, not three
+
+
+def test_codex_is_told_to_hand_the_gateway_the_variables_its_moved_entries_name(
+    codex: CodexHome,
+) -> None:
+    """Codex passes a server only ``HOME``, ``LANG``, ``PATH``, ``PWD`` and ``TERM`` besides
+    the variables its entry names: the gateway's entry names every variable the moved entries
+    did (``env_vars``, ``bearer_token_env_var``), as the real ``codex mcp get`` reads back, and
+    the plan says so."""
+    servers = codex.user.setdefault("mcp_servers", {})
+    servers["notes"] = codex_cli.light_entry("notes", 2, env_vars=["NOTES_TOKEN", "NOTES_HOME"])
+    servers["time"] = codex_cli.light_entry("time", 2, env_vars=["NOTES_HOME"])
+    servers["web"] = {"url": "http://127.0.0.1:9/mcp", "bearer_token_env_var": "WEB_TOKEN"}
+    codex.write()
+    said = _agentty(codex.home, codex.project, "connect", "codex", "--yes")
+    assert "hands the variables they use: NOTES_HOME, NOTES_TOKEN, WEB_TOKEN" in said, said
+    got = codex.run("mcp", "get", "agentty", "--json")
+    assert got.returncode == 0, got.describe()
+    shown = json.loads(got.stdout)
+    assert shown["startup_timeout_sec"] == 60, got.stdout
+    assert "NOTES_TOKEN" in got.stdout and "WEB_TOKEN" in got.stdout, got.stdout
+    entry = tomlkit.parse((codex.home / ".codex" / "config.toml").read_text())["mcp_servers"]
+    assert list(entry["agentty"]["env_vars"]) == ["NOTES_HOME", "NOTES_TOKEN", "WEB_TOKEN"]
+    _agentty(codex.home, codex.project, "disconnect", "codex", "--yes")
+    assert _codex_names(codex) == ["notes", "time", "web"]
