@@ -89,6 +89,9 @@ class AdvertisedTool(Frozen):
         default_factory=lambda: {"type": "object"}, validate_default=True
     )
     """JSON Schema of the arguments, passed through untouched."""
+    needs_tasks: bool = False
+    """The server runs it only as a task (``execution.taskSupport: "required"``): every call
+    of a client without task support fails, so it is kept off the wire."""
 
 
 class DroppedTool(Frozen):
@@ -149,6 +152,9 @@ class ToolState(Frozen):
         default_factory=lambda: {"type": "object"}, validate_default=True
     )
     """Advertised JSON Schema, untouched."""
+    needs_tasks: bool = False
+    """Only callable as a task (``execution.taskSupport: "required"``): kept off the wire,
+    since a call without task support fails."""
 
     @property
     def label(self) -> str:
@@ -318,6 +324,7 @@ def derive_tools(advertised: Sequence[AdvertisedTool], rule: ToolFilter) -> tupl
             title=tool.title,
             description=tool.description,
             input_schema=tool.input_schema,
+            needs_tasks=tool.needs_tasks,
         )
         for tool in advertised
     )

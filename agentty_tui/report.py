@@ -168,6 +168,7 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                         "title": tool.title,
                         "description": tool.description,
                         "trimmed": catalog.is_trimmed(server.name, tool.bare),
+                        "needs_tasks": tool.needs_tasks,
                         "tokens": _tokens(
                             wire.get(ToolRef(server.name, tool.bare))
                             or qualified_name(server.name, tool.bare),
@@ -188,6 +189,10 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
         },
         "tokens": tokens_json(catalog.tools),
     }
+
+
+NEEDS_TASKS = "needs task support"
+"""Why a tool that runs only as a task is not on the wire."""
 
 
 def catalog_json(catalog: WireCatalog) -> dict[str, Any]:
@@ -214,6 +219,7 @@ def catalog_json(catalog: WireCatalog) -> dict[str, Any]:
         "over_budget": catalog.over_budget,
         "trimmed": len(catalog.trimmed),
         "trimmed_tools": [{"server": ref.server, "tool": ref.tool} for ref in catalog.trimmed],
+        "needs_tasks": [{"server": ref.server, "tool": ref.tool} for ref in catalog.needs_tasks],
         "warning": catalog.warning,
     }
 
@@ -262,6 +268,8 @@ def model_text(model: PluginModel, catalog: WireCatalog, *, workspace: bool = Fa
             trimmed = (
                 "  (trimmed: over budget)" if catalog.is_trimmed(server.name, tool.bare) else ""
             )
+            if tool.enabled and tool.needs_tasks:
+                trimmed = f"  ({NEEDS_TASKS}: not sent)"
             label = f"  {safe_line(tool.label)}" if tool.label else ""
             name = safe_line(tool.bare)
             if label or trimmed:
@@ -313,6 +321,10 @@ def catalog_text(catalog: WireCatalog) -> str:
         lines.append(f"warning: {catalog.warning}")
         for ref in catalog.trimmed:
             lines.append(f"  trimmed: {safe_line(ref.server)} / {safe_line(ref.tool)}")
+    if catalog.needs_tasks:
+        lines.append(f"not sent, {NEEDS_TASKS} (every call without it fails):")
+        for ref in catalog.needs_tasks:
+            lines.append(f"  {safe_line(ref.server)} / {safe_line(ref.tool)}")
     return "\n".join(lines)
 
 

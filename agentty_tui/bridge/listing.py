@@ -145,6 +145,8 @@ def screen_tools(
                 title=title,
                 description=tool.description,
                 input_schema=tool.input_schema,
+                needs_tasks=tool.execution is not None
+                and tool.execution.task_support == "required",
             )
         )
     return tuple(kept), tuple(dropped)

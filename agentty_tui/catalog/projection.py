@@ -86,6 +86,8 @@ class _ServerPart:
     tokens: tuple[tuple[WireTool, ...], tuple[int, ...], int] | None = None
     """The token counts of one ``_wire_tools`` result (kept while it is the same object), and
     their sum: a toggle elsewhere adds this server's tokens without a look-up per tool."""
+    needs_tasks: tuple[ToolRef, ...] = ()
+    """Its enabled tools that run only as tasks: not requested, listed apart."""
 
 
 class CatalogProjector:
@@ -197,6 +199,7 @@ class CatalogProjector:
             tokens_over_by=tokens_over_by,
             names=names,
             warning=warning,
+            needs_tasks=tuple(ref for part in parts for ref in part.needs_tasks),
         )
 
     def _native_wire_tools(self, native_tools: tuple[NativeTool, ...]) -> tuple[WireTool, ...]:
@@ -337,9 +340,13 @@ def _group_parts(
 def _server_part(server: ServerState) -> _ServerPart:
     requested: dict[ToolRef, ToolState] = {}
     name = server.name
+    needs_tasks: list[ToolRef] = []
     for state in server.tools:
         if state.enabled:
-            requested.setdefault(ToolRef(name, state.bare), state)
+            if state.needs_tasks:  # every call without task support fails: not requested
+                needs_tasks.append(ToolRef(name, state.bare))
+            else:
+                requested.setdefault(ToolRef(name, state.bare), state)
     refs = tuple(requested)
     bases = tuple(qualified_name(name, ref.tool) for ref in refs)
     return _ServerPart(
@@ -349,6 +356,7 @@ def _server_part(server: ServerState) -> _ServerPart:
         by_ref=dict(zip(refs, bases, strict=True)),
         by_base=dict(zip(bases, refs, strict=True)),
         longest=max(map(len, bases), default=0),
+        needs_tasks=tuple(needs_tasks),
     )
 
 

@@ -118,6 +118,10 @@ class WireCatalog(Frozen):
     """Wire names of every requested MCP tool, shipped or trimmed."""
     warning: str | None = None
     """Status-bar text when over budget, else ``None``."""
+    needs_tasks: tuple[ToolRef, ...] = ()
+    """Enabled tools of connected servers that run only as tasks (``execution.taskSupport:
+    "required"``): not on the wire, since every call of a client without task support fails;
+    listed as trimmed tools are, never counted against a budget."""
 
     def _index(self, key: str, source: object, build: Callable[[], _T]) -> _T:
         # A lazily built lookup table, cached in the instance dict (which pydantic leaves out of

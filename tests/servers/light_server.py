@@ -12,6 +12,7 @@ CODE``.
 
 ``--tools N`` advertises the same tools as ``scalable_server.py`` (``tool_0000`` ..., each with
 a description and one optional integer ``x``, each returning its own name), in one page.
+``--task-tool`` adds a tool ``research`` that runs only as a task.
 ``--exit-delay S`` makes it take S seconds to exit once its stdin ends (a server that saves
 its state on the way out); ``--linger`` makes it ignore its stdin's end (it stays until
 SIGTERM), so a client's shutdown has to escalate.
@@ -107,8 +108,22 @@ def main() -> None:
     parser.add_argument(
         "--start-delay", type=float, default=0.0, help="seconds to sleep before reading stdin"
     )
+    parser.add_argument(
+        "--task-tool",
+        action="store_true",
+        help='also advertise "research", which runs only as a task (taskSupport "required")',
+    )
     args = parser.parse_args()
     listing = tools(args.tools)
+    if args.task_tool:
+        listing.append(
+            {
+                "name": "research",
+                "description": "A long study: only ever run as a task.",
+                "inputSchema": _SCHEMA,
+                "execution": {"taskSupport": "required"},
+            }
+        )
     time.sleep(args.start_delay)  # a server slow to start: its first answer comes this late
     for line in sys.stdin:
         if not line.strip():
