@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client.session import IncomingMessage
 
 
@@ -41,3 +41,8 @@ async def timed_call(client: Client, name: str, arguments: dict[str, Any]) -> fl
     elapsed = time.perf_counter() - start
     assert not result.is_error, result
     return elapsed
+
+
+def params(argv: list[str], env: dict[str, str]) -> StdioServerParameters:
+    """How the benchmark's client starts ``argv`` over stdio, in ``env``."""
+    return StdioServerParameters(command=argv[0], args=argv[1:], env=env)

@@ -46,18 +46,14 @@ from _common import (
     write_config,
     write_results,
 )
-from _host_client import Notices, timed_call
-from mcp import Client, StdioServerParameters
+from _host_client import Notices, params, timed_call
+from mcp import Client
 
 from agentty_tui.config import ConfigStore, SetToolEnabled
 from tests.servers import plain_argv
 
 TOGGLE_TARGET = 0.100
 """Issue 22: a toggle reaches the host's ``tools/list_changed`` within 100 ms (median)."""
-
-
-def params(argv: list[str], env: dict[str, str]) -> StdioServerParameters:
-    return StdioServerParameters(command=argv[0], args=argv[1:], env=env)
 
 
 async def main() -> None:

@@ -34,16 +34,13 @@ from _common import (
     write_config,
     write_results,
 )
-from mcp import Client, StdioServerParameters
+from _host_client import params
+from mcp import Client
 
 from tests.servers import offers_argv
 
 WARM_UP = 20
 """Requests of each kind made and discarded before the timed ones."""
-
-
-def params(argv: list[str], env: dict[str, str]) -> StdioServerParameters:
-    return StdioServerParameters(command=argv[0], args=argv[1:], env=env)
 
 
 async def timed(request: Callable[[], Awaitable[object]]) -> float:

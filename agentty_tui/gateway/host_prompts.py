@@ -13,10 +13,8 @@ that is no prompt of a served server is refused with a protocol error that says 
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 
@@ -24,12 +22,16 @@ from agentty_tui.catalog.names import ToolRef, WireNames
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.host_resources import gateway_uri
 from agentty_tui.gateway.naming import gateway_names
-from agentty_tui.gateway.offer_source import OfferSource, absent, offering, refused
+from agentty_tui.gateway.offer_source import (
+    OfferSource,
+    absent,
+    listed_by_server,
+    offering,
+    refused,
+)
 from agentty_tui.terminal_text import clip, safe_message
 
 __all__ = ["HostPrompts"]
-
-_log = logging.getLogger(__name__)
 
 
 class HostPrompts:
@@ -52,23 +54,14 @@ class HostPrompts:
 
     async def _current(self) -> tuple[list[tuple[ToolRef, types.Prompt]], WireNames]:
         """Every served server's prompts now, and their gateway names."""
-        found: dict[str, tuple[types.Prompt, ...]] = {}
         changes = self._changes
-
-        async def one(server: str) -> None:
-            try:
-                found[server] = await self._source.list_prompts(server)
-            except Exception as exc:  # one server's failure costs only its own listing
-                _log.warning("listing the prompts of %s failed: %r", server, exc)
-
-        servers = offering(self._source, self._host, "prompts")
-        async with anyio.create_task_group() as group:
-            for server in servers:
-                group.start_soon(one, server)
+        found = await listed_by_server(
+            self._source, self._host, "prompts", self._source.list_prompts
+        )
         prompts = [
             (ToolRef(server, prompt.name), prompt)
-            for server in servers
-            for prompt in found.get(server, ())
+            for server, listed in found.items()
+            for prompt in listed
         ]
         names = gateway_names(ref for ref, _prompt in prompts)
         if changes == self._changes:

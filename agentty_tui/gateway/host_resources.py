@@ -21,17 +21,21 @@ protocol error that says why.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
-import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.offer_source import OfferSource, absent, offering, refused
+from agentty_tui.gateway.offer_source import (
+    OfferSource,
+    absent,
+    listed_by_server,
+    offering,
+    refused,
+)
 from agentty_tui.terminal_text import clip, safe_message
 
 __all__ = [
@@ -42,15 +46,14 @@ __all__ = [
     "parse_gateway_uri",
 ]
 
-_log = logging.getLogger(__name__)
+
+_Item = TypeVar("_Item")
 
 GATEWAY_URI_PREFIX = "agentty://"
 """What every resource URI the gateway gives a host starts with."""
 
 RESOURCE_NOT_FOUND = -32002
 """The MCP error code of a resource that does not exist."""
-
-Item = TypeVar("Item")
 
 
 def gateway_uri(server: str, uri: str) -> str:
@@ -77,22 +80,10 @@ class HostResources:
         self._host = host
 
     async def _each(
-        self, fetch: Callable[[str], Awaitable[tuple[Item, ...]]]
-    ) -> dict[str, tuple[Item, ...]]:
+        self, fetch: Callable[[str], Awaitable[tuple[_Item, ...]]]
+    ) -> dict[str, tuple[_Item, ...]]:
         """``fetch(server)`` for every server offering resources, at once; by server."""
-        found: dict[str, tuple[Item, ...]] = {}
-
-        async def one(server: str) -> None:
-            try:
-                found[server] = await fetch(server)
-            except Exception as exc:  # one server's failure costs only its own listing
-                _log.warning("listing the resources of %s failed: %r", server, exc)
-
-        servers = offering(self._source, self._host, "resources")
-        async with anyio.create_task_group() as group:
-            for server in servers:
-                group.start_soon(one, server)
-        return {server: found[server] for server in servers if server in found}
+        return await listed_by_server(self._source, self._host, "resources", fetch)
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None

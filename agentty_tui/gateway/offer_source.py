@@ -9,9 +9,11 @@ offer a kind; ``refused`` is the protocol error a host gets for what it may not 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import Literal, Protocol
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Literal, Protocol, TypeVar
 
+import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
@@ -21,7 +23,11 @@ from agentty_tui.gateway.host_tools import served_lens, why_down
 from agentty_tui.model import PluginModel
 from agentty_tui.terminal_text import clip, safe_message
 
-__all__ = ["OfferSource", "absent", "offering", "refused"]
+__all__ = ["OfferSource", "absent", "listed_by_server", "offering", "refused"]
+
+_log = logging.getLogger(__name__)
+
+Item = TypeVar("Item")
 
 
 class OfferSource(Protocol):
@@ -85,6 +91,30 @@ def offering(
         if offers is not None and getattr(offers, kind):
             names.append(state.name)
     return tuple(names)
+
+
+async def listed_by_server(
+    source: OfferSource,
+    host: str | None,
+    kind: Literal["resources", "prompts"],
+    fetch: Callable[[str], Awaitable[tuple[Item, ...]]],
+) -> dict[str, tuple[Item, ...]]:
+    """``fetch(server)`` for every server of ``host``'s view offering ``kind``, all at once; by
+    server, in config order. A server whose listing fails is left out (and logged): one
+    server's failure costs only its own listing."""
+    found: dict[str, tuple[Item, ...]] = {}
+
+    async def one(server: str) -> None:
+        try:
+            found[server] = await fetch(server)
+        except Exception as exc:
+            _log.warning("listing the %s of %s failed: %r", kind, server, exc)
+
+    servers = offering(source, host, kind)
+    async with anyio.create_task_group() as group:
+        for server in servers:
+            group.start_soon(one, server)
+    return {server: found[server] for server in servers if server in found}
 
 
 def absent(source: OfferSource, host: str | None, server: str, what: str) -> str:
