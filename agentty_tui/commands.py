@@ -670,7 +670,12 @@ async def cmd_connect(path: Path | None, args: argparse.Namespace) -> int:
     the host then runs as its one server (``config.routing``)."""
     _one_file(path, "connect")
     source, store, route = _host_file(args)
-    config = workspace(args).load()
+    found = workspace(args)
+    config = found.load()
+    if source.ref.host == "claude":
+        # Claude Code would not start the gateway's entry either: the servers it runs are the
+        # managed file's alone, and moving the user's entries would only hide them.
+        found.refuse_in_lockdown("connect Claude Code")
     direct = [
         f"{server.name} ({view.source.path})"
         for server in config.servers
