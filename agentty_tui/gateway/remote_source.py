@@ -192,7 +192,10 @@ class RemoteSource:
                 answer = await reader.line()
                 if answer != b"ok":
                     said = answer.decode(errors="replace").removeprefix("error ")
-                    raise AgenttyError(f"the gateway daemon refused the picker: {said}")
+                    raise AgenttyError(
+                        f"the gateway daemon refused the picker: {said} "
+                        "(agentty-tui --no-daemon runs the picker alone)"
+                    )
                 hello = _Hello.of((await reader.message()).get("hello") or {})
                 self._hello = hello
                 link = _Link(stream, reader, LineWriter(stream), hello)

@@ -49,10 +49,11 @@ def config(write_config: WriteConfig) -> Path:
 
 @asynccontextmanager
 async def picker_source(config: Path, runtime: Path, tmp_path: Path) -> AsyncIterator[RemoteSource]:
-    """The picker's source on ``config``, attached to the test's daemon (which must run)."""
-    attachment = Attachment(
-        str(tmp_path), str(config), home=str(Path.home()), env=environment(runtime)
-    )
+    """The picker's source on ``config``, attached to the test's daemon (which must run).
+    Its environment differs from the hosts' in ``TERM``, which a server inherits: the
+    daemon still serves it from the hosts' bridge, not from a bridge of its own."""
+    env = {**environment(runtime), "TERM": "picker-terminal"}
+    attachment = Attachment(str(tmp_path), str(config), home=str(Path.home()), env=env)
     place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
     async with RemoteSource.attached(attachment, place) as source:
         assert source is not None
