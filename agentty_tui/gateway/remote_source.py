@@ -169,12 +169,17 @@ class RemoteSource:
         if link is None:
             yield None
             return
-        async with anyio.create_task_group() as group:
-            group.start_soon(source._keep, link)
-            try:
-                yield source
-            finally:
-                group.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(source._keep, link)
+                try:
+                    yield source
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            # Outside the cancelled group, shielded: an await in there would be cancelled,
+            # and its cancellation would take the place of the block's own exception.
+            with anyio.CancelScope(shield=True):
                 await source._close()
 
     # --- the link ------------------------------------------------------------------------
