@@ -19,6 +19,7 @@ import pytest
 
 from agentty_tui.errors import AgenttyError, UnknownToolError
 from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.daemon import daemon_status
 from agentty_tui.gateway.daemon_view import DaemonView
 from agentty_tui.gateway.picker_link import LineReader
 from agentty_tui.gateway.remote_source import GONE, RemoteSource
@@ -103,6 +104,9 @@ async def test_the_picker_shows_the_daemons_server_and_a_toggle_reaches_the_host
             assert seen.host is None and seen.project == str(config)
             assert ("alpha", "add") in seen.tools and view.pid is not None
             assert view.seen_by("alpha", "add") == (seen,)
+            status = await daemon_status(rendezvous({"XDG_RUNTIME_DIR": str(runtime)}))
+            assert status is not None and len(status["hosts"]) == 1
+            assert [picker["workspace"] for picker in status["pickers"]] == [str(config)]
 
             changed = await source.tool_set_enabled("alpha", "add", False)
             assert not changed.server("alpha").tool("add").enabled  # type: ignore[union-attr]

@@ -7,10 +7,18 @@ host hears ``tools/list_changed``. The daemon killed under the picker is said on
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import pty
 import signal
+import struct
+import sys
+import termios
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import anyio
 import pytest
 from textual.widgets import Static
 
@@ -18,10 +26,12 @@ from agentty_tui.gateway.rendezvous import rendezvous
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ToolDetailsScreen
 from tests.gateway.hosts import Notices
-from tests.gateway.test_daemon import attached, daemon_gone, text_of
+from tests.gateway.test_daemon import attached, daemon_gone, environment, text_of
 from tests.gateway.test_remote_source import config, picker_source, runtime
+from tests.helpers import process_alive
 from tests.ui.fakes import settle
 from tests.ui.test_app_live import until
+from tests.ui.test_run import Terminal
 
 pytestmark = pytest.mark.anyio
 
@@ -76,3 +86,50 @@ async def test_the_attached_picker_toggles_for_the_host_and_shows_who_sees_what(
                 new = int(rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).pid.read_text())
                 assert f"gateway daemon {new}" in text(app, "#title")
     await daemon_gone(runtime)
+
+
+@contextlib.asynccontextmanager
+async def picker_process(config: Path, runtime: Path, *extra: str) -> AsyncIterator[Terminal]:
+    """``agentty-tui --config CONFIG [EXTRA]`` under a 120 x 40 pty, its runtime folder the
+    test daemon's; killed if still running after."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = {**os.environ, **environment(runtime), "TERM": "xterm-256color"}
+    command = [sys.executable, "-m", "agentty_tui", "--config", str(config), *extra]
+    process = await anyio.open_process(
+        command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+    )
+    os.close(slave)
+    terminal = Terminal(process, master)
+    try:
+        yield terminal
+    finally:
+        if process.returncode is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        os.close(master)
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["attached", "no-daemon"])
+async def test_the_picker_command_attaches_to_a_running_daemon_unless_told_not_to(
+    config: Path, runtime: Path, tmp_path: Path, alone: bool
+) -> None:
+    """``agentty-tui`` with a daemon running: its title names the daemon, and the server's one
+    process is the host's; ``--no-daemon``: a picker of its own, which starts its own."""
+    async with attached(config, runtime, tmp_path / "host") as host:
+        pid = int(text_of(await host.call_tool("alpha__pid", {})))
+        extra = ("--no-daemon",) if alone else ()
+        async with picker_process(config, runtime, *extra) as terminal:
+            with anyio.fail_after(60):
+                await terminal.read_until(b"on the wire")
+                if not alone:
+                    await terminal.read_until(b"host(s)")
+            title = b"gateway daemon"
+            assert (title in terminal.output) is not alone
+            me = terminal.process.pid
+            children = await anyio.Path(f"/proc/{me}/task/{me}/children").read_text()
+            assert (children.split() == []) is not alone  # servers of its own
+            os.write(terminal.master, b"q")
+            with anyio.fail_after(60):
+                assert await terminal.exit_status() == 0
+        assert process_alive(pid)  # the host's server went on
