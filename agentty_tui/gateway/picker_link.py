@@ -7,9 +7,12 @@ daemon checks, it sends one ``Attachment`` line with ``"picker": true`` and read
 
 - the daemon says ``{"hello": {...}}`` first (its pid, the files a new server may go to, the
   import target, the config's files), then ``{"snapshot": PluginModel}`` for every snapshot of
-  the workspace's bridge, ``{"hosts": [AttachedHost]}`` whenever the attached hosts or what
-  they list changed, ``{"reloaded": ReloadReport}`` after an outside edit's reload, and
-  ``{"reply": id, "result": ...}`` or ``{"reply": id, "error": {"kind", "message"}}``;
+  the workspace's bridge (a server state it sent before unchanged as ``{"same": revision}``),
+  ``{"hosts": [AttachedHost]}`` whenever the attached hosts or what they list changed,
+  ``{"reloaded": ReloadReport}`` after an outside edit's reload, and
+  ``{"reply": id, "result": ...}`` or ``{"reply": id, "error": {"kind", "message"}}`` (the
+  result of a change is ``{"revision": n}``: the picker takes that snapshot, or a later one,
+  from the snapshot stream);
 - the picker says ``{"id": n, "op": NAME, "args": {...}}``, ``NAME`` one of ``OPERATIONS``.
 
 An error comes back as the ``AgenttyError`` kind it was, with its message (``error_of``).

@@ -3,10 +3,12 @@
 ``serve_picker`` runs for as long as the picker stays (the daemon counts it as an attachment,
 so its idle exit waits for it). It sends the bridge's every snapshot, the hosts attached for
 the picker's workspace with what each one lists now (computed as their ``HostServer`` lists
-it: ``ToolsMaker`` through each host's lens, on the snapshot of the bridge serving it), and the
+it: ``ToolsMaker`` through each host's lens, on the snapshot of the bridge serving it; again
+whenever a host comes or goes and at each snapshot of the picker's bridge, so a host on another
+bridge of the workspace, one with another environment, is seen at the next of those), and the
 reports of reloads an outside edit caused; it carries out each operation the picker asks on the
 bridge, each in a task of its own (a long tool call holds up no toggle), and answers with the
-result or the error (``picker_link``).
+result (for a change, the revision of the snapshot it made) or the error (``picker_link``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from agentty_tui.gateway.picker_link import (
     error_json,
     report_json,
 )
-from agentty_tui.model import PluginModel, SourceRef
+from agentty_tui.model import PluginModel, ServerState, SourceRef
 from agentty_tui.specs import SpecField
 
 __all__ = ["serve_picker"]
@@ -92,8 +94,21 @@ async def serve_picker(
 
 
 async def _send_snapshots(bridge: Bridge, writer: LineWriter) -> None:
+    """Send every snapshot; a server state sent before as it is, by its revision alone
+    (``{"same": n}``): a toggle sends the one server it changed."""
+    sent: dict[str, int] = {}  # each server's revision as last sent
+
+    def part(state: ServerState) -> str:
+        if sent.get(state.name) == state.revision:
+            return f'{{"same":{state.revision}}}'
+        return state.model_dump_json()
+
     async for model in bridge.updates():
-        await writer.send_text('{"snapshot":' + model.model_dump_json() + "}")
+        servers, shadowed = ",".join(map(part, model.servers)), ",".join(map(part, model.shadowed))
+        sent = {state.name: state.revision for state in (*model.servers, *model.shadowed)}
+        top = model.model_dump_json(exclude={"servers", "shadowed"})
+        text = f'{top[:-1]},"servers":[{servers}],"shadowed":[{shadowed}]}}'
+        await writer.send_text(f'{{"snapshot":{text}}}')
 
 
 async def _send_reports(
@@ -131,7 +146,9 @@ async def _send_hosts(
             hosts: list[dict[str, Any]] = []
             entries = registry.hosts(key)
             for entry in entries:
-                maker = makers.setdefault(id(entry), ToolsMaker(entry.host))
+                maker = makers.get(id(entry))
+                if maker is None:
+                    maker = makers[id(entry)] = ToolsMaker(entry.host)
                 listed = maker.of(entry.bridge.snapshot).refs.values()
                 tools = frozenset((ref.server, ref.tool) for ref in listed)
                 hosts.append(
@@ -185,7 +202,9 @@ def _source(args: Mapping[str, Any]) -> SourceRef | None:
 
 
 def _model(model: PluginModel) -> dict[str, Any]:
-    return {"model": model.model_dump(mode="json")}
+    # The revision alone: the snapshot itself goes out on the snapshot stream (the picker waits
+    # for it there), not twice (a workspace of 1,000 tools is about 280 KiB of JSON).
+    return {"revision": model.revision}
 
 
 async def _operate(bridge: Bridge, op: str, args: Mapping[str, Any]) -> dict[str, Any]:

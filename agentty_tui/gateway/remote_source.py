@@ -94,8 +94,16 @@ class _Latest(Generic[T]):
 
     def set(self, value: T) -> None:
         self.value = value
+        self.poke()
+
+    def poke(self) -> None:
+        """Wake whoever waits in ``changed`` (the value may be the same)."""
         self._changed.set()
         self._changed = anyio.Event()
+
+    async def changed(self) -> None:
+        """Return at the next ``set`` or ``poke``."""
+        await self._changed.wait()
 
     async def follow(self) -> AsyncIterator[T]:
         last: T | None = None
@@ -155,6 +163,7 @@ class RemoteSource:
         self._ids = itertools.count(1)
         self._states: dict[int, ServerState] = {}  # the daemon's revision -> our state
         self._base = 0  # added to the daemon's snapshot revisions (a new daemon starts low)
+        self._seen = -1  # the daemon's revision of the newest snapshot taken from this link
 
     @classmethod
     @asynccontextmanager
@@ -206,6 +215,7 @@ class RemoteSource:
                 link = _Link(stream, reader, LineWriter(stream), hello)
                 self._states = {}  # the revisions of another daemon (or none)
                 self._base = self._model.value.revision + 1
+                self._seen = -1
                 self._view.set(DaemonView(pid=hello.pid, hosts=self._view.value.hosts))
                 while True:  # until the first snapshot: the picker then shows the daemon's
                     if "snapshot" in await self._take(await reader.message()):
@@ -246,6 +256,7 @@ class RemoteSource:
             waiting.close()  # its operation fails saying the daemon went away
         self._pending.clear()
         self._view.set(DaemonView(pid=None, attached=False, note=GONE))
+        self._model.poke()  # whoever waits for a snapshot of that daemon waits no more
 
     async def _close(self) -> None:
         link, self._link = self._link, None
@@ -255,13 +266,15 @@ class RemoteSource:
     async def _take(self, message: Mapping[str, Any]) -> Mapping[str, Any]:
         """Take in one message of the daemon; the message."""
         if "snapshot" in message:
-            self._show(self._local(PluginModel.model_validate(message["snapshot"])))
+            model, revision = self._decode(message["snapshot"], stream=True)
+            self._seen = max(self._seen, revision)  # before a waiter wakes
+            self._show(model)
         elif "hosts" in message:
             hosts = tuple(AttachedHost.of_json(host) for host in message["hosts"])
             self._view.set(replace(self._view.value, hosts=hosts))
         elif "reloaded" in message:
             report = message["reloaded"]
-            snapshot = self._local(PluginModel.model_validate(report.get("snapshot")))
+            snapshot, _revision = self._decode(report.get("snapshot"))
             for listener in list(self._listeners):
                 listener(report_of(report, snapshot))
         elif isinstance(ident := message.get("reply"), int):
@@ -270,22 +283,41 @@ class RemoteSource:
                 waiting.send_nowait(dict(message))
         return message
 
-    def _local(self, remote: PluginModel) -> PluginModel:
-        """``remote`` with our revisions: a server state seen before is the same object."""
+    def _decode(self, value: Any, *, stream: bool = False) -> tuple[PluginModel, int]:
+        """The snapshot the link said, with our revisions, and the daemon's revision of it.
+
+        A server state the daemon did not change since it sent it on the snapshot stream
+        comes as ``{"same": revision}``, and is the same local object as then (the picker's
+        caches key on its revision); a new one gets a revision of this process. ``stream``:
+        this is the snapshot stream's, whose states the next one may name as the same."""
+        if not isinstance(value, dict):
+            raise ValueError("a snapshot is an object")
         known, states = self._states, {}
-        for state in (*remote.servers, *remote.shadowed):
-            mine = known.get(state.revision)
+
+        def local(entry: Any) -> ServerState:
+            if isinstance(entry, dict) and entry.keys() == {"same"}:
+                same: ServerState = known[entry["same"]]  # a KeyError ends the link
+                states[entry["same"]] = same
+                return same
+            remote = ServerState.model_validate(entry)
+            mine = known.get(remote.revision)
             if mine is None:
-                mine = state.model_copy(update={"revision": next_revision()})
-            states[state.revision] = mine
-        self._states = {**known, **states} if len(known) < 4 * len(states) + 64 else states
-        return remote.model_copy(
-            update={
-                "servers": tuple(states[s.revision] for s in remote.servers),
-                "shadowed": tuple(states[s.revision] for s in remote.shadowed),
-                "revision": self._base + remote.revision,
-            }
-        )
+                mine = remote.model_copy(update={"revision": next_revision()})
+            states[remote.revision] = mine
+            return mine
+
+        servers = tuple(map(local, value.get("servers") or ()))
+        shadowed = tuple(map(local, value.get("shadowed") or ()))
+        top = {key: item for key, item in value.items() if key not in ("servers", "shadowed")}
+        remote = PluginModel.model_validate({**top, "servers": (), "shadowed": ()})
+        if stream:
+            self._states = states  # what the next snapshot of the stream may name
+        update = {
+            "servers": servers,
+            "shadowed": shadowed,
+            "revision": self._base + remote.revision,
+        }
+        return remote.model_copy(update=update), remote.revision
 
     def _show(self, model: PluginModel) -> PluginModel:
         """Make ``model`` the snapshot unless a newer one is there; the newest."""
@@ -317,8 +349,17 @@ class RemoteSource:
         return result
 
     async def _changed(self, op: str, **args: Any) -> PluginModel:
-        result = await self._ask(op, **args)
-        return self._show(self._local(PluginModel.model_validate(result.get("model"))))
+        """Have the daemon make a change; the snapshot it made (or a later one), once the
+        snapshot stream brought it."""
+        link = self._link
+        revision = (await self._ask(op, **args)).get("revision")
+        if not isinstance(revision, int):
+            raise AgenttyError("the gateway daemon's answer was not understood")
+        while self._seen < revision:
+            if self._link is not link:
+                raise AgenttyError(LOST_DURING)
+            await self._model.changed()
+        return self._model.value
 
     # --- DaemonSource --------------------------------------------------------------------
 
@@ -400,7 +441,7 @@ class RemoteSource:
     async def reload(self) -> ReloadReport:
         """Have the daemon re-read the config."""
         report = (await self._ask("reload")).get("report") or {}
-        snapshot = self._show(self._local(PluginModel.model_validate(report.get("snapshot"))))
+        snapshot = self._show(self._decode(report.get("snapshot"))[0])
         return report_of(report, snapshot)
 
     async def restart(self, name: str) -> PluginModel:

@@ -21,7 +21,7 @@ from agentty_tui.errors import AgenttyError, UnknownToolError
 from agentty_tui.gateway.attachment import Attachment
 from agentty_tui.gateway.daemon import daemon_status
 from agentty_tui.gateway.daemon_view import DaemonView
-from agentty_tui.gateway.picker_link import LineReader
+from agentty_tui.gateway.picker_link import LineReader, LineWriter
 from agentty_tui.gateway.remote_source import GONE, RemoteSource
 from agentty_tui.gateway.rendezvous import rendezvous
 from agentty_tui.model import PluginModel
@@ -191,3 +191,58 @@ async def test_a_line_over_the_links_limit_ends_the_reading(tmp_path: Path) -> N
         reader = LineReader(right, limit=32)  # type: ignore[arg-type]
         with pytest.raises(anyio.DelimiterNotFound):
             await reader.line()
+
+
+async def test_the_link_sends_a_server_the_picker_has_by_its_revision_alone(
+    write_config: WriteConfig, runtime: Path, tmp_path: Path
+) -> None:
+    """On the raw link: the first snapshot has every server whole; after a toggle of alpha,
+    the next has alpha whole and beta as ``{"same": revision}``; an operation the daemon does
+    not do for a picker is answered with an error, and the link goes on."""
+    config = write_config(
+        {
+            "alpha": stdio_entry(plain_argv("--name", "alpha")),
+            "beta": stdio_entry(plain_argv("--name", "beta")),
+        }
+    )
+    async with attached(config, runtime, tmp_path / "host") as host:
+        await host.list_tools()
+        place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+        env = environment(runtime)
+        line = Attachment(str(tmp_path), str(config), env=env, picker=True).line()
+        async with await anyio.connect_unix(place.socket) as stream:
+            await stream.send(line)
+            reader, writer = LineReader(stream), LineWriter(stream)
+            with anyio.fail_after(TIMEOUT):
+                assert await reader.line() == b"ok"
+                assert "hello" in await reader.message()
+                while True:  # until both are connected, each sent whole
+                    message = await reader.message()
+                    servers = message.get("snapshot", {}).get("servers", [])
+                    if [s.get("status") for s in servers] == ["connected", "connected"]:
+                        break
+                await writer.send({"id": 1, "op": "import_servers", "args": {}})
+                await writer.send(
+                    {
+                        "id": 2,
+                        "op": "tool_set_enabled",
+                        "args": {"server": "alpha", "tool": "add", "enabled": False},
+                    }
+                )
+                replies: dict[int, dict[str, object]] = {}
+                changed: list[object] = []
+                while len(replies) < 2 or not changed:
+                    message = await reader.message()
+                    if "reply" in message:
+                        replies[message["reply"]] = message
+                    elif "snapshot" in message and len(replies) == 2:
+                        changed = message["snapshot"]["servers"]
+        assert replies[1]["error"] == {
+            "kind": "AgenttyError",
+            "message": "the gateway daemon has no operation 'import_servers' for a picker",
+        }
+        assert isinstance(replies[2]["result"], dict) and "revision" in replies[2]["result"]
+        alpha, beta = changed
+        assert isinstance(alpha, dict) and alpha["name"] == "alpha"
+        assert isinstance(beta, dict) and list(beta) == ["same"]
+    await daemon_gone(runtime)
