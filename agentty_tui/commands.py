@@ -724,6 +724,9 @@ async def cmd_status(path: Path | None, args: argparse.Namespace) -> int:
     for host in hosts:
         line = f"{host.get('host') or 'every host'}  {host.get('workspace')}"
         say(f"  {safe_line(line)}  since {host.get('since')}")
+    for picker in found.get("pickers") or []:
+        line = f"picker {picker.get('pid')} on {picker.get('workspace')}"
+        say(f"{safe_line(line)}  since {picker.get('since')}")
     for workspace in found.get("workspaces") or []:
         say(f"workspace {safe_line(str(workspace.get('workspace')))}")
         for server in workspace.get("servers") or []:
