@@ -174,7 +174,7 @@ class RemoteSource:
         ``None`` when no daemon answers at ``place``; an ``AgenttyError`` when the daemon
         refuses the attachment (saying why)."""
         source = cls(attachment, place)
-        link = await source._connect()
+        link = await source._open_link()
         if link is None:
             yield None
             return
@@ -193,7 +193,7 @@ class RemoteSource:
 
     # --- the link ------------------------------------------------------------------------
 
-    async def _connect(self) -> _Link | None:
+    async def _open_link(self) -> _Link | None:
         """Attach and read up to the first snapshot; ``None`` when no daemon answers."""
         try:
             stream = await anyio.connect_unix(self._place.socket)
@@ -241,7 +241,7 @@ class RemoteSource:
             while True:
                 await anyio.sleep(RETRY)
                 try:
-                    found = await self._connect()
+                    found = await self._open_link()
                 except AgenttyError as error:  # one that refuses: said, and tried again
                     self._view.set(replace(self._view.value, note=f"{GONE} ({error})"))
                     continue
