@@ -30,8 +30,10 @@ servers whose revision changed since its previous snapshot, which is what a togg
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Literal
 
 from agentty_tui.catalog.allocation import allocate_distinct, plain_names
@@ -88,6 +90,14 @@ class _ServerPart:
     their sum: a toggle elsewhere adds this server's tokens without a look-up per tool."""
     needs_tasks: tuple[ToolRef, ...] = ()
     """Its enabled tools that run only as tasks: not requested, listed apart."""
+    inherited: tuple[tuple[ToolState, ...], dict[int, int]] | None = None
+    """The previous part of the same server: its states and their counts under plain names by
+    the id of each state. Holding those states keeps their ids from being reused, so an id
+    found here is the very state counted: a toggle's new part looks its unchanged tools up in
+    one pass made in C instead of one count look-up per tool."""
+    by_state: tuple[tuple[ToolState, ...], dict[int, int]] | None = None
+    """This part's states and their counts under plain names by id (what the next part of the
+    server inherits)."""
 
 
 class CatalogProjector:
@@ -233,7 +243,10 @@ class CatalogProjector:
                 continue
             part = previous.get(server.name)
             if part is None or part.revision != server.revision:
+                old = part
                 part = _server_part(server)
+                if old is not None:
+                    part.inherited = old.by_state
             current[server.name] = part
             parts.append(part)
         self._parts = current
@@ -287,11 +300,12 @@ def _fit_tokens(
             continue
         # The run ends inside this server: after the last of its tools that still fits.
         cut = True
-        for count in counts:
-            if room >= count_room or shipped_tokens + count > budget:
-                break
-            shipped_tokens += count
-            room += 1
+        # Running sums (made in C): the tools that fit are those whose sum stays in budget.
+        sums = list(accumulate(counts[: max(0, count_room - room)]))
+        fit = bisect_right(sums, budget - shipped_tokens)
+        if fit:
+            shipped_tokens += sums[fit - 1]
+            room += fit
     return _TokenFit(
         budget=budget, room=room, shipped=shipped_tokens, requested=requested, native=native
     )
@@ -304,7 +318,22 @@ def _part_tokens(
     kept = part.tokens
     if kept is not None and kept[0] is tools:
         return kept[1], kept[2]
-    counts = tuple(counter.count_tool(tool) for tool in tools)
+    plain = tools is part.wire_tools  # each tool under its qualified name: counts carry over
+    inherited = part.inherited if plain else None
+    part.inherited = None  # the previous part's states may go once this is done
+    if inherited is not None:
+        # A toggle's re-projection: the server's other tools are the very states counted
+        # before, each found by a dictionary look-up made in C.
+        found = list(map(inherited[1].get, map(id, part.states)))
+        if None in found:
+            for i, count in enumerate(found):
+                if count is None:
+                    found[i] = counter.count_tool(tools[i])
+        counts: tuple[int, ...] = tuple(found)  # type: ignore[arg-type]
+    else:
+        counts = tuple(counter.count_tool(tool) for tool in tools)
+    if plain:
+        part.by_state = (part.states, dict(zip(map(id, part.states), counts, strict=True)))
     total = sum(counts)
     part.tokens = (tools, counts, total)
     return counts, total
