@@ -97,6 +97,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("/", "filter rows by name or title; escape clears"),
     ("/ is:…", "by state: is:on is:off is:trimmed is:failed is:disabled is:needs-login"),
     ("enter", "details of the tool or the server under the cursor"),
+    ("s", "sort: config order, or by tokens (most expensive first)"),
     ("c", "call the tool (its input schema beside the arguments)"),
     ("C", "the last call again: its result, or how long it has run"),
     ("click", "a row: its details; a tool's [x]: on / off; a server's ▾ ▸: fold"),
@@ -233,11 +234,20 @@ class ToolDetailsScreen(Dialog[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]
 
-    def __init__(self, server: ServerState, tool: ToolState, catalog: WireCatalog) -> None:
+    def __init__(
+        self,
+        server: ServerState,
+        tool: ToolState,
+        catalog: WireCatalog,
+        *,
+        tokens: str | None = None,
+    ) -> None:
+        """``tokens``: what the tool's definition costs, in words (``None``: not counted)."""
         super().__init__()
         self._server = server
         self._tool = tool
         self._catalog = catalog
+        self._tokens = tokens
 
     def compose(self) -> ComposeResult:
         server, tool, catalog = self._server, self._tool, self._catalog
@@ -247,6 +257,7 @@ class ToolDetailsScreen(Dialog[None]):
                 f"state      {'on' if tool.enabled else 'off'}",
                 f"wire name  {_wire_name(server, tool, catalog)}",
                 f"wire       {wire_status(server, tool, catalog)}",
+                *([f"tokens     {self._tokens}"] if self._tokens else []),
             )
         )
         schema = safe_json(thaw(tool.input_schema))
@@ -295,15 +306,19 @@ class ServerDetailsScreen(Dialog[str | None]):
         Binding("o", "logout", "Log out", show=False),
     ]
 
-    def __init__(self, server: ServerState) -> None:
+    def __init__(self, server: ServerState, *, tokens: str | None = None) -> None:
+        """``tokens``: what its tools that are on cost, in words (``None``: not counted)."""
         super().__init__()
         self._server = server
+        self._tokens = tokens
 
     def compose(self) -> ComposeResult:
         server = self._server
         lines = [f"status     {server.status}", *source_facts(server), _spec_text(server)]
         if server.status == "connected":
             lines.append(f"tools      {server.enabled_count}/{len(server.tools)} on")
+            if self._tokens:
+                lines.append(f"tokens     {self._tokens}")
         info = server.info
         if info is not None and info.name:
             lines.append(safe_line(f"server     {info.name} {info.version or ''}".rstrip()))

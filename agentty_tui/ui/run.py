@@ -50,7 +50,7 @@ def run_picker(
 
     async def main(request: StopRequest) -> int:
         async with bridge:
-            app = PickerApp(bridge, freeze_heap=True)
+            app = PickerApp(bridge, freeze_heap=True, count_tokens=True)
             if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
                 app.driver_class = DeadTerminalDriver
             # The app's own way out, so that it restores the terminal before the servers stop.
