@@ -8,9 +8,12 @@ tools and a tool budget, and returns a frozen :class:`WireCatalog`:
 * **Then the MCP tools, in priority order, until the budget is reached.** Only tools that are
   ``enabled`` on servers whose status is ``"connected"`` are requested at all; disabled tools and
   the tools of connecting, failed or disabled servers are neither shipped nor counted as trimmed.
-* **Priority** is deterministic: servers in config order (the order of ``model.servers``), and
-  within a server its tools in the order the server advertised them. The first tool of the first
-  server has the highest priority.
+* **Priority** is deterministic: first every **pinned** tool (one in its server's ``tools.pin``,
+  or any tool of a server whose ``priority`` is above 0), then every other tool; within each of
+  the two, servers by ``priority``, highest first, servers of equal priority in config order
+  (the order of ``model.servers``), and within a server its tools in the order the server
+  advertised them. Without pins or priorities: config order, then advertised order. A pinned
+  tool is trimmed only after every unpinned one.
 * **Trimming** drops the lowest-priority tools first (from the end of that order); they are
   listed in ``trimmed``, in priority order, and counted in ``over_by`` and ``warning``.
 * **A token budget**, when given, cuts the same order too: the MCP tools ship while their
@@ -90,6 +93,9 @@ class _ServerPart:
     their sum: a toggle elsewhere adds this server's tokens without a look-up per tool."""
     needs_tasks: tuple[ToolRef, ...] = ()
     """Its enabled tools that run only as tasks: not requested, listed apart."""
+    pinned: bool = False
+    """Whether these are the server's pinned tools (a server with pins and other tools has a
+    part of each)."""
     inherited: tuple[tuple[ToolState, ...], dict[int, int]] | None = None
     """The previous part of the same server: its states and their counts under plain names by
     the id of each state. Holding those states keeps their ids from being reused, so an id
@@ -115,7 +121,7 @@ class CatalogProjector:
     def __init__(self, counter: TokenCounter = TOKEN_COUNTER) -> None:
         self._counter = counter
         self._native_tokens: tuple[tuple[WireTool, ...], int] | None = None
-        self._parts: dict[str, _ServerPart] = {}
+        self._parts: dict[str, tuple[_ServerPart, ...]] = {}
         self._natives: tuple[tuple[NativeTool, ...], tuple[WireTool, ...]] | None = None
         self._trimmed: tuple[ToolRef, ...] = ()
         self._grouped: dict[str, frozenset[str]] = {}
@@ -235,22 +241,44 @@ class CatalogProjector:
         return kept[1]
 
     def _server_parts(self, model: PluginModel) -> list[_ServerPart]:
+        """The connected servers' parts in priority order (see the module docstring)."""
         previous = self._parts
-        current: dict[str, _ServerPart] = {}
-        parts: list[_ServerPart] = []
-        for server in model.servers:
-            if server.status != "connected":
-                continue
-            part = previous.get(server.name)
-            if part is None or part.revision != server.revision:
-                old = part
-                part = _server_part(server)
+        current: dict[str, tuple[_ServerPart, ...]] = {}
+        servers = [server for server in model.servers if server.status == "connected"]
+        if any(server.priority for server in servers):
+            servers.sort(key=_by_priority)  # stable: config order among equals
+        for server in servers:
+            parts = previous.get(server.name)
+            if parts is None or parts[0].revision != server.revision:
+                old = parts
+                parts = _server_part(server)
                 if old is not None:
-                    part.inherited = old.by_state
-            current[server.name] = part
-            parts.append(part)
+                    inherited = _inherited(old)
+                    for part in parts:
+                        part.inherited = inherited
+            current[server.name] = parts
         self._parts = current
-        return parts
+        ordered = [part for parts in current.values() for part in parts]
+        if any(part.pinned for part in ordered):
+            ordered = [p for p in ordered if p.pinned] + [p for p in ordered if not p.pinned]
+        return ordered
+
+
+def _by_priority(server: ServerState) -> int:
+    return -server.priority
+
+
+def _inherited(
+    old: tuple[_ServerPart, ...],
+) -> tuple[tuple[ToolState, ...], dict[int, int]] | None:
+    """What a server's new parts inherit from its previous ones (their counts by state)."""
+    kept = [part.by_state for part in old if part.by_state is not None]
+    if len(kept) == 1:
+        return kept[0]
+    if not kept:
+        return None
+    states = tuple(state for part in kept for state in part[0])
+    return states, {key: count for part in kept for key, count in part[1].items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,13 +388,17 @@ def _group_parts(
                 bares = part.bares
             else:
                 bares = frozenset(ref.tool for ref in part.refs[room - seen :])
+            if server in grouped:  # its pinned part was trimmed too: one set of both
+                bares = grouped[server] | bares
             old = previous.get(server)
             grouped[server] = old if old == bares else bares
         seen += count
     return grouped
 
 
-def _server_part(server: ServerState) -> _ServerPart:
+def _server_part(server: ServerState) -> tuple[_ServerPart, ...]:
+    """The server's part, or two when some of its tools are pinned and some not (pinned
+    first)."""
     requested: dict[ToolRef, ToolState] = {}
     name = server.name
     needs_tasks: list[ToolRef] = []
@@ -376,8 +408,26 @@ def _server_part(server: ServerState) -> _ServerPart:
                 needs_tasks.append(ToolRef(name, state.bare))
             else:
                 requested.setdefault(ToolRef(name, state.bare), state)
+    everything = server.priority > 0
+    pinned = {ref: state for ref, state in requested.items() if everything or state.pinned}
+    if not pinned or len(pinned) == len(requested):
+        return (_part(server, requested, tuple(needs_tasks), pinned=bool(pinned)),)
+    rest = {ref: state for ref, state in requested.items() if ref not in pinned}
+    return (
+        _part(server, pinned, tuple(needs_tasks), pinned=True),
+        _part(server, rest, (), pinned=False),
+    )
+
+
+def _part(
+    server: ServerState,
+    requested: Mapping[ToolRef, ToolState],
+    needs_tasks: tuple[ToolRef, ...],
+    *,
+    pinned: bool,
+) -> _ServerPart:
     refs = tuple(requested)
-    bases = tuple(qualified_name(name, ref.tool) for ref in refs)
+    bases = tuple(qualified_name(server.name, ref.tool) for ref in refs)
     return _ServerPart(
         revision=server.revision,
         refs=refs,
@@ -385,7 +435,8 @@ def _server_part(server: ServerState) -> _ServerPart:
         by_ref=dict(zip(refs, bases, strict=True)),
         by_base=dict(zip(bases, refs, strict=True)),
         longest=max(map(len, bases), default=0),
-        needs_tasks=tuple(needs_tasks),
+        needs_tasks=needs_tasks,
+        pinned=pinned,
     )
 
 

@@ -357,6 +357,7 @@ class PickerApp(KeyOrderApp):
         Binding("slash", "filter", "filter"),
         Binding("h", "next_lens", "host lens", show=False),
         Binding("s", "sort", "sort", show=False),
+        Binding("p", "pin", "pin", show=False),
         Binding("c", "call", "call"),
         Binding("C", "last_call", "last call", show=False),
         Binding("question_mark", "help", "help"),
@@ -1215,6 +1216,24 @@ class PickerApp(KeyOrderApp):
         else:
             name = HOST_NAMES.get(self.lens, self.lens)
             self.notify(f"{name}'s view: what its model gets; a switch is its alone.", timeout=3)
+
+    def action_pin(self) -> None:
+        """p: pin the tool under the cursor (trimmed only after every unpinned tool), or on a
+        server row its every tool (its ``priority`` 1); again: unpin (agentty's own files)."""
+        current = self._current()
+        if current is None:
+            return
+        row, server = current
+        if self.refuse_shadowed(server):
+            return
+        name = server.name
+        if row.kind == "server":
+            priority = 0 if server.priority > 0 else 1
+            self.run_operation("Pin", lambda: self.source.server_set_priority(name, priority))
+        elif row.tool is not None:
+            state = server.tool(row.tool)
+            tool, pinned = row.tool, not (state is not None and state.pinned)
+            self.run_operation("Pin", lambda: self.source.tool_set_pinned(name, tool, pinned))
 
     def action_sort(self) -> None:
         """s: the rows in config order, or by cost (most expensive first): what to switch off

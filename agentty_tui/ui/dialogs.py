@@ -98,6 +98,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("/ is:…", "by state: is:on is:off is:trimmed is:failed is:disabled is:needs-login"),
     ("enter", "details of the tool or the server under the cursor"),
     ("s", "sort: config order, or by tokens (most expensive first)"),
+    ("p", "pin the tool (trimmed last) or, on a server row, all its tools; again unpins"),
     ("c", "call the tool (its input schema beside the arguments)"),
     ("C", "the last call again: its result, or how long it has run"),
     ("click", "a row: its details; a tool's [x]: on / off; a server's ▾ ▸: fold"),

@@ -59,6 +59,7 @@ ROLES = (
     "tool-name-off",
     "trimmed",
     "tokens",
+    "pinned",
     "label",
     "hint",
     "warning",

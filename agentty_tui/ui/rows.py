@@ -50,6 +50,7 @@ from agentty_tui.ui.row_source import (
     source_width,
     untrusted_segments,
 )
+from agentty_tui.ui.pin_text import is_pinned, pin_cell, server_pin
 from agentty_tui.ui.token_text import TOKEN_WIDTH, server_tokens, token_cell
 
 __all__ = [
@@ -112,6 +113,8 @@ class Layout:
     token_width: int = 0
     """Tool rows: the token column's width (``token_text``); 0: no column (tokens are not
     counted)."""
+    pins: bool = False
+    """Tool rows: whether a column is kept for the pin mark (some tool shown is pinned)."""
 
 
 def cut(text: str) -> str:
@@ -133,18 +136,26 @@ class ToolWidths:
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[int, int, int]] = {}
+        self._entries: dict[str, tuple[int, int, int, bool]] = {}
 
     def of(self, server: ServerState) -> tuple[int, int]:
         """The widest (name, title) among the tools of ``server``."""
+        return self._entry(server)[1:3]
+
+    def pins(self, server: ServerState) -> bool:
+        """Whether some tool of ``server`` is pinned (``pin_text``)."""
+        return self._entry(server)[3]
+
+    def _entry(self, server: ServerState) -> tuple[int, int, int, bool]:
         entry = self._entries.get(server.name)
         if entry is not None and entry[0] == server.revision:
-            return entry[1], entry[2]
+            return entry
         tools = server.tools
         names = max((len(safe_line(tool.bare)) for tool in tools), default=0)
         titles = max((len(safe_line(cut(tool.title or ""))) for tool in tools), default=0)
-        self._entries[server.name] = (server.revision, names, titles)
-        return names, titles
+        pins = bool(tools) and (server.priority > 0 or any(tool.pinned for tool in tools))
+        entry = self._entries[server.name] = (server.revision, names, titles, pins)
+        return entry
 
     def layout(
         self,
@@ -159,11 +170,13 @@ class ToolWidths:
         whether the terminal has room for a source column; ``tokens``: whether tool rows have
         a token column."""
         name_width = tool_width = title_width = 0
+        pins = False
         for server in model.servers:
             name_width = max(name_width, len(safe_line(server.name)))
-            names, titles = self.of(server)
+            _, names, titles, pinned = self._entry(server)
             tool_width = max(tool_width, names)
             title_width = max(title_width, titles)
+            pins = pins or pinned
         if len(self._entries) > len(model.servers):
             shown = {server.name for server in model.servers}
             self._entries = {k: v for k, v in self._entries.items() if k in shown}
@@ -174,6 +187,7 @@ class ToolWidths:
             title_width=min(title_width, TITLE_LIMIT) if wide else None,
             source_width=source_width(model) if sources else 0,
             token_width=TOKEN_WIDTH if tokens else 0,
+            pins=pins,
         )
 
 
@@ -345,6 +359,7 @@ def _server_row(
     if state.status == "connected":
         segments.append((f"{state.enabled_count}/{len(state.tools)} tools on", "count"))
         segments += server_tokens(cost)
+        segments += server_pin(state)
         if state.dropped_tools:
             count = len(state.dropped_tools)
             segments.append((f" · {count} invalid tool{'s' * (count > 1)} left out", "error"))
@@ -395,6 +410,7 @@ def _tool_row(
     available: bool = True,
     mixed: bool = False,
     tokens: int | None = None,
+    pinned: bool = False,
 ) -> Row:
     if not available:  # its server is not connected: the setting shows, dimmed
         check_role = name_role = "unavailable"
@@ -409,6 +425,7 @@ def _tool_row(
             check_role,
         ),
         (" ", "plain"),
+        *pin_cell(pinned, layout.pins),
         (safe_line(tool.bare).ljust(layout.tool_width), name_role),
         *token_cell(tokens, layout.token_width),
         *tool_cells(tool, trimmed, layout),
@@ -542,5 +559,6 @@ def _server_rows(
         trims = tool.enabled and tool.bare in trimmed
         mixed = len({view.sends(tool.bare) for view in views}) > 1
         tokens = counts.get(tool.bare)
-        rows.append(_tool_row(name, tool, trims, layout, available, mixed, tokens))
+        pinned = is_pinned(state, tool)
+        rows.append(_tool_row(name, tool, trims, layout, available, mixed, tokens, pinned))
     return tuple(rows)

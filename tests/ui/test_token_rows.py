@@ -102,3 +102,25 @@ def test_the_memo_rebuilds_a_server_when_its_counts_arrive_and_equals_a_fresh_bu
     assert all(x is y for x, y in zip(second, third, strict=True))
     sorted_rows = _rows(m, book, memo=memo, by_cost=True)
     assert sorted_rows == _rows(m, book, by_cost=True)
+
+
+def test_a_pinned_tool_has_its_mark_and_a_pinned_server_says_so() -> None:
+    """While any tool shown is pinned every tool row keeps a pin column (names stay in line):
+    ⚑ on a pinned tool, and on every tool of a server whose priority is above 0, which says
+    "pinned" on its row."""
+    m = _priced()
+    cheap, dear = m.servers
+    tools = (dear.tools[0].model_copy(update={"pinned": True}), *dear.tools[1:])
+    pinned = model(
+        cheap.model_copy(update={"priority": 1}), dear.model_copy(update={"tools": tools})
+    )
+    rows = _rows(pinned, None)
+    assert rows[0].text.rstrip() == "▾ ● cheap  2/2 tools on · ⚑ pinned"
+    assert [row.text[:16] for row in rows if row.kind == "tool"] == [
+        "    [x] ⚑ a     ",
+        "    [x] ⚑ b     ",
+        "    [x] ⚑ small ",
+        "    [x]   big   ",
+        "    [ ]   off   ",
+    ]
+    assert _rows(m, None)[1].text.startswith("    [x] a      ")  # no pins: no column
