@@ -556,9 +556,7 @@ def _set_pinned(adapter: Adapter, entry: Any, edit: SetToolPinned, path: str | N
         entry.pop(nest, None)
 
 
-def _set_priority(
-    adapter: Adapter, entry: Any, edit: SetServerPriority, path: str | None
-) -> None:
+def _set_priority(adapter: Adapter, entry: Any, edit: SetServerPriority, path: str | None) -> None:
     """Write the entry's priority (0: no key); other keys stay."""
     key = adapter.priority_key
     if key is None:

@@ -41,6 +41,7 @@ from agentty_tui.catalog import WireCatalog
 from agentty_tui.catalog.tool_costs import ServerCost
 from agentty_tui.model import PluginModel, ServerState, ToolState, hosts_in_use
 from agentty_tui.terminal_text import safe_line
+from agentty_tui.ui.pin_text import is_pinned, pin_cell, server_pin
 from agentty_tui.ui.row_filter import RowFilter, parse_filter
 from agentty_tui.ui.row_source import (
     is_project_untrusted,
@@ -50,7 +51,6 @@ from agentty_tui.ui.row_source import (
     source_width,
     untrusted_segments,
 )
-from agentty_tui.ui.pin_text import is_pinned, pin_cell, server_pin
 from agentty_tui.ui.token_text import TOKEN_WIDTH, server_tokens, token_cell
 
 __all__ = [
