@@ -12,6 +12,11 @@ from tests.ui.fakes import StaticSource, model, server, settle, tool
 pytestmark = pytest.mark.anyio
 
 
+def _last(source: StaticSource) -> object:
+    """The source's last call (typed loosely: each assert compares it to another shape)."""
+    return source.calls[-1]
+
+
 async def test_p_pins_a_tool_then_a_server_and_again_unpins() -> None:
     source = StaticSource(model(server("notes", tool("add"), tool("find")), server("x", tool("y"))))
     app = PickerApp(source)
@@ -19,22 +24,22 @@ async def test_p_pins_a_tool_then_a_server_and_again_unpins() -> None:
         await pilot.press("down", "p")
         await settle(app)
         await pilot.pause()
-        assert source.calls[-1] == ("tool_set_pinned", ("notes", "add", True))
+        assert _last(source) == ("tool_set_pinned", ("notes", "add", True))
         assert app.picker.rows[1].text.startswith("    [x] ⚑ add")
         assert app.picker.rows[2].text.startswith("    [x]   find")
         await pilot.press("p")
         await settle(app)
         await pilot.pause()
-        assert source.calls[-1] == ("tool_set_pinned", ("notes", "add", False))
+        assert _last(source) == ("tool_set_pinned", ("notes", "add", False))
         assert app.picker.rows[1].text.startswith("    [x] add")  # no pin left: no column
         await pilot.press("up", "p")
         await settle(app)
         await pilot.pause()
-        assert source.calls[-1] == ("server_set_priority", ("notes", 1))
+        assert _last(source) == ("server_set_priority", ("notes", 1))
         assert app.picker.rows[0].text.rstrip().endswith("· ⚑ pinned")
         await pilot.press("p")
         await settle(app)
-        assert source.calls[-1] == ("server_set_priority", ("notes", 0))
+        assert _last(source) == ("server_set_priority", ("notes", 0))
 
 
 async def test_a_refused_pin_is_an_error_notification() -> None:
