@@ -469,7 +469,9 @@ class PickerApp(KeyOrderApp):
         self.catalog = self._project(model)
         self.refresh_rows()
         self._show_status()
-        self._count_if_needed()
+        # After the frame is painted: loading the encoding holds the interpreter's lock for
+        # about 2 s, even in a worker thread, and the first frame must not wait for it.
+        self.call_after_refresh(self._count_if_needed)
         title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
         self._set_text("#title", title)
         notes = config_notes(model)
@@ -521,7 +523,8 @@ class PickerApp(KeyOrderApp):
     @work(thread=True, group="costs", exit_on_error=False)
     def _count_tokens(self, costs: CostBook, model: PluginModel, family: FamilyName) -> None:
         try:
-            costs.counter.warm()  # about 1.5 s the first time: this thread, not the UI's
+            # The first count loads the encoding (about 1.5 s): in this thread, and only once
+            # some server has tools to count.
             costs.count(model, family)
         finally:
             self.call_from_thread(self._tokens_counted)

@@ -118,7 +118,7 @@ def _priced_model() -> PluginModel:
         server("cheap", tool("a", description="short"), tool("b", description="tiny")),
         server(
             "dear",
-            tool("small", description="one"),
+            tool("small", description="one").model_copy(update={"pinned": True}),
             tool("big", description="word " * 200),
             tool("off", enabled=False, description="word " * 100),
         ),
@@ -137,7 +137,7 @@ async def _tokens_counted(pilot: Pilot[None]) -> None:
 
 def test_token_column_and_server_totals(snap_compare: SnapCompare) -> None:
     """Each tool's tokens right-aligned after its name (an off tool's too), each connected
-    server's tokens of its tools on, the total in the status bar."""
+    server's tokens of its tools on, the total in the status bar; dear's small is pinned (⚑)."""
     app = PickerApp(StaticSource(_priced_model()), follow=False, count_tokens=True)
     assert snap_compare(app, terminal_size=SIZE, run_before=_tokens_counted)
 
