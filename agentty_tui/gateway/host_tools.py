@@ -219,7 +219,7 @@ def refusal(name: str, ref: ToolRef | None, now: HostTools) -> str:
             return (
                 f"tool {tool} of server {_line(ref.server)} is over {_ceiling(now)} "
                 f"({len(now.catalog.trimmed)} tools were left out, the lowest priority first); "
-                "switch other tools off in agentty-tui"
+                "switch other tools off in agentty-tui, or pin this one there (p)"
             )
         return (
             f"tool {tool} of server {_line(ref.server)} is over the tool budget of {budget} "

@@ -5,6 +5,8 @@ a host's lens counts in its family and says its limits."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -12,7 +14,7 @@ import pytest
 from textual.widgets import Static
 
 import agentty_tui.ui.app as app_module
-from agentty_tui.catalog import TokenCounter
+from agentty_tui.catalog import DEFAULT_FAMILY, FamilyName, TokenCounter
 from agentty_tui.model import HostView, PluginModel, SourceRef
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ServerDetailsScreen, ToolDetailsScreen
@@ -25,16 +27,22 @@ CODEX = SourceRef(path="/h/.codex/config.toml", scope="user", host="codex")
 
 
 class GatedCounter(TokenCounter):
-    """A counter whose encoding loads only once the test opens the gate."""
+    """A counter that counts only once the test opens the gate."""
 
     def __init__(self) -> None:
         super().__init__()
         self.gate = threading.Event()
 
-    def warm(self) -> None:
-        """Wait for the gate (at most 30 s), then load."""
+    def count(
+        self,
+        name: str,
+        description: str,
+        input_schema: Mapping[str, Any],
+        family: FamilyName = DEFAULT_FAMILY,
+    ) -> int:
+        """Wait for the gate (at most 30 s), then count."""
         self.gate.wait(30)
-        super().warm()
+        return super().count(name, description, input_schema, family)
 
 
 def _priced() -> PluginModel:
@@ -65,9 +73,11 @@ def counter(monkeypatch: pytest.MonkeyPatch) -> GatedCounter:
 async def test_the_first_frame_shows_no_figure_then_the_counts_come(counter: GatedCounter) -> None:
     app = PickerApp(StaticSource(_priced()), count_tokens=True)
     async with app.run_test(size=(100, 24)) as pilot:
-        await pilot.pause()
-        # The encoding is not loaded (the gate is shut): the rows are on screen all the same.
-        assert app._counting and not counter.ready
+        # Counting starts once the first frame is painted, and waits at the gate: the rows
+        # are on screen all the same, without a figure.
+        with anyio.fail_after(30):
+            while not app._counting:
+                await pilot.pause()
         rows = app.picker.rows
         assert rows[1].text.startswith(f"    [x] a      {' ' * TOKEN_WIDTH}  short")
         assert "tokens" not in rows[0].text and "tokens" not in _status(app)
