@@ -16,13 +16,13 @@ object, is looked up in the counter.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from agentty_tui.catalog.names import qualified_name
 from agentty_tui.catalog.tokens import DEFAULT_FAMILY, TOKEN_COUNTER, FamilyName, TokenCounter
-from agentty_tui.catalog.values import WireTool
+from agentty_tui.catalog.values import WireCatalog
 from agentty_tui.model import PluginModel, ServerState, ToolState
 
 __all__ = ["CostBook", "ServerCost"]
@@ -92,27 +92,50 @@ class CostBook:
                 del self._costs[key]
             return counted
 
+    def carry(self, model: PluginModel, family: FamilyName = DEFAULT_FAMILY) -> None:
+        """Count, now, each server of ``model`` whose previous state was counted, when that is
+        cheap: the encoding loaded, its other tools' counts carried over (a toggle: one tool
+        looked up). Meant for the UI thread, so that a toggled server's figures never blink;
+        does nothing while a count runs (it is :meth:`count`'s job then)."""
+        if not self._counter.ready or not self._lock.acquire(blocking=False):
+            return
+        try:
+            for server in model.servers:
+                key = (family, server.name)
+                previous = self._costs.get(key)
+                if previous is not None and previous.revision != server.revision:
+                    self._costs[key] = self._server_cost(server, family, previous)
+        finally:
+            self._lock.release()
+
     def total(
-        self, model: PluginModel, shipped: Iterable[WireTool], family: FamilyName = DEFAULT_FAMILY
+        self,
+        model: PluginModel,
+        catalog: WireCatalog,
+        family: FamilyName = DEFAULT_FAMILY,
+        *,
+        natives: bool = True,
     ) -> int | None:
-        """Tokens of ``shipped`` (a catalog's tools: natives counted directly, MCP tools from
-        their server's counts); ``None`` while any of their servers is not counted."""
-        costs: dict[str, ServerCost | None] = {}
+        """Tokens of what ``catalog`` (``model``'s) ships: each connected server's tools that
+        are on, less those trimmed, and the natives (``natives=False``: the MCP tools alone);
+        ``None`` while a server is not counted. A look-up per server and per trimmed tool, not
+        per tool: the status bar asks on every snapshot."""
         total = 0
-        for tool in shipped:
-            if tool.server is None:
-                if not self._counter.ready:
-                    return None
-                total += self._counter.count_tool(tool, family)
-                continue
-            if tool.server not in costs:
-                server = model.server(tool.server)
-                costs[tool.server] = None if server is None else self.of(server, family)
-            cost = costs[tool.server]
-            count = None if cost is None else cost.tools.get(tool.tool)
-            if count is None:
+        if natives:
+            native_tools = [tool for tool in catalog.tools if tool.server is None]
+            if native_tools and not self._counter.ready:
                 return None
-            total += count
+            total += sum(self._counter.count_tool(tool, family) for tool in native_tools)
+        trimmed = catalog.trimmed_by_server()
+        for server in model.servers:
+            if server.status != "connected":
+                continue
+            cost = self.of(server, family)
+            if cost is None:
+                return None
+            total += cost.enabled
+            for bare in trimmed.get(server.name, ()):
+                total -= cost.tools.get(bare, 0)
         return total
 
     def _server_cost(

@@ -490,18 +490,18 @@ class PickerApp(KeyOrderApp):
         limits = host_limits(self.lens)
         tokens = summary.tokens
         if self._costs is not None:
-            counted = self._costs.total(model, catalog.tools, self.family)
+            counted = self._costs.total(model, catalog, self.family)
             tokens = counted if counted is not None else tokens
         family = rules = None
         if limits is not None:
             spec = FAMILIES[limits.family]
             family = spec.label + ("" if spec.exact and not limits.family_estimate else " est.")
-            mcp = [tool for tool in catalog.tools if tool.server is not None]
+            mcp = sum(tool.server is not None for tool in catalog.tools)
             mcp_tokens = None
-            if tokens is not None and self._costs is not None:
-                mcp_tokens = self._costs.total(model, mcp, limits.family)
+            if self._costs is not None:
+                mcp_tokens = self._costs.total(model, catalog, limits.family, natives=False)
             rules = limits.rules()
-            if limits.defers(len(mcp), mcp_tokens):
+            if limits.defers(mcp, mcp_tokens):
                 rules = (*rules, "deferring them now")
         summary = replace(
             summary, tokens=tokens, family=family, host_rules=rules or (), by_cost=self.by_cost
@@ -584,6 +584,8 @@ class PickerApp(KeyOrderApp):
         width = self.picker.size.width or self.size.width  # before the first layout: the app's
         self._wide = width >= WIDE_COLUMNS
         self._sources = width >= SOURCE_COLUMNS
+        if self._costs is not None:
+            self._costs.carry(self.model, self.family)  # a toggle's figures, at once
         rows = build_rows(
             self.model,
             self.catalog,

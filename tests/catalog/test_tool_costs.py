@@ -11,7 +11,6 @@ from agentty_tui.catalog import (
     TOKEN_COUNTER,
     FamilyName,
     TokenCounter,
-    WireTool,
     project_catalog,
 )
 from agentty_tui.catalog.tool_costs import CostBook
@@ -66,9 +65,13 @@ def test_the_total_of_a_catalog_is_its_token_budgets_figure() -> None:
     )
     catalog = project_catalog(model, token_budget=1_000_000)
     book = CostBook()
-    assert book.total(model, catalog.tools) is None  # nothing counted yet
+    assert book.total(model, catalog) is None  # nothing counted yet
     book.count(model)
-    assert book.total(model, catalog.tools) == catalog.tokens_shipped
+    assert book.total(model, catalog) == catalog.tokens_shipped
+    tight = project_catalog(model, budget=3, token_budget=1_000_000)  # b's tool trimmed
+    assert book.total(model, tight) == tight.tokens_shipped
+    natives = TOKEN_COUNTER.total(t for t in tight.tools if t.server is None)
+    assert book.total(model, tight, natives=False) == (tight.tokens_shipped or 0) - natives
 
 
 class _Spy(TokenCounter):
@@ -106,9 +109,26 @@ def test_a_toggle_counts_only_the_toggled_tool_and_gone_servers_are_forgotten() 
     assert book.of(toggled) is None
 
 
-def test_a_wire_tool_of_an_uncounted_server_leaves_the_total_unknown() -> None:
+def test_a_server_not_counted_leaves_the_total_unknown() -> None:
     model = _model(_server("a", ("one", "first", True)))
     book = CostBook()
     book.count(model)
-    stranger = WireTool(name="mcp__b__x", server="b", tool="x")
-    assert book.total(model, (stranger,)) is None
+    later = _model(*model.servers, _server("b", ("x", "y", True)))
+    assert book.total(later, project_catalog(later)) is None
+
+
+def test_carry_counts_a_toggled_server_at_once_and_a_new_one_never() -> None:
+    """``carry`` (the UI thread's) brings a toggled server's counts up to date with one
+    look-up; a server never counted is left to ``count`` (the worker's)."""
+    spy = _Spy()
+    spy.warm()
+    book = CostBook(spy)
+    server = _server("s", *((f"t{i}", f"tool {i}", True) for i in range(10)))
+    book.count(_model(server))
+    first = server.tools[0].model_copy(update={"enabled": False})
+    toggled = server.model_copy(update={"tools": (first, *server.tools[1:])})
+    fresh = _server("new", ("x", "y", True))
+    spy.asked.clear()
+    book.carry(_model(toggled, fresh))
+    assert spy.asked == ["mcp__s__t0"]
+    assert book.of(toggled) is not None and book.of(fresh) is None
