@@ -205,6 +205,8 @@ async def _drive(
         with anyio.fail_after(CONNECT_TIMEOUT):
             while len(app.picker.rows) != rows_expected or app.probe.frames == 0:
                 await pilot.pause(0.05)
+            while app._counting:  # the first count (the encoding's load) is not a toggle's
+                await pilot.pause(0.05)
         await _idle(pilot)
         with recorder.clock:
             for number, (server, bare) in enumerate(plan):
