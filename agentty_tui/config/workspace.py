@@ -765,13 +765,14 @@ class Workspace:
                 "no pins or priorities: only agentty's own files hold them"
             )
         if source.host == "claude" and any(isinstance(e, AddServer) for e in edits):
-            self._refuse_in_lockdown("add a server to Claude Code's files")
+            self.refuse_in_lockdown("add a server to Claude Code's files")
         self.store(source).apply(self._as_written(edits))
         return self.load()
 
-    def _refuse_in_lockdown(self, what: str) -> None:
+    def refuse_in_lockdown(self, what: str) -> None:
         """``OperationError`` when Claude Code's managed MCP file has exclusive control (what
-        ``claude mcp add`` refuses too): ``what`` would change nothing it runs."""
+        ``claude mcp add`` refuses too), as the last ``load`` found it: ``what`` would change
+        nothing it runs."""
         lockdown = self.claude_lockdown
         if lockdown is not None:
             raise OperationError(f"cannot {what}: {lockdown} (the administrator's choice)")
@@ -835,7 +836,7 @@ class Workspace:
         ):
             self._allow_in_gemini(server.entry_name)
         if not written and skipped:
-            self._refuse_in_lockdown(f"turn {server.name!r} on for Claude Code")
+            self.refuse_in_lockdown(f"turn {server.name!r} on for Claude Code")
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
             hosts = dict.fromkeys(view.source.host for view in views)

@@ -56,6 +56,7 @@ from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
 from agentty_tui.errors import AgenttyError, EntryChangedError
+from agentty_tui.gateway.daemon_view import DaemonView
 from agentty_tui.model import (
     HttpSpec,
     PluginModel,
@@ -86,7 +87,7 @@ from agentty_tui.ui.row_source import (
 )
 from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_key
 from agentty_tui.ui.server_form import AddServerScreen, EditServerScreen, NewServer
-from agentty_tui.ui.source import PluginSource
+from agentty_tui.ui.source import DaemonSource, PluginSource
 from agentty_tui.ui.text import PlainText
 from agentty_tui.ui.token_text import short_count
 
@@ -420,9 +421,13 @@ class PickerApp(KeyOrderApp):
         self._sources = False  # whether they have a source column (a workspace's rows)
         self.last_call: CallRecord | None = None
         """The last call dialog's call, for ``C`` (its result outlives the dialog)."""
+        self.daemon: DaemonView | None = source.daemon if isinstance(source, DaemonSource) else None
+        """The gateway daemon the picker is attached to (its hosts, who sees which tool);
+        ``None`` for a picker that runs its own servers."""
 
     def compose(self) -> ComposeResult:
         yield PlainText("", one_line=True, id="title")
+        yield PlainText("", id="daemon")
         yield PlainText("", id="config-error")
         yield PickerList(id="picker")
         yield PlainText("", id="empty")
@@ -434,10 +439,14 @@ class PickerApp(KeyOrderApp):
     def on_mount(self) -> None:
         """Render what the source has now, then follow its updates."""
         self.show_snapshot(self.source.snapshot)
+        if self.daemon is not None:
+            self.show_daemon(self.daemon)
         self.picker.focus()
         if self._follow_updates:
             self._follow()
             self.hear_outside_edits()
+            if isinstance(self.source, DaemonSource):
+                self._follow_daemon(self.source)
 
     def on_unmount(self) -> None:
         """Stop hearing about outside edits."""
@@ -450,6 +459,31 @@ class PickerApp(KeyOrderApp):
         async for model in self.source.updates():
             if model is not self.model:  # the first one is usually the one already shown
                 self.show_snapshot(model)
+
+    @work(exclusive=True, group="daemon", exit_on_error=False)
+    async def _follow_daemon(self, source: DaemonSource) -> None:
+        async for view in source.daemon_views():
+            if view is not self.daemon:
+                was = self.daemon
+                self.show_daemon(view)
+                if was is not None and was.attached != view.attached:
+                    said = view.note or "Attached to the gateway daemon again."
+                    self.notify(said, severity="information" if view.attached else "warning")
+
+    def show_daemon(self, view: DaemonView) -> None:
+        """Show the daemon the picker is attached to: the title says so, the panel under it
+        lists the hosts attached for the workspace (or says the daemon went away)."""
+        self.daemon = view
+        self.query_one("#daemon").set_class(not view.attached, "gone")
+        self._set_text("#daemon", daemon_text(view), shown=True)
+        self._set_text("#title", self._title(self.model))
+
+    def _title(self, model: PluginModel) -> str:
+        title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
+        if self.daemon is not None:
+            attached = self.daemon.attached and self.daemon.pid is not None
+            title += f" · gateway daemon {self.daemon.pid}" if attached else " · daemon gone"
+        return title
 
     def show_snapshot(self, model: PluginModel) -> None:
         """Make ``model`` the snapshot on screen, through the lens."""
@@ -472,8 +506,7 @@ class PickerApp(KeyOrderApp):
         # After the frame is painted: loading the encoding holds the interpreter's lock for
         # about 2 s, even in a worker thread, and the first frame must not wait for it.
         self.call_after_refresh(self._count_if_needed)
-        title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
-        self._set_text("#title", title)
+        self._set_text("#title", self._title(model))
         notes = config_notes(model)
         self._set_text("#config-error", notes, shown=bool(notes))
 
@@ -1179,8 +1212,10 @@ class PickerApp(KeyOrderApp):
                 self._details_closed(server.name),
             )
         else:
+            seen = None if self.daemon is None else self.daemon.seen_by(server.name, tool.bare)
+            hosts = None if seen is None else tuple(host.label for host in seen)
             tokens = self._tokens_text(server, tool)
-            self.push_screen(ToolDetailsScreen(server, tool, self.catalog, tokens=tokens))
+            self.push_screen(ToolDetailsScreen(server, tool, self.catalog, hosts, tokens=tokens))
 
     def _tokens_text(self, server: ServerState, tool: ToolState | None) -> str | None:
         """The details' token line: the tool's tokens, or the server's tools' that are on, in
@@ -1292,3 +1327,23 @@ def remove_shadowed_question(state: ServerState) -> str:
         f"Remove the entry {state.name!r} from {where}?\n"
         f"It is shadowed by {winner}, which stays and keeps running."
     )
+
+
+def daemon_text(view: DaemonView) -> str:
+    """The panel of an attached picker: the hosts attached for its workspace, a line each
+    (host, project, since when, how many of the tools shown it lists), or why there is no
+    daemon now."""
+    if not view.attached:
+        return view.note or "the gateway daemon went away"
+    if not view.hosts:
+        return "attached to the gateway daemon · no host attached for this workspace"
+    lines = [
+        f"attached to the gateway daemon · {len(view.hosts)} host(s) attached for this workspace:"
+    ]
+    for host in view.hosts:
+        since = host.since.replace("T", " ").removesuffix("Z") + " UTC"
+        lines.append(
+            f"  {safe_line(host.label)}  {safe_line(host.project)}  since {since}"
+            f"  · {len(host.tools)} tools listed"
+        )
+    return "\n".join(lines)

@@ -240,15 +240,19 @@ class ToolDetailsScreen(Dialog[None]):
         server: ServerState,
         tool: ToolState,
         catalog: WireCatalog,
+        seen_by: tuple[str, ...] | None = None,
         *,
         tokens: str | None = None,
     ) -> None:
-        """``tokens``: what the tool's definition costs, in words (``None``: not counted)."""
+        """``seen_by``: the hosts attached to the gateway daemon that list the tool now
+        (``None``: the picker is not attached, and the line is left out); ``tokens``: what the
+        tool's definition costs, in words (``None``: not counted)."""
         super().__init__()
         self._server = server
         self._tool = tool
         self._catalog = catalog
         self._tokens = tokens
+        self._seen_by = seen_by
 
     def compose(self) -> ComposeResult:
         server, tool, catalog = self._server, self._tool, self._catalog
@@ -258,6 +262,7 @@ class ToolDetailsScreen(Dialog[None]):
                 f"state      {'on' if tool.enabled else 'off'}",
                 f"wire name  {_wire_name(server, tool, catalog)}",
                 f"wire       {wire_status(server, tool, catalog)}",
+                *self._hosts_line(),
                 *([f"tokens     {self._tokens}"] if self._tokens else []),
             )
         )
@@ -271,6 +276,13 @@ class ToolDetailsScreen(Dialog[None]):
                 yield Static("Input schema", classes="dialog-heading")
                 yield PlainText(schema, id="details-schema")
             yield Static("escape closes", classes="dialog-hint")
+
+    def _hosts_line(self) -> tuple[str, ...]:
+        """Which attached hosts list the tool now (an attached picker's details alone)."""
+        if self._seen_by is None:
+            return ()
+        seen = ", ".join(safe_line(host) for host in self._seen_by)
+        return (f"hosts      {seen or 'no attached host lists it now'}",)
 
     def action_close(self) -> None:
         """Close the details."""

@@ -4,15 +4,18 @@ The protocol is the picker's only way in: where a new server or an import may go
 itself (the source writes it) and the reloads of outside edits are asked of it too, so the
 picker never reaches the config's files or stores behind it.
 
-``agentty_tui.bridge.Bridge`` satisfies ``PluginSource``; tests and snapshot tests pass a static
-source instead, so the app can be shown a fixed ``PluginModel`` with no server running.
+``agentty_tui.bridge.Bridge`` satisfies ``PluginSource``; so does the gateway daemon's bridge
+seen from a picker attached to it (``gateway.remote_source.RemoteSource``), which is also a
+``DaemonSource``: the picker then shows the daemon and its attached hosts. Tests and snapshot
+tests pass a static source instead, so the app can be shown a fixed ``PluginModel`` with no
+server running.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import mcp_types as types
 
@@ -20,9 +23,10 @@ from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
+from agentty_tui.gateway.daemon_view import DaemonView
 from agentty_tui.model import PluginModel, ServerSpec, SourceRef
 
-__all__ = ["PluginSource"]
+__all__ = ["DaemonSource", "PluginSource"]
 
 
 class PluginSource(Protocol):
@@ -150,4 +154,19 @@ class PluginSource(Protocol):
         self, server: str, tool: str, arguments: dict[str, Any] | None = None
     ) -> types.CallToolResult:
         """Call one tool through a step runtime."""
+        ...
+
+
+@runtime_checkable
+class DaemonSource(Protocol):
+    """A source that is the gateway daemon's bridge: the picker shows the daemon (attached or
+    gone) and the hosts attached for its workspace, with what each one lists."""
+
+    @property
+    def daemon(self) -> DaemonView:
+        """The daemon as the picker sees it now."""
+        ...
+
+    def daemon_views(self) -> AsyncIterator[DaemonView]:
+        """The daemon's view now, then every newer one."""
         ...
