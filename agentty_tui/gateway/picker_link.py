@@ -61,6 +61,8 @@ OPERATIONS = frozenset(
         "tool_set_enabled",
         "tools_set_enabled",
         "server_set_disabled",
+        "tool_set_pinned",
+        "server_set_priority",
         "plugin_add",
         "plugin_update",
         "plugin_remove",

@@ -196,6 +196,13 @@ def _flag(args: Mapping[str, Any], name: str) -> bool:
     return value
 
 
+def _int(args: Mapping[str, Any], name: str) -> int:
+    value = args.get(name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer")
+    return value
+
+
 def _source(args: Mapping[str, Any]) -> SourceRef | None:
     value = args.get("source")
     return None if value is None else SourceRef.model_validate(value)
@@ -223,6 +230,11 @@ async def _operate(bridge: Bridge, op: str, args: Mapping[str, Any]) -> dict[str
     if op == "server_set_disabled":
         name = _text(args, "name")
         return _model(await bridge.server_set_disabled(name, _flag(args, "disabled"), host=host))
+    if op == "tool_set_pinned":
+        server, tool = _text(args, "server"), _text(args, "tool")
+        return _model(await bridge.tool_set_pinned(server, tool, _flag(args, "pinned")))
+    if op == "server_set_priority":
+        return _model(await bridge.server_set_priority(_text(args, "name"), _int(args, "priority")))
     if op == "plugin_add":
         spec = _SPEC.validate_python(args.get("spec"))
         return _model(await bridge.plugin_add(_text(args, "name"), spec, source=_source(args)))

@@ -438,6 +438,14 @@ class RemoteSource:
         """Park a server or bring it back."""
         return await self._changed("server_set_disabled", name=name, disabled=disabled, host=host)
 
+    async def tool_set_pinned(self, server: str, tool: str, pinned: bool) -> PluginModel:
+        """Pin one tool or unpin it."""
+        return await self._changed("tool_set_pinned", server=server, tool=tool, pinned=pinned)
+
+    async def server_set_priority(self, name: str, priority: int) -> PluginModel:
+        """Set a server's priority."""
+        return await self._changed("server_set_priority", name=name, priority=priority)
+
     async def reload(self) -> ReloadReport:
         """Have the daemon re-read the config."""
         report = (await self._ask("reload")).get("report") or {}

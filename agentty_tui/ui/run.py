@@ -70,7 +70,7 @@ def run_picker(bridge: Bridge, daemon: tuple[Attachment, Rendezvous] | None = No
 async def _run(source: PluginSource, request: StopRequest, watched: Bridge | None) -> int:
     """Run the app on ``source`` until it ends (``watched``: a bridge of this process, whose
     config files are watched meanwhile); its exit code."""
-    app = PickerApp(source, freeze_heap=True)
+    app = PickerApp(source, freeze_heap=True, count_tokens=True)
     if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
         app.driver_class = DeadTerminalDriver
     # The app's own way out, so that it restores the terminal before the servers stop.

@@ -101,6 +101,15 @@ class PluginSource(Protocol):
         ``host`` alone, when given."""
         ...
 
+    async def tool_set_pinned(self, server: str, tool: str, pinned: bool) -> PluginModel:
+        """Pin a tool (trimmed only after every unpinned one) or unpin it (``tools.pin`` of
+        the server's entry, in agentty's own file)."""
+        ...
+
+    async def server_set_priority(self, name: str, priority: int) -> PluginModel:
+        """Set a server's ``priority`` (0: none; above 0 every tool of it is pinned)."""
+        ...
+
     async def reload(self) -> ReloadReport:
         """Re-read the config and converge on it; the report says what changed, or why not."""
         ...
