@@ -45,10 +45,9 @@ from agentty_tui.errors import (
     UnknownToolError,
     UsageError,
 )
-from agentty_tui.model import (
+from agentty_tui.specs import (
     HttpSpec,
     PluginConfig,
-    PluginModel,
     ServerConfig,
     ServerSpec,
     SourceRef,
@@ -57,8 +56,10 @@ from agentty_tui.model import (
 from agentty_tui.terminal_text import safe_block, safe_line, safe_message
 
 if TYPE_CHECKING:
+    # The live model is only a command's that connects: the config-only ones never build it.
     from agentty_tui.config.routing import Route
     from agentty_tui.config.sources import SourceFile
+    from agentty_tui.model import PluginModel
 
 __all__ = [
     "COMMANDS",

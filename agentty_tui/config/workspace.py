@@ -111,7 +111,7 @@ from agentty_tui.config.sources import (
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.config.trust import ProjectTrust, TrustBook, default_trust_file
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
-from agentty_tui.model import (
+from agentty_tui.specs import (
     EntryFact,
     HostView,
     PluginConfig,

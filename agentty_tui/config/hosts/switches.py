@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agentty_tui.config.engine import ConfigEdit, SetServerDisabled, SetToolEnabled
-from agentty_tui.model import HostView, Scope, ServerConfig, SourceRef, ToolFilter
+from agentty_tui.specs import HostView, Scope, ServerConfig, SourceRef, ToolFilter
 
 if TYPE_CHECKING:
     from agentty_tui.config.hosts.claude.switches import ClaudeFiles
