@@ -325,6 +325,66 @@ def test_the_event_loop_check_sees_the_one_a_command_brings(tmp_path: Path) -> N
     assert {"asyncio", "anyio"} <= set(after.rpartition(": ")[2].split(", "))
 
 
+ONE_JSON_FILE_SPARES = (
+    "tomlkit",
+    "agentty_tui.model",
+    "agentty_tui.config.hosts.codex",
+    "agentty_tui.config.hosts.codex_trust",
+    "agentty_tui.config.hosts.gemini",
+    "agentty_tui.config.hosts.gemini_system",
+    "agentty_tui.config.hosts.vscode",
+    "agentty_tui.config.hosts.claude.switches",
+    "agentty_tui.config.importing",
+)
+"""What a config-only command on one JSON file (``--config``) needs none of: TOML and the
+other dialects (``config.detect`` imports a dialect when it meets a file of it), the other
+hosts' own rules (``Workspace`` reads them for a workspace of several files), the importer,
+and the live model (its classes are a connecting command's)."""
+
+ONE_JSON_FILE = [
+    ["add", "local", "--config", "{one}", "--", "true"],
+    ["disable", "local", "tool", "--config", "{named}"],
+    ["enable", "local", "tool", "--config", "{named}"],
+    ["disable", "local", "--config", "{one}"],
+    ["enable", "local", "--config", "{one}"],
+    ["logout", "web", "--config", "{url}"],
+    ["remove", "local", "--config", "{one}"],
+]
+
+
+def _json_files(tmp_path: Path) -> dict[str, str]:
+    one, named, url = tmp_path / "one.json", tmp_path / "named.json", tmp_path / "url.json"
+    named.write_text(
+        json.dumps({"mcpServers": {"local": {"command": "true", "tools": {"exclude": ["tool"]}}}})
+    )
+    url.write_text(json.dumps({"mcpServers": {"web": {"url": "https://example.com/mcp"}}}))
+    return {"{one}": str(one), "{named}": str(named), "{url}": str(url)}
+
+
+def test_a_command_on_one_json_file_imports_no_other_dialect_nor_the_live_model(
+    tmp_path: Path,
+) -> None:
+    paths = _json_files(tmp_path)
+    runs = [[paths.get(word, word) for word in words] for words in ONE_JSON_FILE]
+    found = _config_only_run(tmp_path, runs, ONE_JSON_FILE_SPARES)
+    assert found == [f"{' '.join(words)}: -" for words in runs]
+
+
+def test_the_dialect_check_sees_tomlkit_a_toml_file_brings(tmp_path: Path) -> None:
+    paths = _json_files(tmp_path)
+    toml = tmp_path / "config.toml"
+    toml.write_text('[mcp_servers.local]\ncommand = "true"\n')
+    runs = [
+        ["disable", "local", "tool", "--config", paths["{named}"]],
+        ["disable", "local", "--config", str(toml)],
+    ]
+    before, after = _config_only_run(tmp_path, runs, ONE_JSON_FILE_SPARES)
+    assert before.endswith(": -")
+    assert {"tomlkit", "agentty_tui.config.hosts.codex"} <= set(
+        after.rpartition(": ")[2].split(", ")
+    )
+
+
 PARSER_RUNS = [["--version"], ["--help"], ["list", "--help"], ["add", "--help"], ["--version"]]
 
 
