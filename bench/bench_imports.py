@@ -16,8 +16,10 @@ Then ``python -X importtime`` of ``list``, ``catalog`` and ``enable`` (on an emp
 the config-only paths (``--version``, ``--help``, ``sources``, that ``disable``, ``enable`` and
 ``logout``) says whether any ``textual`` module was imported (target: no, anywhere), whether the
 SDK (``mcp``, ``mcp_types``) or its HTTP client (``httpx2``) was (target: not on the config-only
-paths), whether pydantic was (target: not for ``--help`` and ``--version``), and which packages
-cost the most. Target for the config-only paths: at most 0.25 of ``import mcp``'s wall time.
+paths), whether pydantic was (target: not for ``--help`` and ``--version``), whether an event
+loop was (asyncio or anyio; target: not on the config-only paths, which run without one) and
+whether tomlkit was (target: not for a JSON file), and which packages cost the most. Target
+for the config-only paths: at most 0.25 of ``import mcp``'s wall time.
 
 Every child runs with its bytecode cached (``PYTHONPYCACHEPREFIX`` in the benchmark's temp dir,
 filled by the warm-up round), as an installed program runs: pip compiles the SDK's modules when
@@ -209,6 +211,8 @@ def main() -> int:
         textual: dict[str, bool] = {}
         sdk_loaded: dict[str, bool] = {}
         pydantic_loaded: dict[str, bool] = {}
+        loop_loaded: dict[str, bool] = {}
+        toml_loaded: dict[str, bool] = {}
         import_totals: dict[str, float] = {}
         heaviest: list[tuple[str, int]] = []
         for verb, argv in runs.items():
@@ -217,6 +221,8 @@ def main() -> int:
             textual[verb] = "textual" in tops
             sdk_loaded[verb] = bool(tops & {"mcp", "mcp_types", "httpx", "httpx2"})
             pydantic_loaded[verb] = "pydantic" in tops
+            loop_loaded[verb] = bool(tops & {"asyncio", "anyio"})
+            toml_loaded[verb] = "tomlkit" in tops
             import_totals[verb] = sum(own for own, _c, _d in modules.values()) / 1e6
             if verb == "list":
                 heaviest = _top_packages(modules, 8)
@@ -240,15 +246,30 @@ def main() -> int:
     for name, value in against_sdk.items():
         print(f"  {name:36} {value:.3f}  {'MET' if value <= TARGET else 'MISSED'}")
     print_table(
-        "-X importtime of the headless commands (empty config)",
-        ["command", "all imports (ms)", "imports textual", "imports the SDK", "imports pydantic"],
+        "-X importtime of the headless commands (empty config): what each imports",
+        [
+            "command",
+            "all imports (ms)",
+            "textual",
+            "the SDK",
+            "pydantic",
+            "asyncio/anyio",
+            "tomlkit",
+        ],
         [
             [
                 verb,
                 ms(import_totals[verb]),
-                "yes" if textual[verb] else "no",
-                "yes" if sdk_loaded[verb] else "no",
-                "yes" if pydantic_loaded[verb] else "no",
+                *(
+                    "yes" if loaded[verb] else "no"
+                    for loaded in (
+                        textual,
+                        sdk_loaded,
+                        pydantic_loaded,
+                        loop_loaded,
+                        toml_loaded,
+                    )
+                ),
             ]
             for verb in runs
         ],
@@ -272,6 +293,8 @@ def main() -> int:
             "imports_textual": {**textual, "import agentty_tui.commands": textual_in_commands},
             "imports_sdk": sdk_loaded,
             "imports_pydantic": pydantic_loaded,
+            "imports_event_loop": loop_loaded,
+            "imports_tomlkit": toml_loaded,
             "config_only_against_import_mcp": against_sdk,
             "target": TARGET,
             "commands_cumulative_seconds": cumulative_commands,
