@@ -3,7 +3,9 @@
 ``list``, ``catalog``, ``add``, ``remove``, ``enable``, ``disable``, ``call``, ``import``,
 ``login``, ``logout``, ``sources`` and ``trust``: each ``cmd_*`` takes the config path and the
 parsed arguments and returns an exit status; the errors they raise are turned into messages and
-statuses by ``cli.main``. ``COMMANDS`` names them.
+statuses by ``cli.main``. ``COMMANDS`` names them, ``run_headless`` runs one: a command that
+connects (a coroutine function) as the app, one that only reads or edits the config (``add``,
+``remove``, ``enable``, ``disable``, ``logout``, ``sources``, ``trust``) without an event loop.
 
 Every command works on the file ``--config`` (or ``$AGENTTY_CONFIG``) names, or, without one, on
 the workspace of the current folder (``config.opening.open_workspace``): ``path`` is ``None``
@@ -56,7 +58,8 @@ from agentty_tui.specs import (
 from agentty_tui.terminal_text import safe_block, safe_line, safe_message
 
 if TYPE_CHECKING:
-    # The live model is only a command's that connects: the config-only ones never build it.
+    # Types alone: routing is imported by connect and disconnect, the live model's classes
+    # by a command that connects (a config-only one never defines them).
     from agentty_tui.config.routing import Route
     from agentty_tui.config.sources import SourceFile
     from agentty_tui.model import PluginModel
