@@ -295,11 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _picker(_demo_config(), None)
         if args.command == "serve":
             return _serve(config_path, args)
-        from agentty_tui.bridge.shutdown import run_command
-        from agentty_tui.commands import COMMANDS
+        from agentty_tui.commands import run_headless
 
-        result: int = run_command(COMMANDS[args.command], config_path, args)
-        return result
+        return run_headless(args.command, config_path, args)
     except (ConfigError, UsageError) as exc:
         _complain(str(exc))
         return 2

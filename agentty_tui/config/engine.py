@@ -40,7 +40,7 @@ from typing import Any, TypeAlias
 from agentty_tui.config.documents.formats import Format, refuse_duplicates
 from agentty_tui.config.raw import server_or_problem, str_list
 from agentty_tui.errors import ConfigError, UnknownServerError
-from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec, StdioSpec
+from agentty_tui.specs import PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
 __all__ = [
     "Adapter",

@@ -30,7 +30,7 @@ from agentty_tui.config.entry_rules import (
 )
 from agentty_tui.config.oauth_hosts import split_scopes
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import (
+from agentty_tui.specs import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_REQUEST_TIMEOUT,

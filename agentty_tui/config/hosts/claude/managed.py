@@ -38,7 +38,7 @@ from agentty_tui.config.raw import json_type, server_or_problem
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import PluginConfig, SourceRef, ToolFilter
+from agentty_tui.specs import PluginConfig, SourceRef, ToolFilter
 
 __all__ = [
     "MANAGED_DIALECT",
