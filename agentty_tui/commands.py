@@ -533,13 +533,16 @@ async def cmd_disable(path: Path | None, args: argparse.Namespace) -> int:
 
 async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
-    from mcp.client.session import ElicitationFnT
+    import mcp_types as types
+    from mcp.client.session import ClientRequestContext, ElicitationFnT
 
-    from agentty_tui.bridge.call_hooks import decline
+    from agentty_tui.bridge.call_hooks import CallHooks, decline
     from agentty_tui.bridge.elicit import accept_defaults
     from agentty_tui.bridge.probe import open_server
+    from agentty_tui.call_result import output_mismatch
     from agentty_tui.report import result_text
     from agentty_tui.tty_elicit import TerminalAsker
+    from agentty_tui.tty_progress import TerminalProgress
 
     arguments = parse_arguments(args.arguments)
     store, loaded = load_config(path, args, runs_servers=True)
@@ -571,18 +574,44 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
         elif args.tool not in {t.name for t in state.tools}:
             problem = UnknownToolError(args.server, args.tool, [t.name for t in state.tools])
         else:
+            output_schema = next(t for t in state.tools if t.name == args.tool).output_schema
+            # Progress as one updating line, on a terminal only (a script reads a pipe). Ctrl-C
+            # cancels the call's task: the SDK tells the server (notifications/cancelled)
+            # before the session stops, and the command ends with 130.
+            progress = (
+                TerminalProgress(safe_line(f"{args.server} / {args.tool}"))
+                if sys.stderr.isatty()
+                else None
+            )
+            hooks = None
+            if progress is not None:
+                asking = elicitation
+
+                async def ask_on_a_clear_line(
+                    context: ClientRequestContext, params: types.ElicitRequestParams
+                ) -> types.ElicitResult | types.ErrorData:
+                    progress.clear()
+                    return await asking(context, params)
+
+                hooks = CallHooks(progress=progress, elicitation=ask_on_a_clear_line)
             try:
-                result = await session.call_tool(args.tool, arguments)
+                result = await session.call_tool(args.tool, arguments, hooks)
             except OperationError as exc:
                 # The server's stderr an error quotes goes to its log: the message says where.
                 problem = OperationError(pointing_to_log(str(exc), session.log))
+            finally:
+                if progress is not None:
+                    progress.clear()
     if problem is not None:
         raise problem
+    mismatch = output_mismatch(output_schema, result)
     if args.json:
         say_json(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        if mismatch is not None:
+            warn(f"the structured content does not match the tool's output schema: {mismatch}")
     else:
-        say(result_text(result))
-    return 1 if result.is_error else 0
+        say(result_text(result, output_schema))
+    return 1 if result.is_error or mismatch is not None else 0
 
 
 # --- import -----------------------------------------------------------------------------

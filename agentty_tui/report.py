@@ -328,9 +328,10 @@ def catalog_text(catalog: WireCatalog) -> str:
     return "\n".join(lines)
 
 
-def result_text(result: Any) -> str:
-    """A tool call result for a terminal (``call_result.readable_result``): every control in
-    the server's text made visible (``safe_block``)."""
+def result_text(result: Any, output_schema: Any = None) -> str:
+    """A tool call result for a terminal (``call_result.readable_result``, with a mismatch
+    against the tool's ``output_schema`` stated): every control in the server's text made
+    visible (``safe_block``)."""
     from agentty_tui.call_result import readable_result
 
-    return safe_block(readable_result(result))
+    return safe_block(readable_result(result, output_schema))

@@ -15,6 +15,9 @@ Tools:
     wait(marker)   -> reports one progress step, then waits until it is cancelled; on the
                       cancellation it writes ``cancelled`` to the file ``marker`` (so a test
                       sees that the server heard ``notifications/cancelled``)
+    crawl(marker)  -> reports progress 2 of 5 (``"crawling page 2"``), then waits like ``wait``
+    sample()       -> with ``--legacy``: sends ``sampling/createMessage`` whatever the client
+                      declared, and returns ``"refused <code>: <message>"`` (or ``"sampled"``)
     roots_seen()   -> with ``--legacy``: how many ``notifications/roots/list_changed`` came,
                       then the roots it got by asking outside any call after the last one,
                       one a line (``"<count>"`` alone before any)
@@ -44,7 +47,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import UrlElicitationRequiredError
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, Field
 
@@ -151,6 +154,34 @@ def build_server(legacy: bool = False) -> MCPServer:
             with anyio.CancelScope(shield=True):  # the write must outlive the cancellation
                 await anyio.Path(marker).write_text("cancelled")
         return "never"
+
+    @server.tool(description="Report 2 of 5 steps, then wait until cancelled.")
+    async def crawl(marker: str, ctx: Context) -> str:
+        await ctx.report_progress(2, 5, "crawling page 2")
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.Path(marker).write_text("cancelled")
+        return "never"
+
+    @server.tool(description="Ask the client to sample, whatever it declared.")
+    async def sample(ctx: Context) -> str:
+        request = types.CreateMessageRequest(
+            params=types.CreateMessageRequestParams(
+                messages=[
+                    types.SamplingMessage(
+                        role="user", content=types.TextContent(type="text", text="hi")
+                    )
+                ],
+                max_tokens=10,
+            )
+        )
+        try:
+            await ctx.session.send_request(request, types.CreateMessageResult)
+        except MCPError as exc:
+            return f"refused {exc.code}: {exc.error.message}"
+        return "sampled"
 
     return server
 
