@@ -48,7 +48,9 @@ def test_the_servers_message_is_one_safe_line_and_bounded() -> None:
     assert "⏎next" in line and len(line) < 220
 
 
-async def _draw(progress: TerminalProgress, *reports: tuple[float, float | None, str | None]) -> None:
+async def _draw(
+    progress: TerminalProgress, *reports: tuple[float, float | None, str | None]
+) -> None:
     for report in reports:
         await progress(*report)
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
@@ -138,7 +139,13 @@ class PluginSource(Protocol):
         ...
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool through a step runtime."""
+        """Call one tool through a step runtime; ``hooks``: where its progress goes and who
+        answers what the server asks meanwhile. Cancelling the caller cancels the server's
+        request."""
         ...

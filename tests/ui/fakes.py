@@ -16,6 +16,7 @@ import mcp_types as types
 from textual.app import App
 
 from agentty_tui.bridge.auth import LoginUI
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportPlan, ImportResult, PreparedImport
@@ -368,7 +369,11 @@ class StaticSource:
         return self._model
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
         self.calls.append(("call_tool", (server, tool, arguments)))
         self._maybe_fail()
