@@ -171,7 +171,7 @@ class CallRecord:
         progress, its bar, count and message (``call_progress.progress_line``)."""
         if self.started is None:
             return ""
-        return progress_line(self.latest, now - self.started)
+        return progress_line(self.latest, now - self.started, width=DIALOG_BAR)
 
     async def _reported(self, progress: float, total: float | None, message: str | None) -> None:
         """The call's ``notifications/progress``: the latest is kept (the dialog's timer draws
@@ -207,6 +207,9 @@ class CallRecord:
 
 
 # --- the dialog ---------------------------------------------------------------------------
+
+DIALOG_BAR = 10
+"""Cells of the dialog's progress bar (the line fits a 60-column terminal's dialog)."""
 
 CANCELLED = "The call was cancelled: the server was told (notifications/cancelled)."
 """What a call cancelled with escape shows."""

@@ -47,6 +47,7 @@ from agentty_tui.secrets import mask_url, mask_value, masked_command_line
 from agentty_tui.terminal_text import safe_json, safe_line
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.text import PlainText
+from agentty_tui.ui.tool_marks import TASK_REASON, hint_lines
 
 __all__ = [
     "KEYS",
@@ -214,6 +215,8 @@ def wire_status(server: ServerState, tool: ToolState, catalog: WireCatalog) -> s
     """Whether the tool goes on the wire, and if not, why not."""
     if not tool.enabled:
         return "not on the wire: the tool is off"
+    if tool.needs_tasks:
+        return f"not on the wire: needs task support ({TASK_REASON})"
     if server.status != "connected":
         return f"not on the wire: the server is {server.status}"
     if catalog.is_trimmed(server.name, tool.bare):
@@ -247,6 +250,7 @@ class ToolDetailsScreen(Dialog[None]):
                 f"state      {'on' if tool.enabled else 'off'}",
                 f"wire name  {_wire_name(server, tool, catalog)}",
                 f"wire       {wire_status(server, tool, catalog)}",
+                *hint_lines(tool),
             )
         )
         schema = safe_json(thaw(tool.input_schema))

@@ -13,8 +13,11 @@ the same place from server to server. On a wide terminal (``WIDE_COLUMNS`` or mo
 shows its title and its description in two columns; otherwise one label column (the title,
 else the first line of the description). While the budget trims any tool, a column for the
 ``✂ trimmed`` mark is kept on every tool row, so that the marks do not push their labels out of
-line. Widths are measured per server and kept while the server's ``(name, revision)`` is
-(``ToolWidths``): measuring 5,000 tools costs milliseconds, too much for every toggle.
+line; the same column holds ``⧗ needs task support`` for a tool that runs only as a task (off
+the wire). While any tool has annotations, a column of the server's hint marks (``tool_marks``:
+``R D I W``) follows the name. Widths are measured per server and kept while the server's
+``(name, revision)`` is (``ToolWidths``): measuring 5,000 tools costs milliseconds, too much
+for every toggle.
 
 A ``RowMemo`` passed to ``build_rows`` keeps each server's rows from the previous
 call and hands back the very same ``Row`` objects while nothing they are built from changed (the
@@ -49,6 +52,7 @@ from agentty_tui.ui.row_source import (
     source_width,
     untrusted_segments,
 )
+from agentty_tui.ui.tool_marks import TASK_MARK, has_hints, hint_marks
 
 __all__ = [
     "LABEL_LIMIT",
@@ -107,6 +111,17 @@ class Layout:
     source_width: int = 0
     """A workspace's server rows: the source column's width (``row_source``); 0: no column
     (one config file, or a terminal too narrow for it)."""
+    hints: bool = False
+    """Whether a column is kept for the server's hint marks (``tool_marks``: some tool has
+    one)."""
+    tasks: bool = False
+    """Whether the mark column is kept for ``⧗ needs task support`` (some tool runs only as a
+    task)."""
+
+    @property
+    def mark_width(self) -> int:
+        """The mark column's width (0: no column): room for each mark that may show."""
+        return max(len(TRIMMED_MARK) if self.trimmed else 0, len(TASK_MARK) if self.tasks else 0)
 
 
 def cut(text: str) -> str:
@@ -128,18 +143,21 @@ class ToolWidths:
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[int, int, int]] = {}
+        self._entries: dict[str, tuple[int, int, int, bool, bool]] = {}
 
-    def of(self, server: ServerState) -> tuple[int, int]:
-        """The widest (name, title) among the tools of ``server``."""
+    def of(self, server: ServerState) -> tuple[int, int, bool, bool]:
+        """The widest (name, title) among the tools of ``server``, and whether any of them
+        has hint marks, or runs only as a task."""
         entry = self._entries.get(server.name)
         if entry is not None and entry[0] == server.revision:
-            return entry[1], entry[2]
+            return entry[1:]
         tools = server.tools
         names = max((len(safe_line(tool.bare)) for tool in tools), default=0)
         titles = max((len(safe_line(cut(tool.title or ""))) for tool in tools), default=0)
-        self._entries[server.name] = (server.revision, names, titles)
-        return names, titles
+        hints = any(has_hints(tool.hints) for tool in tools)
+        tasks = any(tool.needs_tasks for tool in tools)
+        self._entries[server.name] = (server.revision, names, titles, hints, tasks)
+        return names, titles, hints, tasks
 
     def layout(
         self, model: PluginModel, *, trimmed: bool, wide: bool, sources: bool = False
@@ -147,11 +165,13 @@ class ToolWidths:
         """The layout of ``model``'s rows (servers no longer there are forgotten); ``sources``:
         whether the terminal has room for a source column."""
         name_width = tool_width = title_width = 0
+        any_hints = any_tasks = False
         for server in model.servers:
             name_width = max(name_width, len(safe_line(server.name)))
-            names, titles = self.of(server)
+            names, titles, hints, tasks = self.of(server)
             tool_width = max(tool_width, names)
             title_width = max(title_width, titles)
+            any_hints, any_tasks = any_hints or hints, any_tasks or tasks
         if len(self._entries) > len(model.servers):
             shown = {server.name for server in model.servers}
             self._entries = {k: v for k, v in self._entries.items() if k in shown}
@@ -161,16 +181,20 @@ class ToolWidths:
             trimmed=trimmed,
             title_width=min(title_width, TITLE_LIMIT) if wide else None,
             source_width=source_width(model) if sources else 0,
+            hints=any_hints,
+            tasks=any_tasks,
         )
 
 
 def tool_cells(tool: ToolState, is_trimmed: bool, layout: Layout) -> list[Segment]:
-    """What follows a tool row's name: the trimmed mark, then the label or title and
-    description columns (trailing padding left out)."""
+    """What follows a tool row's name: the server's hint marks, the trimmed or task-only mark,
+    then the label or title and description columns (trailing padding left out)."""
     cells: list[Segment] = []
-    if layout.trimmed:
-        mark = TRIMMED_MARK if is_trimmed else ""
-        cells += [(_GAP, "plain"), (mark.ljust(len(TRIMMED_MARK)), "trimmed")]
+    if layout.hints:
+        cells += [(_GAP, "plain"), (hint_marks(tool), "hints")]
+    if layout.mark_width:
+        mark = TASK_MARK if tool.needs_tasks else TRIMMED_MARK if is_trimmed else ""
+        cells += [(_GAP, "plain"), (mark.ljust(layout.mark_width), "trimmed")]
     if layout.title_width is None:
         # A title is one line as sent (a newline in it shows as ⏎); a description's first line.
         columns = [(safe_line(cut(tool.label.strip())), "label")]

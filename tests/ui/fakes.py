@@ -28,12 +28,14 @@ from agentty_tui.model import (
     ServerState,
     SourceRef,
     StdioSpec,
+    ToolHints,
     ToolState,
 )
 
 __all__ = [
     "StaticSource",
     "connected_model",
+    "hinted_model",
     "connecting_model",
     "crashed_model",
     "failed_model",
@@ -91,6 +93,26 @@ def connecting_model() -> PluginModel:
         server("editor", status="connecting"),
         server("weather", status="connecting"),
     )
+
+
+def hinted_model() -> PluginModel:
+    """One server whose tools carry annotations (one with a hostile title), and one that runs
+    only as a task."""
+    hinted = [
+        tool("read_page", description="Read a page.").model_copy(
+            update={
+                "hints": ToolHints(
+                    title="Read \x1b[31m[b]a page[/b]", read_only=True, open_world=True
+                )
+            }
+        ),
+        tool("wipe_disk", description="Wipe the disk.").model_copy(
+            update={"hints": ToolHints(read_only=False, destructive=True, idempotent=True)}
+        ),
+        tool("plain", description="No hints at all."),
+        tool("research", description="A long study.").model_copy(update={"needs_tasks": True}),
+    ]
+    return model(server("web", *hinted))
 
 
 def connected_model() -> PluginModel:
