@@ -35,10 +35,10 @@ from agentty_tui.model import (
 __all__ = [
     "StaticSource",
     "connected_model",
-    "hinted_model",
     "connecting_model",
     "crashed_model",
     "failed_model",
+    "hinted_model",
     "over_budget_model",
     "server",
     "settle",

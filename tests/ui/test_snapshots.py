@@ -18,9 +18,9 @@ from tests.ui.fakes import (
     StaticSource,
     connected_model,
     connecting_model,
-    hinted_model,
     crashed_model,
     failed_model,
+    hinted_model,
     over_budget_model,
     titled_model,
 )
