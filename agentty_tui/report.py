@@ -169,6 +169,8 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                         "description": tool.description,
                         "trimmed": catalog.is_trimmed(server.name, tool.bare),
                         "needs_tasks": tool.needs_tasks,
+                        # The server's annotations, as it sent them (hints, not verified).
+                        "hints": tool.hints.model_dump() if tool.hints else None,
                         "tokens": _tokens(
                             wire.get(ToolRef(server.name, tool.bare))
                             or qualified_name(server.name, tool.bare),

@@ -317,6 +317,8 @@ class ServerDetailsScreen(Dialog[str | None]):
             lines.append(f"login      {_auth_text(server)}")
         if server.log_path is not None:
             lines.append(f"log        {safe_line(server.log_path)} (l shows it)")
+        # Every warning (the row shows the first): e.g. that it asked for sampling.
+        lines += [f"warning    {safe_line(warning)}" for warning in server.warnings]
         with VerticalScroll(classes="dialog", id="server-details"):
             yield PlainText(server.name, one_line=True, classes="dialog-title")
             with Vertical(id="details-body"):

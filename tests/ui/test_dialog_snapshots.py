@@ -259,8 +259,10 @@ def test_call_dialog_with_progress(
         await pilot.press("down", "c")
         await pilot.pause()
         await pilot.press("ctrl+s")
+        app = pilot.app
+        assert isinstance(app, PickerApp)
         for _ in range(40):
-            if pilot.app.last_call is not None and pilot.app.last_call.latest is not None:
+            if app.last_call is not None and app.last_call.latest is not None:
                 break
             await pilot.pause(0.05)
         await pilot.pause(0.3)  # the dialog's timer draws the report
