@@ -27,8 +27,9 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio.abc
 import anyio.to_thread
 
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
@@ -70,6 +71,12 @@ from agentty_tui.model import (
     hosts_in_use,
 )
 from agentty_tui.terminal_text import safe_block, safe_line, safe_message
+
+if TYPE_CHECKING:  # the SDK is imported by the commands that run servers, when they run
+    import mcp_types as types
+
+    from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.bridge.session import ServerSession
 
 __all__ = [
     "COMMANDS",
@@ -533,7 +540,6 @@ async def cmd_disable(path: Path | None, args: argparse.Namespace) -> int:
 
 async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
-    import mcp_types as types
     from mcp.client.session import ClientRequestContext, ElicitationFnT
 
     from agentty_tui.bridge.call_hooks import CallHooks, decline
@@ -575,9 +581,7 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
             problem = UnknownToolError(args.server, args.tool, [t.name for t in state.tools])
         else:
             output_schema = next(t for t in state.tools if t.name == args.tool).output_schema
-            # Progress as one updating line, on a terminal only (a script reads a pipe). Ctrl-C
-            # cancels the call's task: the SDK tells the server (notifications/cancelled)
-            # before the session stops, and the command ends with 130.
+            # Progress as one updating line, on a terminal only (a script reads a pipe).
             progress = (
                 TerminalProgress(safe_line(f"{args.server} / {args.tool}"))
                 if sys.stderr.isatty()
@@ -595,7 +599,7 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
 
                 hooks = CallHooks(progress=progress, elicitation=ask_on_a_clear_line)
             try:
-                result = await session.call_tool(args.tool, arguments, hooks)
+                outcome = await _call_interruptibly(session, args.tool, arguments, hooks)
             except OperationError as exc:
                 # The server's stderr an error quotes goes to its log: the message says where.
                 problem = OperationError(pointing_to_log(str(exc), session.log))
@@ -604,6 +608,10 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
                     progress.clear()
     if problem is not None:
         raise problem
+    if outcome is None:
+        warn("the call was cancelled (Ctrl-C); the server was told")
+        return 130  # the shell's status for a command SIGINT ended
+    result = outcome
     mismatch = output_mismatch(output_schema, result)
     if args.json:
         say_json(result.model_dump(mode="json", by_alias=True, exclude_none=True))
@@ -612,6 +620,45 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     else:
         say(result_text(result, output_schema))
     return 1 if result.is_error or mismatch is not None else 0
+
+
+async def _call_interruptibly(
+    session: ServerSession, tool: str, arguments: dict[str, Any], hooks: CallHooks | None
+) -> types.CallToolResult | None:
+    """The call's result, or ``None`` when Ctrl-C (SIGINT) cancelled it.
+
+    Python turns SIGINT into a ``KeyboardInterrupt`` raised wherever the loop happens to be,
+    and the app then stops the server before the request was ever cancelled: the server never
+    hears it. While the call runs, SIGINT cancels the call's scope instead: the cancellation
+    reaches the SDK's request, which sends ``notifications/cancelled``, and only then does the
+    session stop. The call's own errors come out as themselves.
+    """
+    if threading.current_thread() is not threading.main_thread():  # no signals to take
+        return await session.call_tool(tool, arguments, hooks)
+    import signal
+
+    results: list[types.CallToolResult] = []
+    failures: list[Exception] = []
+
+    async def cancel_on_interrupt(
+        scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]
+    ) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT) as interrupts:
+            task_status.started()
+            async for _signal in interrupts:
+                scope.cancel()
+                return
+
+    async with anyio.create_task_group() as group:
+        await group.start(cancel_on_interrupt, group.cancel_scope)
+        try:
+            results.append(await session.call_tool(tool, arguments, hooks))
+        except Exception as exc:  # raised below, outside the task group (not in a group)
+            failures.append(exc)
+        group.cancel_scope.cancel()
+    if failures:
+        raise failures[0]
+    return results[0] if results else None
 
 
 # --- import -----------------------------------------------------------------------------

@@ -28,7 +28,11 @@ Tools:
 ``confirm`` and ``roots`` ask through resolvers, so the SDK uses whichever way the negotiated
 protocol has: a request mid-call up to 2025-11-25, an ``input_required`` round from 2026-07-28.
 
-Run: ``python tests/servers/asking_server.py [--legacy]``. Only protocol is written to stdout.
+``--cancel-log FILE`` writes each ``notifications/cancelled`` that arrives to FILE, a line each
+(its params as JSON), before the SDK acts on it.
+
+Run: ``python tests/servers/asking_server.py [--legacy] [--cancel-log FILE]``. Only protocol is
+written to stdout.
 """
 
 from __future__ import annotations
@@ -203,9 +207,11 @@ def _discover_refused(message: SessionMessage | Exception) -> SessionMessage | N
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request.id, error=error))
 
 
-async def _serve_legacy(server: MCPServer) -> None:
-    """Serve stdio, answering ``server/discover`` with ``-32601`` before the SDK sees it (the
-    SDK's server would take it as the 2026-07-28 era)."""
+async def _serve_screened(server: MCPServer, legacy: bool, cancel_log: str | None) -> None:
+    """Serve stdio, seeing each message before the SDK: with ``legacy``, ``server/discover`` is
+    answered ``-32601`` (the SDK's server would take it as the 2026-07-28 era); with
+    ``cancel_log``, each ``notifications/cancelled`` is written to that file, a line each, as
+    it arrives (proof that the client sent it, whatever the server does next)."""
     lowlevel = lowlevel_server(server)
     inbound, passed = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as group:
@@ -215,7 +221,15 @@ async def _serve_legacy(server: MCPServer) -> None:
                 async for message in read_stream:
                     request = message.message if isinstance(message, SessionMessage) else None
                     if (
-                        isinstance(request, types.JSONRPCRequest)
+                        cancel_log is not None
+                        and isinstance(request, types.JSONRPCNotification)
+                        and request.method == "notifications/cancelled"
+                    ):
+                        with open(cancel_log, "a") as log:  # noqa: ASYNC230 - a test's line
+                            log.write(json.dumps(request.params) + "\n")
+                    if (
+                        legacy
+                        and isinstance(request, types.JSONRPCRequest)
                         and request.method == "server/discover"
                     ):
                         error = types.ErrorData(
@@ -233,10 +247,12 @@ async def _serve_legacy(server: MCPServer) -> None:
 
 def main() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    legacy = "--legacy" in sys.argv[1:]
+    words = sys.argv[1:]
+    legacy = "--legacy" in words
+    cancel_log = words[words.index("--cancel-log") + 1] if "--cancel-log" in words else None
     server = build_server(legacy)
-    if legacy:
-        anyio.run(_serve_legacy, server)
+    if legacy or cancel_log is not None:
+        anyio.run(_serve_screened, server, legacy, cancel_log)
     else:
         server.run("stdio")
 

@@ -32,8 +32,9 @@ TIMEOUT = 30.0
 async def bridge(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Bridge]:
     legacy = ("--legacy",) if request.param == "2025" else ()
     path = tmp_path / "mcp.json"
+    heard = str(tmp_path / "cancelled.log")
     servers = {
-        "ask": stdio_entry(asking_argv(*legacy)),
+        "ask": stdio_entry(asking_argv(*legacy, "--cancel-log", heard)),
         "light": stdio_entry(python_server_argv("light_server.py", "--tools", "1", "--hinted")),
     }
     path.write_text(json.dumps({"mcpServers": servers}))
@@ -80,7 +81,9 @@ async def test_escape_cancels_the_servers_request_after_its_progress_showed(
             while shown(app, "#call-result") != CANCELLED:
                 await pilot.pause(0.05)
         assert marker.read_text() == "cancelled"
+        assert len((tmp_path / "cancelled.log").read_text().splitlines()) == 1
         assert isinstance(app.screen, CallToolScreen)
+        assert app.source.snapshot.require_server("ask").status == "connected"
 
 
 async def test_a_result_that_breaks_its_output_schema_is_shown_with_the_mismatch(
