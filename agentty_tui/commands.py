@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # the SDK is imported by the commands that run servers, when 
 
     from agentty_tui.bridge.call_hooks import CallHooks
     from agentty_tui.bridge.session import ServerSession
+    from agentty_tui.tty_progress import TerminalProgress
 
 __all__ = [
     "COMMANDS",
@@ -599,7 +600,7 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
 
                 hooks = CallHooks(progress=progress, elicitation=ask_on_a_clear_line)
             try:
-                outcome = await _call_interruptibly(session, args.tool, arguments, hooks)
+                outcome = await _call_interruptibly(session, args.tool, arguments, hooks, progress)
             except OperationError as exc:
                 # The server's stderr an error quotes goes to its log: the message says where.
                 problem = OperationError(pointing_to_log(str(exc), session.log))
@@ -623,9 +624,14 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
 
 
 async def _call_interruptibly(
-    session: ServerSession, tool: str, arguments: dict[str, Any], hooks: CallHooks | None
+    session: ServerSession,
+    tool: str,
+    arguments: dict[str, Any],
+    hooks: CallHooks | None,
+    progress: TerminalProgress | None = None,
 ) -> types.CallToolResult | None:
-    """The call's result, or ``None`` when Ctrl-C (SIGINT) cancelled it.
+    """The call's result, or ``None`` when Ctrl-C (SIGINT) cancelled it; ``progress``'s line
+    is drawn again every second while the call runs (its time run counts on).
 
     Python turns SIGINT into a ``KeyboardInterrupt`` raised wherever the loop happens to be,
     and the app then stops the server before the request was ever cancelled: the server never
@@ -651,6 +657,8 @@ async def _call_interruptibly(
 
     async with anyio.create_task_group() as group:
         await group.start(cancel_on_interrupt, group.cancel_scope)
+        if progress is not None:
+            group.start_soon(progress.tick)
         try:
             results.append(await session.call_tool(tool, arguments, hooks))
         except Exception as exc:  # raised below, outside the task group (not in a group)

@@ -129,3 +129,37 @@ def test_without_a_terminal_no_progress_is_drawn(write_config: WriteConfig) -> N
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "counted 3"
     assert result.stderr == ""
+
+
+def test_the_drawn_line_is_drawn_again_while_the_call_runs() -> None:
+    """Between two reports the time run counts on; nothing is drawn before a report or after
+    the line was cleared (a question of the server's is on the terminal)."""
+    out = io.StringIO()
+    now = [0.0]
+    progress = TerminalProgress("s / t", out, clock=lambda: now[0], columns=lambda: 80)
+
+    async def main() -> None:
+        ticks, ticked = anyio.create_memory_object_stream[None]()
+
+        async def one_tick(_interval: float) -> None:
+            await ticked.receive()
+
+        async def tick() -> None:
+            await ticks.send(None)  # the tick's sleep ends
+            await anyio.wait_all_tasks_blocked()  # and its drawing is done
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(progress.tick, 1.0, one_tick)
+            await tick()
+            assert out.getvalue() == ""  # no report yet
+            await progress(1, 2, "half")
+            now[0] = 7.0
+            await tick()
+            assert out.getvalue().endswith(ERASE + "s / t: [██████████░░░░░░░░░░] 1/2 · half · 7 s")
+            progress.clear()
+            cleared = out.getvalue()
+            await tick()
+            assert out.getvalue() == cleared
+            group.cancel_scope.cancel()
+
+    anyio.run(main)
