@@ -25,7 +25,7 @@ from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError
 from tests.conftest import WriteConfig
 from tests.helpers import stdio_entry
-from tests.servers import asking_argv
+from tests.servers import asking_argv, python_server_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -305,4 +305,21 @@ async def test_a_sampling_request_is_refused_clearly_and_the_server_noted(
             result = await bridge.call_tool("ask", "sample", {})
             state = bridge.snapshot.server("ask")
     assert text_of(result) == f"refused -32601: {SAMPLING_REFUSED}"
+    assert state is not None and SAMPLING_WARNING in state.warnings
+
+
+async def test_sampling_asked_in_an_input_required_round_fails_the_call_in_our_words(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    """2026-07-28: the server asks inside the call's result; the round has no way to tell the
+    server no, so the call fails with the refusal's words (not the SDK's), and the server is
+    noted as having asked."""
+    argv = python_server_argv("light_server.py", "--tools", "1", "--hinted", "--modern")
+    path = write_config({"light": stdio_entry(argv)})
+    with anyio.fail_after(30):
+        async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+            await bridge.settled()
+            with pytest.raises(OperationError, match="sampling is not offered by this client"):
+                await bridge.call_tool("light", "ponder", {})
+            state = bridge.snapshot.server("light")
     assert state is not None and SAMPLING_WARNING in state.warnings

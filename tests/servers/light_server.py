@@ -15,7 +15,9 @@ a description and one optional integer ``x``, each returning its own name), in o
 ``--task-tool`` adds a tool ``research`` that runs only as a task.
 ``--hinted`` adds tools with annotations (``lookup``: read-only, idempotent, closed world, with
 a title; ``wipe``: destructive, open world) and ``measure``, whose output schema wants an integer
-``size`` and whose result's structured content holds ``"big"`` (a mismatch).
+``size`` and whose result's structured content holds ``"big"`` (a mismatch), and ``ponder``, which
+with ``--modern`` answers an ``input_required`` round asking for sampling (``"answered"`` once
+called again with the round's responses).
 ``--exit-delay S`` makes it take S seconds to exit once its stdin ends (a server that saves
 its state on the way out); ``--linger`` makes it ignore its stdin's end (it stays until
 SIGTERM), so a client's shutdown has to escalate.
@@ -71,6 +73,11 @@ HINTED: list[dict[str, Any]] = [
         "annotations": {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True},
     },
     {
+        "name": "ponder",
+        "description": "Think it over (asks the client to sample).",
+        "inputSchema": _SCHEMA,
+    },
+    {
         "name": "measure",
         "description": "Measure the thing.",
         "inputSchema": _SCHEMA,
@@ -110,6 +117,17 @@ def answer(
         }
     elif method == "tools/list":
         result = {"tools": listing}
+    elif method == "tools/call" and params.get("name") == "ponder" and modern:
+        if params.get("inputResponses"):
+            result = {"content": [{"type": "text", "text": "answered"}]}
+        else:
+            message = {"role": "user", "content": {"type": "text", "text": "hi"}}
+            sampling = {"messages": [message], "maxTokens": 5}
+            result = {
+                "resultType": "input_required",
+                "inputRequests": {"s1": {"method": "sampling/createMessage", "params": sampling}},
+                "requestState": "pondering",
+            }
     elif method == "tools/call" and params.get("name") == "measure":
         result = {
             "content": [{"type": "text", "text": "it is big"}],
