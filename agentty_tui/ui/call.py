@@ -30,7 +30,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
-from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.call_progress import CallProgress, progress_line
 from agentty_tui.call_result import readable_result
 from agentty_tui.errors import AgenttyError
@@ -184,6 +183,9 @@ class CallRecord:
         cancellation of its task (escape), which it records before passing it on."""
         self.started, self.finished, self.result, self.error = time.monotonic(), None, None, False
         self.latest = None
+        # Imported at the first call: the hooks' module imports the SDK's client.
+        from agentty_tui.bridge.call_hooks import CallHooks
+
         hooks = CallHooks(progress=self._reported)
         try:
             outcome = await source.call_tool(self.server, self.tool.bare, arguments, hooks)
