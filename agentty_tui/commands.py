@@ -754,7 +754,12 @@ async def cmd_connect(path: Path | None, args: argparse.Namespace) -> int:
     the host then runs as its one server (``config.routing``)."""
     _one_file(path, "connect")
     source, store, route = _host_file(args)
-    config = workspace(args).load()
+    found = workspace(args)
+    config = found.load()
+    if source.ref.host == "claude":
+        # Claude Code would not start the gateway's entry either: the servers it runs are the
+        # managed file's alone, and moving the user's entries would only hide them.
+        found.refuse_in_lockdown("connect Claude Code")
     direct = [
         f"{server.name} ({view.source.path})"
         for server in config.servers
@@ -803,6 +808,9 @@ async def cmd_status(path: Path | None, args: argparse.Namespace) -> int:
     for host in hosts:
         line = f"{host.get('host') or 'every host'}  {host.get('workspace')}"
         say(f"  {safe_line(line)}  since {host.get('since')}")
+    for picker in found.get("pickers") or []:
+        line = f"picker {picker.get('pid')} on {picker.get('workspace')}"
+        say(f"{safe_line(line)}  since {picker.get('since')}")
     for workspace in found.get("workspaces") or []:
         say(f"workspace {safe_line(str(workspace.get('workspace')))}")
         for server in workspace.get("servers") or []:

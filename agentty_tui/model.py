@@ -194,6 +194,8 @@ class ToolState(Frozen):
     """Its annotations as the server sent them (untrusted hints); ``None``: none."""
     output_schema: FrozenJson | None = None
     """The advertised JSON Schema of its structured content, untouched; ``None``: none."""
+    pinned: bool = False
+    """Pinned by the config (``tools.pin``): trimmed only after every tool that is not."""
 
     @property
     def label(self) -> str:
@@ -259,6 +261,9 @@ class ServerState(Frozen):
     trust_facts: tuple[EntryFact, ...] = ()
     """For a server that waits for trust: what trusting it runs or sends
     (``ServerConfig.trust_facts``)."""
+    priority: int = 0
+    """The config's ``priority`` (``ServerConfig.priority``): servers of a higher one come
+    first on the wire; above 0, every tool of the server is pinned."""
     revision: int = Field(default_factory=next_revision)
     """Which state of this server this is: new whenever anything above changes, the same for
     as long as nothing does (``same_as``), so caches key on ``(name, revision)``. Unique within
@@ -366,6 +371,7 @@ def derive_tools(advertised: Sequence[AdvertisedTool], rule: ToolFilter) -> tupl
             needs_tasks=tool.needs_tasks,
             hints=tool.hints,
             output_schema=tool.output_schema,
+            pinned=tool.name in rule.pin,
         )
         for tool in advertised
     )

@@ -59,8 +59,10 @@ from agentty_tui.config.engine import (
     ConfigEdit,
     RemoveServer,
     SetServerDisabled,
+    SetServerPriority,
     SetToolEnabled,
     SetToolFilter,
+    SetToolPinned,
     UpdateServer,
 )
 from agentty_tui.config.files import FileVersion
@@ -98,8 +100,10 @@ __all__ = [
     "McpJsonDialect",
     "RemoveServer",
     "SetServerDisabled",
+    "SetServerPriority",
     "SetToolEnabled",
     "SetToolFilter",
+    "SetToolPinned",
     "UpdateServer",
     "VsCodeDialect",
     "apply_edit",

@@ -86,7 +86,9 @@ from agentty_tui.config.engine import (
     RemoveServer,
     RestoreEntry,
     SetServerDisabled,
+    SetServerPriority,
     SetToolEnabled,
+    SetToolPinned,
 )
 from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
@@ -115,6 +117,7 @@ from agentty_tui.config.hosts.gemini_trust import (
     gemini_settings,
 )
 from agentty_tui.config.hosts.switches import (
+    HOST_NAMES,
     NO_SWITCH,
     entry_view,
     no_switch,
@@ -755,14 +758,21 @@ class Workspace:
                 return self._switch(server, edits, host)
         if source is None:
             source = self._target(edits)
+        if source.host != "agentty" and any(isinstance(e, PINS) for e in edits):
+            name = _server_of(edits[0])
+            raise OperationError(
+                f"{name!r} is in {HOST_NAMES.get(source.host, source.host)}'s file, which has "
+                "no pins or priorities: only agentty's own files hold them"
+            )
         if source.host == "claude" and any(isinstance(e, AddServer) for e in edits):
-            self._refuse_in_lockdown("add a server to Claude Code's files")
+            self.refuse_in_lockdown("add a server to Claude Code's files")
         self.store(source).apply(self._as_written(edits))
         return self.load()
 
-    def _refuse_in_lockdown(self, what: str) -> None:
+    def refuse_in_lockdown(self, what: str) -> None:
         """``OperationError`` when Claude Code's managed MCP file has exclusive control (what
-        ``claude mcp add`` refuses too): ``what`` would change nothing it runs."""
+        ``claude mcp add`` refuses too), as the last ``load`` found it: ``what`` would change
+        nothing it runs."""
         lockdown = self.claude_lockdown
         if lockdown is not None:
             raise OperationError(f"cannot {what}: {lockdown} (the administrator's choice)")
@@ -826,7 +836,7 @@ class Workspace:
         ):
             self._allow_in_gemini(server.entry_name)
         if not written and skipped:
-            self._refuse_in_lockdown(f"turn {server.name!r} on for Claude Code")
+            self.refuse_in_lockdown(f"turn {server.name!r} on for Claude Code")
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
             hosts = dict.fromkeys(view.source.host for view in views)
@@ -887,6 +897,9 @@ def _version(path: Path) -> FileVersion | None:
 
 SWITCHES = (SetToolEnabled, SetServerDisabled)
 """The edits that are a host's switch: written for every host that holds the server."""
+
+PINS = (SetToolPinned, SetServerPriority)
+"""The edits of agentty's own fields, which no host's file holds."""
 
 
 def _renamed(edit: ConfigEdit, config: PluginConfig) -> ConfigEdit:

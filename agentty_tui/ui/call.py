@@ -213,8 +213,9 @@ class CallRecord:
 DIALOG_BAR = 10
 """Cells of the dialog's progress bar (the line fits a 60-column terminal's dialog)."""
 
-CANCELLED = "The call was cancelled: the server was told (notifications/cancelled)."
-"""What a call cancelled with escape shows."""
+CANCELLED = "The call was cancelled."
+"""What a call cancelled with escape shows (the picker's own bridge tells the server; a picker
+attached to the gateway daemon only stops waiting: the daemon's answer is the result alone)."""
 
 _HINT = "ctrl+s calls · escape closes"
 _RUNNING_HINT = "escape cancels the call · ctrl+b leaves it running (C shows it again)"

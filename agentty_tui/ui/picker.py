@@ -59,6 +59,8 @@ ROLES = (
     "tool-name-off",
     "trimmed",
     "hints",
+    "tokens",
+    "pinned",
     "label",
     "hint",
     "warning",

@@ -95,6 +95,9 @@ class McpJsonDialect(Adapter):
     servers_key = SERVERS_KEY
     timeouts = MCP_JSON_TIMEOUTS
     connection = MCP_JSON_SPELLING
+    # agentty's own fields; a workspace writes them into agentty's files alone.
+    pin_key = "pin"
+    priority_key = "priority"
 
     def __init__(self) -> None:
         self.format = JsonFormat()
