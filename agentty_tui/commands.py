@@ -59,10 +59,18 @@ from agentty_tui.terminal_text import safe_block, safe_line, safe_message
 
 if TYPE_CHECKING:
     # Types alone: routing is imported by connect and disconnect, the live model's classes
-    # by a command that connects (a config-only one never defines them).
+    # and the SDK by a command that connects (a config-only one never defines them), anyio
+    # by a command that runs an event loop.
+    import anyio
+    import anyio.abc
+    import mcp_types as types
+
+    from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.bridge.session import ServerSession
     from agentty_tui.config.routing import Route
     from agentty_tui.config.sources import SourceFile
     from agentty_tui.model import PluginModel
+    from agentty_tui.tty_progress import TerminalProgress
 
 __all__ = [
     "COMMANDS",
@@ -548,13 +556,15 @@ def cmd_disable(path: Path | None, args: argparse.Namespace) -> int | ServerChec
 
 async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
-    from mcp.client.session import ElicitationFnT
+    from mcp.client.session import ClientRequestContext, ElicitationFnT
 
-    from agentty_tui.bridge.call_hooks import decline
+    from agentty_tui.bridge.call_hooks import CallHooks, decline
     from agentty_tui.bridge.elicit import accept_defaults
     from agentty_tui.bridge.probe import open_server
+    from agentty_tui.call_result import output_mismatch
     from agentty_tui.report import result_text
     from agentty_tui.tty_elicit import TerminalAsker
+    from agentty_tui.tty_progress import TerminalProgress
 
     arguments = parse_arguments(args.arguments)
     store, loaded = load_config(path, args, runs_servers=True)
@@ -586,18 +596,94 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
         elif args.tool not in {t.name for t in state.tools}:
             problem = UnknownToolError(args.server, args.tool, [t.name for t in state.tools])
         else:
+            output_schema = next(t for t in state.tools if t.name == args.tool).output_schema
+            # Progress as one updating line, on a terminal only (a script reads a pipe).
+            progress = (
+                TerminalProgress(safe_line(f"{args.server} / {args.tool}"))
+                if sys.stderr.isatty()
+                else None
+            )
+            hooks = None
+            if progress is not None:
+                asking = elicitation
+
+                async def ask_on_a_clear_line(
+                    context: ClientRequestContext, params: types.ElicitRequestParams
+                ) -> types.ElicitResult | types.ErrorData:
+                    progress.clear()
+                    return await asking(context, params)
+
+                hooks = CallHooks(progress=progress, elicitation=ask_on_a_clear_line)
             try:
-                result = await session.call_tool(args.tool, arguments)
+                outcome = await _call_interruptibly(session, args.tool, arguments, hooks, progress)
             except OperationError as exc:
                 # The server's stderr an error quotes goes to its log: the message says where.
                 problem = OperationError(pointing_to_log(str(exc), session.log))
+            finally:
+                if progress is not None:
+                    progress.clear()
     if problem is not None:
         raise problem
+    if outcome is None:
+        warn("the call was cancelled (Ctrl-C); the server was told")
+        return 130  # the shell's status for a command SIGINT ended
+    result = outcome
+    mismatch = output_mismatch(output_schema, result)
     if args.json:
         say_json(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        if mismatch is not None:
+            warn(f"the structured content does not match the tool's output schema: {mismatch}")
     else:
-        say(result_text(result))
-    return 1 if result.is_error else 0
+        say(result_text(result, output_schema))
+    return 1 if result.is_error or mismatch is not None else 0
+
+
+async def _call_interruptibly(
+    session: ServerSession,
+    tool: str,
+    arguments: dict[str, Any],
+    hooks: CallHooks | None,
+    progress: TerminalProgress | None = None,
+) -> types.CallToolResult | None:
+    """The call's result, or ``None`` when Ctrl-C (SIGINT) cancelled it; ``progress``'s line
+    is drawn again every second while the call runs (its time run counts on).
+
+    Python turns SIGINT into a ``KeyboardInterrupt`` raised wherever the loop happens to be,
+    and the app then stops the server before the request was ever cancelled: the server never
+    hears it. While the call runs, SIGINT cancels the call's scope instead: the cancellation
+    reaches the SDK's request, which sends ``notifications/cancelled``, and only then does the
+    session stop. The call's own errors come out as themselves.
+    """
+    if threading.current_thread() is not threading.main_thread():  # no signals to take
+        return await session.call_tool(tool, arguments, hooks)
+    import signal
+
+    import anyio
+
+    results: list[types.CallToolResult] = []
+    failures: list[Exception] = []
+
+    async def cancel_on_interrupt(
+        scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]
+    ) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT) as interrupts:
+            task_status.started()
+            async for _signal in interrupts:
+                scope.cancel()
+                return
+
+    async with anyio.create_task_group() as group:
+        await group.start(cancel_on_interrupt, group.cancel_scope)
+        if progress is not None:
+            group.start_soon(progress.tick)
+        try:
+            results.append(await session.call_tool(tool, arguments, hooks))
+        except Exception as exc:  # raised below, outside the task group (not in a group)
+            failures.append(exc)
+        group.cancel_scope.cancel()
+    if failures:
+        raise failures[0]
+    return results[0] if results else None
 
 
 # --- import -----------------------------------------------------------------------------

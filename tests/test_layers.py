@@ -47,6 +47,7 @@ _BY_PART: dict[str, int] = {
     "commands": TOP,
     "report": TOP,
     "tty_elicit": TOP,  # call's questions on a terminal
+    "tty_progress": TOP,  # call's progress on a terminal
     "demo": TOP,  # servers of their own, run as programs
     "__main__": TOP,
 }

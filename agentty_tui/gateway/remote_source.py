@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 import anyio.abc
@@ -50,6 +50,9 @@ from agentty_tui.gateway.picker_link import (
 )
 from agentty_tui.gateway.rendezvous import Rendezvous
 from agentty_tui.model import PluginModel, ServerSpec, ServerState, SourceRef, next_revision
+
+if TYPE_CHECKING:  # the hooks' module imports the SDK's client
+    from agentty_tui.bridge.call_hooks import CallHooks
 
 __all__ = ["ATTACH_TIMEOUT", "RETRY", "RemoteSource"]
 
@@ -487,8 +490,13 @@ class RemoteSource:
         return await self._changed("logout", name=name)
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool on the daemon's server process."""
+        """Call one tool on the daemon's server process. ``hooks`` are not used: the daemon's
+        answer is the result alone (no progress or question of the server comes back)."""
         result = await self._ask("call_tool", server=server, tool=tool, arguments=arguments)
         return types.CallToolResult.model_validate(result.get("call"))

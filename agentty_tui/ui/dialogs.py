@@ -47,6 +47,7 @@ from agentty_tui.secrets import mask_url, mask_value, masked_command_line
 from agentty_tui.terminal_text import safe_json, safe_line
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.text import PlainText
+from agentty_tui.ui.tool_marks import TASK_REASON, hint_lines
 
 __all__ = [
     "KEYS",
@@ -216,6 +217,8 @@ def wire_status(server: ServerState, tool: ToolState, catalog: WireCatalog) -> s
     """Whether the tool goes on the wire, and if not, why not."""
     if not tool.enabled:
         return "not on the wire: the tool is off"
+    if tool.needs_tasks:
+        return f"not on the wire: needs task support ({TASK_REASON})"
     if server.status != "connected":
         return f"not on the wire: the server is {server.status}"
     if catalog.is_trimmed(server.name, tool.bare):
@@ -262,6 +265,7 @@ class ToolDetailsScreen(Dialog[None]):
                 f"state      {'on' if tool.enabled else 'off'}",
                 f"wire name  {_wire_name(server, tool, catalog)}",
                 f"wire       {wire_status(server, tool, catalog)}",
+                *hint_lines(tool),
                 *self._hosts_line(),
                 *([f"tokens     {self._tokens}"] if self._tokens else []),
             )
@@ -341,6 +345,8 @@ class ServerDetailsScreen(Dialog[str | None]):
             lines.append(f"login      {_auth_text(server)}")
         if server.log_path is not None:
             lines.append(f"log        {safe_line(server.log_path)} (l shows it)")
+        # Every warning (the row shows the first): e.g. that it asked for sampling.
+        lines += [f"warning    {safe_line(warning)}" for warning in server.warnings]
         with VerticalScroll(classes="dialog", id="server-details"):
             yield PlainText(server.name, one_line=True, classes="dialog-title")
             with Vertical(id="details-body"):

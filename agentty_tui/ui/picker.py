@@ -58,6 +58,7 @@ ROLES = (
     "tool-name",
     "tool-name-off",
     "trimmed",
+    "hints",
     "tokens",
     "pinned",
     "label",

@@ -13,8 +13,11 @@ the same place from server to server. On a wide terminal (``WIDE_COLUMNS`` or mo
 shows its title and its description in two columns; otherwise one label column (the title,
 else the first line of the description). While the budget trims any tool, a column for the
 ``✂ trimmed`` mark is kept on every tool row, so that the marks do not push their labels out of
-line. Widths are measured per server and kept while the server's ``(name, revision)`` is
-(``ToolWidths``): measuring 5,000 tools costs milliseconds, too much for every toggle.
+line; the same column holds ``⧗ needs task support`` for a tool that runs only as a task (off
+the wire). While any tool has annotations, a column of the server's hint marks (``tool_marks``:
+``R D I W``) follows the name. Widths are measured per server and kept while the server's
+``(name, revision)`` is (``ToolWidths``): measuring 5,000 tools costs milliseconds, too much
+for every toggle.
 
 A ``RowMemo`` passed to ``build_rows`` keeps each server's rows from the previous
 call and hands back the very same ``Row`` objects while nothing they are built from changed (the
@@ -52,6 +55,7 @@ from agentty_tui.ui.row_source import (
     untrusted_segments,
 )
 from agentty_tui.ui.token_text import TOKEN_WIDTH, server_tokens, token_cell
+from agentty_tui.ui.tool_marks import TASK_MARK, has_hints, hint_marks
 
 __all__ = [
     "LABEL_LIMIT",
@@ -115,6 +119,17 @@ class Layout:
     counted)."""
     pins: bool = False
     """Tool rows: whether a column is kept for the pin mark (some tool shown is pinned)."""
+    hints: bool = False
+    """Whether a column is kept for the server's hint marks (``tool_marks``: some tool has
+    one)."""
+    tasks: bool = False
+    """Whether the mark column is kept for ``⧗ needs task support`` (some tool runs only as a
+    task)."""
+
+    @property
+    def mark_width(self) -> int:
+        """The mark column's width (0: no column): room for each mark that may show."""
+        return max(len(TRIMMED_MARK) if self.trimmed else 0, len(TASK_MARK) if self.tasks else 0)
 
 
 def cut(text: str) -> str:
@@ -136,17 +151,20 @@ class ToolWidths:
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[int, int, int, bool]] = {}
+        self._entries: dict[str, tuple[int, int, int, bool, bool, bool]] = {}
 
     def of(self, server: ServerState) -> tuple[int, int]:
         """The widest (name, title) among the tools of ``server``."""
-        return self._entry(server)[1:3]
+        entry = self._entry(server)
+        return entry[1], entry[2]
 
     def pins(self, server: ServerState) -> bool:
         """Whether some tool of ``server`` is pinned (``pin_text``)."""
         return self._entry(server)[3]
 
-    def _entry(self, server: ServerState) -> tuple[int, int, int, bool]:
+    def _entry(self, server: ServerState) -> tuple[int, int, int, bool, bool, bool]:
+        """(revision, widest name, widest title, some pin, some hint mark, some task-only
+        tool) of ``server``, measured once per revision."""
         entry = self._entries.get(server.name)
         if entry is not None and entry[0] == server.revision:
             return entry
@@ -154,7 +172,9 @@ class ToolWidths:
         names = max((len(safe_line(tool.bare)) for tool in tools), default=0)
         titles = max((len(safe_line(cut(tool.title or ""))) for tool in tools), default=0)
         pins = bool(tools) and (server.priority > 0 or any(tool.pinned for tool in tools))
-        entry = self._entries[server.name] = (server.revision, names, titles, pins)
+        hints = any(has_hints(tool.hints) for tool in tools)
+        tasks = any(tool.needs_tasks for tool in tools)
+        entry = self._entries[server.name] = (server.revision, names, titles, pins, hints, tasks)
         return entry
 
     def layout(
@@ -170,13 +190,14 @@ class ToolWidths:
         whether the terminal has room for a source column; ``tokens``: whether tool rows have
         a token column."""
         name_width = tool_width = title_width = 0
-        pins = False
+        pins = any_hints = any_tasks = False
         for server in model.servers:
             name_width = max(name_width, len(safe_line(server.name)))
-            _, names, titles, pinned = self._entry(server)
+            _, names, titles, pinned, hints, tasks = self._entry(server)
             tool_width = max(tool_width, names)
             title_width = max(title_width, titles)
             pins = pins or pinned
+            any_hints, any_tasks = any_hints or hints, any_tasks or tasks
         if len(self._entries) > len(model.servers):
             shown = {server.name for server in model.servers}
             self._entries = {k: v for k, v in self._entries.items() if k in shown}
@@ -188,16 +209,20 @@ class ToolWidths:
             source_width=source_width(model) if sources else 0,
             token_width=TOKEN_WIDTH if tokens else 0,
             pins=pins,
+            hints=any_hints,
+            tasks=any_tasks,
         )
 
 
 def tool_cells(tool: ToolState, is_trimmed: bool, layout: Layout) -> list[Segment]:
-    """What follows a tool row's name: the trimmed mark, then the label or title and
-    description columns (trailing padding left out)."""
+    """What follows a tool row's name: the server's hint marks, the trimmed or task-only mark,
+    then the label or title and description columns (trailing padding left out)."""
     cells: list[Segment] = []
-    if layout.trimmed:
-        mark = TRIMMED_MARK if is_trimmed else ""
-        cells += [(_GAP, "plain"), (mark.ljust(len(TRIMMED_MARK)), "trimmed")]
+    if layout.hints:
+        cells += [(_GAP, "plain"), (hint_marks(tool), "hints")]
+    if layout.mark_width:
+        mark = TASK_MARK if tool.needs_tasks else TRIMMED_MARK if is_trimmed else ""
+        cells += [(_GAP, "plain"), (mark.ljust(layout.mark_width), "trimmed")]
     if layout.title_width is None:
         # A title is one line as sent (a newline in it shows as ⏎); a description's first line.
         columns = [(safe_line(cut(tool.label.strip())), "label")]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import mcp_types as types
 
@@ -25,6 +25,9 @@ from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
 from agentty_tui.gateway.daemon_view import DaemonView
 from agentty_tui.model import PluginModel, ServerSpec, SourceRef
+
+if TYPE_CHECKING:  # the hooks' module imports the SDK's client; the picker's start need not
+    from agentty_tui.bridge.call_hooks import CallHooks
 
 __all__ = ["DaemonSource", "PluginSource"]
 
@@ -151,9 +154,15 @@ class PluginSource(Protocol):
         ...
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool through a step runtime."""
+        """Call one tool through a step runtime; ``hooks``: where its progress goes and who
+        answers what the server asks meanwhile. Cancelling the caller cancels the server's
+        request."""
         ...
 
 

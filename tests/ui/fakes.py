@@ -16,6 +16,7 @@ import mcp_types as types
 from textual.app import App
 
 from agentty_tui.bridge.auth import LoginUI
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportPlan, ImportResult, PreparedImport
@@ -27,6 +28,7 @@ from agentty_tui.model import (
     ServerState,
     SourceRef,
     StdioSpec,
+    ToolHints,
     ToolState,
 )
 
@@ -36,6 +38,7 @@ __all__ = [
     "connecting_model",
     "crashed_model",
     "failed_model",
+    "hinted_model",
     "over_budget_model",
     "server",
     "settle",
@@ -90,6 +93,26 @@ def connecting_model() -> PluginModel:
         server("editor", status="connecting"),
         server("weather", status="connecting"),
     )
+
+
+def hinted_model() -> PluginModel:
+    """One server whose tools carry annotations (one with a hostile title), and one that runs
+    only as a task."""
+    hinted = [
+        tool("read_page", description="Read a page.").model_copy(
+            update={
+                "hints": ToolHints(
+                    title="Read \x1b[31m[b]a page[/b]", read_only=True, open_world=True
+                )
+            }
+        ),
+        tool("wipe_disk", description="Wipe the disk.").model_copy(
+            update={"hints": ToolHints(read_only=False, destructive=True, idempotent=True)}
+        ),
+        tool("plain", description="No hints at all."),
+        tool("research", description="A long study.").model_copy(update={"needs_tasks": True}),
+    ]
+    return model(server("web", *hinted))
 
 
 def connected_model() -> PluginModel:
@@ -384,7 +407,11 @@ class StaticSource:
         return self._model
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
         self.calls.append(("call_tool", (server, tool, arguments)))
         self._maybe_fail()

@@ -22,6 +22,7 @@ from tests.ui.fakes import (
     connecting_model,
     crashed_model,
     failed_model,
+    hinted_model,
     model,
     over_budget_model,
     server,
@@ -74,6 +75,12 @@ def test_over_budget_warning_and_trimmed_marks(snap_compare: SnapCompare) -> Non
     """Budget 6: three enabled tools marked "✂ trimmed", in a column of its own so that every
     label stays in line; the warning line below the status."""
     assert snap_compare(app_for(over_budget_model()), terminal_size=SIZE)
+
+
+def test_hint_marks_and_task_only_mark(snap_compare: SnapCompare) -> None:
+    """The server's hints as letters in a column after the names (R and W, D and I, none),
+    and a task-only tool marked "⧗ needs task support" in the mark column; labels in line."""
+    assert snap_compare(app_for(hinted_model()), terminal_size=SIZE)
 
 
 def test_wide_terminal_shows_title_and_description_columns(snap_compare: SnapCompare) -> None:
