@@ -36,6 +36,7 @@ import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.early import EarlyStarts
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.logs import default_log_dir
@@ -98,11 +99,14 @@ class Bridge:
         log_dir: Path | str | None = None,
         trust: bool = False,
         inherited: Inherited | None = None,
+        early: EarlyStarts | None = None,
     ) -> None:
         """``config``: the workspace, or the store of one file (taken as the workspace of
         that one file, ``Workspace.of_store``); ``trust``: start the stdio servers of the
         config even if it is not trusted (as ``trust_config`` does later); ``inherited``:
-        the environment and folder its servers start from (default: this process's)."""
+        the environment and folder its servers start from (default: this process's, or
+        ``early``'s); ``early``: the stdio servers already started for it before the SDK was
+        imported (their owner until a session takes them: enter it around the bridge)."""
         store = config if isinstance(config, Workspace) else Workspace.of_store(config)
         self.store = store
         """The config's files: a workspace (of one file for ``--config``)."""
@@ -125,8 +129,10 @@ class Bridge:
             on_offer=self._offer_listeners.call,
             on_log=self._log_listeners.call,
             log_level=lambda: self._log_levels.floor,
-            inherited=inherited or Inherited(),
+            inherited=inherited or (early.inherited if early is not None else Inherited()),
+            early=early,
         )
+        self._early = early
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
         self._states = ServerStates()
@@ -162,7 +168,8 @@ class Bridge:
             except ConfigError as exc:
                 self._config_error = str(exc)
                 config = PluginConfig()
-            self._reconcile(config, retry_failed=False)
+            started = self._reconcile(config, retry_failed=False)
+            self._pool.release_early(started.sessions)
         except BaseException:
             await self.aclose()
             raise
@@ -185,6 +192,8 @@ class Bridge:
         finally:
             self._feed.close()
             with anyio.CancelScope(shield=True):
+                if self._early is not None:  # what no session took (its owner stops it too)
+                    await self._early.aclose()
                 # A server's descendant that was slow to die is ended here, and reaped.
                 await reap_orphans()
 
