@@ -78,6 +78,11 @@ class EarlyStarts:
         """The servers whose process is started and not taken yet."""
         return tuple(self._waiting)
 
+    def process(self, name: str) -> anyio.abc.Process | None:
+        """The process started for server ``name`` while no session has taken it."""
+        found = self._waiting.get(name)
+        return None if found is None else found.process
+
     async def start(self, config: PluginConfig, trust: TrustGate) -> tuple[str, ...]:
         """Start each stdio server ``config`` would run under ``trust``; returns their names.
 

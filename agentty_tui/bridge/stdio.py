@@ -164,10 +164,11 @@ class StdioTransport(ManagedTransport):
             early, self.early = self._early_start(), None
             if early is not None:
                 self.token, self.process = early.token, early.process
-                self.log.note(f"started pid {self.process.pid} (before the SDK was imported)")
             else:
                 self.process = await spawn(self.spec, self.token, self.environment)
-                self.log.note(f"started pid {self.process.pid}")
+            self.log.note(f"started pid {self.process.pid}")
+            if early is not None:
+                self.log.note("(it was started before the SDK was imported, and taken over)")
             read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
             async with anyio.create_task_group() as group:
