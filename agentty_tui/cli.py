@@ -365,7 +365,6 @@ def _picker(
     trust: bool = False,
     hosts: str | None = None,
 ) -> int:
-    from agentty_tui.bridge import Bridge
     from agentty_tui.config import dialect_by_name
     from agentty_tui.config.workspace import Workspace, open_workspace
     from agentty_tui.ui import run_picker
@@ -376,7 +375,7 @@ def _picker(
     else:
         dialect = dialect_by_name(format_name) if format_name else None
         found = Workspace.of_file(config_path, dialect)
-    return run_picker(Bridge(found, trust=trust))
+    return run_picker(found, trust=trust)
 
 
 def _serve(config_path: Path | None, args: argparse.Namespace) -> int:

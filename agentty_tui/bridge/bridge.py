@@ -54,7 +54,12 @@ from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.roots import RootsBoard, project_roots
 from agentty_tui.bridge.server_logging import LogLevels, LogListener, ServerLogMessage
 from agentty_tui.bridge.session import ServerSession
-from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
+from agentty_tui.bridge.states import (
+    UNTRUSTED_ERROR,
+    ServerStates,
+    ShadowedStates,
+    plugin_model,
+)
 from agentty_tui.bridge.step import StepRuntime
 from agentty_tui.config import operations
 from agentty_tui.config.announce import one_announcement
@@ -647,17 +652,13 @@ class Bridge:
         servers = self._states.build(self._config, self._sessions, self._gated)
         shadowed = self._shadowed.build(self._config.shadowed)
         self._revision += 1
-        native = self._config.native_tools
-        snapshot = PluginModel(
-            servers=servers,
-            tool_budget=self._config.tool_budget,
-            tool_token_budget=self._config.tool_token_budget,
-            native_tools=native or (),  # none: the catalog's defaults
+        snapshot = plugin_model(
+            self._config,
+            servers,
+            shadowed,
             config_path=str(self.store.path),
             config_error=self._config_error,
-            config_warnings=self._config.warnings,
-            config_untrusted=None if self._trust.everything else self._config.insecure,
-            shadowed=shadowed,
+            trust=self._trust,
             revision=self._revision,
         )
         self._feed.publish(snapshot)

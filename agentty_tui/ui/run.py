@@ -1,14 +1,19 @@
-"""Run the picker on a config file: start the bridge, run the app, stop every server."""
+"""Run the picker on a config: its first frame, the bridge started, the app, every server stopped.
+
+The first frame comes from the config alone (``ui/starting.py``): the servers' processes are
+started meanwhile, and the SDK is imported once the frame is on screen.
+"""
 
 from __future__ import annotations
 
 import anyio
 from textual.drivers.linux_driver import LinuxDriver
 
-from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.logs import quiet_logging
+from agentty_tui.bridge.logs import default_log_dir, quiet_logging
 from agentty_tui.bridge.shutdown import TERMINAL_GONE, StopRequest, run_app
+from agentty_tui.config.workspace import Workspace
 from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.starting import StartingSource
 
 __all__ = ["DeadTerminalDriver", "run_picker"]
 
@@ -35,31 +40,45 @@ class DeadTerminalDriver(LinuxDriver):
             super().close()
 
 
-def run_picker(
-    bridge: Bridge,
-) -> int:
-    """Open the picker on ``bridge`` (not yet entered: here it starts the servers, of a
-    project's workspace or of the one file of ``--config``); returns the exit code once every
-    server is stopped.
+class _Picker(PickerApp):
+    """The picker that says when its first frame is on screen (``first_frame``)."""
+
+    def __init__(self, source: StartingSource) -> None:
+        super().__init__(source, freeze_heap=True)
+        self.first_frame = anyio.Event()
+        """Set once the first frame has been written (Textual's ``Ready``)."""
+
+    def on_ready(self) -> None:
+        """The first frame is on screen: the bridge may start loading the SDK."""
+        self.first_frame.set()
+
+
+def run_picker(workspace: Workspace, *, trust: bool = False) -> int:
+    """Open the picker on ``workspace`` (a project's, or the one file of ``--config``):
+    here the bridge starts its servers (``trust``: also those of an untrusted config); returns
+    the exit code once every server is stopped.
 
     The bridge's exit is shielded, so the servers stop even when the app ends by an error; the
     terminal is restored by the app before that. SIGTERM, SIGHUP and a terminal that hangs up
     end the app as ``q`` does (the exit code is then 128 + the signal's number).
     """
-    quiet_logging(bridge.log_dir)
+    quiet_logging(default_log_dir())
 
     async def main(request: StopRequest) -> int:
-        async with bridge:
-            app = PickerApp(bridge, freeze_heap=True)
-            if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
-                app.driver_class = DeadTerminalDriver
-            # The app's own way out, so that it restores the terminal before the servers stop.
-            request.handler = app.exit
-            async with anyio.create_task_group() as watching:
-                # An outside edit of a config file reloads, as `r` does.
-                await watching.start(bridge.watch)
+        source = StartingSource(workspace, trust=trust)
+        source.load()
+        app = _Picker(source)
+        if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
+            app.driver_class = DeadTerminalDriver
+        # The app's own way out, so that it restores the terminal before the servers stop.
+        request.handler = app.exit
+        async with anyio.create_task_group() as running:
+            running.start_soon(source.run, app.first_frame)
+            try:
                 await app.run_async()
-                watching.cancel_scope.cancel()
-            return app.return_code or 0
+            finally:
+                app.first_frame.set()  # an app that never drew a frame still lets it end
+                source.close()
+        return app.return_code or 0
 
     return run_app(main)

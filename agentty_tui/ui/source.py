@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import mcp_types as types
-
-from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
 from agentty_tui.model import PluginModel, ServerSpec, SourceRef
+
+if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
+    import mcp_types as types
+
+    from agentty_tui.bridge.auth import LoginUI
 
 __all__ = ["PluginSource"]
 
