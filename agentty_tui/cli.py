@@ -365,6 +365,7 @@ def _picker(
     trust: bool = False,
     hosts: str | None = None,
 ) -> int:
+    from agentty_tui.bridge.starting import StartingSource
     from agentty_tui.config import dialect_by_name
     from agentty_tui.config.workspace import Workspace, open_workspace
     from agentty_tui.ui import run_picker
@@ -375,7 +376,7 @@ def _picker(
     else:
         dialect = dialect_by_name(format_name) if format_name else None
         found = Workspace.of_file(config_path, dialect)
-    return run_picker(found, trust=trust)
+    return run_picker(StartingSource(found, trust=trust))
 
 
 def _serve(config_path: Path | None, args: argparse.Namespace) -> int:

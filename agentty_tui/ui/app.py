@@ -438,7 +438,7 @@ class PickerApp(KeyOrderApp):
             self.lens = None  # the host's files are gone: every host again
         model = host_lens(model, self.lens)
         self.model = model
-        # Revision 0: a model of the config alone (``ui/starting.py``), shown before the SDK is
+        # Revision 0: a model of the config alone (``bridge/starting.py``), shown before the SDK is
         # imported; the heap worth freezing is the one of the first settled bridge snapshot.
         if self._freeze_heap and model.settled and model.revision:
             self._freeze_heap = False

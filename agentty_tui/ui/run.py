@@ -1,7 +1,7 @@
 """Run the picker on a config: its first frame, the bridge started, the app, every server stopped.
 
-The first frame comes from the config alone (``ui/starting.py``): the servers' processes are
-started meanwhile, and the SDK is imported once the frame is on screen.
+The first frame comes from the config alone (``bridge/starting.py``): once it is on screen the
+servers' processes start, and the SDK is imported while they boot.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from textual.drivers.linux_driver import LinuxDriver
 
 from agentty_tui.bridge.logs import default_log_dir, quiet_logging
 from agentty_tui.bridge.shutdown import TERMINAL_GONE, StopRequest, run_app
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.bridge.starting import StartingSource
 from agentty_tui.ui.app import PickerApp
-from agentty_tui.ui.starting import StartingSource
 
 __all__ = ["DeadTerminalDriver", "run_picker"]
 
@@ -53,10 +52,10 @@ class _Picker(PickerApp):
         self.first_frame.set()
 
 
-def run_picker(workspace: Workspace, *, trust: bool = False) -> int:
-    """Open the picker on ``workspace`` (a project's, or the one file of ``--config``):
-    here the bridge starts its servers (``trust``: also those of an untrusted config); returns
-    the exit code once every server is stopped.
+def run_picker(source: StartingSource) -> int:
+    """Open the picker on ``source`` (not yet run: here its bridge starts the servers, of a
+    project's workspace or of the one file of ``--config``); returns the exit code once every
+    server is stopped.
 
     The bridge's exit is shielded, so the servers stop even when the app ends by an error; the
     terminal is restored by the app before that. SIGTERM, SIGHUP and a terminal that hangs up
@@ -65,7 +64,6 @@ def run_picker(workspace: Workspace, *, trust: bool = False) -> int:
     quiet_logging(default_log_dir())
 
     async def main(request: StopRequest) -> int:
-        source = StartingSource(workspace, trust=trust)
         source.load()
         app = _Picker(source)
         if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot

@@ -1,7 +1,8 @@
-"""The picker's source while the bridge starts: the first frame from the config alone.
+"""A bridge that is still starting: the picker's first frame from the config alone.
 
 Importing the mcp SDK (which the bridge needs) takes about half a second; the picker's first
-frame does not wait for it. ``StartingSource`` is a ``PluginSource`` that shows, at once, the
+frame does not wait for it. ``StartingSource`` is a source of snapshots and operations like
+``Bridge`` (the picker's ``PluginSource``) that shows, at once, the
 config's servers as the bridge is about to show them (those it starts ``connecting``:
 ``bridge.states.opening_model``); once that frame is out, ``run`` starts their processes
 (``bridge/early.py``), imports the SDK while they boot, and enters the real bridge; from then
