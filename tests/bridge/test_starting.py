@@ -79,7 +79,7 @@ async def test_the_bridge_takes_over_with_the_processes_started_for_it(
             model = await source.tool_set_enabled("a", "tool_0000", False)
             assert not next(t for t in model.servers[0].tools if t.bare == "tool_0000").enabled
             source.close()
-    assert not process_alive(pid)
+    assert pid is not None and not process_alive(pid)
 
 
 async def test_a_quit_before_the_first_frame_starts_nothing(write_config: WriteConfig) -> None:
