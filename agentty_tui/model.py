@@ -155,6 +155,8 @@ class ToolState(Frozen):
     needs_tasks: bool = False
     """Only callable as a task (``execution.taskSupport: "required"``): kept off the wire,
     since a call without task support fails."""
+    pinned: bool = False
+    """Pinned by the config (``tools.pin``): trimmed only after every tool that is not."""
 
     @property
     def label(self) -> str:
@@ -220,6 +222,9 @@ class ServerState(Frozen):
     trust_facts: tuple[EntryFact, ...] = ()
     """For a server that waits for trust: what trusting it runs or sends
     (``ServerConfig.trust_facts``)."""
+    priority: int = 0
+    """The config's ``priority`` (``ServerConfig.priority``): servers of a higher one come
+    first on the wire; above 0, every tool of the server is pinned."""
     revision: int = Field(default_factory=next_revision)
     """Which state of this server this is: new whenever anything above changes, the same for
     as long as nothing does (``same_as``), so caches key on ``(name, revision)``. Unique within
@@ -325,6 +330,7 @@ def derive_tools(advertised: Sequence[AdvertisedTool], rule: ToolFilter) -> tupl
             description=tool.description,
             input_schema=tool.input_schema,
             needs_tasks=tool.needs_tasks,
+            pinned=tool.name in rule.pin,
         )
         for tool in advertised
     )

@@ -58,6 +58,8 @@ ROLES = (
     "tool-name",
     "tool-name-off",
     "trimmed",
+    "tokens",
+    "pinned",
     "label",
     "hint",
     "warning",

@@ -1,10 +1,15 @@
 """Run the picker on a config: its first frame, the bridge started, the app, every server stopped.
 
 The first frame comes from the config alone (``bridge/starting.py``): once it is on screen the
-servers' processes start, and the SDK is imported while they boot.
+servers' processes start, and the SDK is imported while they boot. When the user's gateway
+daemon runs, the picker attaches to it instead (``gateway.remote_source``): it starts no
+server, its operations go to the daemon, and it shows the hosts attached; without a daemon (or
+with ``--no-daemon``) it runs its own bridge.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import anyio
 from textual.drivers.linux_driver import LinuxDriver
@@ -13,6 +18,11 @@ from agentty_tui.bridge.logs import default_log_dir, quiet_logging
 from agentty_tui.bridge.shutdown import TERMINAL_GONE, StopRequest, run_app
 from agentty_tui.bridge.starting import StartingSource
 from agentty_tui.ui.app import PickerApp
+from agentty_tui.ui.source import PluginSource
+
+if TYPE_CHECKING:
+    from agentty_tui.gateway.attachment import Attachment
+    from agentty_tui.gateway.rendezvous import Rendezvous
 
 __all__ = ["DeadTerminalDriver", "run_picker"]
 
@@ -42,8 +52,8 @@ class DeadTerminalDriver(LinuxDriver):
 class _Picker(PickerApp):
     """The picker that says when its first frame is on screen (``first_frame``)."""
 
-    def __init__(self, source: StartingSource) -> None:
-        super().__init__(source, freeze_heap=True)
+    def __init__(self, source: PluginSource) -> None:
+        super().__init__(source, freeze_heap=True, count_tokens=True)
         self.first_frame = anyio.Event()
         """Set once the first frame has been written (Textual's ``Ready``)."""
 
@@ -52,10 +62,13 @@ class _Picker(PickerApp):
         self.first_frame.set()
 
 
-def run_picker(source: StartingSource) -> int:
+def run_picker(
+    source: StartingSource, daemon: tuple[Attachment, Rendezvous] | None = None
+) -> int:
     """Open the picker on ``source`` (not yet run: here its bridge starts the servers, of a
     project's workspace or of the one file of ``--config``); returns the exit code once every
-    server is stopped.
+    server is stopped. ``daemon``: the picker's attachment and the user's rendezvous; when a
+    daemon answers there, the picker attaches to it and ``source`` is never run.
 
     The bridge's exit is shielded, so the servers stop even when the app ends by an error; the
     terminal is restored by the app before that. SIGTERM, SIGHUP and a terminal that hangs up
@@ -64,19 +77,30 @@ def run_picker(source: StartingSource) -> int:
     quiet_logging(default_log_dir())
 
     async def main(request: StopRequest) -> int:
+        if daemon is not None:
+            from agentty_tui.gateway.remote_source import RemoteSource
+
+            async with RemoteSource.attached(*daemon) as remote:
+                if remote is not None:
+                    return await _run(_Picker(remote), request)
         source.load()
         app = _Picker(source)
-        if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
-            app.driver_class = DeadTerminalDriver
-        # The app's own way out, so that it restores the terminal before the servers stop.
-        request.handler = app.exit
         async with anyio.create_task_group() as running:
             running.start_soon(source.run, app.first_frame)
             try:
-                await app.run_async()
+                return await _run(app, request)
             finally:
                 app.first_frame.set()  # an app that never drew a frame still lets it end
                 source.close()
-        return app.return_code or 0
 
     return run_app(main)
+
+
+async def _run(app: PickerApp, request: StopRequest) -> int:
+    """Run ``app`` until it ends; its exit code."""
+    if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
+        app.driver_class = DeadTerminalDriver
+    # The app's own way out, so that it restores the terminal before the servers stop.
+    request.handler = app.exit
+    await app.run_async()
+    return app.return_code or 0

@@ -290,6 +290,22 @@ class StaticSource:
         self._replace(state.model_copy(update={"tools": tools}))
         return self._model
 
+    async def tool_set_pinned(self, server: str, tool: str, pinned: bool) -> PluginModel:
+        self.calls.append(("tool_set_pinned", (server, tool, pinned)))
+        self._maybe_fail()
+        state = self._server(server)
+        tools = tuple(
+            t.model_copy(update={"pinned": pinned}) if t.bare == tool else t for t in state.tools
+        )
+        self._replace(state.model_copy(update={"tools": tools}))
+        return self._model
+
+    async def server_set_priority(self, name: str, priority: int) -> PluginModel:
+        self.calls.append(("server_set_priority", (name, priority)))
+        self._maybe_fail()
+        self._replace(self._server(name).model_copy(update={"priority": priority}))
+        return self._model
+
     async def tools_set_enabled(
         self, server: str, enabled: bool, *, host: str | None = None
     ) -> PluginModel:
