@@ -190,6 +190,14 @@ class StartingSource:
         """``Bridge.server_set_disabled``, once the bridge is up."""
         return await (await self._up()).server_set_disabled(name, disabled, host=host)
 
+    async def tool_set_pinned(self, server: str, tool: str, pinned: bool) -> PluginModel:
+        """``Bridge.tool_set_pinned``, once the bridge is up."""
+        return await (await self._up()).tool_set_pinned(server, tool, pinned)
+
+    async def server_set_priority(self, name: str, priority: int) -> PluginModel:
+        """``Bridge.server_set_priority``, once the bridge is up."""
+        return await (await self._up()).server_set_priority(name, priority)
+
     async def reload(self) -> ReloadReport:
         """``Bridge.reload``, once the bridge is up."""
         return await (await self._up()).reload()

@@ -62,9 +62,7 @@ class _Picker(PickerApp):
         self.first_frame.set()
 
 
-def run_picker(
-    source: StartingSource, daemon: tuple[Attachment, Rendezvous] | None = None
-) -> int:
+def run_picker(source: StartingSource, daemon: tuple[Attachment, Rendezvous] | None = None) -> int:
     """Open the picker on ``source`` (not yet run: here its bridge starts the servers, of a
     project's workspace or of the one file of ``--config``); returns the exit code once every
     server is stopped. ``daemon``: the picker's attachment and the user's rendezvous; when a
@@ -88,10 +86,11 @@ def run_picker(
         async with anyio.create_task_group() as running:
             running.start_soon(source.run, app.first_frame)
             try:
-                return await _run(app, request)
+                status = await _run(app, request)
             finally:
                 app.first_frame.set()  # an app that never drew a frame still lets it end
                 source.close()
+        return status
 
     return run_app(main)
 
