@@ -27,14 +27,12 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 import anyio.abc
-import mcp_types as types
 from anyio.streams.memory import MemoryObjectSendStream
 
-from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
@@ -50,6 +48,11 @@ from agentty_tui.gateway.picker_link import (
 )
 from agentty_tui.gateway.rendezvous import Rendezvous
 from agentty_tui.model import PluginModel, ServerSpec, ServerState, SourceRef, next_revision
+
+if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
+    import mcp_types as types
+
+    from agentty_tui.bridge.auth import LoginUI
 
 __all__ = ["ATTACH_TIMEOUT", "RETRY", "RemoteSource"]
 
@@ -491,4 +494,6 @@ class RemoteSource:
     ) -> types.CallToolResult:
         """Call one tool on the daemon's server process."""
         result = await self._ask("call_tool", server=server, tool=tool, arguments=arguments)
-        return types.CallToolResult.model_validate(result.get("call"))
+        import mcp_types  # the SDK's types: imported by the first call, not by the first frame
+
+        return mcp_types.CallToolResult.model_validate(result.get("call"))

@@ -22,9 +22,11 @@ pytestmark = pytest.mark.anyio
 
 
 def test_the_picker_and_its_first_source_import_no_sdk() -> None:
-    """What the first frame needs: the app, the starting source, the config; not the SDK."""
+    """What the first frame needs: the app, its source (starting, or the daemon's), the config;
+    not the SDK."""
     code = (
         "import json, sys; import agentty_tui.ui, agentty_tui.bridge.starting; "
+        "import agentty_tui.gateway.remote_source; "
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
