@@ -375,7 +375,7 @@ def _picker(
     """The picker on the workspace or the one file, attached to the user's gateway daemon when
     one runs (the daemon reads a workspace of every host, or the file as its name says: with
     ``--hosts`` or ``--format`` the picker runs alone)."""
-    from agentty_tui.bridge import Bridge
+    from agentty_tui.bridge.starting import StartingSource
     from agentty_tui.config import dialect_by_name
     from agentty_tui.config.workspace import Workspace, open_workspace
     from agentty_tui.ui import run_picker
@@ -398,7 +398,7 @@ def _picker(
             daemon = (attachment, rendezvous(os.environ))
         except AgenttyError:  # no private runtime folder: no daemon could listen there
             daemon = None
-    return run_picker(Bridge(found, trust=trust), daemon)
+    return run_picker(StartingSource(found, trust=trust), daemon)
 
 
 def _serve(config_path: Path | None, args: argparse.Namespace) -> int:

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     import mcp_types as types
 
     from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.bridge.early import EarlyStarts
     from agentty_tui.bridge.session import ServerSession
     from agentty_tui.config.routing import Route
     from agentty_tui.config.sources import SourceFile
@@ -302,13 +303,41 @@ def parse_arguments(text: str) -> dict[str, Any]:
     return value
 
 
-async def _settled_model(path: Path | None, args: argparse.Namespace) -> PluginModel:
-    """The model once every server settled; the bridge's own load is the only one."""
+async def started_early(store: Workspace, trust: bool, early: EarlyStarts) -> None:
+    """Start (in ``early``) the stdio servers a bridge of ``store`` would start, before the
+    caller imports the SDK; a config that does not load starts none (the bridge says why)."""
+    import anyio.to_thread
+
+    try:
+        config = await anyio.to_thread.run_sync(store.load)
+    except ConfigError:
+        return
+    await early.start(config, TrustGate(everything=trust))
+
+
+async def _settled_model(
+    path: Path | None, args: argparse.Namespace, *, then: Callable[[], object] | None = None
+) -> PluginModel:
+    """The model once every server settled. The stdio servers start first, then ``then`` is
+    called (what else may overlap their boot) and the SDK is imported, with the bridge."""
+    from agentty_tui.bridge.early import EarlyStarts
+
+    store = open_config(path, args)
+    async with EarlyStarts() as early:
+        await started_early(store, trusted(args), early)
+        if then is not None:
+            then()
+        return await _settled_bridge_model(store, args, early)
+
+
+async def _settled_bridge_model(
+    store: Workspace, args: argparse.Namespace, early: EarlyStarts
+) -> PluginModel:
+    """The model of a bridge on ``store`` once every server settled."""
     from agentty_tui.bridge import Bridge
     from agentty_tui.catalog.host_lens import host_lens
 
-    store = open_config(path, args)
-    async with Bridge(store, trust=trusted(args)) as bridge:
+    async with Bridge(store, trust=trusted(args), early=early) as bridge:
         if bridge.snapshot.config_error:
             raise ConfigError(bridge.snapshot.config_error)
         config = bridge.config
@@ -344,11 +373,14 @@ async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     from agentty_tui.catalog import project_catalog
     from agentty_tui.report import model_json, model_text
 
-    # The JSON counts tokens: the encoding loads (about 2 s) while the servers start.
-    loading = _load_token_encoding() if args.json else None
-    model = await _settled_model(path, args)
-    if loading is not None:
-        await anyio.to_thread.run_sync(loading.join)
+    # The JSON counts tokens: the encoding loads (about 2 s) while the servers start. Its
+    # thread holds the interpreter's lock while it loads, so it starts once they are started.
+    loading: list[threading.Thread] = []
+    model = await _settled_model(
+        path, args, then=(lambda: loading.append(_load_token_encoding())) if args.json else None
+    )
+    for thread in loading:
+        await anyio.to_thread.run_sync(thread.join)
     catalog = project_catalog(model)
     if args.json:
         say_json(model_json(model, catalog))
@@ -368,9 +400,11 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     from agentty_tui.catalog import project_catalog
     from agentty_tui.report import catalog_json, catalog_text
 
-    loading = _load_token_encoding()  # the counts load while the servers start
-    model = await _settled_model(path, args)
-    await anyio.to_thread.run_sync(loading.join)
+    # The counts load while the servers boot, once they are started (as for ``list --json``).
+    loading: list[threading.Thread] = []
+    model = await _settled_model(path, args, then=lambda: loading.append(_load_token_encoding()))
+    for thread in loading:
+        await anyio.to_thread.run_sync(thread.join)
     catalog = project_catalog(
         model,
         budget=args.budget,
@@ -556,6 +590,28 @@ def cmd_disable(path: Path | None, args: argparse.Namespace) -> int | ServerChec
 
 async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
+    arguments = parse_arguments(args.arguments)
+    store, loaded = load_config(path, args, runs_servers=True)
+    config = operations.configured(loaded, args.server)
+    if config.problem is not None:
+        raise ConfigError(config.problem)
+    TrustGate(everything=trusted(args)).refuse_untrusted(loaded, config, "was not started")
+    from agentty_tui.bridge.early import EarlyStarts
+
+    # The server starts first; the SDK is imported while it boots.
+    async with EarlyStarts() as early:
+        await early.start_one(config)
+        return await _call(store, config, arguments, args, early)
+
+
+async def _call(
+    store: Workspace,
+    config: ServerConfig,
+    arguments: dict[str, Any],
+    args: argparse.Namespace,
+    early: EarlyStarts,
+) -> int:
+    """``cmd_call`` once the server is starting: connect, check the tool, call it, print."""
     from mcp.client.session import ClientRequestContext, ElicitationFnT
 
     from agentty_tui.bridge.call_hooks import CallHooks, decline
@@ -566,12 +622,6 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     from agentty_tui.tty_elicit import TerminalAsker
     from agentty_tui.tty_progress import TerminalProgress
 
-    arguments = parse_arguments(args.arguments)
-    store, loaded = load_config(path, args, runs_servers=True)
-    config = operations.configured(loaded, args.server)
-    if config.problem is not None:
-        raise ConfigError(config.problem)
-    TrustGate(everything=trusted(args)).refuse_untrusted(loaded, config, "was not started")
     # Errors are raised once the session's task group is left, so they reach the command
     # line as themselves rather than wrapped in an exception group.
     problem: Exception | None = None
@@ -587,7 +637,12 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     # A step-up the server asks for during the call is completed in the browser.
     login_ui = TerminalLoginUI(config.name)
     async with open_server(
-        config, default_log_dir(), store.path, elicitation=elicitation, login_ui=login_ui
+        config,
+        default_log_dir(),
+        store.path,
+        elicitation=elicitation,
+        login_ui=login_ui,
+        early=early,
     ) as session:
         state = session.state
         if state.status != "connected":

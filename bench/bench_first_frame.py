@@ -15,11 +15,17 @@ Two configs, interleaved round by round (order alternating, a warm-up round of e
 Target: median(slow) / median(empty) <= 1.10, and the first frame of the slow config shows
 the server as connecting (the picker never waits for it).
 
-``python bench/bench_first_frame.py`` (12 rounds) or ``--quick`` (2 rounds).
+``--baseline-tree DIR`` also runs the picker of another checkout (``git archive`` of an earlier
+commit into DIR) on the empty config, interleaved with this one's: issue 25's target is this
+checkout's first frame on the empty config <= 0.6 of commit 2debda8's.
+
+Every child runs with its bytecode cached (filled by the warm-up round), as an installed
+program does. ``python bench/bench_first_frame.py`` (12 rounds) or ``--quick`` (2 rounds).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import fcntl
 import os
@@ -54,6 +60,7 @@ from _common import (
 from tests.servers import scalable_argv
 
 TARGET = 1.10
+BASELINE_TARGET = 0.6
 SERVER_DELAY = 5.0
 COLUMNS, LINES = 120, 40
 FRAME_MARK = b"on the wire"
@@ -68,20 +75,34 @@ def _plain(data: bytes) -> str:
     return _ESCAPES.sub(b"", data).decode("utf-8", "replace")
 
 
-def _one_run(config: Path, dirs: BenchDirs) -> dict[str, Any]:
-    """Spawn the picker on ``config`` under a pty; time the first frame, then quit it."""
+def _one_run(config: Path, dirs: BenchDirs, tree: Path | None = None) -> dict[str, Any]:
+    """Spawn the picker on ``config`` under a pty (``tree``'s, else this checkout's); time the
+    first frame, then quit it."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     env = env_for_child(dirs)
     env["TERM"] = "xterm-256color"
     env["COLUMNS"], env["LINES"] = str(COLUMNS), str(LINES)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    # Bytecode cached (filled by the warm-up round) for both checkouts, as an installed
+    # program runs: this environment's PYTHONDONTWRITEBYTECODE=1 would compile every one of our
+    # modules at every start while the SDK's come compiled.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(dirs.root / "pycache")
     command = [sys.executable, "-m", "agentty_tui", "--config", str(config)]
     output = bytearray()
     first_frame: float | None = None
     exited: float | None = None
     start = time.perf_counter()
     process = subprocess.Popen(
-        command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+        command,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        cwd=tree,  # ``-m`` looks in the current folder first
     )
     os.close(slave)
     try:
@@ -127,16 +148,24 @@ def _one_run(config: Path, dirs: BenchDirs) -> dict[str, Any]:
     }
 
 
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--baseline-tree", type=Path, help="another checkout whose first frame is measured too"
+    )
+
+
 def main() -> int:
-    args = parse_mode(__doc__ or "")
+    args = parse_mode(__doc__ or "", _options)
+    baseline: Path | None = args.baseline_tree.resolve() if args.baseline_tree else None
     rounds = 2 if args.quick else 12
     token = marker("first-frame")
     print(
         f"first frame: picker on one server that starts in {SERVER_DELAY:g} s, against an "
         f"empty config; {rounds} rounds (+1 warm-up), real processes under a pty"
     )
-    samples: dict[str, list[float]] = {"slow server": [], "empty": []}
-    exits: dict[str, list[float]] = {"slow server": [], "empty": []}
+    names = ["slow server", "empty"] + (["baseline empty"] if baseline else [])
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    exits: dict[str, list[float]] = {name: [] for name in names}
     connecting_shown: list[bool] = []
     failures: list[str] = []
     with bench_dirs("first-frame") as dirs:
@@ -148,9 +177,10 @@ def main() -> int:
             "empty": write_config(dirs.config_path("empty.json"), {}),
         }
         for number in range(rounds + 1):
-            order = ["slow server", "empty"] if number % 2 else ["empty", "slow server"]
+            order = names[number % len(names) :] + names[: number % len(names)]
             for name in order:
-                run = _one_run(configs[name], dirs)
+                tree = baseline if name == "baseline empty" else None
+                run = _one_run(configs[name.removeprefix("baseline ")], dirs, tree)
                 if run["returncode"] not in (0, None) or run["exit_after_q"] is None:
                     failures.append(f"{name}: exit code {run['returncode']}")
                 if number == 0:
@@ -194,6 +224,17 @@ def main() -> int:
         f"first frame of the slow config shows it connecting: "
         f"{sum(connecting_shown)}/{len(connecting_shown)}"
     )
+    against: float | None = None
+    if baseline is not None:
+        against = ratio(summary["empty"].median, summary["baseline empty"].median)
+        paired = stats(
+            [a / b for a, b in zip(samples["empty"], samples["baseline empty"], strict=True)]
+        )
+        print(
+            f"empty config, this checkout / {baseline.name} (medians): {against:.3f}   "
+            f"per-round: median {paired.median:.3f}, IQR {paired.q1:.3f}-{paired.q3:.3f}   "
+            f"target <= {BASELINE_TARGET}: {'MET' if against <= BASELINE_TARGET else 'MISSED'}"
+        )
     if failures:
         print("failures: " + "; ".join(failures))
     if not args.quick:
@@ -210,6 +251,9 @@ def main() -> int:
                 "target": TARGET,
                 "met": headline <= TARGET,
                 "connecting_shown": connecting_shown,
+                "baseline_tree": str(baseline) if baseline else None,
+                "ratio_empty_vs_baseline": against,
+                "baseline_target": BASELINE_TARGET,
                 "samples_seconds": samples,
                 "failures": failures,
                 "leftover_processes": leftovers,

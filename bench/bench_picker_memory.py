@@ -12,6 +12,12 @@ garbage, then reads its resident memory (``VmRSS``, and the peak ``VmHWM``) from
   each), all connected; the per-server figure is the difference over S. The servers' own
   resident memory (their processes, read from ``/proc/<pid>/status``) is reported apart.
 
+Then where the picker's memory on an empty config goes (``_memory_breakdown.py``, a fresh
+process per round): the resident memory after each step of its start, the interpreter, pydantic,
+Textual, our model and config, our picker, its first frame (no SDK yet), the SDK's types, the
+rest of the SDK, our bridge, the bridge up; and once under ``tracemalloc``, the Python
+allocations alive at the end by package.
+
 ``python bench/bench_picker_memory.py`` (5 rounds, 10 servers) or ``--quick`` (1 round, 500 tools,
 2 servers).
 """
@@ -45,6 +51,7 @@ from tests.servers import scalable_argv
 SIZE = (120, 40)
 TIMEOUT = 120.0
 SERVER_TOOLS = 10
+TRACE_TIMEOUT = 900.0
 
 
 def _status_kib(path: str, *fields: str) -> dict[str, int]:
@@ -66,10 +73,12 @@ async def _child(mode: str, config: Path | None, servers: int, tools: int) -> di
     from _paint import TimedPickerApp
     from bench_picker_toggle import _static_model
 
-    from agentty_tui.bridge import Bridge
     from agentty_tui.config import ConfigStore
     from agentty_tui.ui.source import PluginSource
     from tests.ui.fakes import StaticSource, model
+
+    if mode in ("bridge0", "bridgeN"):  # the static sources' pickers never import the SDK
+        from agentty_tui.bridge import Bridge
 
     async def show(source: PluginSource, rows: int) -> dict[str, Any]:
         app = TimedPickerApp(source)
@@ -80,7 +89,8 @@ async def _child(mode: str, config: Path | None, servers: int, tools: int) -> di
             await pilot.pause()
             gc.collect()
             memory = _status_kib("/proc/self/status", "VmRSS", "VmHWM")
-            if isinstance(source, Bridge):
+            if mode in ("bridge0", "bridgeN"):
+                assert isinstance(source, Bridge)
                 pids = [pid for pid in source.live_pids if pid]
                 memory["servers_rss"] = sum(
                     _status_kib(f"/proc/{pid}/status", "VmRSS").get("VmRSS", 0) for pid in pids
@@ -137,6 +147,54 @@ def _measure(
     return result
 
 
+def _breakdown(env: dict[str, str], config: Path, rounds: int) -> dict[str, Any]:
+    """``_memory_breakdown.py`` on ``config``: each step's resident memory over ``rounds``
+    fresh processes, then one process under ``tracemalloc``."""
+    script = str(Path(__file__).parent / "_memory_breakdown.py")
+
+    def one(*extra: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [sys.executable, script, str(config), *extra],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TRACE_TIMEOUT,  # tracemalloc slows every allocation
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"the breakdown failed:\n{done.stderr[-3000:]}")
+        found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return found
+
+    runs = [one()["steps"] for _ in range(rounds)]
+    labels = [label for label, _ in runs[0]]
+    steps = {label: stats([run[i][1] for run in runs]).median for i, label in enumerate(labels)}
+    return {"steps": steps, "traced_kib": one("--trace")["traced_kib"]}
+
+
+def _print_breakdown(breakdown: dict[str, Any]) -> None:
+    steps: dict[str, float] = breakdown["steps"]
+    rows = []
+    before = 0.0
+    for label, kib in steps.items():
+        rows.append([label, kib / 1024, (kib - before) / 1024])
+        before = kib
+    print_table(
+        "the picker on an empty config, step by step (VmRSS, MiB, medians)",
+        ["after", "VmRSS", "added"],
+        rows,
+    )
+    traced: dict[str, int] = breakdown["traced_kib"]
+    total = sum(traced.values())
+    top = list(traced.items())[:12]
+    rest = total - sum(kib for _, kib in top)
+    print_table(
+        f"Python allocations alive in it, by package (tracemalloc, {total / 1024:.1f} MiB)",
+        ["package", "MiB"],
+        [[name, kib / 1024] for name, kib in top] + [["the rest", rest / 1024]],
+    )
+
+
 def _extra(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
@@ -183,6 +241,7 @@ def main() -> int:
             for mode, config, servers, count in plan[shift:] + plan[:shift]:
                 samples[mode].append(_measure(mode, env, config, servers, count))
             print(f"  round {number + 1}/{rounds}", flush=True)
+        breakdown = _breakdown(env, empty_config, rounds)
     leftovers = report_leftovers(token)
 
     def median_mib(mode: str, field: str) -> float:
@@ -221,6 +280,7 @@ def main() -> int:
             ["per server process, its own RSS (MiB, not the picker's)", server_rss.median],
         ],
     )
+    _print_breakdown(breakdown)
     if not args.quick:
         write_results(
             "picker_memory",
@@ -236,6 +296,8 @@ def main() -> int:
                 "per_server_mib": per_server,
                 "server_process_rss_mib": server_rss.median,
                 "samples_kib": samples,
+                "empty_config_steps_kib": breakdown["steps"],
+                "empty_config_traced_kib": breakdown["traced_kib"],
                 "leftover_processes": leftovers,
             },
         )

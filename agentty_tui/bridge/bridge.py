@@ -36,6 +36,7 @@ import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.early import EarlyStarts
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.logs import default_log_dir
@@ -53,7 +54,12 @@ from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.roots import RootsBoard, project_roots
 from agentty_tui.bridge.server_logging import LogLevels, LogListener, ServerLogMessage
 from agentty_tui.bridge.session import ServerSession
-from agentty_tui.bridge.states import UNTRUSTED_ERROR, ServerStates, ShadowedStates
+from agentty_tui.bridge.states import (
+    UNTRUSTED_ERROR,
+    ServerStates,
+    ShadowedStates,
+    plugin_model,
+)
 from agentty_tui.bridge.step import StepRuntime
 from agentty_tui.config import operations
 from agentty_tui.config.announce import one_announcement
@@ -105,11 +111,14 @@ class Bridge:
         log_dir: Path | str | None = None,
         trust: bool = False,
         inherited: Inherited | None = None,
+        early: EarlyStarts | None = None,
     ) -> None:
         """``config``: the workspace, or the store of one file (taken as the workspace of
         that one file, ``Workspace.of_store``); ``trust``: start the stdio servers of the
         config even if it is not trusted (as ``trust_config`` does later); ``inherited``:
-        the environment and folder its servers start from (default: this process's)."""
+        the environment and folder its servers start from (default: this process's, or
+        ``early``'s); ``early``: the stdio servers already started for it before the SDK was
+        imported (their owner until a session takes them: enter it around the bridge)."""
         store = config if isinstance(config, Workspace) else Workspace.of_store(config)
         self.store = store
         """The config's files: a workspace (of one file for ``--config``)."""
@@ -132,8 +141,10 @@ class Bridge:
             on_offer=self._offer_listeners.call,
             on_log=self._log_listeners.call,
             log_level=lambda: self._log_levels.floor,
-            inherited=inherited or Inherited(),
+            inherited=inherited or (early.inherited if early is not None else Inherited()),
+            early=early,
         )
+        self._early = early
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
         self._states = ServerStates()
@@ -169,7 +180,8 @@ class Bridge:
             except ConfigError as exc:
                 self._config_error = str(exc)
                 config = PluginConfig()
-            self._reconcile(config, retry_failed=False)
+            started = self._reconcile(config, retry_failed=False)
+            self._pool.release_early(started.sessions)
         except BaseException:
             await self.aclose()
             raise
@@ -192,6 +204,8 @@ class Bridge:
         finally:
             self._feed.close()
             with anyio.CancelScope(shield=True):
+                if self._early is not None:  # what no session took (its owner stops it too)
+                    await self._early.aclose()
                 # A server's descendant that was slow to die is ended here, and reaped.
                 await reap_orphans()
 
@@ -655,17 +669,13 @@ class Bridge:
         servers = self._states.build(self._config, self._sessions, self._gated)
         shadowed = self._shadowed.build(self._config.shadowed)
         self._revision += 1
-        native = self._config.native_tools
-        snapshot = PluginModel(
-            servers=servers,
-            tool_budget=self._config.tool_budget,
-            tool_token_budget=self._config.tool_token_budget,
-            native_tools=native or (),  # none: the catalog's defaults
+        snapshot = plugin_model(
+            self._config,
+            servers,
+            shadowed,
             config_path=str(self.store.path),
             config_error=self._config_error,
-            config_warnings=self._config.warnings,
-            config_untrusted=None if self._trust.everything else self._config.insecure,
-            shadowed=shadowed,
+            trust=self._trust,
             revision=self._revision,
         )
         self._feed.publish(snapshot)

@@ -16,14 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
-
 from agentty_tui.model import StdioSpec
 
 __all__ = ["INHERITED_VARIABLES", "Inherited"]
 
-INHERITED_VARIABLES: tuple[str, ...] = tuple(DEFAULT_INHERITED_ENV_VARS)
-"""The variables every stdio server gets from the environment it is started from."""
+INHERITED_VARIABLES: tuple[str, ...] = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+"""The variables every stdio server gets from the environment it is started from: the mcp
+SDK's list on POSIX (``DEFAULT_INHERITED_ENV_VARS``), written out so that a server can be
+started before the SDK is imported (``bridge/early.py``); ``tests/bridge/test_early.py``
+checks it is still the SDK's."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ failed ones a reload retries) is decided here too, after the pool; the bridge ac
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,7 @@ import anyio.abc
 import mcp_types as types
 
 from agentty_tui.bridge.call_hooks import decline
+from agentty_tui.bridge.early import EarlyStarts, wanted_servers
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.offers import OfferListener
@@ -51,13 +52,16 @@ class SessionPool:
         on_log: LogListener | None = None,
         log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
         inherited: Inherited | None = None,
+        early: EarlyStarts | None = None,
     ) -> None:
         """``on_change`` runs whenever a live session's state changes; ``roots``: what a
         server asking for roots outside a call gets (``None``: the project folder of
         ``config_path``'s parent); ``on_offer``, ``on_log`` and ``log_level`` are handed to
         every session (``ServerSession``); ``inherited``: what the servers start from
-        (default: this process's environment and folder)."""
+        (default: this process's environment and folder); ``early``: processes started before
+        the SDK was imported, which the sessions take over."""
         self._inherited = inherited or Inherited()
+        self._early = early
         self.live: dict[str, ServerSession] = {}
         """The live session of each running server, by name."""
         self._retired: set[ServerSession] = set()
@@ -109,10 +113,20 @@ class SessionPool:
             elicitation=decline,
             roots=self._roots.answer,
             inherited=self._inherited,
+            early=self._early,
         )
         self.live[config.name] = session
         group.start_soon(self._run, session)
         return session
+
+    def release_early(self, sessions: Iterable[ServerSession]) -> None:
+        """Stop the processes started early that none of ``sessions`` took, once each of them
+        has settled (a session takes its process before it connects); sessions started later
+        spawn their own."""
+        early, self._early = self._early, None
+        if early is None or self._group is None:
+            return
+        self._group.start_soon(_close_when_settled, early, tuple(sessions))
 
     def retire(self, session: ServerSession) -> None:
         """Stop ``session`` once no step holds it; it is no server's live one any more."""
@@ -140,6 +154,12 @@ class SessionPool:
     async def _run(self, session: ServerSession) -> None:
         await session.run()
         self._retired.discard(session)
+
+
+async def _close_when_settled(early: EarlyStarts, sessions: tuple[ServerSession, ...]) -> None:
+    """``early.aclose()`` once every one of ``sessions`` has settled."""
+    await wait_closed_or_settled(sessions)
+    await early.aclose()
 
 
 # --- The reconcile step's decisions: which sessions a new config keeps, and what it changed.
@@ -190,15 +210,6 @@ class RetryPacer:
         """Forget the servers not among ``names`` (those gone from the config)."""
         for name in [name for name in self._last if name not in names]:
             del self._last[name]
-
-
-def wanted_servers(config: PluginConfig, gated: Mapping[str, bool]) -> dict[str, ServerConfig]:
-    """The servers of ``config`` that should run: enabled, valid, and not held back."""
-    return {
-        server.name: server
-        for server in config.servers
-        if not server.disabled and server.problem is None and not gated[server.name]
-    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ import anyio
 from mcp.client.session import ElicitationFnT
 
 from agentty_tui.bridge.auth import LoginUI
+from agentty_tui.bridge.early import EarlyStarts
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.session import ServerSession
 from agentty_tui.model import ServerConfig
@@ -32,11 +33,13 @@ async def open_server(
     *,
     elicitation: ElicitationFnT | None = None,
     login_ui: LoginUI | None = None,
+    early: EarlyStarts | None = None,
 ) -> AsyncIterator[ServerSession]:
     """A session of ``config``'s server, yielded once it is connected or has failed.
 
     ``config_path`` is the file the entry is from: with it, the server writes the same log
-    file as under a bridge of that file.
+    file as under a bridge of that file; ``early``: where its process may have been started
+    already (before the SDK was imported), and stays until the session takes it.
 
     An exception raised in the ``async with`` block (an unknown tool, a failed call) leaves it
     as itself: the session's task never raises, so the task group's exception group can only
@@ -44,7 +47,7 @@ async def open_server(
     """
     log = ServerLog(log_dir, config.name, config_path)
     session = ServerSession(
-        config, log, lambda _state: None, elicitation=elicitation, login_ui=login_ui
+        config, log, lambda _state: None, elicitation=elicitation, login_ui=login_ui, early=early
     )
     try:
         async with anyio.create_task_group() as group:

@@ -35,6 +35,7 @@ from agentty_tui.bridge import listing
 from agentty_tui.bridge._sdk import keep_mismatched_results, refuse_sampling
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
 from agentty_tui.bridge.call_hooks import CallHooks, CallRouter, answer_elicitation, answer_roots
+from agentty_tui.bridge.early import EarlyStarts
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.failures import (
     authorization_failure,
@@ -121,6 +122,7 @@ class ServerSession:
         on_log: LogListener | None = None,
         log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
         inherited: Inherited | None = None,
+        early: EarlyStarts | None = None,
     ) -> None:
         """``elicitation``: answers a server's forms where no call's hooks do (without one,
         and without ``roots``, the session offers neither); ``login_ui``: where a step-up
@@ -130,9 +132,11 @@ class ServerSession:
         hears each change of what the server offers besides tools, ``on_log`` each of its log
         messages; ``log_level`` is the level to ask a server for when it connects;
         ``inherited``: the environment and folder the server starts from (default: this
-        process's)."""
+        process's); ``early``: where its process may already have been started (before the
+        SDK was imported)."""
         self._config = config
         self._inherited = inherited or Inherited()
+        self._early = early
         self.log = log
         self.closed = anyio.Event()
         """Set once ``run`` has returned and the server process is gone."""
@@ -270,6 +274,8 @@ class ServerSession:
                 redactor=self._redactor,
                 notices=self._relister.rate,
                 environment=self._inherited.server_environment(),
+                early=self._early,
+                name=self.name,
             )
             transport: Any = spawned(self._transport, self._publish)
         else:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentty_tui.bridge.session import ServerSession
+from agentty_tui.config.trust import TrustGate
 from agentty_tui.model import (
     AdvertisedTool,
     PluginConfig,
+    PluginModel,
     ServerConfig,
     ServerSpec,
     ServerState,
@@ -24,7 +25,17 @@ from agentty_tui.model import (
     derive_tools,
 )
 
-__all__ = ["UNTRUSTED_ERROR", "ServerStates", "ShadowedStates", "shadowed_state"]
+if TYPE_CHECKING:  # the states are read without the SDK: the picker's first frame needs them
+    from agentty_tui.bridge.session import ServerSession
+
+__all__ = [
+    "UNTRUSTED_ERROR",
+    "ServerStates",
+    "ShadowedStates",
+    "opening_model",
+    "plugin_model",
+    "shadowed_state",
+]
 
 UNTRUSTED_ERROR = (
     "not started: the config file is not trusted (T in the picker, --trust on the command line)"
@@ -180,3 +191,57 @@ class _Published:
     fields: dict[str, Any]
     advertised: tuple[AdvertisedTool, ...]
     rule: ToolFilter
+
+
+def plugin_model(
+    config: PluginConfig,
+    servers: tuple[ServerState, ...],
+    shadowed: tuple[ServerState, ...],
+    *,
+    config_path: str,
+    config_error: str | None,
+    trust: TrustGate,
+    revision: int,
+) -> PluginModel:
+    """The snapshot of ``config`` with its servers' states ``servers`` (and ``shadowed``)."""
+    return PluginModel(
+        servers=servers,
+        tool_budget=config.tool_budget,
+        tool_token_budget=config.tool_token_budget,
+        native_tools=config.native_tools or (),  # none: the catalog's defaults
+        config_path=config_path,
+        config_error=config_error,
+        config_warnings=config.warnings,
+        config_untrusted=None if trust.everything else config.insecure,
+        shadowed=shadowed,
+        revision=revision,
+    )
+
+
+def opening_model(config: PluginConfig, config_path: str, trust: TrustGate) -> PluginModel:
+    """What a bridge that has just started ``config``'s servers shows, from the config alone:
+    each server it starts ``connecting``, the others as its snapshots show them (disabled,
+    untrusted, invalid). The picker's first frame, before the SDK is imported."""
+    gated = {server.name: trust.gated(config, server) for server in config.servers}
+    states = ServerStates().build(config, {}, lambda server: gated[server.name])
+    servers = tuple(
+        state.model_copy(update={"status": "connecting"})
+        if state.status == "disabled" and not _disabled(config, state.name)
+        else state
+        for state in states
+    )
+    shadowed = ShadowedStates().build(config.shadowed)
+    return plugin_model(
+        config,
+        servers,
+        shadowed,
+        config_path=config_path,
+        config_error=None,
+        trust=trust,
+        revision=0,
+    )
+
+
+def _disabled(config: PluginConfig, name: str) -> bool:
+    server = config.server(name)
+    return server is None or server.disabled

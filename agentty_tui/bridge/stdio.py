@@ -8,23 +8,17 @@ grandchildren it forked are gone with it.
 The child runs in a session of its own (its own process group), with stderr appended to a
 per-server log file, never to the terminal. No shell is involved: argv goes to exec verbatim.
 
-Here: the transport itself, which reads the pipes and turns lines into messages. Spawning and
-stopping the process are in ``child``, the line splitting and byte budgets in ``pipes``, the
-cutting of JSON nested too deep in ``json_depth`` (re-exported here, where callers import it).
+Here: the transport itself, which reads the pipes and turns lines into messages, and the line
+splitting and byte budgets it reads them with. Spawning and stopping the process are in
+``child`` (which imports no SDK), the cutting of JSON nested too deep in ``json_depth`` (both
+re-exported here, where callers import them). A process started before the SDK was imported
+(``early``) is taken over here instead of spawned: the same process, its pipes now read.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import functools
-import logging
 import math
-import os
-import shutil
-import signal
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Mapping
 
 import anyio
@@ -32,13 +26,22 @@ import anyio.abc
 import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from agentty_tui.bridge.child import (
+    SILENT_GRACE,
+    STDIN_CLOSE_GRACE,
+    TERM_GRACE,
+    death_signal_argv,
+    spawn,
+    stop,
+)
+from agentty_tui.bridge.early import EarlyStart, EarlyStarts
+from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.json_depth import MAX_DEPTH, TOO_DEEP, cut_deep_json
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.notice_rate import NoticeRate
-from agentty_tui.bridge.reaper import SESSION_VARIABLE, ProcessTree, session_token
+from agentty_tui.bridge.reaper import session_token
 from agentty_tui.bridge.transport import ManagedTransport
 from agentty_tui.model import StdioSpec
 from agentty_tui.secrets import Redactor
@@ -104,8 +107,15 @@ class StdioTransport(ManagedTransport):
         redactor: Redactor | None = None,
         notices: NoticeRate | None = None,
         environment: Mapping[str, str] | None = None,
+        early: EarlyStarts | None = None,
+        name: str = "",
     ) -> None:
         self.spec = spec
+        self.early = early
+        """Where a process started before the SDK was imported may wait for this transport:
+        the first connection takes the one of server ``name`` if it is what it would spawn."""
+        self.name = name
+        """The server's config key (what ``early`` knows its processes by)."""
         self.environment = environment
         """The variables the server inherits (``None``: this process's, as the SDK picks)."""
         self.shown = shown or spec
@@ -151,8 +161,14 @@ class StdioTransport(ManagedTransport):
         self.log.open_for_child(self.shown, self.redactor)
         self.token = session_token()
         try:
-            self.process = await spawn(self.spec, self.token, self.environment)
+            early, self.early = self._early_start(), None
+            if early is not None:
+                self.token, self.process = early.token, early.process
+            else:
+                self.process = await spawn(self.spec, self.token, self.environment)
             self.log.note(f"started pid {self.process.pid}")
+            if early is not None:
+                self.log.note("(it was started before the SDK was imported, and taken over)")
             read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
             write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
             async with anyio.create_task_group() as group:
@@ -174,6 +190,15 @@ class StdioTransport(ManagedTransport):
                     group.cancel_scope.cancel()
         finally:
             self.log.close()  # sums up skipped notes; later notes reopen the file
+
+    def _early_start(self) -> EarlyStart | None:
+        """The process ``early`` started for this very spawn, if any (only ever once)."""
+        if self.early is None:
+            return None
+        environment = self.environment
+        if environment is None:
+            environment = Inherited().server_environment()
+        return self.early.take(self.name, self.spec, environment)
 
     async def _drain_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
@@ -397,159 +422,3 @@ async def receive(stream: anyio.abc.ByteReceiveStream) -> bytes | None:
 def size_text(count: int) -> str:
     """A byte count for a log note: in MiB from one MiB up."""
     return f"{count / 2**20:g} MiB" if count >= 2**20 else f"{count} bytes"
-
-
-# --- Starting and stopping a stdio server's process: its own session, nothing of it left behind.
-#
-# The child runs in a session of its own (its own process group), with all three pipes ours and
-# its environment marked with the spawn's token (``SESSION_VARIABLE``). Stopping follows the MCP
-# shutdown rule (stdin closed, then SIGTERM, then SIGKILL) and always ends with a kill of the
-# process group and of the recorded tree (``reaper.ProcessTree``), escaped descendants included.
-#
-# On Linux the child also gets SIGTERM when the app dies without stopping it (``kill -9``, the
-# OOM killer): it is started through ``setpriv --pdeathsig TERM`` and ``/bin/sh``, which checks
-# that its parent is still the app (the app may have died before ``setpriv`` set the signal) and
-# then execs the command, argv verbatim. Python's own way (``preexec_fn``) forks the whole app
-# instead of vforking it and runs Python in the child: 12 ms per spawn with no heap, 50 ms with
-# 100 MiB, all of it blocking the event loop, against about 4 ms in the child, in parallel, here
-# (ARCHITECTURE §5). The signal is sent when the *thread* that forked ends, not the process:
-# anyio (asyncio) forks in the thread that runs the event loop, which lives as long as the app.
-
-log = logging.getLogger(__name__)
-
-STDIN_CLOSE_GRACE = 2.0
-"""Seconds a server gets to exit by itself once its stdin is closed (the MCP shutdown rule)."""
-
-SILENT_GRACE = 0.2
-"""The same for a server that has not written a message yet: still starting, it has nothing to
-save and may not read its stdin for seconds (quitting while it starts must not wait for it)."""
-
-TERM_GRACE = 2.0
-"""Seconds between SIGTERM and SIGKILL to the process group."""
-
-
-SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
-"""Where ``setpriv`` is looked for: the system's, never a PATH the user or a config set."""
-
-CHECK_PARENT = '[ "$PPID" = "$0" ] || exit 143; exec "$@"'
-"""The shell's part: run only while the app (pid in ``$0``) is still the parent, since
-``setpriv`` set the death signal. ``$PPID`` is read after that, so an app that died in between
-is seen here; otherwise its death sends the signal. 143: as if the signal had come."""
-
-
-@functools.cache
-def _setpriv() -> str | None:
-    """``setpriv`` (util-linux) if this is Linux and it has one; else None, said once."""
-    if sys.platform != "linux":
-        return None
-    found = shutil.which("setpriv", path=SYSTEM_PATH)
-    if found is None or not os.access("/bin/sh", os.X_OK):
-        log.warning(
-            "no setpriv here: servers outlive an app killed by SIGKILL until its next start"
-        )
-        return None
-    return found
-
-
-def death_signal_argv(argv: list[str], parent: int) -> list[str]:
-    """``argv`` wrapped so that it gets SIGTERM once ``parent`` (the app) dies, where it can.
-
-    Unchanged where there is no ``setpriv`` (not Linux, or a minimal system).
-    """
-    setpriv = _setpriv()
-    if setpriv is None:
-        return argv
-    return [setpriv, "--pdeathsig", "TERM", "--", "/bin/sh", "-c", CHECK_PARENT, str(parent), *argv]
-
-
-def _check_command(command: str, env: Mapping[str, str], cwd: str | None) -> None:
-    """Raise what ``exec`` of ``command`` would: FileNotFoundError, or PermissionError.
-
-    With the wrapper, ``exec`` happens in the child, where its error would only be an exit
-    status: the errors the session names (``command not found``, ``not executable``) are found
-    here first, as the child would look (the child's PATH, relative to its cwd).
-    """
-    path = env.get("PATH", os.defpath)
-    if os.sep in command:
-        found = os.path.join(cwd or "", command)
-        if not os.path.exists(found):
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
-    else:
-        # Like execvp: the first file of that name on PATH that may be executed.
-        which = shutil.which(command, path=path)
-        if which is None:
-            if any(os.path.exists(os.path.join(d, command)) for d in path.split(os.pathsep)):
-                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command)
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
-        found = which
-    if os.path.isdir(found) or not os.access(found, os.X_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command)
-
-
-async def spawn(
-    spec: StdioSpec, token: str, environment: Mapping[str, str] | None = None
-) -> anyio.abc.Process:
-    """Start ``spec`` (argv verbatim, no shell) in a new session, its pipes all ours, with
-    ``environment`` (default: what the SDK passes on of ours) and the entry's own variables.
-
-    Called in the event loop's thread (anyio forks there): the thread whose end sends the
-    child its death signal (see the module's text).
-    """
-    inherited = get_default_environment() if environment is None else dict(environment)
-    env = inherited | dict(spec.env) | {SESSION_VARIABLE: token}
-    argv = [spec.command, *spec.args]
-    wrapped = death_signal_argv(argv, os.getpid())
-    if wrapped is not argv:
-        _check_command(spec.command, env, spec.cwd)
-    return await anyio.open_process(
-        wrapped,
-        env=env,
-        cwd=spec.cwd,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        # A pipe we drain into the log, not the log file itself: only then can the log
-        # be capped, and a log that cannot be written cannot stop the server.
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-
-
-async def stop(process: anyio.abc.Process, token: str, log: ServerLog, *, spoke: bool) -> None:
-    """Stop ``process`` and everything it started; ``spoke``: it has sent a message already."""
-    # Read the tree while the server still runs: once it exits, its children are
-    # re-parented and only the record says they were its (a setsid one left the group).
-    tree = ProcessTree(process.pid, token)
-    await tree.record()
-    if process.stdin is not None:
-        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stdin.aclose()
-    grace = STDIN_CLOSE_GRACE if spoke else SILENT_GRACE
-    if not await _exited_within(process, grace):
-        log.note(f"still running {grace:g} s after its input was closed: SIGTERM")
-        await tree.record()
-        _signal_group(process.pid, signal.SIGTERM)
-        tree.send(signal.SIGTERM)
-        if not await _exited_within(process, TERM_GRACE):
-            _signal_group(process.pid, signal.SIGKILL)
-            await _exited_within(process, TERM_GRACE)
-    # Grandchildren outlive their parent in the group; nothing of the server may stay.
-    _signal_group(process.pid, signal.SIGKILL)
-    await tree.record()  # those re-parented meanwhile are still found by their session
-    await tree.kill()
-    log.note(f"stopped pid {process.pid} (exit status {process.returncode})")
-    with contextlib.suppress(Exception):
-        await process.aclose()
-
-
-async def _exited_within(process: anyio.abc.Process, seconds: float) -> bool:
-    """Poll the exit status: ``wait()`` would also wait for pipes a grandchild holds open."""
-    with anyio.move_on_after(seconds):
-        while process.returncode is None:  # noqa: ASYNC110 - no event fires on exit
-            await anyio.sleep(0.01)
-    return process.returncode is not None
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    """Signal a process group that may be gone already (or no longer ours to signal)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)

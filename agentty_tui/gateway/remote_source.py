@@ -31,10 +31,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 import anyio.abc
-import mcp_types as types
 from anyio.streams.memory import MemoryObjectSendStream
 
-from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
@@ -51,7 +49,10 @@ from agentty_tui.gateway.picker_link import (
 from agentty_tui.gateway.rendezvous import Rendezvous
 from agentty_tui.model import PluginModel, ServerSpec, ServerState, SourceRef, next_revision
 
-if TYPE_CHECKING:  # the hooks' module imports the SDK's client
+if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
+    import mcp_types as types
+
+    from agentty_tui.bridge.auth import LoginUI
     from agentty_tui.bridge.call_hooks import CallHooks
 
 __all__ = ["ATTACH_TIMEOUT", "RETRY", "RemoteSource"]
@@ -499,4 +500,6 @@ class RemoteSource:
         """Call one tool on the daemon's server process. ``hooks`` are not used: the daemon's
         answer is the result alone (no progress or question of the server comes back)."""
         result = await self._ask("call_tool", server=server, tool=tool, arguments=arguments)
-        return types.CallToolResult.model_validate(result.get("call"))
+        import mcp_types  # the SDK's types: imported by the first call, not by the first frame
+
+        return mcp_types.CallToolResult.model_validate(result.get("call"))

@@ -492,7 +492,9 @@ class PickerApp(KeyOrderApp):
             self.lens = None  # the host's files are gone: every host again
         model = host_lens(model, self.lens)
         self.model = model
-        if self._freeze_heap and model.settled:
+        # Revision 0: a model of the config alone (``bridge/starting.py``), shown before the SDK is
+        # imported; the heap worth freezing is the one of the first settled bridge snapshot.
+        if self._freeze_heap and model.settled and model.revision:
             self._freeze_heap = False
             # Everything alive now (Textual, mcp, pydantic, the rows) lives as long as the app:
             # moved out of the collector's reach, later full collections scan only what came

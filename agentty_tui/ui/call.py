@@ -21,17 +21,15 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
-import mcp_types as types
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
 from agentty_tui.call_progress import CallProgress, progress_line
-from agentty_tui.call_result import readable_result
 from agentty_tui.errors import AgenttyError
 from agentty_tui.frozen import thaw
 from agentty_tui.model import ToolState
@@ -39,6 +37,9 @@ from agentty_tui.terminal_text import clip, safe_json
 from agentty_tui.ui.dialogs import Dialog
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.text import PlainText
+
+if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
+    import mcp_types as types
 
 __all__ = [
     "SCHEMA_LIMIT",
@@ -122,6 +123,8 @@ def parse_arguments(text: str) -> dict[str, Any]:
 def format_result(result: types.CallToolResult, output_schema: Any = None) -> str:
     """A call's content as a person reads it (``call_result.readable_result``), with a mismatch
     against the tool's ``output_schema`` stated."""
+    from agentty_tui.call_result import readable_result  # the SDK's types: not before a call
+
     return readable_result(result, output_schema)
 
 

@@ -1,23 +1,28 @@
-"""Run the picker on a config file: start the bridge, run the app, stop every server.
+"""Run the picker on a config: its first frame, the bridge started, the app, every server stopped.
 
-When the user's gateway daemon runs, the picker attaches to it instead
-(``gateway.remote_source``): it starts no server, its operations go to the daemon, and it
-shows the hosts attached; without a daemon (or with ``--no-daemon``) it runs its own bridge.
+The first frame comes from the config alone (``bridge/starting.py``): once it is on screen the
+servers' processes start, and the SDK is imported while they boot. When the user's gateway
+daemon runs, the picker attaches to it instead (``gateway.remote_source``): it starts no
+server, its operations go to the daemon, and it shows the hosts attached; without a daemon (or
+with ``--no-daemon``) it runs its own bridge.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import anyio
 from textual.drivers.linux_driver import LinuxDriver
 
-from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.logs import quiet_logging
+from agentty_tui.bridge.logs import default_log_dir, quiet_logging
 from agentty_tui.bridge.shutdown import TERMINAL_GONE, StopRequest, run_app
-from agentty_tui.gateway.attachment import Attachment
-from agentty_tui.gateway.remote_source import RemoteSource
-from agentty_tui.gateway.rendezvous import Rendezvous
+from agentty_tui.bridge.starting import StartingSource
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.source import PluginSource
+
+if TYPE_CHECKING:
+    from agentty_tui.gateway.attachment import Attachment
+    from agentty_tui.gateway.rendezvous import Rendezvous
 
 __all__ = ["DeadTerminalDriver", "run_picker"]
 
@@ -44,40 +49,57 @@ class DeadTerminalDriver(LinuxDriver):
             super().close()
 
 
-def run_picker(bridge: Bridge, daemon: tuple[Attachment, Rendezvous] | None = None) -> int:
-    """Open the picker on ``bridge`` (not yet entered: here it starts the servers, of a
+class _Picker(PickerApp):
+    """The picker that says when its first frame is on screen (``first_frame``)."""
+
+    def __init__(self, source: PluginSource) -> None:
+        super().__init__(source, freeze_heap=True, count_tokens=True)
+        self.first_frame = anyio.Event()
+        """Set once the first frame has been written (Textual's ``Ready``)."""
+
+    def on_ready(self) -> None:
+        """The first frame is on screen: the bridge may start loading the SDK."""
+        self.first_frame.set()
+
+
+def run_picker(source: StartingSource, daemon: tuple[Attachment, Rendezvous] | None = None) -> int:
+    """Open the picker on ``source`` (not yet run: here its bridge starts the servers, of a
     project's workspace or of the one file of ``--config``); returns the exit code once every
     server is stopped. ``daemon``: the picker's attachment and the user's rendezvous; when a
-    daemon answers there, the picker attaches to it and ``bridge`` is never entered.
+    daemon answers there, the picker attaches to it and ``source`` is never run.
 
     The bridge's exit is shielded, so the servers stop even when the app ends by an error; the
     terminal is restored by the app before that. SIGTERM, SIGHUP and a terminal that hangs up
     end the app as ``q`` does (the exit code is then 128 + the signal's number).
     """
-    quiet_logging(bridge.log_dir)
+    quiet_logging(default_log_dir())
 
     async def main(request: StopRequest) -> int:
         if daemon is not None:
+            from agentty_tui.gateway.remote_source import RemoteSource
+
             async with RemoteSource.attached(*daemon) as remote:
                 if remote is not None:
-                    return await _run(remote, request, None)
-        async with bridge:
-            return await _run(bridge, request, bridge)
+                    return await _run(_Picker(remote), request)
+        source.load()
+        app = _Picker(source)
+        async with anyio.create_task_group() as running:
+            running.start_soon(source.run, app.first_frame)
+            try:
+                status = await _run(app, request)
+            finally:
+                app.first_frame.set()  # an app that never drew a frame still lets it end
+                source.close()
+        return status
 
     return run_app(main)
 
 
-async def _run(source: PluginSource, request: StopRequest, watched: Bridge | None) -> int:
-    """Run the app on ``source`` until it ends (``watched``: a bridge of this process, whose
-    config files are watched meanwhile); its exit code."""
-    app = PickerApp(source, freeze_heap=True, count_tokens=True)
+async def _run(app: PickerApp, request: StopRequest) -> int:
+    """Run ``app`` until it ends; its exit code."""
     if app.driver_class is LinuxDriver:  # Linux and macOS; not under a test's pilot
         app.driver_class = DeadTerminalDriver
     # The app's own way out, so that it restores the terminal before the servers stop.
     request.handler = app.exit
-    async with anyio.create_task_group() as watching:
-        if watched is not None:  # an outside edit of a config file reloads, as `r` does
-            await watching.start(watched.watch)
-        await app.run_async()
-        watching.cancel_scope.cancel()
+    await app.run_async()
     return app.return_code or 0

@@ -17,16 +17,16 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import mcp_types as types
-
-from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
 from agentty_tui.gateway.daemon_view import DaemonView
 from agentty_tui.model import PluginModel, ServerSpec, SourceRef
 
-if TYPE_CHECKING:  # the hooks' module imports the SDK's client; the picker's start need not
+if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
+    import mcp_types as types
+
+    from agentty_tui.bridge.auth import LoginUI
     from agentty_tui.bridge.call_hooks import CallHooks
 
 __all__ = ["DaemonSource", "PluginSource"]

@@ -1,0 +1,263 @@
+"""A bridge that is still starting: the picker's first frame from the config alone.
+
+Importing the mcp SDK (which the bridge needs) takes about half a second; the picker's first
+frame does not wait for it. ``StartingSource`` is a source of snapshots and operations like
+``Bridge`` (the picker's ``PluginSource``) that shows, at once, the
+config's servers as the bridge is about to show them (those it starts ``connecting``:
+``bridge.states.opening_model``); once that frame is out, ``run`` starts their processes
+(``bridge/early.py``), imports the SDK while they boot, and enters the real bridge; from then
+on every snapshot and every operation is the bridge's. An operation asked for before then
+waits for it.
+
+``run`` owns the bridge: it enters it, follows the outside edits (``Bridge.watch``) and leaves
+it (every server stopped) once ``close`` is called, or at once when it is cancelled.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from agentty_tui.bridge.early import EarlyStarts
+from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.bridge.states import opening_model
+from agentty_tui.config.discover import HostFile
+from agentty_tui.config.importing import ImportResult, PreparedImport
+from agentty_tui.config.trust import TrustGate
+from agentty_tui.config.workspace import Workspace, add_targets
+from agentty_tui.errors import ConfigError
+from agentty_tui.model import PluginConfig, PluginModel, ServerSpec, SourceRef
+
+if TYPE_CHECKING:
+    import mcp_types as types
+
+    from agentty_tui.bridge.auth import LoginUI
+    from agentty_tui.bridge.bridge import Bridge
+    from agentty_tui.bridge.call_hooks import CallHooks
+
+__all__ = ["StartingSource"]
+
+
+class StartingSource:
+    """A ``PluginSource`` that is the config alone until the bridge is up, then the bridge."""
+
+    def __init__(self, workspace: Workspace, *, trust: bool = False) -> None:
+        """``workspace``: the config's files (one file for ``--config``); ``trust``: start the
+        stdio servers of a config that is not trusted (``--trust``)."""
+        self.workspace = workspace
+        """The config's files, as the bridge will read them."""
+        self._trust = trust
+        self._loaded: PluginConfig | None = None
+        self._first = PluginModel(config_path=str(workspace.path))
+        self._bridge: Bridge | None = None
+        self._ready = anyio.Event()
+        self._closing = anyio.Event()
+        self._loading: anyio.CancelScope | None = None  # the wait for the frame and the SDK
+        self._listeners: list[_WaitingListener] = []
+
+    def load(self) -> None:
+        """Read the config (blocking) for the first snapshot; one that does not load shows
+        nothing until the bridge, which says why."""
+        try:
+            config = self.workspace.load()
+        except ConfigError:
+            return
+        self._loaded = config
+        gate = TrustGate(everything=self._trust)
+        self._first = opening_model(config, str(self.workspace.path), gate)
+
+    @property
+    def bridge(self) -> Bridge | None:
+        """The bridge once it is up."""
+        return self._bridge
+
+    async def run(self, first_frame: anyio.Event) -> None:
+        """Wait for ``first_frame``, start the servers, import the SDK and run the bridge
+        until ``close``; every server is stopped when this returns."""
+        async with EarlyStarts() as early:
+            with anyio.CancelScope() as self._loading:
+                # The servers start once the frame is out: on a busy machine their boot
+                # competes for the CPU the first frame needs, while it overlaps the SDK's load.
+                await first_frame.wait()
+                if self._loaded is not None:
+                    await early.start(self._loaded, TrustGate(everything=self._trust))
+                # After the first frame, in a thread (about half a second of the SDK's
+                # imports): the picker keeps answering keys meanwhile, and a quit does not wait
+                # for it (the thread is left to finish; the process ends at once, ``cli.run``).
+                module = await anyio.to_thread.run_sync(
+                    importlib.import_module, "agentty_tui.bridge.bridge", abandon_on_cancel=True
+                )
+            if self._loading.cancelled_caught or self._closing.is_set():
+                return  # quit before the bridge was up: the early starts are stopped here
+            bridge: Bridge = module.Bridge(self.workspace, trust=self._trust, early=early)
+            async with bridge, anyio.create_task_group() as watching:
+                await watching.start(bridge.watch)
+                self._bridge = bridge
+                for waiting in self._listeners:
+                    waiting.hand_to(bridge)
+                self._ready.set()
+                await self._closing.wait()
+                watching.cancel_scope.cancel()
+
+    def close(self) -> None:
+        """Have ``run`` leave the bridge (its servers stopped) and return; one that is not up
+        yet is not started."""
+        self._closing.set()
+        if self._loading is not None:
+            self._loading.cancel()
+
+    async def _up(self) -> Bridge:
+        """The bridge, once it is up."""
+        await self._ready.wait()
+        assert self._bridge is not None
+        return self._bridge
+
+    # --- PluginSource ---------------------------------------------------------------
+
+    @property
+    def snapshot(self) -> PluginModel:
+        """The bridge's current model; the config's opening model before it is up."""
+        return self._first if self._bridge is None else self._bridge.snapshot
+
+    async def updates(self) -> AsyncIterator[PluginModel]:
+        """The opening model, then the bridge's snapshots."""
+        if self._bridge is None:
+            yield self._first
+        bridge = await self._up()
+        async for model in bridge.updates():
+            yield model
+
+    def add_targets(self) -> tuple[SourceRef, ...]:
+        """The files a new server may go to (as the bridge says: the workspace's choice)."""
+        return add_targets(self.workspace) if self._bridge is None else self._bridge.add_targets()
+
+    def import_target(self) -> Path:
+        """The file an import writes (as the bridge says)."""
+        if self._bridge is None:
+            return self.workspace.store(self.workspace.add_to).path
+        return self._bridge.import_target()
+
+    def config_files(self) -> tuple[Path, ...]:
+        """Every file the config is read from (present or not)."""
+        return self.workspace.watched_paths()
+
+    def add_reload_listener(self, listener: Callable[[ReloadReport], None]) -> Callable[[], None]:
+        """Hear the bridge's reloads of outside edits (from when it is up)."""
+        if self._bridge is not None:
+            return self._bridge.add_reload_listener(listener)
+        waiting = _WaitingListener(listener)
+        self._listeners.append(waiting)
+
+        def remove() -> None:
+            if waiting in self._listeners:
+                self._listeners.remove(waiting)
+            waiting.remove()
+
+        return remove
+
+    async def plugin_add(
+        self, name: str, spec: ServerSpec, *, source: SourceRef | None = None
+    ) -> PluginModel:
+        """``Bridge.plugin_add``, once the bridge is up."""
+        return await (await self._up()).plugin_add(name, spec, source=source)
+
+    async def plugin_update(self, name: str, spec: ServerSpec) -> PluginModel:
+        """``Bridge.plugin_update``, once the bridge is up."""
+        return await (await self._up()).plugin_update(name, spec)
+
+    async def plugin_remove(self, name: str, *, source: SourceRef | None = None) -> PluginModel:
+        """``Bridge.plugin_remove``, once the bridge is up."""
+        return await (await self._up()).plugin_remove(name, source=source)
+
+    async def tool_set_enabled(
+        self, server: str, tool: str, enabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """``Bridge.tool_set_enabled``, once the bridge is up."""
+        return await (await self._up()).tool_set_enabled(server, tool, enabled, host=host)
+
+    async def tools_set_enabled(
+        self, server: str, enabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """``Bridge.tools_set_enabled``, once the bridge is up."""
+        return await (await self._up()).tools_set_enabled(server, enabled, host=host)
+
+    async def server_set_disabled(
+        self, name: str, disabled: bool, *, host: str | None = None
+    ) -> PluginModel:
+        """``Bridge.server_set_disabled``, once the bridge is up."""
+        return await (await self._up()).server_set_disabled(name, disabled, host=host)
+
+    async def tool_set_pinned(self, server: str, tool: str, pinned: bool) -> PluginModel:
+        """``Bridge.tool_set_pinned``, once the bridge is up."""
+        return await (await self._up()).tool_set_pinned(server, tool, pinned)
+
+    async def server_set_priority(self, name: str, priority: int) -> PluginModel:
+        """``Bridge.server_set_priority``, once the bridge is up."""
+        return await (await self._up()).server_set_priority(name, priority)
+
+    async def reload(self) -> ReloadReport:
+        """``Bridge.reload``, once the bridge is up."""
+        return await (await self._up()).reload()
+
+    async def restart(self, name: str) -> PluginModel:
+        """``Bridge.restart``, once the bridge is up."""
+        return await (await self._up()).restart(name)
+
+    async def trust_config(self) -> PluginModel:
+        """``Bridge.trust_config``, once the bridge is up."""
+        return await (await self._up()).trust_config()
+
+    async def trust_servers(
+        self, names: Sequence[str] | None = None, *, shown: Mapping[str, str] | None = None
+    ) -> PluginModel:
+        """``Bridge.trust_servers``, once the bridge is up."""
+        return await (await self._up()).trust_servers(names, shown=shown)
+
+    async def import_plan(self, source: HostFile) -> PreparedImport:
+        """``Bridge.import_plan``, once the bridge is up."""
+        return await (await self._up()).import_plan(source)
+
+    async def import_servers(self, prepared: PreparedImport) -> tuple[ImportResult, ReloadReport]:
+        """``Bridge.import_servers``, once the bridge is up."""
+        return await (await self._up()).import_servers(prepared)
+
+    async def login(self, name: str, ui: LoginUI) -> PluginModel:
+        """``Bridge.login``, once the bridge is up."""
+        return await (await self._up()).login(name, ui)
+
+    async def logout(self, name: str) -> PluginModel:
+        """``Bridge.logout``, once the bridge is up."""
+        return await (await self._up()).logout(name)
+
+    async def call_tool(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
+    ) -> types.CallToolResult:
+        """``Bridge.call_tool`` (with the call's ``hooks``), once the bridge is up."""
+        return await (await self._up()).call_tool(server, tool, arguments, hooks)
+
+
+class _WaitingListener:
+    """A reload listener added before the bridge was up: handed to it once it is."""
+
+    def __init__(self, listener: Callable[[ReloadReport], None]) -> None:
+        self.listener = listener
+        """What hears each reload."""
+        self._remove: Callable[[], None] | None = None
+
+    def hand_to(self, bridge: Bridge) -> None:
+        """Add the listener to ``bridge``."""
+        self._remove = bridge.add_reload_listener(self.listener)
+
+    def remove(self) -> None:
+        """Remove it from the bridge, if it was handed over."""
+        if self._remove is not None:
+            self._remove()
+            self._remove = None

@@ -1,0 +1,96 @@
+"""The picker's source while its bridge starts (``bridge/starting.py``): the config alone first,
+no SDK imported for it, then the bridge, which takes the processes started for it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import anyio
+import anyio.lowlevel
+import pytest
+
+from agentty_tui.bridge.starting import StartingSource
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.model import PluginModel
+from tests.conftest import WriteConfig
+from tests.helpers import process_alive, stdio_entry
+from tests.servers import light_argv
+
+pytestmark = pytest.mark.anyio
+
+
+def test_the_picker_and_its_first_source_import_no_sdk() -> None:
+    """What the first frame needs: the app, its source (starting, or the daemon's), the config;
+    not the SDK."""
+    code = (
+        "import json, sys; import agentty_tui.ui, agentty_tui.bridge.starting; "
+        "import agentty_tui.gateway.remote_source; "
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    loaded = set(json.loads(out.stdout))
+    assert loaded.isdisjoint({"mcp", "mcp_types", "httpx2", "httpx"}), loaded
+
+
+def test_the_first_snapshot_is_the_config_with_its_servers_connecting(
+    write_config: WriteConfig,
+) -> None:
+    entry = stdio_entry(light_argv(2))
+    path = write_config({"on": entry, "off": {**entry, "disabled": True}})
+    source = StartingSource(Workspace.of_file(path))
+    source.load()
+    first = source.snapshot
+    assert [(s.name, s.status) for s in first.servers] == [
+        ("on", "connecting"),
+        ("off", "disabled"),
+    ]
+    assert first.revision == 0 and not first.settled
+
+
+async def test_the_bridge_takes_over_with_the_processes_started_for_it(
+    write_config: WriteConfig,
+) -> None:
+    path = write_config({"a": stdio_entry(light_argv(3))})
+    source = StartingSource(Workspace.of_file(path))
+    source.load()
+    frame = anyio.Event()
+    seen: list[PluginModel] = []
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, frame)
+            updates = source.updates()
+            seen.append(await anext(updates))
+            assert seen[0].servers[0].status == "connecting"
+            frame.set()
+            async for model in updates:
+                seen.append(model)
+                if model.servers and model.servers[0].status == "connected":
+                    break
+            bridge = source.bridge
+            assert bridge is not None
+            pid = bridge.server_pid("a")
+            assert pid is not None
+            # The process the bridge runs is the one started before the SDK was imported.
+            log = bridge.snapshot.servers[0].log_path
+            assert log is not None
+            text = await anyio.Path(log).read_text()
+            assert "started before the SDK was imported" in text
+            assert text.count("started pid") == 1
+            model = await source.tool_set_enabled("a", "tool_0000", False)
+            assert not next(t for t in model.servers[0].tools if t.bare == "tool_0000").enabled
+            source.close()
+    assert pid is not None and not process_alive(pid)
+
+
+async def test_a_quit_before_the_first_frame_starts_nothing(write_config: WriteConfig) -> None:
+    path = write_config({"a": stdio_entry(light_argv(2))})
+    source = StartingSource(Workspace.of_file(path))
+    source.load()
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, anyio.Event())
+            await anyio.lowlevel.checkpoint()
+            source.close()
+    assert source.bridge is None
