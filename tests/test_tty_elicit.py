@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 import mcp_types as types
 
-from agentty_tui.tty_elicit import TerminalAsker, domain_warnings
+from agentty_tui.tty_elicit import TerminalAsker
+from agentty_tui.url_domain import domain_warnings
 from tests.conftest import WriteConfig
 from tests.helpers import run_cli, stdio_entry
 from tests.servers import python_server_argv

@@ -31,6 +31,7 @@ from agentty_tui.frozen import thaw
 from agentty_tui.model import ToolState
 from agentty_tui.terminal_text import clip, safe_json
 from agentty_tui.ui.dialogs import Dialog
+from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.text import PlainText
 
@@ -163,12 +164,19 @@ class CallRecord:
         seconds = int(now - self.started)
         return "calling…" + (f" {seconds} s" if seconds >= 1 else "")
 
-    async def run(self, source: PluginSource, arguments: dict[str, Any]) -> None:
-        """Call the tool through ``source`` and keep what came back; never raises."""
+    async def run(
+        self, source: PluginSource, arguments: dict[str, Any], asks: ServerAsks | None = None
+    ) -> None:
+        """Call the tool through ``source`` and keep what came back; never raises. ``asks``:
+        where a form or page the server asks for during the call is shown (``None``: the
+        server hears a decline)."""
         self.started, self.finished, self.result, self.error = time.monotonic(), None, None, False
+        hooks = asks.hooks(self.server, self.tool.bare) if asks is not None else None
         try:
-            outcome = await source.call_tool(self.server, self.tool.bare, arguments)
+            outcome = await source.call_tool(self.server, self.tool.bare, arguments, hooks)
         except AgenttyError as exc:
+            if asks is not None:  # a -32042 names pages to open before calling again
+                asks.refused(self.server, self.tool.bare, exc)
             self._done(str(exc), error=True)
             return
         except Exception as exc:  # a misbehaving server must not take the app down
@@ -202,10 +210,18 @@ class CallToolScreen(Dialog[None]):
     AUTO_FOCUS = "#call-args"
 
     def __init__(
-        self, source: PluginSource, server: str, tool: ToolState, record: CallRecord | None = None
+        self,
+        source: PluginSource,
+        server: str,
+        tool: ToolState,
+        record: CallRecord | None = None,
+        *,
+        asks: ServerAsks | None = None,
     ) -> None:
+        """``asks``: the app's queue of server requests, where the call's forms are shown."""
         super().__init__()
         self._source = source
+        self._asks = asks
         self.record = record or CallRecord(server, tool, prefill_arguments(tool.input_schema))
         """The call this dialog shows (the app keeps it for ``C``)."""
         self._shown: float | None = None  # ``finished`` of the result on screen
@@ -267,7 +283,7 @@ class CallToolScreen(Dialog[None]):
         label = f"{record.server} / {record.tool.bare}"
 
         async def call() -> None:
-            await record.run(self._source, arguments)
+            await record.run(self._source, arguments, self._asks)
             for screen in app.screen_stack:
                 if isinstance(screen, CallToolScreen) and screen.record is record:
                     screen.refresh_record()

@@ -17,6 +17,8 @@ from typing import Any, Protocol
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI
+from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.elicit import ServerElicitation
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
@@ -138,7 +140,17 @@ class PluginSource(Protocol):
         ...
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool through a step runtime."""
+        """Call one tool through a step runtime; ``hooks``: who answers what the server asks
+        during the call (``bridge/call_hooks.py``)."""
+        ...
+
+    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+        """Who answers a server's form or URL request made outside any call with hooks, told
+        which server asks (``None``: a decline)."""
         ...

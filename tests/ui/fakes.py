@@ -16,6 +16,8 @@ import mcp_types as types
 from textual.app import App
 
 from agentty_tui.bridge.auth import LoginUI
+from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.elicit import ServerElicitation
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportPlan, ImportResult, PreparedImport
@@ -177,6 +179,7 @@ class StaticSource:
         self._model = first
         self._changed: anyio.Event | None = None  # made in the event loop, on first use
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        self.elicitation: ServerElicitation | None = None  # what the app set (set_elicitation)
         """Every operation asked for, with its arguments."""
         self.fail: Exception | None = None
         """When set, every operation raises it (after recording the call)."""
@@ -367,8 +370,15 @@ class StaticSource:
         self.calls.append(("login pasted", (pasted,)))
         return self._model
 
+    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+        self.elicitation = handler
+
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
         self.calls.append(("call_tool", (server, tool, arguments)))
         self._maybe_fail()

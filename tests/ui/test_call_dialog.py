@@ -10,6 +10,7 @@ import mcp_types as types
 import pytest
 from textual.widgets import Static
 
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.model import PluginModel, ToolState
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.call import SCHEMA_LIMIT, CallToolScreen
@@ -26,10 +27,14 @@ class GatedSource(StaticSource):
         self.gate = anyio.Event()
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
         await self.gate.wait()
-        return await super().call_tool(server, tool, arguments)
+        return await super().call_tool(server, tool, arguments, hooks)
 
 
 def shown(app: PickerApp, selector: str) -> str:
@@ -98,7 +103,11 @@ class PictureSource(StaticSource):
     """A source whose every call answers an image, a caption and structured content."""
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any] | None = None
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
         image = types.ImageContent(type="image", data="A" * 7068, mime_type="image/png")
         caption = types.TextContent(type="text", text="a test pattern")
