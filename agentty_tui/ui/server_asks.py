@@ -141,36 +141,47 @@ class ServerAsks:
             self._withdraw(request)
         answer = request.answer
         if answer is None:
-            self._app.notify(
+            self._notify(
                 f"A request of server {safe_line(asker.server)!r} went unanswered: declined.",
-                severity="warning",
-                markup=False,
+                warning=True,
             )
             return types.ElicitResult(action="decline")
         if answer.action == "accept" and isinstance(params, types.ElicitRequestURLParams):
             await self._open(params.url)
         return answer
 
-    def _show_next(self) -> None:
-        if self.shown is None and self._waiting:
-            request = self._waiting.popleft()
-            self.shown = request
-            request.dialog = self._dialog(request)
-            self._app.push_screen(request.dialog, self._answered(request))
-        if self.shown is not None and self.shown.dialog is not None:
-            self.shown.dialog.set_waiting(len(self._waiting))
+    # The requests come from the servers' tasks (the SDK's, which know no app: Textual's
+    # widgets need the app's context), so what changes the screen runs in the app's own task
+    # (``call_later``); the queue's bookkeeping is done at once.
 
-    def _dialog(self, request: ServerAsk) -> AskDialog:
+    def _show_next(self) -> None:
+        """Show the next request when none is shown; else update the shown one's count."""
+        if self.shown is None and self._waiting:
+            self.shown = self._waiting.popleft()
+            self._app.call_later(self._push, self.shown)
+        elif self.shown is not None:
+            self._app.call_later(self._count_waiting, self.shown)
+
+    def _push(self, request: ServerAsk) -> None:
+        if request.answered.is_set():  # withdrawn before its dialog came up
+            self._closed(request)
+            return
         params, waiting = request.params, len(self._waiting)
         if isinstance(params, types.ElicitRequestURLParams):
-            return UrlDialog(
+            request.dialog = UrlDialog(
                 request.asker,
                 params.message,
                 params.url,
                 after_error=request.after_error,
                 waiting=waiting,
             )
-        return FormDialog(request.asker, params, waiting=waiting)
+        else:
+            request.dialog = FormDialog(request.asker, params, waiting=waiting)
+        self._app.push_screen(request.dialog, self._answered(request))
+
+    def _count_waiting(self, request: ServerAsk) -> None:
+        if request.dialog is not None:
+            request.dialog.set_waiting(len(self._waiting))
 
     def _answered(self, request: ServerAsk) -> Callable[[types.ElicitResult | None], None]:
         def answered(answer: types.ElicitResult | None) -> None:
@@ -196,14 +207,23 @@ class ServerAsks:
             self._waiting.remove(request)
             self._show_next()
             return
-        dialog = request.dialog
-        if dialog is None:
-            return
+        if request.dialog is not None:
+            self._app.call_later(self._take_down, request.dialog)
+        self._closed(request)
+
+    def _take_down(self, dialog: AskDialog) -> None:
         if self._app.screen is dialog:
             dialog.dismiss(None)
-        else:  # covered by another screen: it closes once on top again
+        else:  # covered by another screen (or already gone): it closes once on top again
             dialog.withdrawn = True
-        self._closed(request)
+
+    def _notify(self, message: str, *, warning: bool = False) -> None:
+        self._app.call_later(
+            self._app.notify,
+            message,
+            severity="warning" if warning else "information",
+            markup=False,
+        )
 
     # --- pages ----------------------------------------------------------------------
 
@@ -211,15 +231,13 @@ class ServerAsks:
         """Hand ``url`` to the browser (the person agreed); say so when none opened."""
         opened = await anyio.to_thread.run_sync(self._open_url, url)
         if not opened:
-            self._app.notify(
+            self._notify(
                 f"No browser could be opened: open the page yourself: {safe_line(url)}",
-                severity="warning",
-                markup=False,
+                warning=True,
             )
 
     def _completed(self, server: str, tool: str) -> None:
-        self._app.notify(
+        self._notify(
             f"Server {safe_line(server)!r} says the page you opened is done: call "
-            f"{safe_line(tool)!r} again if it failed.",
-            markup=False,
+            f"{safe_line(tool)!r} again if it failed."
         )

@@ -73,8 +73,17 @@ async def picker(
             async def run() -> None:
                 answers[key] = await app.server_asks.ask(asker, params)
 
+            asks = app.server_asks
+            before = asks.waiting + (asks.shown is not None)
             group.start_soon(run)
-            await until(pilot, lambda: app.server_asks.shown is not None)
+            # Queued, and the dialog on top is the shown request's (this one's, or the one
+            # before it).
+            await until(
+                pilot,
+                lambda: asks.waiting + (asks.shown is not None) > before
+                and asks.shown is not None
+                and asks.shown.dialog is app.screen,
+            )
 
         yield app, pilot, ask, answers
         group.cancel_scope.cancel()
@@ -248,10 +257,9 @@ async def test_a_request_while_another_is_shown_waits_its_turn() -> None:
         await ask("first", Asker("alpha", None, 600), form(one, "first question"))
         await ask("second", Asker("beta", None, 600), form(one, "second question"))
         await ask("third", Asker("alpha", None, 600), page())
-        await pilot.pause()
+        await until(pilot, lambda: "2 more requests wait after this one." in screen_text(app))
         assert app.server_asks.waiting == 2
         assert "first question" in screen_text(app)
-        assert "2 more requests wait after this one." in screen_text(app)
         widget(app, "reply").value = "one"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: "first" in answers)
@@ -271,13 +279,27 @@ async def test_a_request_while_another_is_shown_waits_its_turn() -> None:
 
 
 async def test_a_request_nobody_answers_is_declined_and_its_dialog_closed() -> None:
-    async with picker(timeout=0.5) as (app, pilot, ask, answers):
-        await ask("a", Asker("slow", None, 0.5), form())
-        await ask("b", Asker("slow", None, 0.5), form())
-        await until(pilot, lambda: "a" in answers and "b" in answers)
+    """Two requests, the second queued behind the first: each is declined once its time is up
+    (counted from its arrival), the shown one's dialog closed."""
+    async with picker(timeout=2.0) as (app, pilot, _, _answers):
+        answers: list[str] = []
+        async with anyio.create_task_group() as group:
+            for _ in range(2):
+
+                async def one() -> None:
+                    answer = await app.server_asks.ask(Asker("slow", None, 2.0), form())
+                    answers.append(answer.action)
+
+                group.start_soon(one)
+            await until(pilot, lambda: isinstance(app.screen, FormDialog))
+            assert app.server_asks.waiting == 1
+        await until(pilot, lambda: not isinstance(app.screen, FormDialog))
         await pilot.pause()
-        assert answers["a"].action == answers["b"].action == "decline"
-        assert not isinstance(app.screen, FormDialog)
+        assert answers == ["decline", "decline"]
+        assert app.server_asks.shown is None and app.server_asks.waiting == 0
+        await until(pilot, lambda: len(app._notifications) == 2)
+        notes = [n.message for n in app._notifications]
+        assert notes == ["A request of server 'slow' went unanswered: declined."] * 2
         notes = [n.message for n in app._notifications]
         assert notes.count("A request of server 'slow' went unanswered: declined.") == 2
 
