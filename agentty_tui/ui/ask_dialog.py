@@ -69,6 +69,40 @@ class AskDialog(Dialog[types.ElicitResult | None]):
     ``compose_header`` and ``compose_footer``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    AskDialog .ask-who {
+        margin-bottom: 0;
+    }
+    /* The server's message, set apart by a bar: its words, not ours. */
+    AskDialog .ask-message {
+        border-left: outer $warning;
+        padding-left: 1;
+        margin-bottom: 1;
+    }
+    AskDialog .ask-label {
+        text-style: bold;
+        margin-top: 1;
+    }
+    AskDialog .ask-about {
+        color: $text-muted;
+    }
+    AskDialog Select {
+        width: 1fr;
+    }
+    AskDialog SelectionList {
+        height: auto;
+        max-height: 10;
+    }
+    /* A short terminal: a choice is one line, as the text fields are (picker.tcss). */
+    AskDialog.-short Select > SelectCurrent {
+        border: none;
+        padding: 0 1;
+        background: $boost;
+    }
+    AskDialog.-short .ask-label {
+        margin-top: 0;
+    }
+    """
 
     def __init__(self, asker: Asker, message: str, *, waiting: int = 0) -> None:
         super().__init__()
@@ -100,6 +134,15 @@ class AskDialog(Dialog[types.ElicitResult | None]):
         self._waiting = count
         for shown in self.query("#ask-waiting").results(PlainText):  # none before compose
             shown.update(waiting_text(count))
+
+    def on_mount(self) -> None:
+        """Start at the top: who asks and the message are seen first, whatever field has the
+        focus."""
+        self.call_after_refresh(self._to_top)
+
+    def _to_top(self) -> None:
+        for dialog in self.query(".dialog"):
+            dialog.scroll_home(animate=False)
 
     def on_screen_resume(self) -> None:
         """Back on top: close at once if the request went away meanwhile."""

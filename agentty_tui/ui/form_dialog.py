@@ -30,7 +30,7 @@ from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.ask_dialog import AskDialog, Asker
 from agentty_tui.ui.text import LINE_LIMIT, PlainText
 
-__all__ = ["FormDialog", "field_widget", "read_field"]
+__all__ = ["FormDialog", "field_label", "field_widget", "read_field"]
 
 _KEYS = "ctrl+s or Accept sends · Decline refuses · escape cancels · tab: next field"
 
@@ -74,12 +74,21 @@ def field_widget(field: FormField, widget_id: str) -> Widget:
     kinds = {"integer": "integer", "number": "number"}
     return Input(
         _shown_default(field),
-        placeholder=field.hint(),
         type=kinds.get(field.kind, "text"),  # type: ignore[arg-type]
         max_length=field.max_length or 0,
         id=widget_id,
-        compact=True,
     )
+
+
+def field_label(field: FormField) -> str:
+    """``Age * · an integer from 0 to 150``: the title, ``*`` when required, and what kind of
+    answer fits (for a choice of several, how many)."""
+    label = field.title + (" *" if field.required else "")
+    if field.kind in ("text", "number", "integer"):
+        return f"{label} · {field.hint()}"
+    if field.kind == "choices" and (field.min_items or field.max_items):
+        return f"{label} · {_items_hint(field)}"
+    return label
 
 
 def read_field(field: FormField, widget: Widget) -> Answer | None:
@@ -118,16 +127,13 @@ class FormDialog(AskDialog):
         with VerticalScroll(classes="dialog", id="ask-form"):
             yield from self.compose_header(f"A form from {self.asker.server}")
             for number, field in enumerate(self.fields):
-                mark = " *" if field.required else ""
-                yield PlainText(field.title + mark, one_line=True, classes="ask-label")
+                yield PlainText(field_label(field), classes="ask-label")
                 if field.description:
                     yield PlainText(field.description, classes="ask-about")
                 yield field_widget(field, f"ask-field-{number}")
-                if field.kind in ("text", "number", "integer"):
-                    yield PlainText(field.hint(), one_line=True, classes="ask-hint")
-                elif field.kind == "choices" and (field.min_items or field.max_items):
-                    yield PlainText(_items_hint(field), one_line=True, classes="ask-hint")
-                yield PlainText("", id=f"ask-error-{number}", classes="form-error")
+                error = PlainText("", id=f"ask-error-{number}", classes="form-error")
+                error.display = False  # no line of its own until there is something to say
+                yield error
             if not self.fields:
                 yield PlainText("(the form has no fields: accept only agrees)", classes="ask-about")
             elif any(field.required for field in self.fields):
@@ -187,8 +193,10 @@ class FormDialog(AskDialog):
             value = read_field(field, widget)
         except FieldError as exc:
             error.update(str(exc))
+            error.display = True
             return False, None
         error.update("")
+        error.display = False
         return True, value
 
     def answers(self) -> dict[str, Answer] | None:

@@ -80,9 +80,11 @@ async def picker(
             # before it).
             await until(
                 pilot,
-                lambda: asks.waiting + (asks.shown is not None) > before
-                and asks.shown is not None
-                and asks.shown.dialog is app.screen,
+                lambda: (
+                    asks.waiting + (asks.shown is not None) > before
+                    and asks.shown is not None
+                    and asks.shown.dialog is app.screen
+                ),
             )
 
         yield app, pilot, ask, answers
