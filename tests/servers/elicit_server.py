@@ -18,7 +18,7 @@ a server may send ``elicitation/create`` mid-call or on its own. Tools:
     later(count)   -> answers ``"asked <count>"`` at once, then sends ``count`` form requests
                       outside any call (ids ``bg-1``...), each a one-field form
                       ``"Question <i> of <count>"``, all at once without waiting.
-    answers()      -> what the requests of ``later`` got so far, one a line:
+    answers()      -> what the requests of the last ``later`` got so far, one a line:
                       ``"<id> <action> <JSON of the content>"``.
 
 Run: ``python tests/servers/elicit_server.py``. Only protocol is written to stdout.
@@ -128,6 +128,7 @@ class Server:
         if message["method"] == "tools/call":
             name = message.get("params", {}).get("name")
             if name == "later":
+                self.background.clear()  # answers() tells of this round only
                 count = int(message["params"].get("arguments", {}).get("count", 1))
                 for number in range(1, count + 1):
                     self.request(
