@@ -285,16 +285,17 @@ async def test_a_request_nobody_answers_is_declined_and_its_dialog_closed() -> N
     (counted from its arrival), the shown one's dialog closed."""
     async with picker(timeout=2.0) as (app, pilot, _, _answers):
         answers: list[str] = []
-        async with anyio.create_task_group() as group:
-            for _ in range(2):
+        with anyio.fail_after(TIMEOUT):  # the two requests end by themselves, or this fails
+            async with anyio.create_task_group() as group:
+                for _ in range(2):
 
-                async def one() -> None:
-                    answer = await app.server_asks.ask(Asker("slow", None, 2.0), form())
-                    answers.append(answer.action)
+                    async def one() -> None:
+                        answer = await app.server_asks.ask(Asker("slow", None, 2.0), form())
+                        answers.append(answer.action)
 
-                group.start_soon(one)
-            await until(pilot, lambda: isinstance(app.screen, FormDialog))
-            assert app.server_asks.waiting == 1
+                    group.start_soon(one)
+                await until(pilot, lambda: isinstance(app.screen, FormDialog))
+                assert app.server_asks.waiting == 1
         await until(pilot, lambda: not isinstance(app.screen, FormDialog))
         await pilot.pause()
         assert answers == ["decline", "decline"]
