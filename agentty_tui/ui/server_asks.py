@@ -11,8 +11,8 @@ Requests come two ways, and both end here, in ``ServerAsks.ask``:
 Requests are shown in the order they came, one dialog at a time: one that arrives while
 another is shown waits (the shown dialog says how many wait). One left unanswered for
 ``UNANSWERED_SECONDS`` (counted from its arrival) is declined, its dialog closed and a
-notification says so; one the server withdraws (it cancelled the request, or its connection
-ended) goes away the same way.
+notification says so, as is one that finds ``MAX_WAITING`` requests waiting already; one the
+server withdraws (it cancelled the request, or its connection ended) goes away the same way.
 
 A page is opened in the browser only after the person pressed Open in its dialog
 (``url_dialog``), never before. A call refused with ``-32042`` (URL elicitation required)
@@ -40,11 +40,15 @@ from agentty_tui.ui.ask_dialog import AskDialog, Asker
 from agentty_tui.ui.form_dialog import FormDialog
 from agentty_tui.ui.url_dialog import UrlDialog
 
-__all__ = ["UNANSWERED_SECONDS", "ServerAsk", "ServerAsks"]
+__all__ = ["MAX_WAITING", "UNANSWERED_SECONDS", "ServerAsk", "ServerAsks"]
 
 UNANSWERED_SECONDS = 600.0
 """How long a request may wait for an answer (from its arrival) before it is declined: ten
 minutes, time enough to fill a form, short of a server left waiting for good."""
+
+MAX_WAITING = 32
+"""Requests that may wait behind the shown one; more are declined at once (a server that asks
+in a loop must not pile up dialogs, nor tasks)."""
 
 
 @dataclass(eq=False)
@@ -130,6 +134,13 @@ class ServerAsks:
         """Show the request in its turn and return the person's answer; a decline when it was
         not answered in ``timeout`` seconds, or when the app is not running."""
         if not self._app.is_running:
+            return types.ElicitResult(action="decline")
+        if len(self._waiting) >= MAX_WAITING:
+            self._notify(
+                f"Server {safe_line(asker.server)!r} asked while {MAX_WAITING} requests wait: "
+                "declined.",
+                warning=True,
+            )
             return types.ElicitResult(action="decline")
         request = ServerAsk(asker, params, after_error=after_error)
         self._waiting.append(request)
@@ -229,7 +240,10 @@ class ServerAsks:
 
     async def _open(self, url: str) -> None:
         """Hand ``url`` to the browser (the person agreed); say so when none opened."""
-        opened = await anyio.to_thread.run_sync(self._open_url, url)
+        try:
+            opened = await anyio.to_thread.run_sync(self._open_url, url)
+        except Exception:  # no browser is no error here: the person is told to open it
+            opened = False
         if not opened:
             self._notify(
                 f"No browser could be opened: open the page yourself: {safe_line(url)}",

@@ -20,7 +20,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.ask_dialog import Asker
 from agentty_tui.ui.form_dialog import FormDialog
-from agentty_tui.ui.server_asks import ServerAsks
+from agentty_tui.ui.server_asks import MAX_WAITING, ServerAsks
 from agentty_tui.ui.text import PlainText
 from agentty_tui.ui.url_dialog import UrlDialog
 from tests.servers.elicit_server import FIELDS
@@ -375,3 +375,24 @@ async def test_a_doubtful_page_is_warned_about_and_a_non_web_one_cannot_be_opene
         app.screen.query_one("#ask-decline", Button).press()
         await until(pilot, lambda: "b" in answers)
         assert answers["b"].action == "decline" and opened == []
+
+
+async def test_a_server_asking_in_a_loop_piles_up_no_more_than_max_waiting() -> None:
+    one = {"type": "object", "properties": {"reply": {"type": "string"}}}
+    async with picker() as (app, pilot, _, _answers):
+        answers: list[str] = []
+
+        async def one_more() -> None:
+            answers.append((await app.server_asks.ask(Asker("loop", None, 600), form(one))).action)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(MAX_WAITING + 3):
+                group.start_soon(one_more)
+            await until(pilot, lambda: len(answers) == 2)  # one shown, MAX_WAITING waiting
+            assert answers == ["decline", "decline"]
+            assert app.server_asks.waiting == MAX_WAITING
+            group.cancel_scope.cancel()
+        await until(
+            pilot, lambda: any("requests wait: declined" in n.message for n in app._notifications)
+        )
+        await pilot.pause()
