@@ -6,6 +6,11 @@ resource link by its name and URI; an embedded resource by its URI and type. Str
 content is shown beside the text, as indented JSON, under a line that says so (alone when
 there is no other content; not at all when a text block holds the same JSON already).
 
+A tool with an output schema promises structured content that matches it. The SDK client raises
+on a mismatch and the result is lost (the bridge turns that check off: ``bridge/_sdk.py``);
+``output_mismatch`` checks it here instead, and ``readable_result`` shows the result with the
+mismatch stated under it.
+
 The text returned is the server's: a caller makes it safe for where it goes
 (``terminal_text.safe_block`` on a terminal; the picker shows it as plain text).
 """
@@ -18,13 +23,66 @@ from typing import Any
 
 import mcp_types as types
 
-__all__ = ["NO_CONTENT", "block_text", "byte_size", "readable_result"]
+from agentty_tui.frozen import thaw
+
+__all__ = [
+    "MISMATCH_HEADING",
+    "NO_CONTENT",
+    "block_text",
+    "byte_size",
+    "output_mismatch",
+    "readable_result",
+]
 
 NO_CONTENT = "(no content)"
 """What a result without any content says."""
 
 STRUCTURED_HEADING = "structured content:"
 """The line above the structured content when text comes before it."""
+
+
+MISMATCH_HEADING = "⚠ the structured content does not match the tool's output schema:"
+"""The line above what a mismatch is (the result itself is shown above it)."""
+
+MISMATCH_LIMIT = 500
+"""Characters of a mismatch's description (it may quote a large value of the server's)."""
+
+
+def output_mismatch(schema: Any, result: types.CallToolResult) -> str | None:
+    """How ``result``'s structured content breaks ``schema`` (the tool's advertised output
+    schema, any JSON value), or ``None`` when it matches, or there is no schema, or the
+    result is an error (whose content need not match)."""
+    if schema is None or result.is_error:
+        return None
+    if result.structured_content is None:
+        return "there is no structured content, though the tool has an output schema"
+    # Imported here: only a call of a tool with an output schema pays for jsonschema.
+    from jsonschema import exceptions, validators
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+
+    try:
+        schema = thaw(schema)  # the model keeps it frozen; the checker wants plain JSON
+        checker = validators.validator_for(schema)
+        checker.check_schema(schema)
+        # An empty registry: a ``$ref`` outside the schema is never fetched.
+        found = exceptions.best_match(
+            checker(schema, registry=Registry()).iter_errors(result.structured_content)
+        )
+    except exceptions.SchemaError as exc:
+        return _bounded(f"the output schema itself is not valid: {exc.message}")
+    except (Unresolvable, RecursionError, TypeError, ValueError) as exc:
+        return _bounded(f"the output schema cannot be checked: {type(exc).__name__}: {exc}")
+    if found is None:
+        return None
+    where = "/".join(str(part) for part in found.absolute_path)
+    return _bounded(f"at {where or 'the top'}: {found.message}")
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= MISMATCH_LIMIT:
+        return text
+    return text[:MISMATCH_LIMIT] + "…"
 
 
 def byte_size(count: int) -> str:
@@ -92,12 +150,15 @@ def _said_in_text(result: types.CallToolResult) -> bool:
     return False
 
 
-def readable_result(result: types.CallToolResult) -> str:
+def readable_result(result: types.CallToolResult, output_schema: Any = None) -> str:
     """Every content block of ``result``, one after another, then its structured content
-    unless a text block already said it."""
+    unless a text block already said it; then, when ``output_schema`` (the tool's) is given
+    and the structured content does not match it, the mismatch."""
     parts = [block_text(block) for block in result.content]
     if result.structured_content is not None and not _said_in_text(result):
         if parts:
             parts.append(STRUCTURED_HEADING)
         parts.append(_structured(result.structured_content))
-    return "\n".join(parts) if parts else NO_CONTENT
+    text = "\n".join(parts) if parts else NO_CONTENT
+    mismatch = output_mismatch(output_schema, result)
+    return text if mismatch is None else f"{text}\n{MISMATCH_HEADING}\n{mismatch}"

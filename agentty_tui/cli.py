@@ -107,6 +107,12 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"agentty-tui {__version__}")
+    parser.add_argument(
+        "--no-daemon",
+        action="store_true",
+        help="the picker runs its own servers even when the gateway daemon runs (by default "
+        "it attaches to the daemon, which serves its workspace to the hosts)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     commands.add_parser("demo", parents=[common], help="open the picker on a fresh demo config")
@@ -283,16 +289,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 getattr(args, "format", None),
                 getattr(args, "trust", False),
                 getattr(args, "hosts", None),
+                no_daemon=args.no_daemon,
             )
         if args.command == "demo":
             return _picker(_demo_config(), None)
         if args.command == "serve":
             return _serve(config_path, args)
-        from agentty_tui.bridge.shutdown import run_command
-        from agentty_tui.commands import COMMANDS
+        from agentty_tui.commands import run_headless
 
-        result: int = run_command(COMMANDS[args.command], config_path, args)
-        return result
+        return run_headless(args.command, config_path, args)
     except (ConfigError, UsageError) as exc:
         _complain(str(exc))
         return 2
@@ -364,7 +369,12 @@ def _picker(
     format_name: str | None,
     trust: bool = False,
     hosts: str | None = None,
+    *,
+    no_daemon: bool = True,
 ) -> int:
+    """The picker on the workspace or the one file, attached to the user's gateway daemon when
+    one runs (the daemon reads a workspace of every host, or the file as its name says: with
+    ``--hosts`` or ``--format`` the picker runs alone)."""
     from agentty_tui.bridge import Bridge
     from agentty_tui.config import dialect_by_name
     from agentty_tui.config.workspace import Workspace, open_workspace
@@ -376,7 +386,19 @@ def _picker(
     else:
         dialect = dialect_by_name(format_name) if format_name else None
         found = Workspace.of_file(config_path, dialect)
-    return run_picker(Bridge(found, trust=trust))
+    daemon = None
+    if not no_daemon and hosts is None and format_name is None:
+        from agentty_tui.gateway.attachment import Attachment
+        from agentty_tui.gateway.rendezvous import rendezvous
+
+        config = None if config_path is None else str(config_path.absolute())
+        home, env = str(Path.home()), dict(os.environ)
+        attachment = Attachment(str(Path.cwd()), config, None, trust, home=home, env=env)
+        try:
+            daemon = (attachment, rendezvous(os.environ))
+        except AgenttyError:  # no private runtime folder: no daemon could listen there
+            daemon = None
+    return run_picker(Bridge(found, trust=trust), daemon)
 
 
 def _serve(config_path: Path | None, args: argparse.Namespace) -> int:

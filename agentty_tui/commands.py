@@ -3,7 +3,9 @@
 ``list``, ``catalog``, ``add``, ``remove``, ``enable``, ``disable``, ``call``, ``import``,
 ``login``, ``logout``, ``sources`` and ``trust``: each ``cmd_*`` takes the config path and the
 parsed arguments and returns an exit status; the errors they raise are turned into messages and
-statuses by ``cli.main``. ``COMMANDS`` names them.
+statuses by ``cli.main``. ``COMMANDS`` names them, ``run_headless`` runs one: a command that
+connects (a coroutine function) as the app, one that only reads or edits the config (``add``,
+``remove``, ``enable``, ``disable``, ``logout``, ``sources``, ``trust``) without an event loop.
 
 Every command works on the file ``--config`` (or ``$AGENTTY_CONFIG``) names, or, without one, on
 the workspace of the current folder (``config.opening.open_workspace``): ``path`` is ``None``
@@ -20,37 +22,22 @@ is imported there too, so that a config-only command's start pays for the config
 from __future__ import annotations
 
 import argparse
+import contextlib
+import inspect
 import json
 import os
 import shutil
+import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import anyio.to_thread
+from typing import TYPE_CHECKING, Any, cast
 
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
-from agentty_tui.config import ConfigStore, apply_import, dialect_by_name, operations, plan_import
+from agentty_tui.config import ConfigStore, dialect_by_name, operations
 from agentty_tui.config.engine import RemoveServer
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
-from agentty_tui.config.hosts.switches import no_switch
-from agentty_tui.config.importing import disabled_additions
-from agentty_tui.config.routing import (
-    Route,
-    connect,
-    disconnect,
-    plan_connect,
-    plan_disconnect,
-    route_of,
-)
-from agentty_tui.config.sources import (
-    SourceFile,
-    find_project_root,
-    is_project_file,
-    workspace_sources,
-)
 from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace, open_workspace, parse_hosts, source_dialect
 from agentty_tui.errors import (
@@ -60,10 +47,9 @@ from agentty_tui.errors import (
     UnknownToolError,
     UsageError,
 )
-from agentty_tui.model import (
+from agentty_tui.specs import (
     HttpSpec,
     PluginConfig,
-    PluginModel,
     ServerConfig,
     ServerSpec,
     SourceRef,
@@ -71,9 +57,26 @@ from agentty_tui.model import (
 )
 from agentty_tui.terminal_text import safe_block, safe_line, safe_message
 
+if TYPE_CHECKING:
+    # Types alone: routing is imported by connect and disconnect, the live model's classes
+    # and the SDK by a command that connects (a config-only one never defines them), anyio
+    # by a command that runs an event loop.
+    import anyio
+    import anyio.abc
+    import mcp_types as types
+
+    from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.bridge.session import ServerSession
+    from agentty_tui.config.routing import Route
+    from agentty_tui.config.sources import SourceFile
+    from agentty_tui.model import PluginModel
+    from agentty_tui.tty_progress import TerminalProgress
+
 __all__ = [
     "COMMANDS",
     "Command",
+    "ConfigCommand",
+    "ServerCheck",
     "TerminalLoginUI",
     "add_target",
     "cmd_add",
@@ -93,6 +96,7 @@ __all__ = [
     "load_config",
     "open_config",
     "remove_target",
+    "run_headless",
     "say",
     "say_json",
     "trusted",
@@ -335,6 +339,8 @@ def _load_token_encoding() -> threading.Thread:
 
 async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     """Connect every server concurrently, wait until each settled, print them, stop them."""
+    import anyio.to_thread
+
     from agentty_tui.catalog import project_catalog
     from agentty_tui.report import model_json, model_text
 
@@ -357,6 +363,8 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
         raise UsageError("--budget must be zero or more")
     if args.token_budget is not None and args.token_budget < 0:
         raise UsageError("--token-budget must be zero or more")
+    import anyio.to_thread
+
     from agentty_tui.catalog import project_catalog
     from agentty_tui.report import catalog_json, catalog_text
 
@@ -398,7 +406,7 @@ def _refused(name: str, error: EntryError) -> UsageError:
     return UsageError(f"cannot add {name!r}: {error.message}")
 
 
-async def cmd_add(path: Path | None, args: argparse.Namespace) -> int:
+def cmd_add(path: Path | None, args: argparse.Namespace) -> int:
     """Add a server to the config (it starts the next time the config is loaded)."""
     store, config = load_config(path, args, create=True)
     source = add_target(store, args)
@@ -432,7 +440,7 @@ def _say_shadowing(config: PluginConfig, name: str, target: SourceRef) -> None:
             warn(f"warning: it shadows {name!r} of {hidden.source.path}")
 
 
-async def cmd_remove(path: Path | None, args: argparse.Namespace) -> int:
+def cmd_remove(path: Path | None, args: argparse.Namespace) -> int:
     """Remove a server from the config."""
     store, config = load_config(path, args)
     source = remove_target(store, config, args.name, args)
@@ -441,45 +449,58 @@ async def cmd_remove(path: Path | None, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _advertised(
-    store: Workspace, config: ServerConfig, reason_unchecked: str | None
-) -> frozenset[str] | None:
-    """The tools ``config``'s live server lists, or ``None`` (with a warning) when it cannot
-    be asked: ``reason_unchecked`` says why not to start it, else it did not connect."""
-    if reason_unchecked is None:
-        from agentty_tui.bridge.probe import open_server
+async def _advertised(store: Workspace, config: ServerConfig) -> frozenset[str] | None:
+    """The tools ``config``'s live server lists, or ``None`` (with a warning) when it did not
+    connect."""
+    from agentty_tui.bridge.probe import open_server
 
-        async with open_server(config, default_log_dir(), store.path) as session:
-            if session.state.status == "connected":
-                return frozenset(t.name for t in session.state.tools)
-            error = pointing_to_log(session.state.error or "", session.log)
-            reason_unchecked = f"did not connect: {error}"
-    warn(f"warning: could not check the tool name, {config.name!r} {reason_unchecked}")
+    async with open_server(config, default_log_dir(), store.path) as session:
+        if session.state.status == "connected":
+            return frozenset(t.name for t in session.state.tools)
+        error = pointing_to_log(session.state.error or "", session.log)
+    _unchecked(config, f"did not connect: {error}")
     return None
 
 
-async def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) -> int:
+def _unchecked(config: ServerConfig, reason: str) -> None:
+    """Warn that the tool name was not checked with ``config``'s server, and why."""
+    warn(f"warning: could not check the tool name, {config.name!r} {reason}")
+
+
+def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) -> int | ServerCheck:
+    """``enable``/``disable``: the edit, from the config alone, or (a tool name new to the
+    file, of a server that may start) the rest of the command, which asks the server first."""
     if args.tool is None:
         return _set_server_disabled(path, args, not enabled)
     server, tool = args.server, args.tool
     store, loaded = load_config(path, args, runs_servers=True)
     config = operations.configured(loaded, server)
-    advertised: frozenset[str] | None = None
+
+    def write(advertised: frozenset[str] | None) -> int:
+        edit = operations.set_tool_enabled(loaded, server, tool, enabled, advertised)
+        after = store.apply(edit, host=_host(args))
+        # One file says nothing of where; in a workspace the files are news.
+        where = "" if store.single else _switched(after, server, "tool", _host(args))
+        say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}{where}")
+        return 0
+
     # A tool the config already names needs no live check: the server is asked only about a
     # name that is new to the file (an untrusted file's warning already said why it waits).
-    if tool not in config.tools.exclude and tool not in (config.tools.include or ()):
-        if config.problem is not None:
-            advertised = await _advertised(store, config, f"cannot start: {config.problem}")
-        elif config.disabled:
-            advertised = await _advertised(store, config, "is disabled in the config")
-        elif not TrustGate(everything=trusted(args)).gated(loaded, config):
-            advertised = await _advertised(store, config, None)
-    edit = operations.set_tool_enabled(loaded, server, tool, enabled, advertised)
-    after = store.apply(edit, host=_host(args))
-    # One file says nothing of where; in a workspace the files are news.
-    where = "" if store.single else _switched(after, server, "tool", _host(args))
-    say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}{where}")
-    return 0
+    if tool in config.tools.exclude or tool in (config.tools.include or ()):
+        return write(None)
+    if config.problem is not None:
+        _unchecked(config, f"cannot start: {config.problem}")
+        return write(None)
+    if config.disabled:
+        _unchecked(config, "is disabled in the config")
+        return write(None)
+    if TrustGate(everything=trusted(args)).gated(loaded, config):
+        return write(None)
+
+    async def checked() -> int:
+        return write(await _advertised(store, config))
+
+    return checked
 
 
 def _switched(config: PluginConfig, name: str, what: str, host: str | None) -> str:
@@ -487,6 +508,8 @@ def _switched(config: PluginConfig, name: str, what: str, host: str | None) -> s
     host that holds it (``host`` alone, when given): ``: excludeTools in F; disabled_tools in
     G``; each host that has no such switch is warned about (it still sends the tools, or
     starts the server)."""
+    from agentty_tui.config.hosts.switches import no_switch
+
     server = config.server(name)
     if server is None or not server.hosts:
         return ""
@@ -521,25 +544,27 @@ def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: 
     return 0
 
 
-async def cmd_enable(path: Path | None, args: argparse.Namespace) -> int:
+def cmd_enable(path: Path | None, args: argparse.Namespace) -> int | ServerCheck:
     """Turn one tool on in the config, or (without a tool) the server itself."""
-    return await _toggle(path, args, True)
+    return _toggle(path, args, True)
 
 
-async def cmd_disable(path: Path | None, args: argparse.Namespace) -> int:
+def cmd_disable(path: Path | None, args: argparse.Namespace) -> int | ServerCheck:
     """Turn one tool off in the config, or (without a tool) park the server itself."""
-    return await _toggle(path, args, False)
+    return _toggle(path, args, False)
 
 
 async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
     """Call one tool of one server and print its result; status 1 when the tool reports an error."""
-    from mcp.client.session import ElicitationFnT
+    from mcp.client.session import ClientRequestContext, ElicitationFnT
 
-    from agentty_tui.bridge.call_hooks import decline
+    from agentty_tui.bridge.call_hooks import CallHooks, decline
     from agentty_tui.bridge.elicit import accept_defaults
     from agentty_tui.bridge.probe import open_server
+    from agentty_tui.call_result import output_mismatch
     from agentty_tui.report import result_text
     from agentty_tui.tty_elicit import TerminalAsker
+    from agentty_tui.tty_progress import TerminalProgress
 
     arguments = parse_arguments(args.arguments)
     store, loaded = load_config(path, args, runs_servers=True)
@@ -571,18 +596,94 @@ async def cmd_call(path: Path | None, args: argparse.Namespace) -> int:
         elif args.tool not in {t.name for t in state.tools}:
             problem = UnknownToolError(args.server, args.tool, [t.name for t in state.tools])
         else:
+            output_schema = next(t for t in state.tools if t.name == args.tool).output_schema
+            # Progress as one updating line, on a terminal only (a script reads a pipe).
+            progress = (
+                TerminalProgress(safe_line(f"{args.server} / {args.tool}"))
+                if sys.stderr.isatty()
+                else None
+            )
+            hooks = None
+            if progress is not None:
+                asking = elicitation
+
+                async def ask_on_a_clear_line(
+                    context: ClientRequestContext, params: types.ElicitRequestParams
+                ) -> types.ElicitResult | types.ErrorData:
+                    progress.clear()
+                    return await asking(context, params)
+
+                hooks = CallHooks(progress=progress, elicitation=ask_on_a_clear_line)
             try:
-                result = await session.call_tool(args.tool, arguments)
+                outcome = await _call_interruptibly(session, args.tool, arguments, hooks, progress)
             except OperationError as exc:
                 # The server's stderr an error quotes goes to its log: the message says where.
                 problem = OperationError(pointing_to_log(str(exc), session.log))
+            finally:
+                if progress is not None:
+                    progress.clear()
     if problem is not None:
         raise problem
+    if outcome is None:
+        warn("the call was cancelled (Ctrl-C); the server was told")
+        return 130  # the shell's status for a command SIGINT ended
+    result = outcome
+    mismatch = output_mismatch(output_schema, result)
     if args.json:
         say_json(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        if mismatch is not None:
+            warn(f"the structured content does not match the tool's output schema: {mismatch}")
     else:
-        say(result_text(result))
-    return 1 if result.is_error else 0
+        say(result_text(result, output_schema))
+    return 1 if result.is_error or mismatch is not None else 0
+
+
+async def _call_interruptibly(
+    session: ServerSession,
+    tool: str,
+    arguments: dict[str, Any],
+    hooks: CallHooks | None,
+    progress: TerminalProgress | None = None,
+) -> types.CallToolResult | None:
+    """The call's result, or ``None`` when Ctrl-C (SIGINT) cancelled it; ``progress``'s line
+    is drawn again every second while the call runs (its time run counts on).
+
+    Python turns SIGINT into a ``KeyboardInterrupt`` raised wherever the loop happens to be,
+    and the app then stops the server before the request was ever cancelled: the server never
+    hears it. While the call runs, SIGINT cancels the call's scope instead: the cancellation
+    reaches the SDK's request, which sends ``notifications/cancelled``, and only then does the
+    session stop. The call's own errors come out as themselves.
+    """
+    if threading.current_thread() is not threading.main_thread():  # no signals to take
+        return await session.call_tool(tool, arguments, hooks)
+    import signal
+
+    import anyio
+
+    results: list[types.CallToolResult] = []
+    failures: list[Exception] = []
+
+    async def cancel_on_interrupt(
+        scope: anyio.CancelScope, *, task_status: anyio.abc.TaskStatus[None]
+    ) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT) as interrupts:
+            task_status.started()
+            async for _signal in interrupts:
+                scope.cancel()
+                return
+
+    async with anyio.create_task_group() as group:
+        await group.start(cancel_on_interrupt, group.cancel_scope)
+        if progress is not None:
+            group.start_soon(progress.tick)
+        try:
+            results.append(await session.call_tool(tool, arguments, hooks))
+        except Exception as exc:  # raised below, outside the task group (not in a group)
+            failures.append(exc)
+        group.cancel_scope.cancel()
+    if failures:
+        raise failures[0]
+    return results[0] if results else None
 
 
 # --- import -----------------------------------------------------------------------------
@@ -595,6 +696,10 @@ async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
     nobody vetted: its servers are copied disabled, as the picker's ``i`` copies them, so the
     import itself starts none of them in every project from then on.
     """
+    from agentty_tui.config import apply_import, plan_import
+    from agentty_tui.config.importing import disabled_additions
+    from agentty_tui.config.sources import is_project_file
+
     source = existing_store(args.source, args.from_format, "the file to import from").load()
     opened = load_config(path, args, create=True)[0]
     # A workspace imports into our own user file, where ``add`` writes too (the one file of
@@ -628,6 +733,8 @@ async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
 async def _confirmed(args: argparse.Namespace, question: str) -> bool:
     """Whether to write: ``--yes``, else the user's answer on the terminal (``nothing
     written`` said on a no); a ``UsageError`` without a terminal to ask on."""
+    import anyio.to_thread
+
     if args.yes:
         return True
     if not sys.stdin.isatty():
@@ -644,6 +751,9 @@ async def _confirmed(args: argparse.Namespace, question: str) -> bool:
 
 def _host_file(args: argparse.Namespace) -> tuple[SourceFile, ConfigStore, Route]:
     """The user file of the host ``args.host`` names, its store and its route."""
+    from agentty_tui.config.routing import route_of
+    from agentty_tui.config.sources import find_project_root, workspace_sources
+
     (host,) = parse_hosts([args.host], "HOST")
     if host == "agentty":
         raise UsageError("agentty is the gateway: name a host (claude, cursor, vscode, ...)")
@@ -668,9 +778,16 @@ def _agentty_program() -> list[str]:
 async def cmd_connect(path: Path | None, args: argparse.Namespace) -> int:
     """Route a host through agentty's gateway: its user file's servers move to agentty, which
     the host then runs as its one server (``config.routing``)."""
+    from agentty_tui.config.routing import connect, plan_connect
+
     _one_file(path, "connect")
     source, store, route = _host_file(args)
-    config = workspace(args).load()
+    found = workspace(args)
+    config = found.load()
+    if source.ref.host == "claude":
+        # Claude Code would not start the gateway's entry either: the servers it runs are the
+        # managed file's alone, and moving the user's entries would only hide them.
+        found.refuse_in_lockdown("connect Claude Code")
     direct = [
         f"{server.name} ({view.source.path})"
         for server in config.servers
@@ -688,6 +805,8 @@ async def cmd_connect(path: Path | None, args: argparse.Namespace) -> int:
 
 async def cmd_disconnect(path: Path | None, args: argparse.Namespace) -> int:
     """Give a connected host its own servers back (``config.routing``)."""
+    from agentty_tui.config.routing import disconnect, plan_disconnect
+
     _one_file(path, "disconnect")
     source, store, route = _host_file(args)
     plan = plan_disconnect(source, store, route)
@@ -719,6 +838,9 @@ async def cmd_status(path: Path | None, args: argparse.Namespace) -> int:
     for host in hosts:
         line = f"{host.get('host') or 'every host'}  {host.get('workspace')}"
         say(f"  {safe_line(line)}  since {host.get('since')}")
+    for picker in found.get("pickers") or []:
+        line = f"picker {picker.get('pid')} on {picker.get('workspace')}"
+        say(f"{safe_line(line)}  since {picker.get('since')}")
     for workspace in found.get("workspaces") or []:
         say(f"workspace {safe_line(str(workspace.get('workspace')))}")
         for server in workspace.get("servers") or []:
@@ -774,6 +896,8 @@ class TerminalLoginUI:
         """A line typed on a terminal; nothing to read when stdin is not one."""
         if not sys.stdin.isatty():
             return None
+        import anyio.to_thread
+
         line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
         return line or None
 
@@ -789,7 +913,7 @@ async def cmd_login(path: Path | None, args: argparse.Namespace) -> int:
     return 0
 
 
-async def cmd_logout(path: Path | None, args: argparse.Namespace) -> int:
+def cmd_logout(path: Path | None, args: argparse.Namespace) -> int:
     """Forget one URL server's tokens and client registration."""
     # The vault alone: forgetting a record needs neither the SDK nor the server.
     from agentty_tui.bridge.auth.vault import forget_record
@@ -810,7 +934,7 @@ def _one_file(path: Path | None, command: str) -> None:
         raise UsageError(f"{command} is about the workspace; --config names one file")
 
 
-async def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
+def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
     """List every source file the workspace considers: scope, host, dialect, whether it
     exists, how many servers it holds, and why it cannot be read."""
     _one_file(path, "sources")
@@ -854,7 +978,7 @@ async def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
     return 0
 
 
-async def cmd_trust(path: Path | None, args: argparse.Namespace) -> int:
+def cmd_trust(path: Path | None, args: argparse.Namespace) -> int:
     """Trust a project's server (or ``--all`` of them) as its entry is now: it starts from
     then on, until its entry changes."""
     _one_file(path, "trust")
@@ -880,11 +1004,19 @@ async def cmd_trust(path: Path | None, args: argparse.Namespace) -> int:
 # --- the table of commands --------------------------------------------------------------
 
 
-Command = Callable[[Path | None, argparse.Namespace], Awaitable[int]]
-"""A headless command: the config path (``None``: the workspace) and the parsed arguments in,
-an exit status out."""
+ServerCheck = Callable[[], Awaitable[int]]
+"""The rest of a config-only command that has to ask a server after all (``enable`` or
+``disable`` of a tool name new to the file): it runs as the app, which may spawn."""
 
-COMMANDS: dict[str, Command] = {
+Command = Callable[[Path | None, argparse.Namespace], Awaitable[int]]
+"""A headless command that connects (or waits on a terminal): the config path (``None``: the
+workspace) and the parsed arguments in, an exit status out, awaited as the app."""
+
+ConfigCommand = Callable[[Path | None, argparse.Namespace], "int | ServerCheck"]
+"""A headless command that only reads or edits the config: the same arguments, run without an
+event loop; its exit status, or the ``ServerCheck`` it still has to run."""
+
+COMMANDS: dict[str, Command | ConfigCommand] = {
     "list": cmd_list,
     "add": cmd_add,
     "remove": cmd_remove,
@@ -901,4 +1033,66 @@ COMMANDS: dict[str, Command] = {
     "sources": cmd_sources,
     "trust": cmd_trust,
 }
-"""Each headless COMMAND of ``agentty-tui`` and the function that runs it."""
+"""Each headless COMMAND of ``agentty-tui`` and the function that runs it (a coroutine
+function: a ``Command``; else a ``ConfigCommand``)."""
+
+
+def run_headless(name: str, path: Path | None, args: argparse.Namespace) -> int:
+    """Run the headless COMMAND ``name``; its exit status.
+
+    A ``Command`` runs as the app (``bridge.shutdown.run_command``: an event loop, a
+    subreaper, its run recorded, what an earlier run left running ended first). A
+    ``ConfigCommand`` spawns nothing, so it needs none of that: it runs here, without an event
+    loop (anyio and asyncio are not even imported), with the stop signals held
+    (``_stop_signals_held``); only a ``ServerCheck`` it hands back runs as the app.
+    """
+    handler = COMMANDS[name]
+    if inspect.iscoroutinefunction(handler):
+        return _as_app(handler, path, args)
+    config_only = cast("ConfigCommand", handler)  # not a coroutine function: one of those
+    with _stop_signals_held() as received:
+        outcome = config_only(path, args)
+    if received:
+        first = received[0]
+        if first == signal.SIGINT:
+            raise KeyboardInterrupt
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(f"agentty-tui: stopped by {first.name}", file=sys.stderr, flush=True)
+        return 128 + int(first)
+    if isinstance(outcome, int):
+        return outcome
+    return _as_app(outcome)
+
+
+def _as_app(handler: Callable[..., Awaitable[int]], *args: object) -> int:
+    """``handler(*args)`` run as the app (imported here: it brings anyio and asyncio)."""
+    from agentty_tui.bridge.shutdown import run_command
+
+    status: int = run_command(handler, *args)
+    return status
+
+
+@contextlib.contextmanager
+def _stop_signals_held() -> Iterator[list[signal.Signals]]:
+    """While a config-only command runs, SIGINT, SIGTERM and SIGHUP are noted (the list it
+    yields), not obeyed: an edit under way (its lock, the atomic write, the announcement to
+    listening bridges) ends before the process does, as it does under the app's event loop,
+    where nothing stops a command between two awaits. A second SIGINT stops it there, as
+    asyncio's runner does. Outside the main thread (a test's), nothing is held."""
+    received: list[signal.Signals] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def note(number: int, _frame: object) -> None:
+        if received and number == signal.SIGINT:
+            raise KeyboardInterrupt
+        received.append(signal.Signals(number))
+
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {number: signal.signal(number, note) for number in held}
+    try:
+        yield received
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

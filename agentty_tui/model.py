@@ -67,6 +67,7 @@ __all__ = [
     "SourceRef",
     "StdioSpec",
     "ToolFilter",
+    "ToolHints",
     "ToolState",
     "derive_tools",
     "hosts_in_use",
@@ -74,6 +75,36 @@ __all__ = [
 ]
 
 # --- what the servers say ---------------------------------------------------------------
+
+
+class ToolHints(Frozen):
+    """A tool's annotations as its server sent them: hints, never guarantees (the server is
+    not trusted to tell the truth about its own tools). ``None``: the server did not say."""
+
+    title: str | None = None
+    """The annotations' display name (``annotations.title``)."""
+    read_only: bool | None = None
+    """``readOnlyHint``: the tool changes nothing."""
+    destructive: bool | None = None
+    """``destructiveHint``: what it changes may be lost (only meaningful when not read-only)."""
+    idempotent: bool | None = None
+    """``idempotentHint``: calling it again with the same arguments changes nothing more."""
+    open_world: bool | None = None
+    """``openWorldHint``: it reaches outside entities (the web, other people's systems)."""
+
+    @property
+    def given(self) -> bool:
+        """Whether the server said anything at all."""
+        return any(
+            value is not None
+            for value in (
+                self.title,
+                self.read_only,
+                self.destructive,
+                self.idempotent,
+                self.open_world,
+            )
+        )
 
 
 class AdvertisedTool(Frozen):
@@ -92,6 +123,10 @@ class AdvertisedTool(Frozen):
     needs_tasks: bool = False
     """The server runs it only as a task (``execution.taskSupport: "required"``): every call
     of a client without task support fails, so it is kept off the wire."""
+    hints: ToolHints | None = None
+    """Its annotations (untrusted hints); ``None`` when it has none."""
+    output_schema: FrozenJson | None = None
+    """JSON Schema its structured content should match, untouched; ``None``: none given."""
 
 
 class DroppedTool(Frozen):
@@ -155,6 +190,12 @@ class ToolState(Frozen):
     needs_tasks: bool = False
     """Only callable as a task (``execution.taskSupport: "required"``): kept off the wire,
     since a call without task support fails."""
+    hints: ToolHints | None = None
+    """Its annotations as the server sent them (untrusted hints); ``None``: none."""
+    output_schema: FrozenJson | None = None
+    """The advertised JSON Schema of its structured content, untouched; ``None``: none."""
+    pinned: bool = False
+    """Pinned by the config (``tools.pin``): trimmed only after every tool that is not."""
 
     @property
     def label(self) -> str:
@@ -220,6 +261,9 @@ class ServerState(Frozen):
     trust_facts: tuple[EntryFact, ...] = ()
     """For a server that waits for trust: what trusting it runs or sends
     (``ServerConfig.trust_facts``)."""
+    priority: int = 0
+    """The config's ``priority`` (``ServerConfig.priority``): servers of a higher one come
+    first on the wire; above 0, every tool of the server is pinned."""
     revision: int = Field(default_factory=next_revision)
     """Which state of this server this is: new whenever anything above changes, the same for
     as long as nothing does (``same_as``), so caches key on ``(name, revision)``. Unique within
@@ -325,6 +369,9 @@ def derive_tools(advertised: Sequence[AdvertisedTool], rule: ToolFilter) -> tupl
             description=tool.description,
             input_schema=tool.input_schema,
             needs_tasks=tool.needs_tasks,
+            hints=tool.hints,
+            output_schema=tool.output_schema,
+            pinned=tool.name in rule.pin,
         )
         for tool in advertised
     )

@@ -169,6 +169,8 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                         "description": tool.description,
                         "trimmed": catalog.is_trimmed(server.name, tool.bare),
                         "needs_tasks": tool.needs_tasks,
+                        # The server's annotations, as it sent them (hints, not verified).
+                        "hints": tool.hints.model_dump() if tool.hints else None,
                         "tokens": _tokens(
                             wire.get(ToolRef(server.name, tool.bare))
                             or qualified_name(server.name, tool.bare),
@@ -328,9 +330,10 @@ def catalog_text(catalog: WireCatalog) -> str:
     return "\n".join(lines)
 
 
-def result_text(result: Any) -> str:
-    """A tool call result for a terminal (``call_result.readable_result``): every control in
-    the server's text made visible (``safe_block``)."""
+def result_text(result: Any, output_schema: Any = None) -> str:
+    """A tool call result for a terminal (``call_result.readable_result``, with a mismatch
+    against the tool's ``output_schema`` stated): every control in the server's text made
+    visible (``safe_block``)."""
     from agentty_tui.call_result import readable_result
 
-    return safe_block(readable_result(result))
+    return safe_block(readable_result(result, output_schema))

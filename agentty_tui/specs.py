@@ -106,6 +106,9 @@ class ToolFilter(Frozen):
     """Allow-list: when given, only these tools are on (a newly revealed tool starts off)."""
     exclude: tuple[str, ...] = ()
     """Deny-list: these tools are off."""
+    pin: tuple[str, ...] = ()
+    """Pinned tools: trimmed only after every tool that is not (agentty's own files alone
+    hold such a list)."""
 
     def allows(self, bare: str) -> bool:
         """Whether a tool of this bare name is enabled under this filter."""
@@ -116,16 +119,18 @@ class ToolFilter(Frozen):
     def either(self, other: ToolFilter) -> ToolFilter:
         """The filter that lets through exactly the tools this one or ``other`` lets through
         (what several hosts send together)."""
+        pin = tuple(dict.fromkeys([*self.pin, *other.pin]))  # pinned by any of them
         if self.include is None and other.include is None:
-            return ToolFilter(exclude=tuple(t for t in self.exclude if t in other.exclude))
+            excluded = tuple(t for t in self.exclude if t in other.exclude)
+            return ToolFilter(exclude=excluded, pin=pin)
         if self.include is not None and other.include is not None:
             mine = [t for t in self.include if t not in self.exclude]
             theirs = [t for t in other.include if t not in other.exclude]
-            return ToolFilter(include=tuple(dict.fromkeys([*mine, *theirs])))
+            return ToolFilter(include=tuple(dict.fromkeys([*mine, *theirs])), pin=pin)
         listed, open_ = (self, other) if self.include is not None else (other, self)
         assert listed.include is not None
         kept = {t for t in listed.include if t not in listed.exclude}
-        return ToolFilter(exclude=tuple(t for t in open_.exclude if t not in kept))
+        return ToolFilter(exclude=tuple(t for t in open_.exclude if t not in kept), pin=pin)
 
 
 Scope = Literal["user", "project", "local"]
@@ -243,7 +248,10 @@ class ServerConfig(Frozen):
     disabled: bool = False
     """Kept in the config but not started."""
     tools: ToolFilter = ToolFilter()
-    """Which tools are on."""
+    """Which tools are on (and which are pinned)."""
+    priority: int = 0
+    """Where the server's tools rank on the wire: a higher priority first (config order among
+    equals); above 0 every tool of the server is pinned (agentty's own files alone hold it)."""
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     """Seconds until the server must have listed its tools."""
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT

@@ -16,8 +16,10 @@ Then ``python -X importtime`` of ``list``, ``catalog`` and ``enable`` (on an emp
 the config-only paths (``--version``, ``--help``, ``sources``, that ``disable``, ``enable`` and
 ``logout``) says whether any ``textual`` module was imported (target: no, anywhere), whether the
 SDK (``mcp``, ``mcp_types``) or its HTTP client (``httpx2``) was (target: not on the config-only
-paths), whether pydantic was (target: not for ``--help`` and ``--version``), and which packages
-cost the most. Target for the config-only paths: at most 0.25 of ``import mcp``'s wall time.
+paths), whether pydantic was (target: not for ``--help`` and ``--version``), whether an event
+loop was (asyncio or anyio; target: not on the config-only paths, which run without one) and
+whether tomlkit was (target: not for a JSON file), and which packages cost the most. Target
+for the config-only paths: at most 0.25 of ``import mcp``'s wall time.
 
 Every child runs with its bytecode cached (``PYTHONPYCACHEPREFIX`` in the benchmark's temp dir,
 filled by the warm-up round), as an installed program runs: pip compiles the SDK's modules when
@@ -25,7 +27,9 @@ it installs them, and an environment with ``PYTHONDONTWRITEBYTECODE=1`` would ot
 every one of our modules at every start while the SDK's come compiled (about 0.2 s of
 ``disable``'s start on this machine). ``--compile-each-run`` keeps the environment as it is.
 ``--tree DIR`` runs another checkout's ``agentty_tui`` (e.g. an earlier commit's, from ``git
-archive``) with this script, for a before and after.
+archive``) with this script, for a before and after; ``--baseline-tree DIR`` runs that
+checkout's config-only rows too, interleaved with this one's in the same rounds (a machine
+whose load changes from minute to minute gives comparable ratios only side by side).
 
 ``python bench/bench_imports.py`` (15 rounds) or ``--quick`` (1 round); both after a warm-up
 round.
@@ -83,12 +87,18 @@ def _child_env(dirs: BenchDirs, cached: bool) -> dict[str, str]:
     return env
 
 
-def _wall(argv: list[str], dirs: BenchDirs) -> float:
+BASELINE = " [baseline]"
+"""Appended to a row's name for the same command run from ``--baseline-tree``."""
+
+
+def _wall(argv: list[str], dirs: BenchDirs, tree: Path | None = None) -> float:
+    """Wall time of ``argv`` from ``tree``'s ``agentty_tui`` (default: the measured one)."""
+    env = _ENV if tree is None else {**_ENV, "PYTHONPATH": str(tree)}
     start = time.perf_counter()
     subprocess.run(
         argv,
-        cwd=_TREE[0],
-        env=_ENV,
+        cwd=_TREE[0] if tree is None else tree,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -133,6 +143,11 @@ def _options(parser: argparse.ArgumentParser) -> None:
         "--compile-each-run",
         action="store_true",
         help="no bytecode cache of our own: the environment's PYTHONDONTWRITEBYTECODE as it is",
+    )
+    parser.add_argument(
+        "--baseline-tree",
+        type=Path,
+        help="another checkout whose config-only rows run interleaved with these",
     )
 
 
@@ -179,12 +194,17 @@ def main() -> int:
                 str(empty),
             ],
         }
+        baseline: dict[str, Path] = {}
+        if args.baseline_tree is not None:
+            for name in ("import agentty_tui.commands", *CONFIG_ONLY):
+                commands[name + BASELINE] = commands[name]
+                baseline[name + BASELINE] = args.baseline_tree.resolve()
         times: dict[str, list[float]] = {name: [] for name in commands}
         names = list(commands)
         for round_index in range(rounds + 1):
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
-                elapsed = _wall(commands[name], dirs)
+                elapsed = _wall(commands[name], dirs, baseline.get(name))
                 if round_index:
                     times[name].append(elapsed)
 
@@ -209,6 +229,8 @@ def main() -> int:
         textual: dict[str, bool] = {}
         sdk_loaded: dict[str, bool] = {}
         pydantic_loaded: dict[str, bool] = {}
+        loop_loaded: dict[str, bool] = {}
+        toml_loaded: dict[str, bool] = {}
         import_totals: dict[str, float] = {}
         heaviest: list[tuple[str, int]] = []
         for verb, argv in runs.items():
@@ -217,6 +239,8 @@ def main() -> int:
             textual[verb] = "textual" in tops
             sdk_loaded[verb] = bool(tops & {"mcp", "mcp_types", "httpx", "httpx2"})
             pydantic_loaded[verb] = "pydantic" in tops
+            loop_loaded[verb] = bool(tops & {"asyncio", "anyio"})
+            toml_loaded[verb] = "tomlkit" in tops
             import_totals[verb] = sum(own for own, _c, _d in modules.values()) / 1e6
             if verb == "list":
                 heaviest = _top_packages(modules, 8)
@@ -239,16 +263,42 @@ def main() -> int:
     print(f"\nagainst `import mcp` (medians), target <= {TARGET}:")
     for name, value in against_sdk.items():
         print(f"  {name:36} {value:.3f}  {'MET' if value <= TARGET else 'MISSED'}")
+    against_baseline = {
+        name: ratio(summary[name].median, summary[name + BASELINE].median)
+        for name in ("import agentty_tui.commands", *CONFIG_ONLY)
+        if name + BASELINE in summary
+    }
+    if against_baseline:
+        print(f"\nagainst {args.baseline_tree} in the same rounds (medians):")
+        for name, value in against_baseline.items():
+            mine = ratio(summary[name].median, sdk)
+            base = ratio(summary[name + BASELINE].median, sdk)
+            print(f"  {name:36} {value:.3f}  (of import mcp: {mine:.3f} against {base:.3f})")
     print_table(
-        "-X importtime of the headless commands (empty config)",
-        ["command", "all imports (ms)", "imports textual", "imports the SDK", "imports pydantic"],
+        "-X importtime of the headless commands (empty config): what each imports",
+        [
+            "command",
+            "all imports (ms)",
+            "textual",
+            "the SDK",
+            "pydantic",
+            "asyncio/anyio",
+            "tomlkit",
+        ],
         [
             [
                 verb,
                 ms(import_totals[verb]),
-                "yes" if textual[verb] else "no",
-                "yes" if sdk_loaded[verb] else "no",
-                "yes" if pydantic_loaded[verb] else "no",
+                *(
+                    "yes" if loaded[verb] else "no"
+                    for loaded in (
+                        textual,
+                        sdk_loaded,
+                        pydantic_loaded,
+                        loop_loaded,
+                        toml_loaded,
+                    )
+                ),
             ]
             for verb in runs
         ],
@@ -272,7 +322,11 @@ def main() -> int:
             "imports_textual": {**textual, "import agentty_tui.commands": textual_in_commands},
             "imports_sdk": sdk_loaded,
             "imports_pydantic": pydantic_loaded,
+            "imports_event_loop": loop_loaded,
+            "imports_tomlkit": toml_loaded,
             "config_only_against_import_mcp": against_sdk,
+            "against_baseline": against_baseline,
+            "baseline_tree": None if args.baseline_tree is None else str(args.baseline_tree),
             "target": TARGET,
             "commands_cumulative_seconds": cumulative_commands,
             "heaviest_packages_ms": {name: us / 1e3 for name, us in heaviest},

@@ -22,7 +22,8 @@ Target: the picker's toggle (bridge source) at most 5% of a full re-population; 
 processes spawned during the toggles (``bridge.live_pids`` and a /proc scan).
 
 ``python bench/bench_picker_toggle.py`` (50 x 100 tools, 25 rounds: 50 toggles) or ``--quick``
-(5 x 20, 4 rounds). ``--profile`` prints a pyinstrument profile of the toggles, for each source.
+(5 x 20, 4 rounds). ``--profile`` prints a pyinstrument profile of the toggles, for each source;
+``--count-tokens`` runs the picker with its token counts on (``run_picker`` does).
 """
 
 from __future__ import annotations
@@ -194,14 +195,17 @@ async def _drive(
     plan: list[tuple[str, str]],
     first_tool: str,
     profile: bool = False,
+    count_tokens: bool = False,
 ) -> dict[str, list[Timing]]:
-    app = TimedPickerApp(source, freeze_heap=True)
+    app = TimedPickerApp(source, freeze_heap=True, count_tokens=count_tokens)
     toggles: list[Timing] = []
     repops: list[Timing] = []
     recorder = Recorder(profile)
     async with app.run_test(size=SIZE) as pilot:
         with anyio.fail_after(CONNECT_TIMEOUT):
             while len(app.picker.rows) != rows_expected or app.probe.frames == 0:
+                await pilot.pause(0.05)
+            while app._counting:  # the first count (the encoding's load) is not a toggle's
                 await pilot.pause(0.05)
         await _idle(pilot)
         with recorder.clock:
@@ -227,6 +231,7 @@ async def _with_bridge(
     plan: list[tuple[str, str]],
     token: str,
     profile: bool = False,
+    count_tokens: bool = False,
 ) -> tuple[dict[str, list[Timing]], int, int]:
     """The run over a real bridge; also the processes spawned and gone during it."""
     config = write_config(
@@ -247,7 +252,9 @@ async def _with_bridge(
         print(f"  {servers} servers connected in {time.perf_counter() - start:.1f} s", flush=True)
         bridge_before, proc_before = set(bridge.live_pids), pids_with_marker(token)
         first_tool = scalable_tool_names(tools)[0]
-        result = await _drive(bridge, servers * (tools + 1), plan, first_tool, profile)
+        result = await _drive(
+            bridge, servers * (tools + 1), plan, first_tool, profile, count_tokens
+        )
         bridge_after, proc_after = set(bridge.live_pids), pids_with_marker(token)
     spawned = len(bridge_after - bridge_before) + len(proc_after - proc_before)
     return result, spawned, len(bridge_before - bridge_after)
@@ -258,6 +265,11 @@ def _extra(parser: argparse.ArgumentParser) -> None:
         "--profile",
         action="store_true",
         help="print a pyinstrument profile of the toggles, for each source",
+    )
+    parser.add_argument(
+        "--count-tokens",
+        action="store_true",
+        help="count every tool's tokens and show them, as run_picker does",
     )
 
 
@@ -297,11 +309,12 @@ def main() -> int:
         plan,
         first_tool,
         args.profile,
+        args.count_tokens,
     )
     print("  bridge over real servers", flush=True)
     with bench_dirs("picker-toggle") as dirs:
         bridged, spawned, gone = anyio.run(
-            _with_bridge, dirs, servers, tools, plan, token, args.profile
+            _with_bridge, dirs, servers, tools, plan, token, args.profile, args.count_tokens
         )
     leftovers = report_leftovers(token)
 

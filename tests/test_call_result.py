@@ -4,14 +4,23 @@ the CLI's ``call`` on a real server that answers with all of them."""
 from __future__ import annotations
 
 import base64
+import json
 import sys
 from pathlib import Path
 
 import mcp_types as types
 import pytest
 
-from agentty_tui.call_result import NO_CONTENT, byte_size, readable_result
-from tests.helpers import run_cli
+from agentty_tui.call_result import (
+    MISMATCH_HEADING,
+    NO_CONTENT,
+    byte_size,
+    output_mismatch,
+    readable_result,
+)
+from tests.conftest import WriteConfig
+from tests.helpers import run_cli, stdio_entry
+from tests.servers import python_server_argv
 
 MEDIA_SERVER = Path(__file__).parent / "servers" / "media_server.py"
 
@@ -128,3 +137,43 @@ def test_a_value_an_sdk_server_wraps_as_result_is_shown_once(text: str, value: o
         content=[types.TextContent(type="text", text=text)], structured_content={"result": value}
     )
     assert readable_result(result) == text
+
+
+def test_a_result_is_checked_against_the_output_schema_and_a_mismatch_stated() -> None:
+    schema = {"type": "object", "properties": {"size": {"type": "integer"}}, "required": ["size"]}
+    good = types.CallToolResult(content=[], structured_content={"size": 3})
+    bad = types.CallToolResult(content=[], structured_content={"size": "big"})
+    assert output_mismatch(schema, good) is None
+    assert output_mismatch(None, bad) is None
+    assert output_mismatch(schema, bad) == "at size: 'big' is not of type 'integer'"
+    missing = types.CallToolResult(content=[types.TextContent(type="text", text="x")])
+    assert output_mismatch(schema, missing) is not None
+    errored = missing.model_copy(update={"is_error": True})
+    assert output_mismatch(schema, errored) is None  # an error's content need not match
+    assert readable_result(bad, schema).split("\n")[-2:] == [
+        MISMATCH_HEADING,
+        "at size: 'big' is not of type 'integer'",
+    ]
+
+
+def test_an_odd_output_schema_never_raises() -> None:
+    value = types.CallToolResult(content=[], structured_content={"a": "b" * 5000})
+    assert "not valid" in (output_mismatch({"type": "nonsense"}, value) or "")
+    assert "cannot be checked" in (output_mismatch({"$ref": "https://example.com/s"}, value) or "")
+    long = output_mismatch({"properties": {"a": {"type": "integer"}}}, value) or ""
+    assert long.endswith("…") and len(long) <= 501
+
+
+def test_call_states_a_mismatch_and_fails(write_config: WriteConfig) -> None:
+    argv = python_server_argv("light_server.py", "--tools", "1", "--hinted")
+    path = write_config({"light": stdio_entry(argv)})
+    text = run_cli("call", "light", "measure", "--config", str(path))
+    assert text.returncode == 1
+    assert text.stdout.split("\n")[-3:-1] == [
+        MISMATCH_HEADING,
+        "at size: 'big' is not of type 'integer'",
+    ]
+    as_json = run_cli("call", "light", "measure", "--json", "--config", str(path))
+    assert as_json.returncode == 1
+    assert json.loads(as_json.stdout)["structuredContent"] == {"size": "big"}
+    assert "does not match the tool's output schema" in as_json.stderr

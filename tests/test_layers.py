@@ -47,6 +47,7 @@ _BY_PART: dict[str, int] = {
     "commands": TOP,
     "report": TOP,
     "tty_elicit": TOP,  # call's questions on a terminal
+    "tty_progress": TOP,  # call's progress on a terminal
     "demo": TOP,  # servers of their own, run as programs
     "__main__": TOP,
 }
@@ -296,6 +297,95 @@ def test_commands_that_only_read_or_edit_the_config_import_no_sdk_nor_textual(
     assert _config_only_run(tmp_path, runs) == [f"{' '.join(words)}: -" for words in runs]
 
 
+EVENT_LOOP = ("asyncio", "anyio", *SDK_AND_UI)
+"""What a config-only command needs none of: it runs without an event loop
+(``commands.run_headless``)."""
+
+
+def test_config_only_commands_run_without_an_event_loop(tmp_path: Path) -> None:
+    """Every config-only command but ``import`` (which may ask on a terminal, as ``connect``
+    does, in a worker thread of the event loop) imports neither asyncio nor anyio."""
+    one, named, other = tmp_path / "one.json", tmp_path / "named.json", tmp_path / "other.json"
+    named.write_text(
+        json.dumps({"mcpServers": {"local": {"command": "true", "tools": {"exclude": ["tool"]}}}})
+    )
+    paths = {"{one}": str(one), "{named}": str(named), "{other}": str(other)}
+    runs = [
+        [paths.get(word, word) for word in words] for words in CONFIG_ONLY if words[0] != "import"
+    ]
+    found = _config_only_run(tmp_path, runs, EVENT_LOOP)
+    assert found == [f"{' '.join(words)}: -" for words in runs]
+
+
+def test_the_event_loop_check_sees_the_one_a_command_brings(tmp_path: Path) -> None:
+    one, other = tmp_path / "one.json", tmp_path / "other.json"
+    other.write_text(json.dumps({"mcpServers": {"copied": {"command": "true"}}}))
+    runs = [["sources"], ["import", str(other), "--yes", "--config", str(one)]]
+    before, after = _config_only_run(tmp_path, runs, EVENT_LOOP)
+    assert before == "sources: -"
+    assert {"asyncio", "anyio"} <= set(after.rpartition(": ")[2].split(", "))
+
+
+ONE_JSON_FILE_SPARES = (
+    "tomlkit",
+    "agentty_tui.model",
+    "agentty_tui.config.hosts.codex",
+    "agentty_tui.config.hosts.codex_trust",
+    "agentty_tui.config.hosts.gemini",
+    "agentty_tui.config.hosts.gemini_system",
+    "agentty_tui.config.hosts.vscode",
+    "agentty_tui.config.hosts.claude.switches",
+    "agentty_tui.config.importing",
+)
+"""What a config-only command on one JSON file (``--config``) needs none of: TOML and the
+other dialects (``config.detect`` imports a dialect when it meets a file of it), the other
+hosts' own rules (``Workspace`` reads them for a workspace of several files), the importer,
+and the live model (its classes are a connecting command's)."""
+
+ONE_JSON_FILE = [
+    ["add", "local", "--config", "{one}", "--", "true"],
+    ["disable", "local", "tool", "--config", "{named}"],
+    ["enable", "local", "tool", "--config", "{named}"],
+    ["disable", "local", "--config", "{one}"],
+    ["enable", "local", "--config", "{one}"],
+    ["logout", "web", "--config", "{url}"],
+    ["remove", "local", "--config", "{one}"],
+]
+
+
+def _json_files(tmp_path: Path) -> dict[str, str]:
+    one, named, url = tmp_path / "one.json", tmp_path / "named.json", tmp_path / "url.json"
+    named.write_text(
+        json.dumps({"mcpServers": {"local": {"command": "true", "tools": {"exclude": ["tool"]}}}})
+    )
+    url.write_text(json.dumps({"mcpServers": {"web": {"url": "https://example.com/mcp"}}}))
+    return {"{one}": str(one), "{named}": str(named), "{url}": str(url)}
+
+
+def test_a_command_on_one_json_file_imports_no_other_dialect_nor_the_live_model(
+    tmp_path: Path,
+) -> None:
+    paths = _json_files(tmp_path)
+    runs = [[paths.get(word, word) for word in words] for words in ONE_JSON_FILE]
+    found = _config_only_run(tmp_path, runs, ONE_JSON_FILE_SPARES)
+    assert found == [f"{' '.join(words)}: -" for words in runs]
+
+
+def test_the_dialect_check_sees_tomlkit_a_toml_file_brings(tmp_path: Path) -> None:
+    paths = _json_files(tmp_path)
+    toml = tmp_path / "config.toml"
+    toml.write_text('[mcp_servers.local]\ncommand = "true"\n')
+    runs = [
+        ["disable", "local", "tool", "--config", paths["{named}"]],
+        ["disable", "local", "--config", str(toml)],
+    ]
+    before, after = _config_only_run(tmp_path, runs, ONE_JSON_FILE_SPARES)
+    assert before.endswith(": -")
+    assert {"tomlkit", "agentty_tui.config.hosts.codex"} <= set(
+        after.rpartition(": ")[2].split(", ")
+    )
+
+
 PARSER_RUNS = [["--version"], ["--help"], ["list", "--help"], ["add", "--help"], ["--version"]]
 
 
@@ -319,7 +409,7 @@ def test_the_parser_check_sees_the_config_package_a_command_imports(tmp_path: Pa
     runs = [["--version"], ["sources"]]
     before, after = _config_only_run(tmp_path, runs, PARSER_ONLY)
     assert before == "--version: -"
-    assert {"pydantic", "anyio", "agentty_tui.config"} <= set(after.rpartition(": ")[2].split(", "))
+    assert {"pydantic", "agentty_tui.config"} <= set(after.rpartition(": ")[2].split(", "))
 
 
 def imported_modules(path: Path, name: str) -> set[str]:

@@ -16,6 +16,11 @@ other module may touch a private name of mcp (``tests/test_private_names.py`` ch
 - ``OAuthProviderBase``: the SDK's OAuth provider is extended (``bridge/auth/provider.py``) at
   three private hooks (after stored tokens load, around the auth flow, before and around the
   authorization code grant); the base class gives each a public name of ours.
+- ``keep_mismatched_results``: the client raises on a result whose structured content does not
+  match the tool's output schema, and the result is lost; we check it ourselves
+  (``call_result.output_mismatch``) and show the result with the mismatch stated.
+- ``refuse_sampling``: sampling is not offered (no capability declared, which only the SDK's
+  own default callback achieves); a server that asks anyway gets our refusal and we note it.
 - ``lowlevel_server``: the demo servers advertise ``tools.listChanged`` on 2025 connections,
   which only the low-level server's initialization options can say.
 """
@@ -30,6 +35,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.session import ClientRequestContext
 from mcp.shared._httpx_utils import (
     MCP_DEFAULT_SSE_READ_TIMEOUT,
     MCP_DEFAULT_TIMEOUT,
@@ -45,7 +51,9 @@ __all__ = [
     "OAuthProviderBase",
     "absorb_tool_listing",
     "create_http_client",
+    "keep_mismatched_results",
     "lowlevel_server",
+    "refuse_sampling",
     "send_raw_request",
 ]
 
@@ -56,6 +64,39 @@ SDK_VERSION = version("mcp")
 def absorb_tool_listing(client: Client, tools: list[types.Tool]) -> None:
     """Add ``tools`` (one partial page) to the connected ``client``'s own listing cache."""
     client.session._absorb_tool_listing(types.ListToolsResult(tools=tools), complete=False)
+
+
+def keep_mismatched_results(client: Client) -> None:
+    """Stop the entered ``client`` from checking call results against output schemas (it
+    raises, and loses the result): the caller checks them instead, and shows what came back."""
+
+    async def keep(name: str, result: types.CallToolResult) -> None:
+        return None
+
+    # The check is the session's public method, called through the instance: one of our own
+    # in its place is seen by every call (and skips the re-list it does for unknown tools).
+    setattr(client.session, "validate_tool_result", keep)  # noqa: B010
+
+
+def refuse_sampling(client: Client, refusal: Callable[[], types.ErrorData]) -> None:
+    """Answer every ``sampling/createMessage`` the entered ``client`` gets with ``refusal()``.
+
+    The SDK declares the sampling capability whenever a sampling callback of ours is given, so
+    none is: its own default refuses, and this wraps the one dispatch every input request
+    passes (a request of its own up to 2025-11-25, an ``input_required`` round after), to
+    answer with our words and let the caller note that the server asked.
+    """
+    session = client.session
+    dispatch = session.dispatch_input_request
+
+    async def screened(
+        context: ClientRequestContext, request: types.InputRequest
+    ) -> types.InputResponse | types.ErrorData:
+        if isinstance(request, types.CreateMessageRequest):
+            return refusal()
+        return await dispatch(context, request)
+
+    setattr(session, "dispatch_input_request", screened)  # noqa: B010
 
 
 async def send_raw_request(

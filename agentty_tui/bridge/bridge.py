@@ -60,7 +60,14 @@ from agentty_tui.config import operations
 from agentty_tui.config.announce import one_announcement
 from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.discover import HostFile
-from agentty_tui.config.engine import ConfigEdit, RemoveServer, SetToolEnabled, UpdateServer
+from agentty_tui.config.engine import (
+    ConfigEdit,
+    RemoveServer,
+    SetServerPriority,
+    SetToolEnabled,
+    SetToolPinned,
+    UpdateServer,
+)
 from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.config.importing import ImportResult, PreparedImport, apply_import, prepare_import
 from agentty_tui.config.store import ConfigStore
@@ -417,6 +424,16 @@ class Bridge:
         it, or ``host`` alone."""
         edit = operations.set_server_disabled(self._config, name, disabled)
         return await self._edit(edit, host=host)
+
+    async def tool_set_pinned(self, server: str, tool: str, pinned: bool) -> PluginModel:
+        """Pin one tool or unpin it: a config write (``tools.pin``) and a re-derive."""
+        operations.configured(self._config, server)
+        return await self._edit(SetToolPinned(server=server, tool=tool, pinned=pinned))
+
+    async def server_set_priority(self, name: str, priority: int) -> PluginModel:
+        """Set a server's priority (0 drops the key): a config write, never a re-spawn."""
+        operations.configured(self._config, name)
+        return await self._edit(SetServerPriority(server=name, priority=priority))
 
     async def restart(self, name: str) -> PluginModel:
         """Re-spawn one server (for a server that failed, or to pick up a new binary).

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping
 
 from agentty_tui.config.entry_rules import header_problem
 from agentty_tui.errors import AgenttyError
-from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
 from agentty_tui.secrets import Redactor, mask_url, mask_value, url_credentials
+from agentty_tui.specs import HttpSpec, ServerSpec, StdioSpec
 
 __all__ = ["ExpansionError", "expand_spec", "redactor_for", "references"]
 

@@ -29,7 +29,7 @@ from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.notice_rate import NoticeRate
 from agentty_tui.bridge.offers import OfferKind
 from agentty_tui.bridge.stdio import TOO_DEEP, StdioTransport
-from agentty_tui.model import AdvertisedTool, DroppedTool
+from agentty_tui.model import AdvertisedTool, DroppedTool, ToolHints
 
 __all__ = [
     "BURST_MAX_WAIT",
@@ -47,6 +47,7 @@ __all__ = [
     "noisy_warning",
     "screen_raw_tools",
     "screen_tools",
+    "tool_hints",
 ]
 
 
@@ -116,6 +117,21 @@ def _holds(value: Any, marker: str) -> bool:
     return False
 
 
+def tool_hints(annotations: types.ToolAnnotations | None) -> ToolHints | None:
+    """A tool's annotations as the model keeps them; ``None`` when it gave none (or only
+    fields this client does not know)."""
+    if annotations is None:
+        return None
+    hints = ToolHints(
+        title=annotations.title,
+        read_only=annotations.read_only_hint,
+        destructive=annotations.destructive_hint,
+        idempotent=annotations.idempotent_hint,
+        open_world=annotations.open_world_hint,
+    )
+    return hints if hints.given else None
+
+
 def screen_tools(
     advertised: Iterable[types.Tool],
     already_dropped: Iterable[DroppedTool] = (),
@@ -147,6 +163,8 @@ def screen_tools(
                 input_schema=tool.input_schema,
                 needs_tasks=tool.execution is not None
                 and tool.execution.task_support == "required",
+                hints=tool_hints(tool.annotations),
+                output_schema=tool.output_schema,
             )
         )
     return tuple(kept), tuple(dropped)

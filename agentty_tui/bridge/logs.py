@@ -40,8 +40,8 @@ import time
 from pathlib import Path
 from typing import IO
 
-from agentty_tui.model import StdioSpec
 from agentty_tui.secrets import Redactor, mask_urls
+from agentty_tui.specs import StdioSpec
 from agentty_tui.terminal_text import safe_block, safe_line
 
 __all__ = [

@@ -32,6 +32,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentty_tui import __version__
 from agentty_tui.bridge import listing
+from agentty_tui.bridge._sdk import keep_mismatched_results, refuse_sampling
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
 from agentty_tui.bridge.call_hooks import CallHooks, CallRouter, answer_elicitation, answer_roots
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
@@ -87,6 +88,8 @@ from agentty_tui.secrets import Redactor
 Answer = TypeVar("Answer")
 
 __all__ = [
+    "SAMPLING_REFUSED",
+    "SAMPLING_WARNING",
     "ServerSession",
     "SessionState",
     "http_connection",
@@ -160,6 +163,8 @@ class ServerSession:
         self._on_log = on_log
         self._log_level = log_level
         self._was_connected = False
+        self._sampling_asked = False
+        """Whether the server asked for sampling (refused: not offered), noted in warnings."""
 
     # --- what it publishes ----------------------------------------------------------
 
@@ -183,7 +188,12 @@ class ServerSession:
         pid = None
         if self._transport is not None and not self.closed.is_set():
             pid = self._transport.pid
-        warnings = session_warnings(self.log.problem, self._pages_cut, self._relister.noisy)
+        warnings = session_warnings(
+            self.log.problem,
+            self._pages_cut,
+            self._relister.noisy,
+            sampling_asked=self._sampling_asked,
+        )
         self._state = dataclasses.replace(self._state, **changes, warnings=warnings, pid=pid)
         self._on_change(self._state)
 
@@ -288,6 +298,9 @@ class ServerSession:
         failure: str | None = None
         with self._scope:
             async with client, anyio.create_task_group() as group:
+                # Before anything awaits: no request of the server is answered before these.
+                keep_mismatched_results(client)
+                refuse_sampling(client, self._sampling_refused)
                 self._client = client
                 if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                     # Subscribe before listing, so no change between the two is missed.
@@ -356,6 +369,14 @@ class ServerSession:
             return self._publish()
         relists = self._state.relists + 1
         self._publish(tools=listing.tools, dropped_tools=listing.dropped, relists=relists)
+
+    def _sampling_refused(self) -> types.ErrorData:
+        """The answer to the server's ``sampling/createMessage``: not offered; noted once."""
+        if not self._sampling_asked:
+            self._sampling_asked = True
+            self.log.note("the server asked for sampling: refused (not offered)")
+            self._publish()
+        return types.ErrorData(code=types.METHOD_NOT_FOUND, message=SAMPLING_REFUSED)
 
     def _note(self, message: str) -> None:
         """Log ``message``, scrubbed of what the expansion put in."""
@@ -586,7 +607,19 @@ class SessionState:
     """How many re-lists ``tools/list_changed`` has caused so far (diagnostics and tests)."""
 
 
-def session_warnings(log_problem: str | None, pages_cut: bool, noisy: bool) -> tuple[str, ...]:
+SAMPLING_REFUSED = (
+    "sampling is not offered by this client (agentty-tui declares no sampling capability; "
+    "sampling is deprecated from 2026-07-28): go on without it"
+)
+"""The error message a server's ``sampling/createMessage`` gets (code ``-32601``)."""
+
+SAMPLING_WARNING = "it asked for sampling, which agentty-tui does not offer (it was refused)"
+"""The server's warning line once it has asked for sampling."""
+
+
+def session_warnings(
+    log_problem: str | None, pages_cut: bool, noisy: bool, *, sampling_asked: bool = False
+) -> tuple[str, ...]:
     """What the user should know about a server that otherwise works, one line each."""
     found: list[str] = []
     if log_problem is not None:
@@ -598,6 +631,8 @@ def session_warnings(log_problem: str | None, pages_cut: bool, noisy: bool) -> t
         )
     if noisy:
         found.append(noisy_warning())
+    if sampling_asked:
+        found.append(SAMPLING_WARNING)
     return tuple(found)
 
 

@@ -111,6 +111,7 @@ def _fields_now(
         "hosts": config.hosts,
         "shadowed_by": None,
         "trust_facts": (),  # started: it waits for nothing
+        "priority": config.priority,
     }
     return fields, advertised
 
@@ -165,6 +166,7 @@ def _without_session(
         "hosts": config.hosts,
         "shadowed_by": None,
         "trust_facts": config.trust_facts,
+        "priority": config.priority,
     }
 
 

@@ -4,7 +4,8 @@ One concern in small modules: :mod:`.projection` (snapshot -> catalog, and the
 ``CatalogProjector`` that redoes only changed servers), :mod:`.values` (``WireTool``,
 ``WireCatalog``), :mod:`.names` (tool identities, ``WireNames``), :mod:`.allocation` (how each
 identity gets a distinct provider-safe name), :mod:`.native_tools` (the host's default tools),
-:mod:`.tokens` (what each tool definition costs the model, counted offline) and :mod:`.step`
+:mod:`.tokens` (what each tool definition costs the model, counted offline),
+:mod:`.host_limits` (each host's own limits on its tools) and :mod:`.step`
 (a step runtime over the wire, imported on its own since it needs the bridge).
 Everything a consumer needs is re-exported here.
 """

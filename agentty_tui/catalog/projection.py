@@ -8,9 +8,12 @@ tools and a tool budget, and returns a frozen :class:`WireCatalog`:
 * **Then the MCP tools, in priority order, until the budget is reached.** Only tools that are
   ``enabled`` on servers whose status is ``"connected"`` are requested at all; disabled tools and
   the tools of connecting, failed or disabled servers are neither shipped nor counted as trimmed.
-* **Priority** is deterministic: servers in config order (the order of ``model.servers``), and
-  within a server its tools in the order the server advertised them. The first tool of the first
-  server has the highest priority.
+* **Priority** is deterministic: first every **pinned** tool (one in its server's ``tools.pin``,
+  or any tool of a server whose ``priority`` is above 0), then every other tool; within each of
+  the two, servers by ``priority``, highest first, servers of equal priority in config order
+  (the order of ``model.servers``), and within a server its tools in the order the server
+  advertised them. Without pins or priorities: config order, then advertised order. A pinned
+  tool is trimmed only after every unpinned one.
 * **Trimming** drops the lowest-priority tools first (from the end of that order); they are
   listed in ``trimmed``, in priority order, and counted in ``over_by`` and ``warning``.
 * **A token budget**, when given, cuts the same order too: the MCP tools ship while their
@@ -30,8 +33,10 @@ servers whose revision changed since its previous snapshot, which is what a togg
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Literal
 
 from agentty_tui.catalog.allocation import allocate_distinct, plain_names
@@ -88,6 +93,17 @@ class _ServerPart:
     their sum: a toggle elsewhere adds this server's tokens without a look-up per tool."""
     needs_tasks: tuple[ToolRef, ...] = ()
     """Its enabled tools that run only as tasks: not requested, listed apart."""
+    pinned: bool = False
+    """Whether these are the server's pinned tools (a server with pins and other tools has a
+    part of each)."""
+    inherited: tuple[tuple[ToolState, ...], dict[int, int]] | None = None
+    """The previous part of the same server: its states and their counts under plain names by
+    the id of each state. Holding those states keeps their ids from being reused, so an id
+    found here is the very state counted: a toggle's new part looks its unchanged tools up in
+    one pass made in C instead of one count look-up per tool."""
+    by_state: tuple[tuple[ToolState, ...], dict[int, int]] | None = None
+    """This part's states and their counts under plain names by id (what the next part of the
+    server inherits)."""
 
 
 class CatalogProjector:
@@ -105,7 +121,7 @@ class CatalogProjector:
     def __init__(self, counter: TokenCounter = TOKEN_COUNTER) -> None:
         self._counter = counter
         self._native_tokens: tuple[tuple[WireTool, ...], int] | None = None
-        self._parts: dict[str, _ServerPart] = {}
+        self._parts: dict[str, tuple[_ServerPart, ...]] = {}
         self._natives: tuple[tuple[NativeTool, ...], tuple[WireTool, ...]] | None = None
         self._trimmed: tuple[ToolRef, ...] = ()
         self._grouped: dict[str, frozenset[str]] = {}
@@ -225,19 +241,44 @@ class CatalogProjector:
         return kept[1]
 
     def _server_parts(self, model: PluginModel) -> list[_ServerPart]:
+        """The connected servers' parts in priority order (see the module docstring)."""
         previous = self._parts
-        current: dict[str, _ServerPart] = {}
-        parts: list[_ServerPart] = []
-        for server in model.servers:
-            if server.status != "connected":
-                continue
-            part = previous.get(server.name)
-            if part is None or part.revision != server.revision:
-                part = _server_part(server)
-            current[server.name] = part
-            parts.append(part)
+        current: dict[str, tuple[_ServerPart, ...]] = {}
+        servers = [server for server in model.servers if server.status == "connected"]
+        if any(server.priority for server in servers):
+            servers.sort(key=_by_priority)  # stable: config order among equals
+        for server in servers:
+            parts = previous.get(server.name)
+            if parts is None or parts[0].revision != server.revision:
+                old = parts
+                parts = _server_part(server)
+                if old is not None:
+                    inherited = _inherited(old)
+                    for part in parts:
+                        part.inherited = inherited
+            current[server.name] = parts
         self._parts = current
-        return parts
+        ordered = [part for parts in current.values() for part in parts]
+        if any(part.pinned for part in ordered):
+            ordered = [p for p in ordered if p.pinned] + [p for p in ordered if not p.pinned]
+        return ordered
+
+
+def _by_priority(server: ServerState) -> int:
+    return -server.priority
+
+
+def _inherited(
+    old: tuple[_ServerPart, ...],
+) -> tuple[tuple[ToolState, ...], dict[int, int]] | None:
+    """What a server's new parts inherit from its previous ones (their counts by state)."""
+    kept = [part.by_state for part in old if part.by_state is not None]
+    if len(kept) == 1:
+        return kept[0]
+    if not kept:
+        return None
+    states = tuple(state for part in kept for state in part[0])
+    return states, {key: count for part in kept for key, count in part[1].items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,11 +328,12 @@ def _fit_tokens(
             continue
         # The run ends inside this server: after the last of its tools that still fits.
         cut = True
-        for count in counts:
-            if room >= count_room or shipped_tokens + count > budget:
-                break
-            shipped_tokens += count
-            room += 1
+        # Running sums (made in C): the tools that fit are those whose sum stays in budget.
+        sums = list(accumulate(counts[: max(0, count_room - room)]))
+        fit = bisect_right(sums, budget - shipped_tokens)
+        if fit:
+            shipped_tokens += sums[fit - 1]
+            room += fit
     return _TokenFit(
         budget=budget, room=room, shipped=shipped_tokens, requested=requested, native=native
     )
@@ -304,7 +346,22 @@ def _part_tokens(
     kept = part.tokens
     if kept is not None and kept[0] is tools:
         return kept[1], kept[2]
-    counts = tuple(counter.count_tool(tool) for tool in tools)
+    plain = tools is part.wire_tools  # each tool under its qualified name: counts carry over
+    inherited = part.inherited if plain else None
+    part.inherited = None  # the previous part's states may go once this is done
+    if inherited is not None:
+        # A toggle's re-projection: the server's other tools are the very states counted
+        # before, each found by a dictionary look-up made in C.
+        found = list(map(inherited[1].get, map(id, part.states)))
+        if None in found:
+            for i, count in enumerate(found):
+                if count is None:
+                    found[i] = counter.count_tool(tools[i])
+        counts: tuple[int, ...] = tuple(found)  # type: ignore[arg-type]
+    else:
+        counts = tuple(counter.count_tool(tool) for tool in tools)
+    if plain:
+        part.by_state = (part.states, dict(zip(map(id, part.states), counts, strict=True)))
     total = sum(counts)
     part.tokens = (tools, counts, total)
     return counts, total
@@ -331,13 +388,17 @@ def _group_parts(
                 bares = part.bares
             else:
                 bares = frozenset(ref.tool for ref in part.refs[room - seen :])
+            if server in grouped:  # its pinned part was trimmed too: one set of both
+                bares = grouped[server] | bares
             old = previous.get(server)
             grouped[server] = old if old == bares else bares
         seen += count
     return grouped
 
 
-def _server_part(server: ServerState) -> _ServerPart:
+def _server_part(server: ServerState) -> tuple[_ServerPart, ...]:
+    """The server's part, or two when some of its tools are pinned and some not (pinned
+    first)."""
     requested: dict[ToolRef, ToolState] = {}
     name = server.name
     needs_tasks: list[ToolRef] = []
@@ -347,8 +408,26 @@ def _server_part(server: ServerState) -> _ServerPart:
                 needs_tasks.append(ToolRef(name, state.bare))
             else:
                 requested.setdefault(ToolRef(name, state.bare), state)
+    everything = server.priority > 0
+    pinned = {ref: state for ref, state in requested.items() if everything or state.pinned}
+    if not pinned or len(pinned) == len(requested):
+        return (_part(server, requested, tuple(needs_tasks), pinned=bool(pinned)),)
+    rest = {ref: state for ref, state in requested.items() if ref not in pinned}
+    return (
+        _part(server, pinned, tuple(needs_tasks), pinned=True),
+        _part(server, rest, (), pinned=False),
+    )
+
+
+def _part(
+    server: ServerState,
+    requested: Mapping[ToolRef, ToolState],
+    needs_tasks: tuple[ToolRef, ...],
+    *,
+    pinned: bool,
+) -> _ServerPart:
     refs = tuple(requested)
-    bases = tuple(qualified_name(name, ref.tool) for ref in refs)
+    bases = tuple(qualified_name(server.name, ref.tool) for ref in refs)
     return _ServerPart(
         revision=server.revision,
         refs=refs,
@@ -356,7 +435,8 @@ def _server_part(server: ServerState) -> _ServerPart:
         by_ref=dict(zip(refs, bases, strict=True)),
         by_base=dict(zip(bases, refs, strict=True)),
         longest=max(map(len, bases), default=0),
-        needs_tasks=tuple(needs_tasks),
+        needs_tasks=needs_tasks,
+        pinned=pinned,
     )
 
 

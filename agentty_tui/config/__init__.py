@@ -50,38 +50,58 @@ Override ``set_disabled`` when the flag lives outside the entry (Gemini's ``mcp.
 settings elsewhere, read them in ``validate``. Then name the dialect in ``detect.py``.
 
 This package imports only the model layer, the standard library, pydantic and tomlkit.
+
+Its public names are imported on first use (``__getattr__``), each from its own module: a
+command that edits a JSON file imports the modules of that dialect and the edit, not Codex's
+(with tomlkit), the other hosts' or the import planner. ``from agentty_tui.config import X``
+works as before.
 """
 
-from agentty_tui.config.detect import DIALECT_NAMES, detect_dialect, dialect_by_name, dialect_name
-from agentty_tui.config.dialect import Dialect
-from agentty_tui.config.engine import (
-    AddServer,
-    ConfigEdit,
-    RemoveServer,
-    SetServerDisabled,
-    SetToolEnabled,
-    SetToolFilter,
-    UpdateServer,
-)
-from agentty_tui.config.files import FileVersion
-from agentty_tui.config.hosts.codex import CodexDialect
-from agentty_tui.config.hosts.gemini import GeminiDialect
-from agentty_tui.config.hosts.mcpjson import (
-    McpJsonDialect,
-    apply_edit,
-    spec_to_entry,
-    validate_document,
-)
-from agentty_tui.config.hosts.vscode import VsCodeDialect
-from agentty_tui.config.importing import (
-    ImportDifference,
-    ImportPlan,
-    ImportResult,
-    apply_import,
-    plan_import,
-)
-from agentty_tui.config.raw import validate_server
-from agentty_tui.config.store import ConfigStore
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # What the type checker reads instead of ``__getattr__``, which it does not see: a name
+    # the package does not export stays an error.
+    from agentty_tui.config.detect import (
+        DIALECT_NAMES,
+        detect_dialect,
+        dialect_by_name,
+        dialect_name,
+    )
+    from agentty_tui.config.dialect import Dialect
+    from agentty_tui.config.engine import (
+        AddServer,
+        ConfigEdit,
+        RemoveServer,
+        SetServerDisabled,
+        SetServerPriority,
+        SetToolEnabled,
+        SetToolFilter,
+        SetToolPinned,
+        UpdateServer,
+    )
+    from agentty_tui.config.files import FileVersion
+    from agentty_tui.config.hosts.codex import CodexDialect
+    from agentty_tui.config.hosts.gemini import GeminiDialect
+    from agentty_tui.config.hosts.mcpjson import (
+        McpJsonDialect,
+        apply_edit,
+        spec_to_entry,
+        validate_document,
+    )
+    from agentty_tui.config.hosts.vscode import VsCodeDialect
+    from agentty_tui.config.importing import (
+        ImportDifference,
+        ImportPlan,
+        ImportResult,
+        apply_import,
+        plan_import,
+    )
+    from agentty_tui.config.raw import validate_server
+    from agentty_tui.config.store import ConfigStore
 
 __all__ = [
     "DIALECT_NAMES",
@@ -98,8 +118,10 @@ __all__ = [
     "McpJsonDialect",
     "RemoveServer",
     "SetServerDisabled",
+    "SetServerPriority",
     "SetToolEnabled",
     "SetToolFilter",
+    "SetToolPinned",
     "UpdateServer",
     "VsCodeDialect",
     "apply_edit",
@@ -112,3 +134,47 @@ __all__ = [
     "validate_document",
     "validate_server",
 ]
+
+_HOMES = {
+    "DIALECT_NAMES": "agentty_tui.config.detect",
+    "AddServer": "agentty_tui.config.engine",
+    "CodexDialect": "agentty_tui.config.hosts.codex",
+    "ConfigEdit": "agentty_tui.config.engine",
+    "ConfigStore": "agentty_tui.config.store",
+    "Dialect": "agentty_tui.config.dialect",
+    "FileVersion": "agentty_tui.config.files",
+    "GeminiDialect": "agentty_tui.config.hosts.gemini",
+    "ImportDifference": "agentty_tui.config.importing",
+    "ImportPlan": "agentty_tui.config.importing",
+    "ImportResult": "agentty_tui.config.importing",
+    "McpJsonDialect": "agentty_tui.config.hosts.mcpjson",
+    "RemoveServer": "agentty_tui.config.engine",
+    "SetServerDisabled": "agentty_tui.config.engine",
+    "SetServerPriority": "agentty_tui.config.engine",
+    "SetToolEnabled": "agentty_tui.config.engine",
+    "SetToolFilter": "agentty_tui.config.engine",
+    "SetToolPinned": "agentty_tui.config.engine",
+    "UpdateServer": "agentty_tui.config.engine",
+    "VsCodeDialect": "agentty_tui.config.hosts.vscode",
+    "apply_edit": "agentty_tui.config.hosts.mcpjson",
+    "apply_import": "agentty_tui.config.importing",
+    "detect_dialect": "agentty_tui.config.detect",
+    "dialect_by_name": "agentty_tui.config.detect",
+    "dialect_name": "agentty_tui.config.detect",
+    "plan_import": "agentty_tui.config.importing",
+    "spec_to_entry": "agentty_tui.config.hosts.mcpjson",
+    "validate_document": "agentty_tui.config.hosts.mcpjson",
+    "validate_server": "agentty_tui.config.raw",
+}
+"""The module each lazy public name is defined in."""
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        globals()[name] = value
+        return value

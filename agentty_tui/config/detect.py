@@ -9,22 +9,24 @@
 - anything else is Claude-style ``mcpServers`` JSON (Claude Desktop / Code, Cursor).
 
 ``dialect_by_name`` forces one (the ``--format`` of the command line).
+
+Each dialect's module is imported the first time a file of it is met, not with this one: a
+command on a JSON file never imports Codex's (and tomlkit with it), nor VS Code's or Gemini's.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentty_tui.config.dialect import Dialect
 from agentty_tui.config.documents.jsonc import parse_jsonc
 from agentty_tui.config.files import read_text
-from agentty_tui.config.hosts.codex import CodexDialect
-from agentty_tui.config.hosts.gemini import GeminiDialect
 from agentty_tui.config.hosts.mcpjson import SERVERS_KEY, McpJsonDialect
-from agentty_tui.config.hosts.vscode import VSCODE_SERVERS_KEY, VsCodeDialect
 from agentty_tui.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agentty_tui.config.dialect import Dialect
 
 __all__ = [
     "DIALECT_NAMES",
@@ -52,12 +54,39 @@ def dialect_by_name(name: str) -> Dialect:
     if key == "claude":
         return McpJsonDialect()
     if key == "gemini":
-        return GeminiDialect()
+        return _gemini()
     if key == "vscode":
-        return VsCodeDialect()
+        return _vscode()
     if key == "codex":
-        return CodexDialect()
+        return _codex()
     raise ConfigError(f"unknown config format {name!r}; use one of {', '.join(DIALECT_NAMES)}")
+
+
+def _gemini() -> Dialect:
+    from agentty_tui.config.hosts.gemini import GeminiDialect
+
+    return GeminiDialect()
+
+
+def _vscode() -> Dialect:
+    from agentty_tui.config.hosts.vscode import VsCodeDialect
+
+    return VsCodeDialect()
+
+
+def _codex() -> Dialect:
+    from agentty_tui.config.hosts.codex import CodexDialect  # with tomlkit
+
+    return CodexDialect()
+
+
+def _is_vscode(value: dict[str, Any]) -> bool:
+    """Whether a file's top level is VS Code's: its server map, and no ``mcpServers``."""
+    if SERVERS_KEY in value:
+        return False
+    from agentty_tui.config.hosts.vscode import VSCODE_SERVERS_KEY
+
+    return isinstance(value.get(VSCODE_SERVERS_KEY), dict)
 
 
 def dialect_name(dialect: Dialect) -> str:
@@ -82,7 +111,7 @@ def detect_dialect(path: str | os.PathLike[str] | None, text: str | None) -> Dia
     name = os.path.basename(os.fspath(path)) if path is not None else ""
     folder = os.path.basename(os.path.dirname(os.fspath(path))) if path is not None else ""
     if name.lower().endswith(".toml"):
-        return CodexDialect()
+        return _codex()
     value: Any = None
     if text is not None and text.strip():
         try:
@@ -90,16 +119,16 @@ def detect_dialect(path: str | os.PathLike[str] | None, text: str | None) -> Dia
         except ConfigError:
             value = None  # the name decides; the dialect's parse will name the syntax error
     if isinstance(value, dict):
-        if isinstance(value.get(VSCODE_SERVERS_KEY), dict) and SERVERS_KEY not in value:
-            return VsCodeDialect()
+        if _is_vscode(value):
+            return _vscode()
         if _looks_gemini(value):
-            return GeminiDialect()
+            return _gemini()
         if SERVERS_KEY in value and name != "settings.json":
             return McpJsonDialect()
     if name == "settings.json":
-        return GeminiDialect()
+        return _gemini()
     if folder == ".vscode" and value is None:
-        return VsCodeDialect()
+        return _vscode()
     return McpJsonDialect()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from agentty_tui.config.engine import ConfigEdit
-from agentty_tui.model import PluginConfig
+from agentty_tui.specs import PluginConfig
 
 __all__ = ["Dialect"]
 

@@ -40,7 +40,7 @@ from typing import Any, TypeAlias
 from agentty_tui.config.documents.formats import Format, refuse_duplicates
 from agentty_tui.config.raw import server_or_problem, str_list
 from agentty_tui.errors import ConfigError, UnknownServerError
-from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec, StdioSpec
+from agentty_tui.specs import PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
 __all__ = [
     "Adapter",
@@ -51,8 +51,10 @@ __all__ = [
     "RemoveServer",
     "RestoreEntry",
     "SetServerDisabled",
+    "SetServerPriority",
     "SetToolEnabled",
     "SetToolFilter",
+    "SetToolPinned",
     "TimeoutKey",
     "UpdateServer",
     "filter_entry",
@@ -97,6 +99,29 @@ class SetToolEnabled:
     """The bare tool name, as the server advertises it."""
     enabled: bool
     """The wanted state."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetToolPinned:
+    """Pin one tool of a server (trimmed only after every unpinned tool), or unpin it, through
+    the entry's ``tools.pin`` list; refused by a dialect without one."""
+
+    server: str
+    """The config key of the server."""
+    tool: str
+    """The bare tool name."""
+    pinned: bool
+    """The wanted state."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetServerPriority:
+    """Set a server's ``priority`` (0 drops the key); refused by a dialect without one."""
+
+    server: str
+    """The config key of the server."""
+    priority: int
+    """Higher first on the wire; above 0 every tool of the server is pinned."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +196,8 @@ ConfigEdit: TypeAlias = (
     | AddServer
     | RemoveServer
     | SetToolEnabled
+    | SetToolPinned
+    | SetServerPriority
     | SetServerDisabled
     | SetToolFilter
     | UpdateServer
@@ -341,6 +368,11 @@ class Adapter:
     """The allow-list's key."""
     exclude_key: str = "exclude"
     """The deny-list's key."""
+    pin_key: str | None = None
+    """The key of the pinned tools' list beside the tool lists; ``None``: the host's format
+    has no such field (only agentty's own spelling has)."""
+    priority_key: str | None = None
+    """The entry key of the server's priority; ``None``: the format has no such field."""
     disabled_key: str = "disabled"
     """The entry key of the disabled flag (absent: the server starts)."""
     disabled_value: bool = True
@@ -449,6 +481,10 @@ def _apply(adapter: Adapter, root: Any, edit: ConfigEdit, path: str | None) -> N
         fmt.remove(servers, name)
     elif isinstance(edit, SetServerDisabled):
         adapter.set_disabled(root, servers, name, edit.disabled, path)
+    elif isinstance(edit, SetToolPinned):
+        _set_pinned(adapter, _writable(fmt, servers, name, path), edit, path)
+    elif isinstance(edit, SetServerPriority):
+        _set_priority(adapter, _writable(fmt, servers, name, path), edit, path)
     elif isinstance(edit, UpdateServer):
         try:
             old = adapter.validate(fmt.plain(root), path).server(name)
@@ -499,6 +535,38 @@ def _put_timeouts(
         if timeout.older is not None and timeout.older in entry and key not in entry:
             key, scale = timeout.older, timeout.older_scale
         adapter.format.put(entry, key, plain_number(seconds * scale))
+
+
+def _set_pinned(adapter: Adapter, entry: Any, edit: SetToolPinned, path: str | None) -> None:
+    """Add the tool to the entry's pin list or take it out; other keys stay."""
+    fmt, key, nest, server = adapter.format, adapter.pin_key, adapter.tools_key, edit.server
+    if key is None or nest is None:
+        raise ConfigError(f"the {adapter.name} format cannot pin tools", path=path, server=server)
+    holder = entry.get(nest, {})
+    if not isinstance(holder, dict):
+        raise ConfigError("must be an object", path=path, server=server, field=nest)
+    pins = str_list(fmt.plain(holder).get(key), name=server, field=f"{nest}.{key}", path=path)
+    pins = [pin for pin in pins or [] if pin != edit.tool]
+    if edit.pinned:
+        pins.append(edit.tool)
+    fmt.put_list(holder, key, pins or None)
+    if holder:
+        entry[nest] = holder
+    else:
+        entry.pop(nest, None)
+
+
+def _set_priority(adapter: Adapter, entry: Any, edit: SetServerPriority, path: str | None) -> None:
+    """Write the entry's priority (0: no key); other keys stay."""
+    key = adapter.priority_key
+    if key is None:
+        raise ConfigError(
+            f"the {adapter.name} format has no server priority", path=path, server=edit.server
+        )
+    if edit.priority:
+        adapter.format.put(entry, key, edit.priority)
+    elif key in entry:
+        adapter.format.remove(entry, key)
 
 
 def _set_tools(

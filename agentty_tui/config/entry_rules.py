@@ -54,8 +54,8 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from agentty_tui.model import EntryFact, HttpSpec, ServerSpec, StdioSpec
 from agentty_tui.secrets import mask_keeping_references, mask_url, masked_command_line
+from agentty_tui.specs import EntryFact, HttpSpec, ServerSpec, StdioSpec
 from agentty_tui.terminal_text import safe_line
 
 __all__ = [

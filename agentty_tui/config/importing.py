@@ -26,7 +26,8 @@ from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled
 from agentty_tui.config.entry_rules import entry_facts, fact_lines, name_problem
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.errors import AgenttyError
-from agentty_tui.model import (
+from agentty_tui.secrets import mask_url
+from agentty_tui.specs import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_REQUEST_TIMEOUT,
     HttpSpec,
@@ -35,7 +36,6 @@ from agentty_tui.model import (
     StdioSpec,
     ToolFilter,
 )
-from agentty_tui.secrets import mask_url
 from agentty_tui.terminal_text import safe_line
 
 __all__ = [

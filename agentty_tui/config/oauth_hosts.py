@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import OAuthSettings
+from agentty_tui.specs import OAuthSettings
 
 __all__ = [
     "codex_oauth",

@@ -14,7 +14,7 @@ from collections.abc import Collection
 from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled, SetToolEnabled
 from agentty_tui.config.entry_rules import new_server_name
 from agentty_tui.errors import UnknownServerError, UnknownToolError
-from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec
+from agentty_tui.specs import PluginConfig, ServerConfig, ServerSpec
 
 __all__ = ["add_server", "configured", "remove_server", "set_server_disabled", "set_tool_enabled"]
 

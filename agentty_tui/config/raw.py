@@ -30,7 +30,7 @@ from agentty_tui.config.entry_rules import (
 )
 from agentty_tui.config.oauth_hosts import split_scopes
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import (
+from agentty_tui.specs import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_REQUEST_TIMEOUT,
@@ -81,6 +81,8 @@ class RawToolFilter(RawBase):
     """Allow-list of bare tool names."""
     exclude: list[str] = Field(default_factory=list)
     """Deny-list of bare tool names."""
+    pin: list[str] = Field(default_factory=list)
+    """Pinned tools: trimmed only after every tool that is not."""
 
 
 class RawOAuth(RawBase):
@@ -143,7 +145,9 @@ class RawServer(RawBase):
     disabled: bool = False
     """Kept in the file but not started."""
     tools: RawToolFilter = Field(default_factory=RawToolFilter)
-    """Which tools are on."""
+    """Which tools are on (and which are pinned)."""
+    priority: int = 0
+    """Where its tools rank on the wire: higher first; above 0 all of them are pinned."""
     connect_timeout: float = Field(default=DEFAULT_CONNECT_TIMEOUT, alias="connectTimeout", gt=0)
     """Seconds until the server must have listed its tools."""
     request_timeout: float = Field(default=DEFAULT_REQUEST_TIMEOUT, alias="requestTimeout", gt=0)
@@ -278,7 +282,9 @@ def validate_server(name: str, entry: object, *, path: str | None = None) -> Ser
         tools=ToolFilter(
             include=None if raw.tools.include is None else tuple(raw.tools.include),
             exclude=tuple(raw.tools.exclude),
+            pin=tuple(raw.tools.pin),
         ),
+        priority=raw.priority,
         connect_timeout=raw.connect_timeout,
         request_timeout=raw.request_timeout,
         max_response_bytes=raw.max_response_bytes,

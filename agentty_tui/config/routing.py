@@ -55,7 +55,7 @@ from agentty_tui.config.hosts.switches import HOST_NAMES, NO_SWITCH
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.store import ConfigStore, DocumentStore
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import HostView, PluginConfig, ServerConfig, ServerSpec, SourceRef, StdioSpec
+from agentty_tui.specs import HostView, PluginConfig, ServerConfig, ServerSpec, SourceRef, StdioSpec
 
 __all__ = [
     "GATEWAY_NAME",

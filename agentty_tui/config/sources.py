@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentty_tui.model import Scope, SourceRef
+from agentty_tui.specs import Scope, SourceRef
 
 __all__ = [
     "HOSTS",

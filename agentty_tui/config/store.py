@@ -47,7 +47,7 @@ from agentty_tui.config.hosts.claude.statelock import claude_state_lock, refresh
 from agentty_tui.config.locking import locked
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError, ReadOnlyFileError
-from agentty_tui.model import PluginConfig
+from agentty_tui.specs import PluginConfig
 
 __all__ = [
     "ConfigStore",

@@ -41,7 +41,7 @@ from typing import Protocol
 from agentty_tui.config.files import FileVersion, read_file
 from agentty_tui.config.locking import locked
 from agentty_tui.errors import ConfigError, OperationError
-from agentty_tui.model import PluginConfig, ServerConfig, ServerSpec, SourceRef, StdioSpec
+from agentty_tui.specs import PluginConfig, ServerConfig, ServerSpec, SourceRef, StdioSpec
 
 __all__ = [
     "TRUST_HINT",

@@ -72,7 +72,7 @@ import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentty_tui.config.announce import one_announcement
 from agentty_tui.config.detect import dialect_by_name
@@ -86,35 +86,16 @@ from agentty_tui.config.engine import (
     RemoveServer,
     RestoreEntry,
     SetServerDisabled,
+    SetServerPriority,
     SetToolEnabled,
+    SetToolPinned,
 )
 from agentty_tui.config.entry_rules import entry_facts
 from agentty_tui.config.files import FileVersion, read_text
 from agentty_tui.config.hosts.claude import ClaudeLocalDialect
 from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
-from agentty_tui.config.hosts.claude.managed import ManagedServers, read_managed_servers
-from agentty_tui.config.hosts.claude.migration import migrate_old_switches
-from agentty_tui.config.hosts.claude.plugins import read_plugin_servers
-from agentty_tui.config.hosts.claude.switches import (
-    MANAGED_DIR,
-    ClaudeFiles,
-    ClaudeSwitches,
-    read_switches,
-)
-from agentty_tui.config.hosts.codex_trust import codex_untrusted, merge_codex_tables
-from agentty_tui.config.hosts.gemini_extensions import (
-    ENABLEMENT,
-    EXTENSION_DIALECT,
-    read_extension_servers,
-)
-from agentty_tui.config.hosts.gemini_system import GeminiSystem, read_gemini_system
-from agentty_tui.config.hosts.gemini_trust import (
-    GeminiSettings,
-    gemini_folder_untrusted,
-    gemini_mcp_block,
-    gemini_settings,
-)
 from agentty_tui.config.hosts.switches import (
+    HOST_NAMES,
     NO_SWITCH,
     entry_view,
     no_switch,
@@ -133,7 +114,7 @@ from agentty_tui.config.sources import (
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.config.trust import ProjectTrust, TrustBook, default_trust_file
 from agentty_tui.errors import ConfigError, OperationError, UnknownServerError
-from agentty_tui.model import (
+from agentty_tui.specs import (
     EntryFact,
     HostView,
     PluginConfig,
@@ -142,6 +123,14 @@ from agentty_tui.model import (
     StdioSpec,
     hosts_in_use,
 )
+
+if TYPE_CHECKING:
+    # The hosts' own rules and files, imported where a workspace of several files reads them
+    # (``load``, ``open_workspace``): the one file of ``--config`` needs none of them.
+    from agentty_tui.config.hosts.claude.managed import ManagedServers
+    from agentty_tui.config.hosts.claude.switches import ClaudeFiles, ClaudeSwitches
+    from agentty_tui.config.hosts.gemini_system import GeminiSystem
+    from agentty_tui.config.hosts.gemini_trust import GeminiSettings
 
 __all__ = [
     "Layer",
@@ -327,6 +316,8 @@ class Workspace:
         one is a reload."""
         if self._trust is None:
             return ()
+        from agentty_tui.config.hosts.gemini_extensions import ENABLEMENT, EXTENSION_DIALECT
+
         settings = [
             self.routed.get(s.ref, s.path)
             for s in self.sources
@@ -359,6 +350,11 @@ class Workspace:
             self.reports = (SourceReport(source, self.exists(), len(config.servers)),)
             self._layered = config
             return config
+        from agentty_tui.config.hosts.claude.managed import read_managed_servers
+        from agentty_tui.config.hosts.claude.plugins import read_plugin_servers
+        from agentty_tui.config.hosts.claude.switches import read_switches
+        from agentty_tui.config.hosts.gemini_extensions import read_extension_servers
+
         parts: list[Layer] = []
         # Each problem once, by its text: ``~/.claude.json`` is two sources (its user and its
         # local scope), and what is wrong with the file (too big, half-saved, not JSON) is
@@ -461,6 +457,8 @@ class Workspace:
         what Codex runs (a table of ``enabled = false`` alone turns the user's server off)."""
         if self._codex_untrusted is not None:
             return
+        from agentty_tui.config.hosts.codex_trust import merge_codex_tables
+
         # Deepest first in the sources: the merge goes the other way, the user's table first.
         layers = [s for s in reversed(self.sources) if s.ref.host == "codex"]
         if len(layers) < 2 or any(s.ref in self.routed for s in layers):
@@ -504,6 +502,8 @@ class Workspace:
         )
         if not due:
             return ()
+        from agentty_tui.config.hosts.claude.migration import migrate_old_switches
+
         lines = [
             f"Claude Code ignores tools and disabled in its entries: {line}"
             for line in migrate_old_switches(self.claude)
@@ -546,6 +546,10 @@ class Workspace:
         ``.codex/config.toml`` (``hosts.codex_trust``), whether Gemini CLI runs any server in
         this folder and which of its settings files it reads (``hosts.gemini_trust``). Their
         user files are found among the sources (where ``$CODEX_HOME`` already led)."""
+        from agentty_tui.config.hosts.codex_trust import codex_untrusted
+        from agentty_tui.config.hosts.gemini_system import read_gemini_system
+        from agentty_tui.config.hosts.gemini_trust import gemini_folder_untrusted, gemini_settings
+
         # A connected host's trust is still in its own file, not in the stash read for it.
         user = {
             s.ref.host: self.routed.get(s.ref, s.path)
@@ -605,6 +609,8 @@ class Workspace:
         if ref.host == "codex" and project:
             return untrusted_view(entry_view(server, ref), self._codex_untrusted)
         if ref.host == "gemini":
+            from agentty_tui.config.hosts.gemini_trust import gemini_mcp_block
+
             view = entry_view(server, ref)
             # Another of its files may exclude it: every one counts. A connected host's
             # stash carries its own exclusions (the gateway serves it, not Gemini CLI).
@@ -755,14 +761,21 @@ class Workspace:
                 return self._switch(server, edits, host)
         if source is None:
             source = self._target(edits)
+        if source.host != "agentty" and any(isinstance(e, PINS) for e in edits):
+            name = _server_of(edits[0])
+            raise OperationError(
+                f"{name!r} is in {HOST_NAMES.get(source.host, source.host)}'s file, which has "
+                "no pins or priorities: only agentty's own files hold them"
+            )
         if source.host == "claude" and any(isinstance(e, AddServer) for e in edits):
-            self._refuse_in_lockdown("add a server to Claude Code's files")
+            self.refuse_in_lockdown("add a server to Claude Code's files")
         self.store(source).apply(self._as_written(edits))
         return self.load()
 
-    def _refuse_in_lockdown(self, what: str) -> None:
+    def refuse_in_lockdown(self, what: str) -> None:
         """``OperationError`` when Claude Code's managed MCP file has exclusive control (what
-        ``claude mcp add`` refuses too): ``what`` would change nothing it runs."""
+        ``claude mcp add`` refuses too), as the last ``load`` found it: ``what`` would change
+        nothing it runs."""
         lockdown = self.claude_lockdown
         if lockdown is not None:
             raise OperationError(f"cannot {what}: {lockdown} (the administrator's choice)")
@@ -797,6 +810,8 @@ class Workspace:
         # why); turning one off is still written, for the day that control ends.
         locked = turns_on and self.claude_lockdown is not None
         if turns_on and any(v.source.host == "gemini" and not v.routed for v in views):
+            from agentty_tui.config.hosts.gemini_trust import gemini_mcp_block
+
             # Gemini CLI's system files may exclude it too, which only their keeper changes:
             # refused before any file is written.
             blocked = gemini_mcp_block(server.entry_name, self._gemini_admin_settings())
@@ -826,7 +841,7 @@ class Workspace:
         ):
             self._allow_in_gemini(server.entry_name)
         if not written and skipped:
-            self._refuse_in_lockdown(f"turn {server.name!r} on for Claude Code")
+            self.refuse_in_lockdown(f"turn {server.name!r} on for Claude Code")
         if not written:
             what = "tool" if isinstance(edits[0], SetToolEnabled) else "server"
             hosts = dict.fromkeys(view.source.host for view in views)
@@ -887,6 +902,9 @@ def _version(path: Path) -> FileVersion | None:
 
 SWITCHES = (SetToolEnabled, SetServerDisabled)
 """The edits that are a host's switch: written for every host that holds the server."""
+
+PINS = (SetToolPinned, SetServerPriority)
+"""The edits of agentty's own fields, which no host's file holds."""
 
 
 def _renamed(edit: ConfigEdit, config: PluginConfig) -> ConfigEdit:
@@ -1103,11 +1121,14 @@ def open_workspace(
     home: Path,
     env: Mapping[str, str],
     hosts: Collection[str] | None = None,
-    claude_managed: Path = MANAGED_DIR,
+    claude_managed: Path | None = None,
 ) -> Workspace:
     """The workspace of the project that holds ``cwd``; ``hosts`` (``--hosts``) overrides the
     ``hosts`` setting; ``claude_managed``: the folder of Claude Code's managed settings and
-    MCP file (``/etc/claude-code``; a test names another, Claude Code itself has no way to)."""
+    MCP file (default ``claude.switches.MANAGED_DIR``, ``/etc/claude-code``; a test names
+    another, Claude Code itself has no way to)."""
+    from agentty_tui.config.hosts.claude.switches import MANAGED_DIR, ClaudeFiles
+
     root = find_project_root(cwd)
     ours = our_user_file(home, env)
     chosen = parse_hosts(hosts, "--hosts") if hosts is not None else hosts_setting(ours)
@@ -1117,7 +1138,8 @@ def open_workspace(
     add_to = next(source.ref for source in sources if source.path == ours)
     trust = TrustBook(default_trust_file(home, env))
     reads_claude = any(source.ref.host == "claude" for source in sources)
-    claude = ClaudeFiles.of(home, root, env, managed_dir=claude_managed) if reads_claude else None
+    managed = MANAGED_DIR if claude_managed is None else claude_managed
+    claude = ClaudeFiles.of(home, root, env, managed_dir=managed) if reads_claude else None
     return Workspace(
         sources,
         root=root,

@@ -44,6 +44,9 @@ class Attachment:
     """The environment the host started ``serve`` with: its workspace is read, and its
     servers started, as in that environment (``None``: the daemon's own). Sent over the
     user's private socket only; never logged nor shown."""
+    picker: bool = False
+    """A picker attaching (``picker_link``) rather than a host's ``serve``: it is served the
+    workspace's snapshots and operations, not MCP."""
 
     def line(self) -> bytes:
         """The attachment as the line sent."""
@@ -55,6 +58,7 @@ class Attachment:
             "wait": self.wait,
             "home": self.home,
             "env": None if self.env is None else dict(self.env),
+            "picker": self.picker,
         }
         return (json.dumps(fields) + "\n").encode()
 
@@ -79,6 +83,7 @@ class Attachment:
             wait=float(value.get("wait", DEFAULT_WAIT)),
             home=home if isinstance(home, str) else None,
             env=env,
+            picker=value.get("picker") is True,
         )
 
     def key(self) -> tuple[str, str, bool]:

@@ -9,9 +9,16 @@ attached for the same workspace (the same project, or the same file) whose serve
 the same of their environments (``sharing``) share one ``Bridge``, which starts its servers
 as the first of them would have: each server connection runs once for all of them.
 
-The daemon exits, closing every bridge (and so every server), when no host has been connected
-for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs as another user
-is refused before a byte is read from it.
+A picker attaches the same way, its attachment saying ``picker``; from the ``ok`` on, the
+connection carries the picker's link (``picker_link``, served by ``picker_service``): the
+snapshots of a bridge of its workspace (one already open, whichever host opened it: the
+picker starts no process of its own), the hosts attached for that workspace and what each
+lists, and the operations the picker asks. ``registry`` lists every host and picker attached
+(``status``).
+
+The daemon exits, closing every bridge (and so every server), when no host nor picker has
+been connected for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs
+as another user is refused before a byte is read from it.
 """
 
 from __future__ import annotations
@@ -20,7 +27,6 @@ import contextlib
 import json
 import logging
 import os
-import time
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -35,6 +41,9 @@ from agentty_tui.config.sources import HOSTS
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError, ConfigError
 from agentty_tui.gateway.attachment import Attachment, json_object
+from agentty_tui.gateway.host_registry import Attached, HostRegistry
+from agentty_tui.gateway.picker_link import LineReader, LineWriter
+from agentty_tui.gateway.picker_service import serve_picker
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
 from agentty_tui.gateway.server import HostServer
 from agentty_tui.gateway.sharing import sharing_key
@@ -81,21 +90,28 @@ class _Daemon:
         """How many hosts are attached now, or attaching (their bridge opening)."""
         self.changed = anyio.Event()
         """Set when a host attaches or leaves (then replaced)."""
-        self._hosts: list[dict[str, Any]] = []
+        self.registry = HostRegistry()
+        """The attached hosts and pickers (``status``, and what a picker shows)."""
 
     def _moved(self) -> None:
         self.changed.set()
         self.changed = anyio.Event()
 
-    async def bridge(self, attachment: Attachment) -> Bridge:
+    async def bridge(self, attachment: Attachment, *, any_view: bool = False) -> Bridge:
         """The bridge of ``attachment``'s workspace, opened on first use; an ``AgenttyError``
-        for an attachment from another home."""
+        for an attachment from another home. ``any_view`` (a picker): a bridge already open
+        for the workspace serves it, whatever its hosts' environments, so that the picker
+        shares their servers' processes rather than starting its own."""
         if attachment.home is not None and Path(attachment.home) != Path.home():
             raise AgenttyError(f"this daemon serves the home {Path.home()}, not {attachment.home}")
         if attachment.host is not None and attachment.host not in HOSTS:
             raise AgenttyError(
                 f"unknown host {attachment.host!r}; the hosts are {', '.join(HOSTS)}"
             )
+        if any_view:
+            shared = next((b for k, b in self._bridges.items() if k[:3] == attachment.key()), None)
+            if shared is not None:
+                return shared
         workspace = attachment.workspace()
         environ, folder = attachment.environ(), attachment.folder()
         try:
@@ -124,21 +140,6 @@ class _Daemon:
             self.attached -= 1
             self._moved()
 
-    @contextlib.asynccontextmanager
-    async def attached_host(self, attachment: Attachment, pid: int | None) -> AsyncIterator[None]:
-        """List one attached host for as long as the block runs (``status``)."""
-        entry = {
-            "host": attachment.host,
-            "workspace": attachment.key()[1],
-            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "pid": pid,
-        }
-        self._hosts.append(entry)
-        try:
-            yield
-        finally:
-            self._hosts.remove(entry)
-
     def status(self) -> dict[str, Any]:
         """What ``agentty-tui status`` shows: this daemon, its workspaces' servers, its hosts."""
         workspaces = [
@@ -156,7 +157,12 @@ class _Daemon:
             }
             for key, bridge in self._bridges.items()
         ]
-        return {"pid": os.getpid(), "hosts": list(self._hosts), "workspaces": workspaces}
+        return {
+            "pid": os.getpid(),
+            "hosts": [entry.status() for entry in self.registry.hosts()],
+            "pickers": [entry.status() for entry in self.registry.pickers()],
+            "workspaces": workspaces,
+        }
 
     async def handle(self, stream: anyio.abc.SocketStream) -> None:
         """Serve one attaching host over ``stream``; whatever goes wrong with one attachment
@@ -188,13 +194,26 @@ class _Daemon:
                     return
                 try:
                     attachment = Attachment.of_line(line)
-                    bridge = await self.bridge(attachment)
+                    picker = attachment.picker
+                    bridge = await self.bridge(attachment, any_view=picker)
                 except (ValueError, OSError, AgenttyError) as error:
                     with contextlib.suppress(OSError, anyio.BrokenResourceError):
                         await stream.send(f"error {error}\n".encode())
                     return
                 await stream.send(b"ok\n")
-                async with self.attached_host(attachment, _peer_pid(connection)):
+                entry = Attached(
+                    attachment.host,
+                    attachment.key()[1],
+                    attachment.key(),
+                    bridge,
+                    _peer_pid(connection),
+                    picker=picker,
+                )
+                with self.registry.listed(entry):
+                    if picker:
+                        reader, writer = LineReader(stream), LineWriter(stream)
+                        await serve_picker(bridge, attachment.key(), self.registry, reader, writer)
+                        return
                     descriptor = connection.fileno()
                     async with message_streams(descriptor, descriptor) as (read, write):
                         server = HostServer(

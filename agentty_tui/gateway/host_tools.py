@@ -5,7 +5,10 @@
 host, every host's servers) and projects it as the catalog
 does (``catalog.project_catalog``): the enabled tools of connected servers, in priority order,
 under the tool budget, the budget's room for the host's own native tools kept, which the host
-sends itself and the gateway never serves. Each shipped MCP tool gets its gateway name
+sends itself and the gateway never serves. A host that takes only so many tools
+(``catalog.host_limits``: VS Code's 128, Cursor's 80) is served at most that many, its ceiling
+taking the tool budget's place where it is lower: the lowest priority is trimmed first, and the
+instructions and refusals name the host's ceiling. Each shipped MCP tool gets its gateway name
 (``naming.gateway_names``) and goes out as the server described it (description, title,
 input schema, all already bounded by the bridge).
 
@@ -24,6 +27,8 @@ import mcp_types as types
 
 from agentty_tui.catalog import CatalogProjector, ToolRef, WireCatalog, WireTool
 from agentty_tui.catalog.host_lens import host_lens
+from agentty_tui.catalog.host_limits import host_limits
+from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.frozen import thaw
 from agentty_tui.gateway.naming import gateway_names
 from agentty_tui.model import PluginModel, ServerState, hosts_in_use
@@ -52,6 +57,9 @@ class HostTools:
     key: tuple[tuple[str, WireTool], ...] = ()
     """Gateway names with the wire tools behind them: equal keys, equal lists (compared
     item by item by identity first, so an unchanged catalog compares fast)."""
+    ceiling: int | None = None
+    """The host's own tool ceiling when it is what the catalog was cut to (lower than the
+    tool budget); ``None``: the tool budget applies."""
 
 
 def served_lens(snapshot: PluginModel, host: str | None) -> PluginModel:
@@ -98,7 +106,11 @@ class ToolsMaker:
         if last is not None and last.model.revision == snapshot.revision:
             return last
         model = served_lens(snapshot, self._host)
-        catalog = self._projector.project(model)
+        limits = host_limits(self._host)
+        ceiling = None if limits is None else limits.tool_ceiling
+        if ceiling is not None and ceiling >= model.tool_budget:
+            ceiling = None  # the tool budget is the tighter
+        catalog = self._projector.project(model, budget=ceiling)
         shipped = [tool for tool in catalog.tools if tool.server is not None]
         names = gateway_names(ToolRef(tool.server or "", tool.tool) for tool in shipped)
         built: dict[tuple[str, int], tuple[WireTool, types.Tool]] = {}
@@ -121,6 +133,7 @@ class ToolsMaker:
             tools=tuple(tools),
             refs=dict(names.by_wire),
             key=tuple(key),
+            ceiling=ceiling,
         )
         # The lens keeps the snapshot's revision: the next call with it is this result.
         self._last = result
@@ -137,6 +150,12 @@ def _served(name: str, wire: WireTool, model: PluginModel) -> types.Tool:
         description=wire.description or None,
         input_schema=thaw(wire.input_schema),
     )
+
+
+def _ceiling(now: HostTools) -> str:
+    """``VS Code's limit of 128 tools`` (its own built-in tools included)."""
+    host = now.host or ""
+    return f"{HOST_NAMES.get(host, host)}'s limit of {now.ceiling} tools"
 
 
 def _line(text: str) -> str:
@@ -196,6 +215,12 @@ def refusal(name: str, ref: ToolRef | None, now: HostTools) -> str:
         )
     if now.catalog.is_trimmed(ref.server, ref.tool):
         budget = now.catalog.budget
+        if now.ceiling is not None:
+            return (
+                f"tool {tool} of server {_line(ref.server)} is over {_ceiling(now)} "
+                f"({len(now.catalog.trimmed)} tools were left out, the lowest priority first); "
+                "switch other tools off in agentty-tui, or pin this one there (p)"
+            )
         return (
             f"tool {tool} of server {_line(ref.server)} is over the tool budget of {budget} "
             f"({len(now.catalog.trimmed)} tools were left out); switch other tools off, or "
@@ -213,6 +238,12 @@ def instructions(now: HostTools) -> str:
     ]
     if now.model.config_error:
         lines.append(f"The config could not be read: {_line(now.model.config_error)}")
+    if now.ceiling is not None and now.catalog.trimmed:
+        count = len(now.catalog.trimmed)
+        lines.append(
+            f"Over {_ceiling(now)}: {count} tool{'s' * (count > 1)} of the lowest priority "
+            f"{'were' if count > 1 else 'was'} left out."
+        )
     for server in now.model.servers:
         if server.status in ("connected", "disabled", "shadowed"):
             continue

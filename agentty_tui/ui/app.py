@@ -28,7 +28,8 @@ import gc
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -45,13 +46,17 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from agentty_tui.bridge.reload_report import ReloadReport
-from agentty_tui.catalog import TOKEN_COUNTER, CatalogProjector, WireCatalog
+from agentty_tui.catalog import FAMILIES, TOKEN_COUNTER, CatalogProjector, WireCatalog
 from agentty_tui.catalog.host_lens import host_lens, hosts_of
+from agentty_tui.catalog.host_limits import host_limits
+from agentty_tui.catalog.tokens import DEFAULT_FAMILY, FamilyName
+from agentty_tui.catalog.tool_costs import CostBook
 from agentty_tui.config.discover import HostFile, host_config_files
 from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
 from agentty_tui.errors import AgenttyError, EntryChangedError
+from agentty_tui.gateway.daemon_view import DaemonView
 from agentty_tui.model import (
     HttpSpec,
     PluginModel,
@@ -83,8 +88,9 @@ from agentty_tui.ui.row_source import (
 from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_key
 from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.server_form import AddServerScreen, EditServerScreen, NewServer
-from agentty_tui.ui.source import PluginSource
+from agentty_tui.ui.source import DaemonSource, PluginSource
 from agentty_tui.ui.text import PlainText
+from agentty_tui.ui.token_text import short_count
 
 __all__ = [
     "STUCK_KEY_SECONDS",
@@ -96,6 +102,7 @@ __all__ = [
     "key_hints",
     "remove_effect",
     "remove_shadowed_question",
+    "short_count",
     "summarize",
     "tools_on",
 ]
@@ -142,7 +149,14 @@ class Summary:
     shadowed: int = 0
     """A workspace's entries hidden by one of the same name in a file that takes precedence."""
     tokens: int | None = None
-    """What the shipped tools' definitions take, when the token budget was applied."""
+    """What the shipped tools' definitions take, when the token budget was applied or the
+    tools are counted."""
+    family: str | None = None
+    """A host's lens: the model family its tokens are counted in (``"OpenAI"``)."""
+    host_rules: tuple[str, ...] = ()
+    """A host's lens: its own limits in words (``catalog.host_limits``)."""
+    by_cost: bool = False
+    """Whether the rows are sorted by cost (``s``)."""
 
     @property
     def text(self) -> str:
@@ -165,17 +179,12 @@ class Summary:
             parts.append(f"{self.tools_unavailable} not available")
         parts.append(f"{self.on_wire}/{self.budget} on the wire")
         if self.tokens is not None:
-            parts.append(f"{short_count(self.tokens)} tokens")
+            family = f" ({self.family})" if self.family else ""
+            parts.append(f"{short_count(self.tokens)} tokens{family}")
+        parts += self.host_rules
+        if self.by_cost:
+            parts.append("by cost")
         return " · ".join(parts)
-
-
-def short_count(count: int) -> str:
-    """``987``, ``41.2k``, ``1.3M``: a count as the status bar shows it."""
-    if count < 1000:
-        return str(count)
-    if count < 999_950:
-        return f"{count / 1000:.1f}k"
-    return f"{count / 1_000_000:.1f}M"
 
 
 def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
@@ -349,6 +358,8 @@ class PickerApp(KeyOrderApp):
         Binding("l", "log", "log", show=False),
         Binding("slash", "filter", "filter"),
         Binding("h", "next_lens", "host lens", show=False),
+        Binding("s", "sort", "sort", show=False),
+        Binding("p", "pin", "pin", show=False),
         Binding("c", "call", "call"),
         Binding("C", "last_call", "last call", show=False),
         Binding("question_mark", "help", "help"),
@@ -363,8 +374,13 @@ class PickerApp(KeyOrderApp):
         follow: bool = True,
         freeze_heap: bool = False,
         host_files: Callable[[Path | None], tuple[HostFile, ...]] | None = None,
+        count_tokens: bool = False,
     ) -> None:
         """``follow=False`` shows ``source.snapshot`` only (snapshot tests).
+
+        ``count_tokens``: count every tool's tokens in a worker thread and show them (a column
+        on tool rows, a total on server rows, in the status bar and the details); ``run_picker``
+        does. Off, rows never change by themselves once counted (most tests' rows).
 
         ``host_files(config)``: the other hosts' config files an empty config offers to import
         (``config.discover`` on the real home when not given; a test passes a fake home's).
@@ -389,6 +405,11 @@ class PickerApp(KeyOrderApp):
         # Re-projects only the servers whose tools changed since the previous snapshot.
         self._projector = CatalogProjector(TOKEN_COUNTER)
         self._warming_tokens = False  # whether the worker that loads the encoding was started
+        # Each server's token counts, counted off the UI thread (None: not shown).
+        self._costs = CostBook(TOKEN_COUNTER) if count_tokens else None
+        self._counting = False  # whether a counting worker runs
+        self.by_cost = False
+        """Whether the rows are sorted by cost, most expensive first (``s``)."""
         self.catalog: WireCatalog = self._project(self.model)
         """The wire catalog of the snapshot on screen (the tool details show its entry)."""
         self.folded: set[str] = set()
@@ -401,11 +422,15 @@ class PickerApp(KeyOrderApp):
         self._sources = False  # whether they have a source column (a workspace's rows)
         self.last_call: CallRecord | None = None
         """The last call dialog's call, for ``C`` (its result outlives the dialog)."""
+        self.daemon: DaemonView | None = source.daemon if isinstance(source, DaemonSource) else None
+        """The gateway daemon the picker is attached to (its hosts, who sees which tool);
+        ``None`` for a picker that runs its own servers."""
         self.server_asks = ServerAsks(self)
         """The forms and pages servers ask for, shown one at a time (``ui/server_asks.py``)."""
 
     def compose(self) -> ComposeResult:
         yield PlainText("", one_line=True, id="title")
+        yield PlainText("", id="daemon")
         yield PlainText("", id="config-error")
         yield PickerList(id="picker")
         yield PlainText("", id="empty")
@@ -417,12 +442,16 @@ class PickerApp(KeyOrderApp):
     def on_mount(self) -> None:
         """Render what the source has now, then follow its updates."""
         self.show_snapshot(self.source.snapshot)
+        if self.daemon is not None:
+            self.show_daemon(self.daemon)
         self.picker.focus()
         # What a server asks outside the picker's calls is shown here too, while the app runs.
         self.source.set_elicitation(self.server_asks.background)
         if self._follow_updates:
             self._follow()
             self.hear_outside_edits()
+            if isinstance(self.source, DaemonSource):
+                self._follow_daemon(self.source)
 
     def on_unmount(self) -> None:
         """Stop hearing about outside edits and answering servers' requests."""
@@ -436,6 +465,31 @@ class PickerApp(KeyOrderApp):
         async for model in self.source.updates():
             if model is not self.model:  # the first one is usually the one already shown
                 self.show_snapshot(model)
+
+    @work(exclusive=True, group="daemon", exit_on_error=False)
+    async def _follow_daemon(self, source: DaemonSource) -> None:
+        async for view in source.daemon_views():
+            if view is not self.daemon:
+                was = self.daemon
+                self.show_daemon(view)
+                if was is not None and was.attached != view.attached:
+                    said = view.note or "Attached to the gateway daemon again."
+                    self.notify(said, severity="information" if view.attached else "warning")
+
+    def show_daemon(self, view: DaemonView) -> None:
+        """Show the daemon the picker is attached to: the title says so, the panel under it
+        lists the hosts attached for the workspace (or says the daemon went away)."""
+        self.daemon = view
+        self.query_one("#daemon").set_class(not view.attached, "gone")
+        self._set_text("#daemon", daemon_text(view), shown=True)
+        self._set_text("#title", self._title(self.model))
+
+    def _title(self, model: PluginModel) -> str:
+        title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
+        if self.daemon is not None:
+            attached = self.daemon.attached and self.daemon.pid is not None
+            title += f" · gateway daemon {self.daemon.pid}" if attached else " · daemon gone"
+        return title
 
     def show_snapshot(self, model: PluginModel) -> None:
         """Make ``model`` the snapshot on screen, through the lens."""
@@ -454,14 +508,71 @@ class PickerApp(KeyOrderApp):
             gc.freeze()
         self.catalog = self._project(model)
         self.refresh_rows()
-        summary = summarize(model, self.catalog)
+        self._show_status()
+        # After the frame is painted: loading the encoding holds the interpreter's lock for
+        # about 2 s, even in a worker thread, and the first frame must not wait for it.
+        self.call_after_refresh(self._count_if_needed)
+        self._set_text("#title", self._title(model))
+        notes = config_notes(model)
+        self._set_text("#config-error", notes, shown=bool(notes))
+
+    @property
+    def family(self) -> FamilyName:
+        """The model family tokens are counted in: the lens's host's, else the default."""
+        limits = host_limits(self.lens)
+        return DEFAULT_FAMILY if limits is None else limits.family
+
+    def _show_status(self) -> None:
+        """The status bar and the warning for the snapshot on screen."""
+        model, catalog = self.model, self.catalog
+        summary = summarize(model, catalog)
+        limits = host_limits(self.lens)
+        tokens = summary.tokens
+        if self._costs is not None:
+            counted = self._costs.total(model, catalog, self.family)
+            tokens = counted if counted is not None else tokens
+        family = rules = None
+        if limits is not None:
+            spec = FAMILIES[limits.family]
+            family = spec.label + ("" if spec.exact and not limits.family_estimate else " est.")
+            mcp = sum(tool.server is not None for tool in catalog.tools)
+            mcp_tokens = None
+            if self._costs is not None:
+                mcp_tokens = self._costs.total(model, catalog, limits.family, natives=False)
+            rules = limits.rules()
+            if limits.defers(mcp, mcp_tokens):
+                rules = (*rules, "deferring them now")
+        summary = replace(
+            summary, tokens=tokens, family=family, host_rules=rules or (), by_cost=self.by_cost
+        )
         lens = f"{HOST_NAMES.get(self.lens, self.lens)}'s view · " if self.lens else ""
         self._set_text("#status", lens + summary.text)
         self._set_text("#warning", summary.warning or "", shown=summary.warning is not None)
-        title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
-        self._set_text("#title", title)
-        notes = config_notes(model)
-        self._set_text("#config-error", notes, shown=bool(notes))
+
+    def _count_if_needed(self) -> None:
+        """Start counting the tokens of the servers on screen not counted yet, off the UI
+        thread (the rows show no figure until then)."""
+        costs = self._costs
+        if costs is None or self._counting or not self.is_running:
+            return
+        if costs.missing(self.model, self.family):
+            self._counting = True
+            self._count_tokens(costs, self.model, self.family)
+
+    @work(thread=True, group="costs", exit_on_error=False)
+    def _count_tokens(self, costs: CostBook, model: PluginModel, family: FamilyName) -> None:
+        try:
+            # The first count loads the encoding (about 1.5 s): in this thread, and only once
+            # some server has tools to count.
+            costs.count(model, family)
+        finally:
+            self.call_from_thread(self._tokens_counted)
+
+    def _tokens_counted(self) -> None:
+        self._counting = False
+        self.refresh_rows()
+        self._show_status()
+        self._count_if_needed()  # snapshots that came meanwhile
 
     def _project(self, model: PluginModel) -> WireCatalog:
         """The wire catalog of ``model``; with a token budget only once the encoding is loaded.
@@ -512,6 +623,8 @@ class PickerApp(KeyOrderApp):
         width = self.picker.size.width or self.size.width  # before the first layout: the app's
         self._wide = width >= WIDE_COLUMNS
         self._sources = width >= SOURCE_COLUMNS
+        if self._costs is not None:
+            self._costs.carry(self.model, self.family)  # a toggle's figures, at once
         rows = build_rows(
             self.model,
             self.catalog,
@@ -520,6 +633,8 @@ class PickerApp(KeyOrderApp):
             self._row_memo,
             wide=self._wide,
             sources=self._sources,
+            costs=None if self._costs is None else partial(self._costs.of, family=self.family),
+            by_cost=self.by_cost,
         )
         self.picker.show_rows(rows)
         empty = self.query_one("#empty", Static)
@@ -1100,9 +1215,28 @@ class PickerApp(KeyOrderApp):
         row, server = current
         tool = server.tool(row.tool) if row.tool is not None else None
         if tool is None:
-            self.push_screen(ServerDetailsScreen(server), self._details_closed(server.name))
+            self.push_screen(
+                ServerDetailsScreen(server, tokens=self._tokens_text(server, None)),
+                self._details_closed(server.name),
+            )
         else:
-            self.push_screen(ToolDetailsScreen(server, tool, self.catalog))
+            seen = None if self.daemon is None else self.daemon.seen_by(server.name, tool.bare)
+            hosts = None if seen is None else tuple(host.label for host in seen)
+            tokens = self._tokens_text(server, tool)
+            self.push_screen(ToolDetailsScreen(server, tool, self.catalog, hosts, tokens=tokens))
+
+    def _tokens_text(self, server: ServerState, tool: ToolState | None) -> str | None:
+        """The details' token line: the tool's tokens, or the server's tools' that are on, in
+        the lens's family (``None`` while not counted)."""
+        cost = None if self._costs is None else self._costs.of(server, self.family)
+        if cost is None:
+            return None
+        spec = FAMILIES[self.family]
+        how = "exact" if spec.exact else "an o200k estimate"
+        if tool is None:
+            return f"{cost.enabled:,} for its tools that are on ({spec.label}, {how})"
+        count = cost.tools.get(tool.bare)
+        return None if count is None else f"{count:,} ({spec.label}, {how})"
 
     def action_log(self) -> None:
         """l: the log of the server under the cursor, followed live."""
@@ -1130,6 +1264,33 @@ class PickerApp(KeyOrderApp):
         else:
             name = HOST_NAMES.get(self.lens, self.lens)
             self.notify(f"{name}'s view: what its model gets; a switch is its alone.", timeout=3)
+
+    def action_pin(self) -> None:
+        """p: pin the tool under the cursor (trimmed only after every unpinned tool), or on a
+        server row its every tool (its ``priority`` 1); again: unpin (agentty's own files)."""
+        current = self._current()
+        if current is None:
+            return
+        row, server = current
+        if self.refuse_shadowed(server):
+            return
+        name = server.name
+        if row.kind == "server":
+            priority = 0 if server.priority > 0 else 1
+            self.run_operation("Pin", lambda: self.source.server_set_priority(name, priority))
+        elif row.tool is not None:
+            state = server.tool(row.tool)
+            tool, pinned = row.tool, not (state is not None and state.pinned)
+            self.run_operation("Pin", lambda: self.source.tool_set_pinned(name, tool, pinned))
+
+    def action_sort(self) -> None:
+        """s: the rows in config order, or by cost (most expensive first): what to switch off
+        first."""
+        self.by_cost = not self.by_cost
+        self.refresh_rows()
+        self._show_status()
+        if self.by_cost and self._costs is None:
+            self.notify("Tokens are not counted here: the order stays the config's.", timeout=3)
 
     def action_help(self) -> None:
         """?: every key."""
@@ -1174,3 +1335,23 @@ def remove_shadowed_question(state: ServerState) -> str:
         f"Remove the entry {state.name!r} from {where}?\n"
         f"It is shadowed by {winner}, which stays and keeps running."
     )
+
+
+def daemon_text(view: DaemonView) -> str:
+    """The panel of an attached picker: the hosts attached for its workspace, a line each
+    (host, project, since when, how many of the tools shown it lists), or why there is no
+    daemon now."""
+    if not view.attached:
+        return view.note or "the gateway daemon went away"
+    if not view.hosts:
+        return "attached to the gateway daemon · no host attached for this workspace"
+    lines = [
+        f"attached to the gateway daemon · {len(view.hosts)} host(s) attached for this workspace:"
+    ]
+    for host in view.hosts:
+        since = host.since.replace("T", " ").removesuffix("Z") + " UTC"
+        lines.append(
+            f"  {safe_line(host.label)}  {safe_line(host.project)}  since {since}"
+            f"  · {len(host.tools)} tools listed"
+        )
+    return "\n".join(lines)

@@ -3,8 +3,12 @@
 ``prefill_arguments`` writes a JSON object with the schema's required fields (placeholder values
 by type), ``parse_arguments`` checks what the user typed, and ``format_result`` turns a
 ``CallToolResult`` into text. The call itself goes through the source (the bridge's step runtime),
-in a worker of the app, not of the dialog: escape closes the dialog while the call goes on, and
-its ``CallRecord`` (the app keeps the last one) shows the result when the dialog is reopened.
+in a worker of the app, not of the dialog, with hooks (``bridge/call_hooks.py``) that keep the
+server's latest ``notifications/progress`` in the call's ``CallRecord``: the dialog shows it as a
+bar with the server's message and the time the call has run (``call_progress``). While the call
+runs, escape cancels it (the worker's cancellation reaches the SDK's request, which tells the
+server with ``notifications/cancelled``) and ctrl+b closes the dialog with the call left running;
+the app keeps the last record, and ``C`` shows it again (its result once it came).
 
 A schema is whatever the server sent: ``prefill_arguments`` takes any JSON value anywhere in it
 (a ``"required": 5`` is no required field). The result and every error are shown through
@@ -16,15 +20,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+import anyio
 import mcp_types as types
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static, TextArea
 
+from agentty_tui.call_progress import CallProgress, progress_line
 from agentty_tui.call_result import readable_result
 from agentty_tui.errors import AgenttyError
 from agentty_tui.frozen import thaw
@@ -114,9 +120,10 @@ def parse_arguments(text: str) -> dict[str, Any]:
     return value
 
 
-def format_result(result: types.CallToolResult) -> str:
-    """A call's content as a person reads it (``call_result.readable_result``)."""
-    return readable_result(result)
+def format_result(result: types.CallToolResult, output_schema: Any = None) -> str:
+    """A call's content as a person reads it (``call_result.readable_result``), with a mismatch
+    against the tool's ``output_schema`` stated."""
+    return readable_result(result, output_schema)
 
 
 def schema_text(schema: object) -> str:
@@ -151,6 +158,8 @@ class CallRecord:
     """Whether ``result`` is an error."""
     viewers: int = 0
     """How many dialogs show this record now (none: a finished call says so in a toast)."""
+    latest: CallProgress | None = None
+    """The server's latest progress report for the running call; ``None``: none yet."""
 
     @property
     def running(self) -> bool:
@@ -158,22 +167,38 @@ class CallRecord:
         return self.started is not None and self.finished is None
 
     def progress(self, now: float) -> str:
-        """``calling… 3 s`` while it runs (the seconds once it has run one)."""
+        """The running call on one line: ``calling… · 3 s``, or once the server reported
+        progress, its bar, count and message (``call_progress.progress_line``)."""
         if self.started is None:
             return ""
-        seconds = int(now - self.started)
-        return "calling…" + (f" {seconds} s" if seconds >= 1 else "")
+        return progress_line(self.latest, now - self.started, width=DIALOG_BAR)
+
+    async def _reported(self, progress: float, total: float | None, message: str | None) -> None:
+        """The call's ``notifications/progress``: the latest is kept (the dialog's timer draws
+        it; a flood of reports costs an assignment each)."""
+        if self.running:
+            self.latest = CallProgress(progress, total, message)
 
     async def run(
         self, source: PluginSource, arguments: dict[str, Any], asks: ServerAsks | None = None
     ) -> None:
-        """Call the tool through ``source`` and keep what came back; never raises. ``asks``:
+        """Call the tool through ``source`` and keep what came back; never raises but the
+        cancellation of its task (escape), which it records before passing it on. ``asks``:
         where a form or page the server asks for during the call is shown (``None``: the
         server hears a decline)."""
         self.started, self.finished, self.result, self.error = time.monotonic(), None, None, False
-        hooks = asks.hooks(self.server, self.tool.bare) if asks is not None else None
+        self.latest = None
+        # Imported at the first call: the hooks' module imports the SDK's client.
+        from agentty_tui.bridge.call_hooks import CallHooks
+
+        hooks = CallHooks(progress=self._reported)
+        if asks is not None:
+            hooks = replace(asks.hooks(self.server, self.tool.bare), progress=self._reported)
         try:
             outcome = await source.call_tool(self.server, self.tool.bare, arguments, hooks)
+        except anyio.get_cancelled_exc_class():
+            self._done(CANCELLED, error=True)
+            raise
         except AgenttyError as exc:
             if asks is not None:  # a -32042 names pages to open before calling again
                 asks.refused(self.server, self.tool.bare, exc)
@@ -182,10 +207,11 @@ class CallRecord:
         except Exception as exc:  # a misbehaving server must not take the app down
             self._done(f"{type(exc).__name__}: {exc}", error=True)
             return
+        shown = format_result(outcome, self.tool.output_schema)
         if outcome.is_error:
-            self._done("The tool reported an error:\n" + format_result(outcome), error=True)
+            self._done("The tool reported an error:\n" + shown, error=True)
         else:
-            self._done(format_result(outcome), error=False)
+            self._done(shown, error=False)
 
     def _done(self, text: str, *, error: bool) -> None:
         self.result, self.error, self.finished = text, error, time.monotonic()
@@ -193,7 +219,15 @@ class CallRecord:
 
 # --- the dialog ---------------------------------------------------------------------------
 
-_HINT = "ctrl+s calls · escape closes (a call goes on; C shows its result)"
+DIALOG_BAR = 10
+"""Cells of the dialog's progress bar (the line fits a 60-column terminal's dialog)."""
+
+CANCELLED = "The call was cancelled."
+"""What a call cancelled with escape shows (the picker's own bridge tells the server; a picker
+attached to the gateway daemon only stops waiting: the daemon's answer is the result alone)."""
+
+_HINT = "ctrl+s calls · escape closes"
+_RUNNING_HINT = "escape cancels the call · ctrl+b leaves it running (C shows it again)"
 
 
 class CallToolScreen(Dialog[None]):
@@ -206,6 +240,7 @@ class CallToolScreen(Dialog[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "call", "Call"),
         Binding("escape", "close", "Close"),
+        Binding("ctrl+b", "leave", "Leave it running", priority=True),
     ]
     AUTO_FOCUS = "#call-args"
 
@@ -245,7 +280,8 @@ class CallToolScreen(Dialog[None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Call", variant="primary", id="call-run", compact=True)
                 yield Button("Close", id="call-close", compact=True)
-            yield PlainText(_HINT, id="call-progress", classes="dialog-hint")
+            yield PlainText("", id="call-progress", one_line=True)
+            yield PlainText(_HINT, id="call-hint", classes="dialog-hint")
             yield PlainText("", id="call-result")
 
     def on_mount(self) -> None:
@@ -301,10 +337,13 @@ class CallToolScreen(Dialog[None]):
         """Show the record's progress, or its result once (the timer and the call call this)."""
         record = self.record
         progress = self.query_one("#call-progress", PlainText)
+        hint = self.query_one("#call-hint", PlainText)
         if record.running:
             progress.update(record.progress(time.monotonic()))
+            hint.update(_RUNNING_HINT)
             return
-        progress.update(_HINT)
+        progress.update("")
+        hint.update(_HINT)
         if record.result is not None and record.finished != self._shown:
             self._shown = record.finished
             self._show(record.result, error=record.error)
@@ -320,5 +359,12 @@ class CallToolScreen(Dialog[None]):
         self.call_after_refresh(dialog.scroll_to_widget, result, top=True, animate=False)
 
     def action_close(self) -> None:
-        """Close the dialog; a running call goes on, and ``C`` shows it again."""
+        """Cancel the running call (the dialog stays, to say so), else close the dialog."""
+        if self.record.running:
+            self.app.workers.cancel_group(self.app, "call")
+            return
+        self.dismiss(None)
+
+    def action_leave(self) -> None:
+        """Close the dialog with the call left running; ``C`` shows it again."""
         self.dismiss(None)

@@ -47,6 +47,7 @@ from agentty_tui.secrets import mask_url, mask_value, masked_command_line
 from agentty_tui.terminal_text import safe_json, safe_line
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.text import PlainText
+from agentty_tui.ui.tool_marks import TASK_REASON, hint_lines
 
 __all__ = [
     "KEYS",
@@ -97,6 +98,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("/", "filter rows by name or title; escape clears"),
     ("/ is:…", "by state: is:on is:off is:trimmed is:failed is:disabled is:needs-login"),
     ("enter", "details of the tool or the server under the cursor"),
+    ("s", "sort: config order, or by tokens (most expensive first)"),
+    ("p", "pin the tool (trimmed last) or, on a server row, all its tools; again unpins"),
     ("c", "call the tool (its input schema beside the arguments)"),
     ("C", "the last call again: its result, or how long it has run"),
     ("click", "a row: its details; a tool's [x]: on / off; a server's ▾ ▸: fold"),
@@ -214,6 +217,8 @@ def wire_status(server: ServerState, tool: ToolState, catalog: WireCatalog) -> s
     """Whether the tool goes on the wire, and if not, why not."""
     if not tool.enabled:
         return "not on the wire: the tool is off"
+    if tool.needs_tasks:
+        return f"not on the wire: needs task support ({TASK_REASON})"
     if server.status != "connected":
         return f"not on the wire: the server is {server.status}"
     if catalog.is_trimmed(server.name, tool.bare):
@@ -233,11 +238,24 @@ class ToolDetailsScreen(Dialog[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,q", "close", "Close")]
 
-    def __init__(self, server: ServerState, tool: ToolState, catalog: WireCatalog) -> None:
+    def __init__(
+        self,
+        server: ServerState,
+        tool: ToolState,
+        catalog: WireCatalog,
+        seen_by: tuple[str, ...] | None = None,
+        *,
+        tokens: str | None = None,
+    ) -> None:
+        """``seen_by``: the hosts attached to the gateway daemon that list the tool now
+        (``None``: the picker is not attached, and the line is left out); ``tokens``: what the
+        tool's definition costs, in words (``None``: not counted)."""
         super().__init__()
         self._server = server
         self._tool = tool
         self._catalog = catalog
+        self._tokens = tokens
+        self._seen_by = seen_by
 
     def compose(self) -> ComposeResult:
         server, tool, catalog = self._server, self._tool, self._catalog
@@ -247,6 +265,9 @@ class ToolDetailsScreen(Dialog[None]):
                 f"state      {'on' if tool.enabled else 'off'}",
                 f"wire name  {_wire_name(server, tool, catalog)}",
                 f"wire       {wire_status(server, tool, catalog)}",
+                *hint_lines(tool),
+                *self._hosts_line(),
+                *([f"tokens     {self._tokens}"] if self._tokens else []),
             )
         )
         schema = safe_json(thaw(tool.input_schema))
@@ -259,6 +280,13 @@ class ToolDetailsScreen(Dialog[None]):
                 yield Static("Input schema", classes="dialog-heading")
                 yield PlainText(schema, id="details-schema")
             yield Static("escape closes", classes="dialog-hint")
+
+    def _hosts_line(self) -> tuple[str, ...]:
+        """Which attached hosts list the tool now (an attached picker's details alone)."""
+        if self._seen_by is None:
+            return ()
+        seen = ", ".join(safe_line(host) for host in self._seen_by)
+        return (f"hosts      {seen or 'no attached host lists it now'}",)
 
     def action_close(self) -> None:
         """Close the details."""
@@ -295,15 +323,19 @@ class ServerDetailsScreen(Dialog[str | None]):
         Binding("o", "logout", "Log out", show=False),
     ]
 
-    def __init__(self, server: ServerState) -> None:
+    def __init__(self, server: ServerState, *, tokens: str | None = None) -> None:
+        """``tokens``: what its tools that are on cost, in words (``None``: not counted)."""
         super().__init__()
         self._server = server
+        self._tokens = tokens
 
     def compose(self) -> ComposeResult:
         server = self._server
         lines = [f"status     {server.status}", *source_facts(server), _spec_text(server)]
         if server.status == "connected":
             lines.append(f"tools      {server.enabled_count}/{len(server.tools)} on")
+            if self._tokens:
+                lines.append(f"tokens     {self._tokens}")
         info = server.info
         if info is not None and info.name:
             lines.append(safe_line(f"server     {info.name} {info.version or ''}".rstrip()))
@@ -313,6 +345,8 @@ class ServerDetailsScreen(Dialog[str | None]):
             lines.append(f"login      {_auth_text(server)}")
         if server.log_path is not None:
             lines.append(f"log        {safe_line(server.log_path)} (l shows it)")
+        # Every warning (the row shows the first): e.g. that it asked for sampling.
+        lines += [f"warning    {safe_line(warning)}" for warning in server.warnings]
         with VerticalScroll(classes="dialog", id="server-details"):
             yield PlainText(server.name, one_line=True, classes="dialog-title")
             with Vertical(id="details-body"):

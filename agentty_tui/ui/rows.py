@@ -13,8 +13,11 @@ the same place from server to server. On a wide terminal (``WIDE_COLUMNS`` or mo
 shows its title and its description in two columns; otherwise one label column (the title,
 else the first line of the description). While the budget trims any tool, a column for the
 ``✂ trimmed`` mark is kept on every tool row, so that the marks do not push their labels out of
-line. Widths are measured per server and kept while the server's ``(name, revision)`` is
-(``ToolWidths``): measuring 5,000 tools costs milliseconds, too much for every toggle.
+line; the same column holds ``⧗ needs task support`` for a tool that runs only as a task (off
+the wire). While any tool has annotations, a column of the server's hint marks (``tool_marks``:
+``R D I W``) follows the name. Widths are measured per server and kept while the server's
+``(name, revision)`` is (``ToolWidths``): measuring 5,000 tools costs milliseconds, too much
+for every toggle.
 
 A ``RowMemo`` passed to ``build_rows`` keeps each server's rows from the previous
 call and hands back the very same ``Row`` objects while nothing they are built from changed (the
@@ -38,8 +41,10 @@ from functools import partial
 from typing import Any, Literal
 
 from agentty_tui.catalog import WireCatalog
+from agentty_tui.catalog.tool_costs import ServerCost
 from agentty_tui.model import PluginModel, ServerState, ToolState, hosts_in_use
 from agentty_tui.terminal_text import safe_line
+from agentty_tui.ui.pin_text import is_pinned, pin_cell, server_pin
 from agentty_tui.ui.row_filter import RowFilter, parse_filter
 from agentty_tui.ui.row_source import (
     is_project_untrusted,
@@ -49,6 +54,8 @@ from agentty_tui.ui.row_source import (
     source_width,
     untrusted_segments,
 )
+from agentty_tui.ui.token_text import TOKEN_WIDTH, server_tokens, token_cell
+from agentty_tui.ui.tool_marks import TASK_MARK, has_hints, hint_marks
 
 __all__ = [
     "LABEL_LIMIT",
@@ -107,6 +114,22 @@ class Layout:
     source_width: int = 0
     """A workspace's server rows: the source column's width (``row_source``); 0: no column
     (one config file, or a terminal too narrow for it)."""
+    token_width: int = 0
+    """Tool rows: the token column's width (``token_text``); 0: no column (tokens are not
+    counted)."""
+    pins: bool = False
+    """Tool rows: whether a column is kept for the pin mark (some tool shown is pinned)."""
+    hints: bool = False
+    """Whether a column is kept for the server's hint marks (``tool_marks``: some tool has
+    one)."""
+    tasks: bool = False
+    """Whether the mark column is kept for ``⧗ needs task support`` (some tool runs only as a
+    task)."""
+
+    @property
+    def mark_width(self) -> int:
+        """The mark column's width (0: no column): room for each mark that may show."""
+        return max(len(TRIMMED_MARK) if self.trimmed else 0, len(TASK_MARK) if self.tasks else 0)
 
 
 def cut(text: str) -> str:
@@ -128,30 +151,53 @@ class ToolWidths:
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[int, int, int]] = {}
+        self._entries: dict[str, tuple[int, int, int, bool, bool, bool]] = {}
 
     def of(self, server: ServerState) -> tuple[int, int]:
         """The widest (name, title) among the tools of ``server``."""
+        entry = self._entry(server)
+        return entry[1], entry[2]
+
+    def pins(self, server: ServerState) -> bool:
+        """Whether some tool of ``server`` is pinned (``pin_text``)."""
+        return self._entry(server)[3]
+
+    def _entry(self, server: ServerState) -> tuple[int, int, int, bool, bool, bool]:
+        """(revision, widest name, widest title, some pin, some hint mark, some task-only
+        tool) of ``server``, measured once per revision."""
         entry = self._entries.get(server.name)
         if entry is not None and entry[0] == server.revision:
-            return entry[1], entry[2]
+            return entry
         tools = server.tools
         names = max((len(safe_line(tool.bare)) for tool in tools), default=0)
         titles = max((len(safe_line(cut(tool.title or ""))) for tool in tools), default=0)
-        self._entries[server.name] = (server.revision, names, titles)
-        return names, titles
+        pins = bool(tools) and (server.priority > 0 or any(tool.pinned for tool in tools))
+        hints = any(has_hints(tool.hints) for tool in tools)
+        tasks = any(tool.needs_tasks for tool in tools)
+        entry = self._entries[server.name] = (server.revision, names, titles, pins, hints, tasks)
+        return entry
 
     def layout(
-        self, model: PluginModel, *, trimmed: bool, wide: bool, sources: bool = False
+        self,
+        model: PluginModel,
+        *,
+        trimmed: bool,
+        wide: bool,
+        sources: bool = False,
+        tokens: bool = False,
     ) -> Layout:
         """The layout of ``model``'s rows (servers no longer there are forgotten); ``sources``:
-        whether the terminal has room for a source column."""
+        whether the terminal has room for a source column; ``tokens``: whether tool rows have
+        a token column."""
         name_width = tool_width = title_width = 0
+        pins = any_hints = any_tasks = False
         for server in model.servers:
             name_width = max(name_width, len(safe_line(server.name)))
-            names, titles = self.of(server)
+            _, names, titles, pinned, hints, tasks = self._entry(server)
             tool_width = max(tool_width, names)
             title_width = max(title_width, titles)
+            pins = pins or pinned
+            any_hints, any_tasks = any_hints or hints, any_tasks or tasks
         if len(self._entries) > len(model.servers):
             shown = {server.name for server in model.servers}
             self._entries = {k: v for k, v in self._entries.items() if k in shown}
@@ -161,16 +207,22 @@ class ToolWidths:
             trimmed=trimmed,
             title_width=min(title_width, TITLE_LIMIT) if wide else None,
             source_width=source_width(model) if sources else 0,
+            token_width=TOKEN_WIDTH if tokens else 0,
+            pins=pins,
+            hints=any_hints,
+            tasks=any_tasks,
         )
 
 
 def tool_cells(tool: ToolState, is_trimmed: bool, layout: Layout) -> list[Segment]:
-    """What follows a tool row's name: the trimmed mark, then the label or title and
-    description columns (trailing padding left out)."""
+    """What follows a tool row's name: the server's hint marks, the trimmed or task-only mark,
+    then the label or title and description columns (trailing padding left out)."""
     cells: list[Segment] = []
-    if layout.trimmed:
-        mark = TRIMMED_MARK if is_trimmed else ""
-        cells += [(_GAP, "plain"), (mark.ljust(len(TRIMMED_MARK)), "trimmed")]
+    if layout.hints:
+        cells += [(_GAP, "plain"), (hint_marks(tool), "hints")]
+    if layout.mark_width:
+        mark = TASK_MARK if tool.needs_tasks else TRIMMED_MARK if is_trimmed else ""
+        cells += [(_GAP, "plain"), (mark.ljust(layout.mark_width), "trimmed")]
     if layout.title_width is None:
         # A title is one line as sent (a newline in it shows as ⏎); a description's first line.
         columns = [(safe_line(cut(tool.label.strip())), "label")]
@@ -283,11 +335,12 @@ class RowMemo:
     def rows(
         self,
         state: ServerState,
-        view: tuple[bool, RowFilter, Layout, frozenset[str]],
+        view: tuple[object, ...],
         build: Callable[[], tuple[Row, ...]],
     ) -> tuple[Row, ...]:
-        """The server's rows under ``view`` (folded, filter, layout, trimmed tools): the
-        previous call's when the server's revision and the view are the same, else ``build()``.
+        """The server's rows under ``view`` (folded, filter, layout, trimmed tools, its token
+        counts, the order): the previous call's when the server's revision and the view are the
+        same, else ``build()``.
         """
         key = (state.revision, *view)
         entry = self._entries.get(state.name)
@@ -323,11 +376,15 @@ def _lead(state: ServerState, fold: str, layout: Layout, name_role: str) -> list
     return segments
 
 
-def _server_row(state: ServerState, folded: bool, layout: Layout) -> Row:
+def _server_row(
+    state: ServerState, folded: bool, layout: Layout, cost: ServerCost | None = None
+) -> Row:
     fold = (FOLD_CLOSED if folded else FOLD_OPEN) if state.tools else " "
     segments = _lead(state, fold, layout, "server-name")
     if state.status == "connected":
         segments.append((f"{state.enabled_count}/{len(state.tools)} tools on", "count"))
+        segments += server_tokens(cost)
+        segments += server_pin(state)
         if state.dropped_tools:
             count = len(state.dropped_tools)
             segments.append((f" · {count} invalid tool{'s' * (count > 1)} left out", "error"))
@@ -377,6 +434,8 @@ def _tool_row(
     layout: Layout,
     available: bool = True,
     mixed: bool = False,
+    tokens: int | None = None,
+    pinned: bool = False,
 ) -> Row:
     if not available:  # its server is not connected: the setting shows, dimmed
         check_role = name_role = "unavailable"
@@ -391,7 +450,9 @@ def _tool_row(
             check_role,
         ),
         (" ", "plain"),
+        *pin_cell(pinned, layout.pins),
         (safe_line(tool.bare).ljust(layout.tool_width), name_role),
+        *token_cell(tokens, layout.token_width),
         *tool_cells(tool, trimmed, layout),
     ]
     return Row(
@@ -422,6 +483,8 @@ def build_rows(
     *,
     wide: bool = False,
     sources: bool = False,
+    costs: Callable[[ServerState], ServerCost | None] | None = None,
+    by_cost: bool = False,
 ) -> tuple[Row, ...]:
     """The picker's rows for one snapshot.
 
@@ -438,21 +501,33 @@ def build_rows(
     in a column of its own (``Layout``); ``sources``: a terminal of ``SOURCE_COLUMNS`` or
     more, where a workspace's server rows show their source (``row_source``). A workspace's
     shadowed entries follow the rows of the server that wins over them, one dim row each.
+
+    ``costs`` (``catalog.tool_costs``): each server's token counts, ``None`` while not counted;
+    given, tool rows have a token column and connected servers' rows their total. ``by_cost``:
+    servers by the tokens of their tools that are on, most first (those not counted yet after,
+    in config order), and each server's tools by their tokens, most first; ties keep config
+    and advertised order.
     """
     needle = parse_filter(filter_text)
     trimmed_sets = catalog.trimmed_by_server()
     widths = ToolWidths() if memo is None else memo.widths
-    layout = widths.layout(model, trimmed=bool(trimmed_sets), wide=wide, sources=sources)
+    layout = widths.layout(
+        model, trimmed=bool(trimmed_sets), wide=wide, sources=sources, tokens=costs is not None
+    )
     hidden = shadowed_by_name(model)  # empty for one config file
     rows: list[Row] = []
-    for state in model.servers:
+    priced = [(state, None if costs is None else costs(state)) for state in model.servers]
+    if by_cost:
+        priced.sort(key=_most_expensive_first)
+    for state, cost in priced:
         is_folded = state.name in folded
         trimmed = trimmed_sets.get(state.name, _NOTHING_TRIMMED)
-        build = partial(_server_rows, state, is_folded, needle, layout, trimmed)
+        build = partial(_server_rows, state, is_folded, needle, layout, trimmed, cost, by_cost)
         if memo is None:
             rows += build()
         else:
-            rows += memo.rows(state, (is_folded, needle, layout, trimmed), build)
+            view = (is_folded, needle, layout, trimmed, cost, by_cost)
+            rows += memo.rows(state, view, build)
         # A hidden entry goes right under the rows of the one that wins over it.
         for shadowed in hidden.pop(state.name, ()):
             rows += _shadowed_rows(shadowed, needle, layout)
@@ -462,6 +537,12 @@ def build_rows(
     if memo is not None:
         memo.end()
     return tuple(rows)
+
+
+def _most_expensive_first(priced: tuple[ServerState, ServerCost | None]) -> int:
+    """The sort key of ``by_cost``: a server's tokens on, negated; not counted yet: last."""
+    cost = priced[1]
+    return 1 if cost is None else -cost.enabled
 
 
 def _shadowed_rows(state: ServerState, needle: RowFilter, layout: Layout) -> tuple[Row, ...]:
@@ -483,19 +564,26 @@ def _server_rows(
     needle: RowFilter,
     layout: Layout,
     trimmed: frozenset[str],
+    cost: ServerCost | None = None,
+    by_cost: bool = False,
 ) -> tuple[Row, ...]:
     """A server's row and its tools' rows (none if the filter leaves the server out)."""
     tools = needle.tools_of(state, trimmed) if needle.active else state.tools
     if tools is None:
         return ()
-    rows = [_server_row(state, is_folded, layout)]
+    rows = [_server_row(state, is_folded, layout, cost)]
     if is_folded:
         return tuple(rows)
+    counts = cost.tools if cost is not None else {}
+    if by_cost and counts:
+        tools = tuple(sorted(tools, key=lambda tool: -counts.get(tool.bare, 0)))
     name = state.name
     available = state.status == "connected"
     views = hosts_in_use(state.hosts)  # do the hosts differ about a tool?
     for tool in tools:
         trims = tool.enabled and tool.bare in trimmed
         mixed = len({view.sends(tool.bare) for view in views}) > 1
-        rows.append(_tool_row(name, tool, trims, layout, available, mixed))
+        tokens = counts.get(tool.bare)
+        pinned = is_pinned(state, tool)
+        rows.append(_tool_row(name, tool, trims, layout, available, mixed, tokens, pinned))
     return tuple(rows)

@@ -26,19 +26,22 @@ import webbrowser
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 import mcp_types as types
-from mcp.client.session import ClientRequestContext
 from textual.app import App
 
-from agentty_tui.bridge.call_hooks import CallHooks, url_elicitations
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.ask_dialog import AskDialog, Asker
 from agentty_tui.ui.form_dialog import FormDialog
 from agentty_tui.ui.url_dialog import UrlDialog
+
+if TYPE_CHECKING:  # the SDK's client: imported at the first call, not at the picker's start
+    from mcp.client.session import ClientRequestContext
+
+    from agentty_tui.bridge.call_hooks import CallHooks
 
 __all__ = ["MAX_WAITING", "UNANSWERED_SECONDS", "ServerAsk", "ServerAsks"]
 
@@ -99,6 +102,7 @@ class ServerAsks:
     def hooks(self, server: str, tool: str) -> CallHooks:
         """The hooks of a call of ``tool`` on ``server`` from the picker: what it asks is shown
         here, naming the call."""
+        from agentty_tui.bridge.call_hooks import CallHooks
 
         async def elicitation(
             context: ClientRequestContext, params: types.ElicitRequestParams
@@ -119,6 +123,8 @@ class ServerAsks:
     def refused(self, server: str, tool: str, error: BaseException) -> None:
         """A call of ``tool`` failed with ``error``: when it is a ``-32042`` naming pages,
         show each (the session sends their completion to the call's hooks)."""
+        from agentty_tui.bridge.call_hooks import url_elicitations
+
         cause = error.__cause__ if error.__cause__ is not None else error
         for page in url_elicitations(cause) or ():
             asker = Asker(server, tool, self.timeout)

@@ -4,27 +4,33 @@ The protocol is the picker's only way in: where a new server or an import may go
 itself (the source writes it) and the reloads of outside edits are asked of it too, so the
 picker never reaches the config's files or stores behind it.
 
-``agentty_tui.bridge.Bridge`` satisfies ``PluginSource``; tests and snapshot tests pass a static
-source instead, so the app can be shown a fixed ``PluginModel`` with no server running.
+``agentty_tui.bridge.Bridge`` satisfies ``PluginSource``; so does the gateway daemon's bridge
+seen from a picker attached to it (``gateway.remote_source.RemoteSource``), which is also a
+``DaemonSource``: the picker then shows the daemon and its attached hosts. Tests and snapshot
+tests pass a static source instead, so the app can be shown a fixed ``PluginModel`` with no
+server running.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import mcp_types as types
 
 from agentty_tui.bridge.auth import LoginUI
-from agentty_tui.bridge.call_hooks import CallHooks
-from agentty_tui.bridge.elicit import ServerElicitation
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
+from agentty_tui.gateway.daemon_view import DaemonView
 from agentty_tui.model import PluginModel, ServerSpec, SourceRef
 
-__all__ = ["PluginSource"]
+if TYPE_CHECKING:  # the hooks' module imports the SDK's client; the picker's start need not
+    from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.bridge.elicit import ServerElicitation
+
+__all__ = ["DaemonSource", "PluginSource"]
 
 
 class PluginSource(Protocol):
@@ -99,6 +105,15 @@ class PluginSource(Protocol):
         ``host`` alone, when given."""
         ...
 
+    async def tool_set_pinned(self, server: str, tool: str, pinned: bool) -> PluginModel:
+        """Pin a tool (trimmed only after every unpinned one) or unpin it (``tools.pin`` of
+        the server's entry, in agentty's own file)."""
+        ...
+
+    async def server_set_priority(self, name: str, priority: int) -> PluginModel:
+        """Set a server's ``priority`` (0: none; above 0 every tool of it is pinned)."""
+        ...
+
     async def reload(self) -> ReloadReport:
         """Re-read the config and converge on it; the report says what changed, or why not."""
         ...
@@ -146,11 +161,27 @@ class PluginSource(Protocol):
         arguments: dict[str, Any] | None = None,
         hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool through a step runtime; ``hooks``: who answers what the server asks
-        during the call (``bridge/call_hooks.py``)."""
+        """Call one tool through a step runtime; ``hooks``: where its progress goes and who
+        answers what the server asks meanwhile. Cancelling the caller cancels the server's
+        request."""
         ...
 
     def set_elicitation(self, handler: ServerElicitation | None) -> None:
         """Who answers a server's form or URL request made outside any call with hooks, told
         which server asks (``None``: a decline)."""
+        ...
+
+
+@runtime_checkable
+class DaemonSource(Protocol):
+    """A source that is the gateway daemon's bridge: the picker shows the daemon (attached or
+    gone) and the hosts attached for its workspace, with what each one lists."""
+
+    @property
+    def daemon(self) -> DaemonView:
+        """The daemon as the picker sees it now."""
+        ...
+
+    def daemon_views(self) -> AsyncIterator[DaemonView]:
+        """The daemon's view now, then every newer one."""
         ...

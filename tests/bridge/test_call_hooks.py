@@ -20,11 +20,12 @@ from mcp.client.session import ClientRequestContext
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.call_hooks import MAX_URLS, CallHooks, CallRouter, url_elicitations
 from agentty_tui.bridge.roots import RootsBoard, project_roots
+from agentty_tui.bridge.session import SAMPLING_REFUSED, SAMPLING_WARNING
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError
 from tests.conftest import WriteConfig
 from tests.helpers import stdio_entry
-from tests.servers import asking_argv
+from tests.servers import asking_argv, python_server_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -292,3 +293,33 @@ async def test_roots_changed_makes_a_2025_server_ask_again_and_get_the_offer(
             while "\n" not in seen:  # the server asks in a task of its own
                 seen = text_of(await bridge.call_tool("ask", "roots_seen", {}))
     assert seen == "1\nfile:///host/project"
+
+
+async def test_a_sampling_request_is_refused_clearly_and_the_server_noted(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    """Sampling is not offered: a server that asks anyway (2025 era: a request of its own)
+    hears -32601 with words it can act on, and its state warns that it asked."""
+    with anyio.fail_after(30):
+        async with asking(write_config, log_dir, "2025") as bridge:
+            result = await bridge.call_tool("ask", "sample", {})
+            state = bridge.snapshot.server("ask")
+    assert text_of(result) == f"refused -32601: {SAMPLING_REFUSED}"
+    assert state is not None and SAMPLING_WARNING in state.warnings
+
+
+async def test_sampling_asked_in_an_input_required_round_fails_the_call_in_our_words(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    """2026-07-28: the server asks inside the call's result; the round has no way to tell the
+    server no, so the call fails with the refusal's words (not the SDK's), and the server is
+    noted as having asked."""
+    argv = python_server_argv("light_server.py", "--tools", "1", "--hinted", "--modern")
+    path = write_config({"light": stdio_entry(argv)})
+    with anyio.fail_after(30):
+        async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+            await bridge.settled()
+            with pytest.raises(OperationError, match="sampling is not offered by this client"):
+                await bridge.call_tool("light", "ponder", {})
+            state = bridge.snapshot.server("light")
+    assert state is not None and SAMPLING_WARNING in state.warnings

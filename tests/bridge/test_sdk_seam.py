@@ -27,7 +27,7 @@ from agentty_tui.bridge.auth.storage import FileVault, ServerTokenStorage
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.stdio import StdioTransport
 from agentty_tui.model import StdioSpec
-from tests.servers import plain_sdk_argv
+from tests.servers import asking_argv, plain_sdk_argv, python_server_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -46,9 +46,10 @@ def seam(name: str) -> Iterator[None]:
 
 
 @asynccontextmanager
-async def plain_client(log_dir: Path) -> AsyncIterator[Client]:
-    """A client connected to a real ``plain_server.py`` over our own stdio transport."""
-    argv = plain_sdk_argv()
+async def plain_client(log_dir: Path, argv: list[str] | None = None) -> AsyncIterator[Client]:
+    """A client connected to a real ``plain_server.py`` (or ``argv``'s server) over our own
+    stdio transport."""
+    argv = argv or plain_sdk_argv()
     spec = StdioSpec(command=argv[0], args=tuple(argv[1:]))
     transport = StdioTransport(spec, ServerLog(log_dir, "plain", None))
     async with Client(transport, mode="auto", read_timeout_seconds=30) as client:
@@ -152,3 +153,34 @@ async def test_the_code_grant_runs_through_our_hooks(tmp_path: Path) -> None:
         assert seen[0] == "before", seen
         grant = seen[1]
         assert inspect.ismethod(grant) and grant.__func__ is hook, grant
+
+
+async def test_a_result_that_breaks_its_output_schema_is_kept(log_dir: Path) -> None:
+    # ``measure`` answers ``{"size": "big"}`` where its output schema wants an integer: the SDK
+    # raises (and the result is lost) until its check is turned off for the client.
+    argv = python_server_argv("light_server.py", "--tools", "1", "--hinted")
+    async with plain_client(log_dir, argv) as client:
+        await client.list_tools()
+        with pytest.raises(RuntimeError, match="Invalid structured content"):
+            await client.call_tool("measure", {})
+        with seam("keep_mismatched_results"):
+            _sdk.keep_mismatched_results(client)
+            result = await client.call_tool("measure", {})
+            assert result.structured_content == {"size": "big"}, result
+
+
+async def test_sampling_is_refused_with_our_words_and_not_declared(log_dir: Path) -> None:
+    asked: list[str] = []
+
+    def refusal() -> types.ErrorData:
+        asked.append("sampling")
+        return types.ErrorData(code=types.METHOD_NOT_FOUND, message="not offered here")
+
+    async with plain_client(log_dir, asking_argv("--legacy")) as client:
+        with seam("refuse_sampling"):
+            _sdk.refuse_sampling(client, refusal)
+            result = await client.call_tool("sample", {})
+            first = result.content[0]
+            assert isinstance(first, types.TextContent)
+            assert first.text == "refused -32601: not offered here", first.text
+            assert asked == ["sampling"]

@@ -9,9 +9,11 @@ import pytest
 import quicktok
 
 from agentty_tui.catalog import (
+    DEFAULT_FAMILY,
     FAMILIES,
     TOKEN_COUNTER,
     CatalogProjector,
+    FamilyName,
     TokenCounter,
     WireTool,
     project_catalog,
@@ -186,3 +188,42 @@ def test_every_token_budget_ships_the_longest_run_that_fits(count_budget: int) -
             next_cost = costs[shipped]
             full = shipped + 1 >= count_budget
             assert full or catalog.tokens_shipped + next_cost > budget
+
+
+class _CountingCounter(TokenCounter):
+    """A counter that records which tools it was asked about one by one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[str] = []
+
+    def count_tool(self, tool: WireTool, family: FamilyName = DEFAULT_FAMILY) -> int:
+        self.asked.append(tool.tool)
+        return super().count_tool(tool, family)
+
+
+def _toggled(model: PluginModel, bare: str) -> PluginModel:
+    server = model.servers[0]
+    tools = tuple(
+        tool.model_copy(update={"enabled": not tool.enabled}) if tool.bare == bare else tool
+        for tool in server.tools
+    )
+    return model.model_copy(update={"servers": (server.model_copy(update={"tools": tools}),)})
+
+
+def test_a_toggle_asks_only_for_the_toggled_tool_and_equals_a_fresh_projection() -> None:
+    """After a toggle the server's other tools' counts carry over from its previous share (no
+    look-up per tool); the toggled tool alone is asked about, and the catalog is the one a
+    fresh projection gives, for budgets that fit everything, cut the server and trim it all."""
+    many = tuple((f"t{i}", f"tool {i} " * (i % 7 + 1)) for i in range(40))
+    everything = sum(_cost(f"mcp__s__{bare}", text) for bare, text in many)
+    for tokens in (everything * 2, everything // 2, 1):
+        counter = _CountingCounter()
+        projector = CatalogProjector(counter)
+        model = _model(*many, tokens=tokens)
+        projector.project(model)
+        for step, bare in enumerate(("t3", "t3", "t17", "t39", "t0")):
+            model = _toggled(model, bare)
+            counter.asked.clear()
+            assert projector.project(model) == project_catalog(model), (tokens, step)
+            assert counter.asked in ([], [bare]), (tokens, step, counter.asked)

@@ -8,10 +8,12 @@ from dataclasses import replace
 from agentty_tui.catalog import ToolRef
 from agentty_tui.gateway.host_tools import ToolsMaker, instructions, refusal
 from agentty_tui.model import (
+    HostView,
     NativeTool,
     PluginModel,
     ServerState,
     ServerStatus,
+    SourceRef,
     StdioSpec,
     ToolState,
 )
@@ -150,3 +152,34 @@ def test_a_config_that_does_not_load_and_servers_that_wait_are_said() -> None:
     assert "agentty-tui trust repo" in text
     assert "parked" not in text  # switched off on purpose: nothing the host misses
     assert "agentty-tui enable parked" in refusal("parked__t", ToolRef("parked", "t"), now)
+
+
+AGENTTY = SourceRef(path="/h/.config/agentty/mcp.json", scope="user", host="agentty")
+
+
+def _ours(name: str, count: int) -> ServerState:
+    """A server of agentty's own file, which the gateway serves every host."""
+    state = server(name, [f"t{i:03d}" for i in range(count)])
+    return state.model_copy(update={"hosts": (HostView(source=AGENTTY),)})
+
+
+def test_a_hosts_tool_ceiling_trims_the_lowest_priority_first_and_is_named() -> None:
+    """VS Code takes at most 128 tools, natives included: its list is cut there, lowest
+    priority (last server, last tools) first, and the instructions and refusals name its
+    limit; Codex has no ceiling and gets every tool; a tool budget lower than the ceiling
+    stays the one that applies."""
+    snapshot = model(_ours("first", 100), _ours("second", 100), budget=500)
+    vscode = ToolsMaker("vscode").of(snapshot)
+    assert len(vscode.tools) == 128 - len(NATIVES)
+    assert vscode.catalog.budget == 128 and vscode.ceiling == 128
+    assert vscode.tools[-1].name == "second__t025"
+    assert [ref.tool for ref in vscode.catalog.trimmed][:2] == ["t026", "t027"]
+    assert "Over VS Code's limit of 128 tools: 74 tools" in instructions(vscode)
+    why = refusal("second__t099", ToolRef("second", "t099"), vscode)
+    assert "over VS Code's limit of 128 tools" in why
+    codex = ToolsMaker("codex").of(snapshot)
+    assert len(codex.tools) == 200 and codex.ceiling is None
+    assert "limit" not in instructions(codex)
+    tight = ToolsMaker("vscode").of(model(_ours("first", 100), budget=50))
+    assert len(tight.tools) == 50 - len(NATIVES) and tight.ceiling is None
+    assert "over the tool budget of 50" in refusal("first__t099", ToolRef("first", "t099"), tight)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tests.hosts.etc_overlay import EtcOverlay
 from tests.hosts.programs import Ran, host_env, light_argv, light_tools, program_path, run_program
 from tests.hosts.standin import model_standin
 
@@ -79,6 +80,9 @@ class ClaudeCodeHome:
     settings: dict[Scope, dict[str, Any]] = field(default_factory=dict)
     """Settings by scope: user ``~/.claude/settings.json``, project ``.claude/settings.json``,
     local ``.claude/settings.local.json`` (each written only when given)."""
+    etc: EtcOverlay | None = None
+    """Files under ``/etc`` (the managed settings and MCP file) for this home's runs, which
+    then run in a private mount namespace (``etc_overlay``); ``None``: the machine's ``/etc``."""
 
     @classmethod
     def make(cls, root: Path) -> ClaudeCodeHome:
@@ -124,12 +128,16 @@ class ClaudeCodeHome:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data, indent=2) + "\n")
 
+    def argv(self, *args: str) -> list[str]:
+        """``claude ARGS`` as this home runs it (inside the ``/etc`` overlay, when it has one)."""
+        argv = [str(program_path("claude")), *args]
+        return argv if self.etc is None else self.etc.wrap(argv)
+
     def tools_sent(
         self, extra_env: dict[str, str] | None = None, *, write: bool = True
     ) -> list[str]:
         """Write the files (unless told not to: a test that wrote them through the product),
         run ``claude -p hi``; the tool names of its first model request."""
-        claude = program_path("claude")
         if write:
             self.write()
         with model_standin("anthropic") as standin:
@@ -142,9 +150,7 @@ class ClaudeCodeHome:
                     **(extra_env or {}),
                 },
             )
-            ran = run_program(
-                [str(claude), "-p", "hi"], cwd=self.project, env=env, timeout=RUN_TIMEOUT
-            )
+            ran = run_program(self.argv("-p", "hi"), cwd=self.project, env=env, timeout=RUN_TIMEOUT)
             sent = standin.tool_names()
         assert ran.returncode == 0, ran.describe()
         assert sent, f"no model request reached the stand-in\n{ran.describe()}"
@@ -153,17 +159,15 @@ class ClaudeCodeHome:
     def run(self, *args: str, write: bool = True) -> Ran:
         """Write the files (unless told not to) and run ``claude ARGS`` in the project (no
         model involved)."""
-        claude = program_path("claude")
         if write:
             self.write()
         env = host_env(self.home, QUIET_ENV)
-        return run_program([str(claude), *args], cwd=self.project, env=env, timeout=RUN_TIMEOUT)
+        return run_program(self.argv(*args), cwd=self.project, env=env, timeout=RUN_TIMEOUT)
 
     def toggle(self, switches: dict[str, bool]) -> None:
         """Have Claude Code itself switch servers on or off, as its ``/mcp`` does: the SDK's
         ``mcp_toggle`` control request, one per server, in one headless run (the files as they
         are, not written first; no model involved)."""
-        claude = program_path("claude")
         requests = [
             {
                 "type": "control_request",
@@ -173,8 +177,9 @@ class ClaudeCodeHome:
             for index, (name, enabled) in enumerate(switches.items())
         ]
         env = host_env(self.home, QUIET_ENV)
-        argv = [str(claude), "-p", "--input-format", "stream-json", "--output-format"]
-        argv += ["stream-json", "--verbose"]
+        argv = self.argv(
+            "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"
+        )
         text = "".join(json.dumps(request) + "\n" for request in requests)
         ran = run_program(argv, cwd=self.project, env=env, timeout=RUN_TIMEOUT, stdin=text)
         assert ran.returncode == 0, ran.describe()

@@ -14,7 +14,8 @@ running the tests, so the venv's mcp 2.x is importable).
 - ``scalable_server.py`` N tools, optional start-up delay (benchmarks, scale tests).
 - ``light_server.py``    the same N tools without the SDK (raw JSON-RPC): starts in tens of
                          ms, for benchmarks that start tens of servers at once; slow to exit
-                         (``--exit-delay``) or deaf to its stdin's end (``--linger``).
+                         (``--exit-delay``) or deaf to its stdin's end (``--linger``);
+                         ``--hinted``: annotated tools, and one whose output breaks its schema.
 - ``hostile_server.py``  raw JSON-RPC: every string carries terminal controls; tools that
                          fail, hang, die mid-call; odd input schemas.
 - ``endless_http_server.py`` raw HTTP/1.1: every answer is a body (or an event) without end.
@@ -25,7 +26,8 @@ running the tests, so the venv's mcp 2.x is importable).
 - ``legacy_ts/offers.js`` the same offers on the TypeScript SDK (2025 era): resources and
                          prompts list_changed as notifications, log messages, ``setLevel``.
 - ``asking_server.py``   tools that report progress, ask a form or a URL, ask for roots, wait
-                         to be cancelled; ``--legacy``: the 2025 handshake era only.
+                         to be cancelled, ask for sampling; ``--legacy``: the 2025 handshake
+                         era only.
 - ``elicit_server.py``   no SDK, 2025 handshake: a form of every kind of field mid-call, a URL
                          mid-call, a ``-32042`` and its completion, forms asked outside any
                          call (the picker's form and URL dialogs).

@@ -15,6 +15,9 @@ Tools:
     wait(marker)   -> reports one progress step, then waits until it is cancelled; on the
                       cancellation it writes ``cancelled`` to the file ``marker`` (so a test
                       sees that the server heard ``notifications/cancelled``)
+    crawl(marker)  -> reports progress 2 of 5 (``"crawling page 2"``), then waits like ``wait``
+    sample()       -> with ``--legacy``: sends ``sampling/createMessage`` whatever the client
+                      declared, and returns ``"refused <code>: <message>"`` (or ``"sampled"``)
     roots_seen()   -> with ``--legacy``: how many ``notifications/roots/list_changed`` came,
                       then the roots it got by asking outside any call after the last one,
                       one a line (``"<count>"`` alone before any)
@@ -25,7 +28,11 @@ Tools:
 ``confirm`` and ``roots`` ask through resolvers, so the SDK uses whichever way the negotiated
 protocol has: a request mid-call up to 2025-11-25, an ``input_required`` round from 2026-07-28.
 
-Run: ``python tests/servers/asking_server.py [--legacy]``. Only protocol is written to stdout.
+``--cancel-log FILE`` writes each ``notifications/cancelled`` that arrives to FILE, a line each
+(its params as JSON), before the SDK acts on it.
+
+Run: ``python tests/servers/asking_server.py [--legacy] [--cancel-log FILE]``. Only protocol is
+written to stdout.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import UrlElicitationRequiredError
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, Field
 
@@ -152,6 +159,34 @@ def build_server(legacy: bool = False) -> MCPServer:
                 await anyio.Path(marker).write_text("cancelled")
         return "never"
 
+    @server.tool(description="Report 2 of 5 steps, then wait until cancelled.")
+    async def crawl(marker: str, ctx: Context) -> str:
+        await ctx.report_progress(2, 5, "crawling page 2")
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.Path(marker).write_text("cancelled")
+        return "never"
+
+    @server.tool(description="Ask the client to sample, whatever it declared.")
+    async def sample(ctx: Context) -> str:
+        request = types.CreateMessageRequest(
+            params=types.CreateMessageRequestParams(
+                messages=[
+                    types.SamplingMessage(
+                        role="user", content=types.TextContent(type="text", text="hi")
+                    )
+                ],
+                max_tokens=10,
+            )
+        )
+        try:
+            await ctx.session.send_request(request, types.CreateMessageResult)
+        except MCPError as exc:
+            return f"refused {exc.code}: {exc.error.message}"
+        return "sampled"
+
     return server
 
 
@@ -172,9 +207,11 @@ def _discover_refused(message: SessionMessage | Exception) -> SessionMessage | N
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request.id, error=error))
 
 
-async def _serve_legacy(server: MCPServer) -> None:
-    """Serve stdio, answering ``server/discover`` with ``-32601`` before the SDK sees it (the
-    SDK's server would take it as the 2026-07-28 era)."""
+async def _serve_screened(server: MCPServer, legacy: bool, cancel_log: str | None) -> None:
+    """Serve stdio, seeing each message before the SDK: with ``legacy``, ``server/discover`` is
+    answered ``-32601`` (the SDK's server would take it as the 2026-07-28 era); with
+    ``cancel_log``, each ``notifications/cancelled`` is written to that file, a line each, as
+    it arrives (proof that the client sent it, whatever the server does next)."""
     lowlevel = lowlevel_server(server)
     inbound, passed = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as group:
@@ -184,7 +221,15 @@ async def _serve_legacy(server: MCPServer) -> None:
                 async for message in read_stream:
                     request = message.message if isinstance(message, SessionMessage) else None
                     if (
-                        isinstance(request, types.JSONRPCRequest)
+                        cancel_log is not None
+                        and isinstance(request, types.JSONRPCNotification)
+                        and request.method == "notifications/cancelled"
+                    ):
+                        with open(cancel_log, "a") as log:  # noqa: ASYNC230 - a test's line
+                            log.write(json.dumps(request.params) + "\n")
+                    if (
+                        legacy
+                        and isinstance(request, types.JSONRPCRequest)
                         and request.method == "server/discover"
                     ):
                         error = types.ErrorData(
@@ -202,10 +247,12 @@ async def _serve_legacy(server: MCPServer) -> None:
 
 def main() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    legacy = "--legacy" in sys.argv[1:]
+    words = sys.argv[1:]
+    legacy = "--legacy" in words
+    cancel_log = words[words.index("--cancel-log") + 1] if "--cancel-log" in words else None
     server = build_server(legacy)
-    if legacy:
-        anyio.run(_serve_legacy, server)
+    if legacy or cancel_log is not None:
+        anyio.run(_serve_screened, server, legacy, cancel_log)
     else:
         server.run("stdio")
 

@@ -13,6 +13,11 @@ CODE``.
 ``--tools N`` advertises the same tools as ``scalable_server.py`` (``tool_0000`` ..., each with
 a description and one optional integer ``x``, each returning its own name), in one page.
 ``--task-tool`` adds a tool ``research`` that runs only as a task.
+``--hinted`` adds tools with annotations (``lookup``: read-only, idempotent, closed world, with
+a title; ``wipe``: destructive, open world) and ``measure``, whose output schema wants an integer
+``size`` and whose result's structured content holds ``"big"`` (a mismatch), and ``ponder``, which
+with ``--modern`` answers an ``input_required`` round asking for sampling (``"answered"`` once
+called again with the round's responses).
 ``--exit-delay S`` makes it take S seconds to exit once its stdin ends (a server that saves
 its state on the way out); ``--linger`` makes it ignore its stdin's end (it stays until
 SIGTERM), so a client's shutdown has to escalate.
@@ -49,6 +54,43 @@ def tools(count: int) -> list[dict[str, Any]]:
     ]
 
 
+HINTED: list[dict[str, Any]] = [
+    {
+        "name": "lookup",
+        "description": "Look a word up.",
+        "inputSchema": _SCHEMA,
+        "annotations": {
+            "title": "Look it up",
+            "readOnlyHint": True,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+    },
+    {
+        "name": "wipe",
+        "description": "Wipe the disk.",
+        "inputSchema": _SCHEMA,
+        "annotations": {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True},
+    },
+    {
+        "name": "ponder",
+        "description": "Think it over (asks the client to sample).",
+        "inputSchema": _SCHEMA,
+    },
+    {
+        "name": "measure",
+        "description": "Measure the thing.",
+        "inputSchema": _SCHEMA,
+        "outputSchema": {
+            "type": "object",
+            "properties": {"size": {"type": "integer"}},
+            "required": ["size"],
+        },
+    },
+]
+"""The tools ``--hinted`` adds."""
+
+
 def answer(
     request: dict[str, Any],
     name: str,
@@ -75,6 +117,22 @@ def answer(
         }
     elif method == "tools/list":
         result = {"tools": listing}
+    elif method == "tools/call" and params.get("name") == "ponder" and modern:
+        if params.get("inputResponses"):
+            result = {"content": [{"type": "text", "text": "answered"}]}
+        else:
+            message = {"role": "user", "content": {"type": "text", "text": "hi"}}
+            sampling = {"messages": [message], "maxTokens": 5}
+            result = {
+                "resultType": "input_required",
+                "inputRequests": {"s1": {"method": "sampling/createMessage", "params": sampling}},
+                "requestState": "pondering",
+            }
+    elif method == "tools/call" and params.get("name") == "measure":
+        result = {
+            "content": [{"type": "text", "text": "it is big"}],
+            "structuredContent": {"size": "big"},
+        }
     elif method == "tools/call" and any(t["name"] == params.get("name") for t in listing):
         result = {"content": [{"type": "text", "text": str(params["name"])}]}
     elif method == "ping":
@@ -113,8 +171,15 @@ def main() -> None:
         action="store_true",
         help='also advertise "research", which runs only as a task (taskSupport "required")',
     )
+    parser.add_argument(
+        "--hinted",
+        action="store_true",
+        help="also advertise tools with annotations, and one whose output breaks its schema",
+    )
     args = parser.parse_args()
     listing = tools(args.tools)
+    if args.hinted:
+        listing += HINTED
     if args.task_tool:
         listing.append(
             {

@@ -29,6 +29,7 @@ from agentty_tui.model import (
     ServerState,
     SourceRef,
     StdioSpec,
+    ToolHints,
     ToolState,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "connecting_model",
     "crashed_model",
     "failed_model",
+    "hinted_model",
     "over_budget_model",
     "server",
     "settle",
@@ -92,6 +94,26 @@ def connecting_model() -> PluginModel:
         server("editor", status="connecting"),
         server("weather", status="connecting"),
     )
+
+
+def hinted_model() -> PluginModel:
+    """One server whose tools carry annotations (one with a hostile title), and one that runs
+    only as a task."""
+    hinted = [
+        tool("read_page", description="Read a page.").model_copy(
+            update={
+                "hints": ToolHints(
+                    title="Read \x1b[31m[b]a page[/b]", read_only=True, open_world=True
+                )
+            }
+        ),
+        tool("wipe_disk", description="Wipe the disk.").model_copy(
+            update={"hints": ToolHints(read_only=False, destructive=True, idempotent=True)}
+        ),
+        tool("plain", description="No hints at all."),
+        tool("research", description="A long study.").model_copy(update={"needs_tasks": True}),
+    ]
+    return model(server("web", *hinted))
 
 
 def connected_model() -> PluginModel:
@@ -291,6 +313,22 @@ class StaticSource:
             t.model_copy(update={"enabled": enabled}) if t.bare == tool else t for t in state.tools
         )
         self._replace(state.model_copy(update={"tools": tools}))
+        return self._model
+
+    async def tool_set_pinned(self, server: str, tool: str, pinned: bool) -> PluginModel:
+        self.calls.append(("tool_set_pinned", (server, tool, pinned)))
+        self._maybe_fail()
+        state = self._server(server)
+        tools = tuple(
+            t.model_copy(update={"pinned": pinned}) if t.bare == tool else t for t in state.tools
+        )
+        self._replace(state.model_copy(update={"tools": tools}))
+        return self._model
+
+    async def server_set_priority(self, name: str, priority: int) -> PluginModel:
+        self.calls.append(("server_set_priority", (name, priority)))
+        self._maybe_fail()
+        self._replace(self._server(name).model_copy(update={"priority": priority}))
         return self._model
 
     async def tools_set_enabled(

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.model import PluginModel, ToolState
 from agentty_tui.ui.app import PickerApp
-from agentty_tui.ui.call import SCHEMA_LIMIT, CallToolScreen
+from agentty_tui.ui.call import CANCELLED, SCHEMA_LIMIT, CallToolScreen
 from tests.ui.fakes import StaticSource, connected_model, model, server, settle
 
 pytestmark = pytest.mark.anyio
@@ -49,9 +49,10 @@ async def test_a_long_call_shows_elapsed_time_and_its_result_outlives_the_dialog
         await pilot.pause()
         await pilot.press("ctrl+s")
         with anyio.fail_after(10):
-            while "calling… 1 s" not in shown(app, "#call-progress"):
+            while "calling… · 1 s" not in shown(app, "#call-progress"):
                 await pilot.pause(0.05)
-        await pilot.press("escape")
+        assert "ctrl+b leaves it running" in shown(app, "#call-hint")
+        await pilot.press("ctrl+b")
         await pilot.pause()
         assert not isinstance(app.screen, CallToolScreen)
         source.gate.set()
@@ -97,6 +98,74 @@ async def test_the_input_schema_is_beside_the_editor_and_shown_as_text() -> None
         beside = app.screen.query_one("#call-schema").region
         assert beside.x > editor.right - 1
         assert beside.y < editor.bottom
+
+
+class ReportingSource(StaticSource):
+    """A source whose calls report progress through the call's hooks, then wait until
+    ``gate`` is set (or the call is cancelled, which ``cancelled`` records)."""
+
+    def __init__(self, first: PluginModel) -> None:
+        super().__init__(first)
+        self.gate = anyio.Event()
+        self.cancelled = False
+
+    async def call_tool(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any] | None = None,
+        hooks: CallHooks | None = None,
+    ) -> types.CallToolResult:
+        assert hooks is not None and hooks.progress is not None
+        await hooks.progress(1, 4, "fetching page 1")
+        await hooks.progress(3, 4, "\x1b[31mfetching [b]page[/b] 3")
+        try:
+            await self.gate.wait()
+        except anyio.get_cancelled_exc_class():
+            self.cancelled = True
+            raise
+        return await super().call_tool(server, tool, arguments, hooks)
+
+
+async def _calling(pilot: Any, app: PickerApp) -> None:
+    await pilot.press("down", "c")
+    await pilot.pause()
+    await pilot.press("ctrl+s")
+    with anyio.fail_after(10):
+        while "3/4" not in shown(app, "#call-progress"):
+            await pilot.pause(0.05)
+
+
+async def test_progress_is_a_bar_with_the_servers_message_shown_safely() -> None:
+    source = ReportingSource(connected_model())
+    app = PickerApp(source, follow=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _calling(pilot, app)
+        line = shown(app, "#call-progress")
+        assert line.startswith("[████████░░] 3/4 · ")
+        assert "\x1b" not in line and "fetching [b]page[/b] 3" in line  # no markup, no controls
+        source.gate.set()
+        await settle(app, "call")
+        await pilot.pause(0.3)
+        assert shown(app, "#call-progress") == ""
+        assert shown(app, "#call-result") == "add_note called with {'text': ''}"
+
+
+async def test_escape_cancels_a_running_call_and_a_second_escape_closes() -> None:
+    source = ReportingSource(connected_model())
+    app = PickerApp(source, follow=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _calling(pilot, app)
+        await pilot.press("escape")
+        await settle(app, "call")
+        await pilot.pause(0.3)
+        assert source.cancelled
+        assert isinstance(app.screen, CallToolScreen)
+        assert shown(app, "#call-result") == CANCELLED
+        assert app.last_call is not None and not app.last_call.running
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, CallToolScreen)
 
 
 class PictureSource(StaticSource):

@@ -16,7 +16,14 @@ from textual.pilot import Pilot
 from agentty_tui.config.discover import HostFile
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
 from agentty_tui.ui.app import PickerApp
-from tests.ui.fakes import StaticSource, connected_model, model, over_budget_model, settle
+from tests.ui.fakes import (
+    StaticSource,
+    connected_model,
+    hinted_model,
+    model,
+    over_budget_model,
+    settle,
+)
 from tests.ui.test_snapshots import no_blink
 
 SnapCompare = Callable[..., bool]
@@ -231,3 +238,61 @@ def test_server_details_of_a_failed_server(
 
     app = PickerApp(StaticSource(model(broken)), follow=False)
     assert snap_compare(app, terminal_size=size, run_before=open_details)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_call_dialog_with_progress(
+    snap_compare: SnapCompare, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A running call that reported 3 of 4 with a message: the bar, the count, the message
+    (its markup and controls shown as text), the time run, and the hint saying escape cancels
+    and ctrl+b leaves it running."""
+    from types import SimpleNamespace
+
+    from agentty_tui.ui import call as call_module
+    from tests.ui.test_call_dialog import ReportingSource
+
+    # A clock that stands still: the time run is 0 s whenever the picture is taken.
+    monkeypatch.setattr(call_module, "time", SimpleNamespace(monotonic=lambda: 100.0))
+
+    async def calling(pilot: Pilot[None]) -> None:
+        await pilot.press("down", "c")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        app = pilot.app
+        assert isinstance(app, PickerApp)
+        for _ in range(40):
+            if app.last_call is not None and app.last_call.latest is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)  # the dialog's timer draws the report
+        await no_blink(pilot)
+
+    app = PickerApp(ReportingSource(connected_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=calling)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tool_details_with_hints(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
+    """A tool's details with the server's hints spelled out, said to be the server's and not
+    verified, with the row marks' legend; its hostile title shown as text."""
+
+    async def open_details(pilot: Pilot[None]) -> None:
+        await pilot.press("down")
+        await pilot.press("enter")
+        await no_blink(pilot)
+
+    app = PickerApp(StaticSource(hinted_model()), follow=False)
+    assert snap_compare(app, terminal_size=size, run_before=open_details)
+
+
+def test_task_only_tool_details(snap_compare: SnapCompare) -> None:
+    """A task-only tool's details: off the wire, for want of task support, and why."""
+
+    async def open_details(pilot: Pilot[None]) -> None:
+        await pilot.press("down", "down", "down", "down")
+        await pilot.press("enter")
+        await no_blink(pilot)
+
+    app = PickerApp(StaticSource(hinted_model()), follow=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_details)

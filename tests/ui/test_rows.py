@@ -9,12 +9,13 @@ from agentty_tui.catalog import project_catalog
 from agentty_tui.model import DroppedTool, PluginModel, ServerState
 from agentty_tui.ui.app import summarize
 from agentty_tui.ui.row_diff import RowDiff, diff_rows
-from agentty_tui.ui.rows import Row, RowMemo, build_rows
+from agentty_tui.ui.rows import Row, RowMemo, ToolWidths, build_rows
 from tests.ui.fakes import (
     connected_model,
     connecting_model,
     crashed_model,
     failed_model,
+    hinted_model,
     model,
     over_budget_model,
     server,
@@ -353,3 +354,29 @@ def test_needs_login_row_and_count() -> None:
     assert texts(rows_of(m))[0] == "  ⚿ remote  needs login — L logs in"
     summary = summarize(m, project_catalog(m))
     assert summary.text == "0 connected · 2 need login · 0/0 tools on · 2/128 on the wire"
+
+
+def test_hint_marks_and_the_task_mark_have_columns_of_their_own() -> None:
+    """The server's true hints as letters in fixed places (none for a false or absent one);
+    a task-only tool marked in the mark column; the labels still line up."""
+    rows = build_rows(hinted_model(), project_catalog(hinted_model()))
+    texts = {row.tool: row.text for row in rows if row.kind == "tool"}
+    assert texts["read_page"].startswith("    [x] read_page  R  W  ")
+    assert texts["wipe_disk"].startswith("    [x] wipe_disk   DI   ")
+    assert texts["plain"].startswith("    [x] plain            ")
+    assert "⧗ needs task support" in texts["research"]
+    assert "\x1b" not in "".join(texts.values())
+    starts = {
+        text.index(label)
+        for text, label in zip(
+            (texts["plain"], texts["research"]), ("No hints at all.", "A long study."), strict=True
+        )
+    }
+    assert len(starts) == 1
+
+
+def test_without_hints_or_task_only_tools_no_column_is_kept() -> None:
+    rows = build_rows(connected_model(), project_catalog(connected_model()))
+    assert all("⧗" not in row.text for row in rows)
+    layout = ToolWidths().layout(connected_model(), trimmed=False, wide=False)
+    assert not layout.hints and not layout.tasks and layout.mark_width == 0

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import anyio
+import anyio.lowlevel
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
@@ -20,8 +22,13 @@ from tests.ui.fakes import (
     connecting_model,
     crashed_model,
     failed_model,
+    hinted_model,
+    model,
     over_budget_model,
+    server,
+    settle,
     titled_model,
+    tool,
 )
 
 SnapCompare = Callable[..., bool]
@@ -70,6 +77,12 @@ def test_over_budget_warning_and_trimmed_marks(snap_compare: SnapCompare) -> Non
     assert snap_compare(app_for(over_budget_model()), terminal_size=SIZE)
 
 
+def test_hint_marks_and_task_only_mark(snap_compare: SnapCompare) -> None:
+    """The server's hints as letters in a column after the names (R and W, D and I, none),
+    and a task-only tool marked "⧗ needs task support" in the mark column; labels in line."""
+    assert snap_compare(app_for(hinted_model()), terminal_size=SIZE)
+
+
 def test_wide_terminal_shows_title_and_description_columns(snap_compare: SnapCompare) -> None:
     """At 130 columns: tool names, then a title column (blank for tools without a title),
     then each description's first line, all lined up across both servers."""
@@ -105,3 +118,44 @@ def test_tool_details(snap_compare: SnapCompare) -> None:
         await pilot.press("down", "enter")
 
     assert snap_compare(app_for(connected_model()), terminal_size=SIZE, run_before=open_details)
+
+
+def _priced_model() -> PluginModel:
+    return model(
+        server("cheap", tool("a", description="short"), tool("b", description="tiny")),
+        server(
+            "dear",
+            tool("small", description="one").model_copy(update={"pinned": True}),
+            tool("big", description="word " * 200),
+            tool("off", enabled=False, description="word " * 100),
+        ),
+    )
+
+
+async def _tokens_counted(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, PickerApp)
+    with anyio.fail_after(30):
+        while app._counting:
+            await settle(app, "costs")
+            await anyio.lowlevel.checkpoint()
+    await pilot.pause()
+
+
+def test_token_column_and_server_totals(snap_compare: SnapCompare) -> None:
+    """Each tool's tokens right-aligned after its name (an off tool's too), each connected
+    server's tokens of its tools on, the total in the status bar; dear's small is pinned (⚑)."""
+    app = PickerApp(StaticSource(_priced_model()), follow=False, count_tokens=True)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_tokens_counted)
+
+
+def test_sorted_by_cost(snap_compare: SnapCompare) -> None:
+    """``s``: the dearest server first, its dearest tool first; the status bar says "by cost"."""
+
+    async def sort(pilot: Pilot[None]) -> None:
+        await _tokens_counted(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+
+    app = PickerApp(StaticSource(_priced_model()), follow=False, count_tokens=True)
+    assert snap_compare(app, terminal_size=SIZE, run_before=sort)

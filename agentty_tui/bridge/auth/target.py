@@ -10,7 +10,7 @@ import os
 
 from agentty_tui.bridge.expand import ExpansionError, expand_spec
 from agentty_tui.errors import OperationError
-from agentty_tui.model import HttpSpec, ServerConfig
+from agentty_tui.specs import HttpSpec, ServerConfig
 
 __all__ = ["login_spec"]
 

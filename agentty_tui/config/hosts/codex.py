@@ -34,7 +34,7 @@ from agentty_tui.config.entry_rules import header_problem
 from agentty_tui.config.oauth_hosts import codex_oauth, codex_oauth_table
 from agentty_tui.config.raw import settings_config, str_list
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
+from agentty_tui.specs import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 
 __all__ = ["CODEX_SERVERS_KEY", "CodexDialect", "codex_table"]
 

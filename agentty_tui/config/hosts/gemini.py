@@ -29,7 +29,7 @@ from agentty_tui.config.hosts.mcpjson import SERVERS_KEY, spec_to_entry
 from agentty_tui.config.oauth_hosts import gemini_oauth, gemini_oauth_entry
 from agentty_tui.config.raw import map_strings, settings_config, str_list
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
+from agentty_tui.specs import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 
 __all__ = ["GeminiDialect", "gemini_entry"]
 

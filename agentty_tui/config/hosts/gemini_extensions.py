@@ -40,7 +40,7 @@ from agentty_tui.config.raw import json_type, map_strings
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import PluginConfig, SourceRef
+from agentty_tui.specs import PluginConfig, SourceRef
 
 __all__ = [
     "ENABLEMENT",

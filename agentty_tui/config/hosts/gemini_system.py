@@ -43,7 +43,7 @@ from agentty_tui.config.hosts.gemini import GeminiDialect
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import PluginConfig, SourceRef
+from agentty_tui.specs import PluginConfig, SourceRef
 
 __all__ = [
     "DEFAULTS_ENV",

@@ -15,7 +15,7 @@ from agentty_tui.config.engine import Adapter, ConfigEdit, ConnectionSpelling, T
 from agentty_tui.config.oauth_hosts import oauth_entry
 from agentty_tui.config.raw import json_type, server_or_problem, settings_config
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
+from agentty_tui.specs import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 
 __all__ = [
     "MCP_JSON_SPELLING",
@@ -95,6 +95,9 @@ class McpJsonDialect(Adapter):
     servers_key = SERVERS_KEY
     timeouts = MCP_JSON_TIMEOUTS
     connection = MCP_JSON_SPELLING
+    # agentty's own fields; a workspace writes them into agentty's files alone.
+    pin_key = "pin"
+    priority_key = "priority"
 
     def __init__(self) -> None:
         self.format = JsonFormat()

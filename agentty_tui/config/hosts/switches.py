@@ -18,11 +18,13 @@ Measured with the host programs themselves (docs/HOSTS_MEASURED.md, tests/hosts)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from agentty_tui.config.engine import ConfigEdit, SetServerDisabled, SetToolEnabled
-from agentty_tui.config.hosts.claude.switches import ClaudeFiles
-from agentty_tui.config.hosts.claude.switching import set_server_enabled, set_tool_enabled
-from agentty_tui.model import HostView, Scope, ServerConfig, SourceRef, ToolFilter
+from agentty_tui.specs import HostView, Scope, ServerConfig, SourceRef, ToolFilter
+
+if TYPE_CHECKING:
+    from agentty_tui.config.hosts.claude.switches import ClaudeFiles
 
 __all__ = [
     "HOST_NAMES",
@@ -86,6 +88,9 @@ def switch_claude(
     """Write ``edits`` (tool and server switches of the entry ``name`` of ``scope``) where
     Claude Code obeys them; the lines saying what was written. ``SwitchRefusedError`` (a
     ``ConfigError``) when a rule the user did not give us would keep it off."""
+    # Here, not with the module: only a switch of a Claude Code entry needs Claude's files.
+    from agentty_tui.config.hosts.claude.switching import set_server_enabled, set_tool_enabled
+
     lines: list[str] = []
     for edit in edits:
         if isinstance(edit, SetToolEnabled):

@@ -37,7 +37,7 @@ from agentty_tui.config.oauth_hosts import oauth_entry
 from agentty_tui.config.raw import map_strings, problem, server_or_problem, settings_config
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
+from agentty_tui.specs import HttpSpec, PluginConfig, ServerConfig, ServerSpec, StdioSpec
 
 __all__ = [
     "VSCODE_SERVERS_KEY",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentty_tui.config.hosts.mcpjson import McpJsonDialect, spec_to_entry
-from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
+from agentty_tui.specs import HttpSpec, ServerSpec, StdioSpec
 
 __all__ = ["ClaudeCodeDialect", "claude_code_entry"]
 

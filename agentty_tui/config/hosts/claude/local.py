@@ -31,7 +31,7 @@ from agentty_tui.config.hosts.claude.entries import ClaudeCodeDialect
 from agentty_tui.config.hosts.mcpjson import SERVERS_KEY
 from agentty_tui.config.raw import json_type, server_or_problem, validate_server
 from agentty_tui.errors import ConfigError, UnknownServerError
-from agentty_tui.model import PluginConfig, ServerConfig
+from agentty_tui.specs import PluginConfig, ServerConfig
 
 __all__ = ["PROJECTS_KEY", "ClaudeLocalDialect"]
 

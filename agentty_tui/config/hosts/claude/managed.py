@@ -1,8 +1,9 @@
 """Claude Code's managed MCP file: ``managed-mcp.json``, which an administrator puts beside the
 managed settings (on Linux ``/etc/claude-code/managed-mcp.json``).
 
-What Claude Code 2.1.197 does with it (read in its program, not run: it reads the file only at
-that fixed path, with no variable to move it, so a test cannot give it one; docs/HOSTS_MEASURED.md):
+What Claude Code 2.1.197 does with it (read in its program, and run against test files laid
+over ``/etc`` in a private mount namespace, since it reads the file only at that fixed path:
+``tests/hosts/test_claude_managed.py``; docs/HOSTS_MEASURED.md):
 
 - the file takes **exclusive control** when it is a regular file of at most 2 MiB
   (``MAX_MANAGED_BYTES``) holding JSON whose ``mcpServers`` is an object: then only its servers
@@ -37,7 +38,7 @@ from agentty_tui.config.raw import json_type, server_or_problem
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import PluginConfig, SourceRef, ToolFilter
+from agentty_tui.specs import PluginConfig, SourceRef, ToolFilter
 
 __all__ = [
     "MANAGED_DIALECT",

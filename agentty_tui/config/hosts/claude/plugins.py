@@ -50,7 +50,7 @@ from agentty_tui.config.raw import json_type, map_strings, server_or_problem
 from agentty_tui.config.sources import SourceFile
 from agentty_tui.config.trust import file_trust_problem
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import PluginConfig, Scope, ServerConfig, SourceRef, ToolFilter
+from agentty_tui.specs import PluginConfig, Scope, ServerConfig, SourceRef, ToolFilter
 
 __all__ = [
     "MAX_PLUGINS",

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentty_tui.model import HttpSpec, ServerSpec, StdioSpec
+from agentty_tui.specs import HttpSpec, ServerSpec, StdioSpec
 
 __all__ = ["ServerPolicy", "ServerRule", "policy_of"]
 

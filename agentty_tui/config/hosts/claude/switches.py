@@ -41,7 +41,7 @@ from agentty_tui.config.hosts.claude.local import PROJECTS_KEY
 from agentty_tui.config.hosts.claude.policy import ServerPolicy, policy_of
 from agentty_tui.config.raw import json_type
 from agentty_tui.errors import ConfigError
-from agentty_tui.model import HostView, SourceRef, ToolFilter
+from agentty_tui.specs import HostView, SourceRef, ToolFilter
 
 __all__ = [
     "DISABLED_MCPJSON_KEY",

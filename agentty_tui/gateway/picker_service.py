@@ -1,0 +1,264 @@
+"""The daemon's side of one attached picker: its workspace's snapshots, hosts and operations.
+
+``serve_picker`` runs for as long as the picker stays (the daemon counts it as an attachment,
+so its idle exit waits for it). It sends the bridge's every snapshot, the hosts attached for
+the picker's workspace with what each one lists now (computed as their ``HostServer`` lists
+it: ``ToolsMaker`` through each host's lens, on the snapshot of the bridge serving it; again
+whenever a host comes or goes and at each snapshot of the picker's bridge, so a host on another
+bridge of the workspace, one with another environment, is seen at the next of those), and the
+reports of reloads an outside edit caused; it carries out each operation the picker asks on the
+bridge, each in a task of its own (a long tool call holds up no toggle), and answers with the
+result (for a change, the revision of the snapshot it made) or the error (``picker_link``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import anyio.abc
+from pydantic import TypeAdapter
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.daemon_view import AttachedHost
+from agentty_tui.gateway.host_registry import HostRegistry
+from agentty_tui.gateway.host_tools import ToolsMaker
+from agentty_tui.gateway.picker_link import (
+    LINK_ENDED,
+    OPERATIONS,
+    LineReader,
+    LineWriter,
+    error_json,
+    report_json,
+)
+from agentty_tui.model import PluginModel, ServerState, SourceRef
+from agentty_tui.specs import SpecField
+
+__all__ = ["serve_picker"]
+
+_log = logging.getLogger(__name__)
+
+_SPEC: TypeAdapter[Any] = TypeAdapter(SpecField)
+"""Reads a server spec the picker sends (as ``ServerSpec`` dumps)."""
+
+_REPORTS_KEPT = 16
+"""Reload reports held for a picker that reads slowly; more are dropped (each is a notice)."""
+
+
+async def serve_picker(
+    bridge: Bridge,
+    key: tuple[str, str, bool],
+    registry: HostRegistry,
+    reader: LineReader,
+    writer: LineWriter,
+) -> None:
+    """Serve one picker attached for the workspace ``key`` on ``bridge`` until it leaves."""
+    hello = {
+        "pid": os.getpid(),
+        "add_targets": [ref.model_dump(mode="json") for ref in bridge.add_targets()],
+        "import_target": str(bridge.import_target()),
+        "config_files": [str(path) for path in bridge.config_files()],
+    }
+    await writer.send({"hello": hello})
+    reports, reported = anyio.create_memory_object_stream[ReloadReport](_REPORTS_KEPT)
+
+    def heard(report: ReloadReport) -> None:
+        # A picker that reads this slowly misses a notice, no more.
+        with contextlib.suppress(anyio.WouldBlock):
+            reports.send_nowait(report)
+
+    forget = bridge.add_reload_listener(heard)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_send_snapshots, bridge, writer)
+            group.start_soon(_send_hosts, bridge, key, registry, writer)
+            group.start_soon(_send_reports, reported, writer)
+            while True:
+                try:
+                    message = await reader.message()
+                except LINK_ENDED:
+                    break  # the picker left (or said what is not ours to read)
+                group.start_soon(_answer, bridge, message, writer)
+            group.cancel_scope.cancel()
+    except* (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        pass  # the picker left while something was sent to it
+    finally:
+        forget()
+        reports.close()
+
+
+async def _send_snapshots(bridge: Bridge, writer: LineWriter) -> None:
+    """Send every snapshot; a server state sent before as it is, by its revision alone
+    (``{"same": n}``): a toggle sends the one server it changed."""
+    sent: dict[str, int] = {}  # each server's revision as last sent
+
+    def part(state: ServerState) -> str:
+        if sent.get(state.name) == state.revision:
+            return f'{{"same":{state.revision}}}'
+        return state.model_dump_json()
+
+    async for model in bridge.updates():
+        servers, shadowed = ",".join(map(part, model.servers)), ",".join(map(part, model.shadowed))
+        sent = {state.name: state.revision for state in (*model.servers, *model.shadowed)}
+        top = model.model_dump_json(exclude={"servers", "shadowed"})
+        text = f'{top[:-1]},"servers":[{servers}],"shadowed":[{shadowed}]}}'
+        await writer.send_text(f'{{"snapshot":{text}}}')
+
+
+async def _send_reports(
+    reported: anyio.abc.ObjectReceiveStream[ReloadReport], writer: LineWriter
+) -> None:
+    async with reported:
+        async for report in reported:
+            await writer.send({"reloaded": report_json(report)})
+
+
+async def _send_hosts(
+    bridge: Bridge, key: tuple[str, str, bool], registry: HostRegistry, writer: LineWriter
+) -> None:
+    """Send the workspace's attached hosts whenever they, or what they list, change."""
+    dirty = anyio.Event()
+    makers: dict[int, ToolsMaker] = {}  # each host's, kept while it stays (its projector)
+
+    async def on_snapshots() -> None:
+        nonlocal dirty
+        async for _model in bridge.updates():
+            dirty.set()
+
+    async def on_hosts() -> None:
+        while True:
+            await registry.changed()
+            dirty.set()
+
+    sent: list[dict[str, Any]] | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(on_snapshots)
+        group.start_soon(on_hosts)
+        while True:
+            await dirty.wait()
+            dirty = anyio.Event()
+            hosts: list[dict[str, Any]] = []
+            entries = registry.hosts(key)
+            for entry in entries:
+                maker = makers.get(id(entry))
+                if maker is None:
+                    maker = makers[id(entry)] = ToolsMaker(entry.host)
+                listed = maker.of(entry.bridge.snapshot).refs.values()
+                tools = frozenset((ref.server, ref.tool) for ref in listed)
+                hosts.append(
+                    AttachedHost(entry.host, entry.workspace, entry.since, tools).to_json()
+                )
+            for gone in set(makers) - {id(entry) for entry in entries}:
+                del makers[gone]
+            if hosts != sent:
+                await writer.send({"hosts": hosts})
+                sent = hosts
+
+
+async def _answer(bridge: Bridge, message: Mapping[str, Any], writer: LineWriter) -> None:
+    """Carry out one operation and answer it (an error as its kind and message)."""
+    ident = message.get("id")
+    try:
+        result = await _operate(bridge, str(message.get("op")), message.get("args") or {})
+    except AgenttyError as error:
+        await writer.send({"reply": ident, "error": error_json(error)})
+        return
+    except Exception as error:  # a malformed request, or a library's surprise: said, not raised
+        _log.exception("a picker's operation failed")
+        said = AgenttyError(f"the gateway daemon could not do it: {type(error).__name__}: {error}")
+        await writer.send({"reply": ident, "error": error_json(said)})
+        return
+    await writer.send({"reply": ident, "result": result})
+
+
+def _text(args: Mapping[str, Any], name: str) -> str:
+    value = args.get(name)
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string")
+    return value
+
+
+def _maybe_text(args: Mapping[str, Any], name: str) -> str | None:
+    value = args.get(name)
+    return None if value is None else _text(args, name)
+
+
+def _flag(args: Mapping[str, Any], name: str) -> bool:
+    value = args.get(name)
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false")
+    return value
+
+
+def _int(args: Mapping[str, Any], name: str) -> int:
+    value = args.get(name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer")
+    return value
+
+
+def _source(args: Mapping[str, Any]) -> SourceRef | None:
+    value = args.get("source")
+    return None if value is None else SourceRef.model_validate(value)
+
+
+def _model(model: PluginModel) -> dict[str, Any]:
+    # The revision alone: the snapshot itself goes out on the snapshot stream (the picker waits
+    # for it there), not twice (a workspace of 1,000 tools is about 280 KiB of JSON).
+    return {"revision": model.revision}
+
+
+async def _operate(bridge: Bridge, op: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Run operation ``op`` with ``args`` on ``bridge``; its result as the link sends it."""
+    if op not in OPERATIONS:
+        raise AgenttyError(f"the gateway daemon has no operation {op!r} for a picker")
+    host = _maybe_text(args, "host")
+    if op == "tool_set_enabled":
+        server, tool = _text(args, "server"), _text(args, "tool")
+        return _model(
+            await bridge.tool_set_enabled(server, tool, _flag(args, "enabled"), host=host)
+        )
+    if op == "tools_set_enabled":
+        server = _text(args, "server")
+        return _model(await bridge.tools_set_enabled(server, _flag(args, "enabled"), host=host))
+    if op == "server_set_disabled":
+        name = _text(args, "name")
+        return _model(await bridge.server_set_disabled(name, _flag(args, "disabled"), host=host))
+    if op == "tool_set_pinned":
+        server, tool = _text(args, "server"), _text(args, "tool")
+        return _model(await bridge.tool_set_pinned(server, tool, _flag(args, "pinned")))
+    if op == "server_set_priority":
+        return _model(await bridge.server_set_priority(_text(args, "name"), _int(args, "priority")))
+    if op == "plugin_add":
+        spec = _SPEC.validate_python(args.get("spec"))
+        return _model(await bridge.plugin_add(_text(args, "name"), spec, source=_source(args)))
+    if op == "plugin_update":
+        spec = _SPEC.validate_python(args.get("spec"))
+        return _model(await bridge.plugin_update(_text(args, "name"), spec))
+    if op == "plugin_remove":
+        return _model(await bridge.plugin_remove(_text(args, "name"), source=_source(args)))
+    if op == "reload":
+        return {"report": report_json(await bridge.reload())}
+    if op == "restart":
+        return _model(await bridge.restart(_text(args, "name")))
+    if op == "trust_config":
+        return _model(await bridge.trust_config())
+    if op == "trust_servers":
+        names, shown = args.get("names"), args.get("shown")
+        chosen = None if names is None else [str(name) for name in names]
+        seen = None if shown is None else {str(k): str(v) for k, v in dict(shown).items()}
+        return _model(await bridge.trust_servers(chosen, shown=seen))
+    if op == "logout":
+        return _model(await bridge.logout(_text(args, "name")))
+    # call_tool
+    arguments = args.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise ValueError("a call's arguments are an object")
+    result = await bridge.call_tool(_text(args, "server"), _text(args, "tool"), arguments)
+    return {"call": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
