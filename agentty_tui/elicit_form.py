@@ -140,14 +140,32 @@ class FormField:
         if self.kind == "choice":
             return self._option(text)
         if self.kind == "choices":
-            picked = [self._option(part) for part in text.split(",") if part.strip()]
-            picked = list(dict.fromkeys(picked))
-            if self.min_items is not None and len(picked) < self.min_items:
-                raise FieldError(f"pick at least {self.min_items}")
-            if self.max_items is not None and len(picked) > self.max_items:
-                raise FieldError(f"pick at most {self.max_items}")
-            return picked
+            return self.picked([self._option(part) for part in text.split(",") if part.strip()])
         return self._text(text)
+
+    def read(self, text: str) -> Answer | None:
+        """What a filled-in box of a form gives this field: ``None`` (left out of the answer)
+        when it is empty and optional; ``FieldError`` when it is empty and required, or when
+        what it holds does not fit (``parse``)."""
+        if not text.strip():
+            if self.required:
+                raise FieldError("this field is required")
+            return None
+        return self.parse(text)
+
+    def picked(self, values: Sequence[str]) -> list[str]:
+        """The options ``values`` names for a choice of several, each once, in order;
+        ``FieldError`` when one is no option, or when there are too few or too many."""
+        known = {value for value, _ in self.options}
+        for value in values:
+            if value not in known:
+                raise FieldError(f"not one of the options: {value!r}")
+        chosen = list(dict.fromkeys(values))
+        if self.min_items is not None and len(chosen) < self.min_items:
+            raise FieldError(f"pick at least {self.min_items}")
+        if self.max_items is not None and len(chosen) > self.max_items:
+            raise FieldError(f"pick at most {self.max_items}")
+        return chosen
 
     def _bounded(self, value: float) -> float:
         if self.minimum is not None and value < self.minimum:

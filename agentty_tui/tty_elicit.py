@@ -5,7 +5,8 @@ the server's message first, then accept, decline or cancel; each field with its 
 default in brackets (enter takes it) and ``-`` to leave an optional one out; a value that does
 not fit says why and asks again; the answer is shown before it is sent. A URL request shows
 the whole URL with its domain apart, warns when the domain is punycode or mixes scripts, and
-opens the page only when the person says yes; it is never fetched here.
+opens the page only when the person says yes (``url_domain``: its warnings, and only ``http``
+and ``https`` pages are opened); it is never fetched here.
 
 Everything the server sent is shown with its controls made visible (``safe_line``). The
 prompts run in a worker thread so the connection stays served while the person types.
@@ -14,11 +15,9 @@ prompts run in a worker thread so the connection stays served while the person t
 from __future__ import annotations
 
 import sys
-import unicodedata
 import webbrowser
 from collections.abc import Callable
 from typing import TextIO
-from urllib.parse import urlsplit
 
 import anyio.to_thread
 import mcp_types as types
@@ -26,30 +25,12 @@ from mcp.client.session import ClientRequestContext
 
 from agentty_tui.elicit_form import Answer, FieldError, FormField, form_fields
 from agentty_tui.terminal_text import safe_line
+from agentty_tui.url_domain import openable, url_parts, url_warnings
 
-__all__ = ["TerminalAsker", "domain_warnings"]
+__all__ = ["TerminalAsker"]
 
 ReadLine = Callable[[], str]
 """Reads one line the person typed (without its end); ``EOFError`` when input ended."""
-
-
-def domain_warnings(host: str) -> list[str]:
-    """What should make a person look twice at ``host``: punycode labels (shown decoded) and
-    letters of more than one script."""
-    warnings: list[str] = []
-    labels = host.split(".")
-    if any(label.lower().startswith("xn--") for label in labels):
-        try:
-            shown = host.encode("ascii").decode("idna")
-        except UnicodeError:
-            shown = host
-        warnings.append(f"the domain is written in punycode; it reads {safe_line(shown)!r}")
-    else:
-        shown = host
-    scripts = {unicodedata.name(char, "UNKNOWN").split(" ")[0] for char in shown if char.isalpha()}
-    if len(scripts) > 1:
-        warnings.append(f"the domain mixes scripts ({', '.join(sorted(scripts))})")
-    return warnings
 
 
 class TerminalAsker:
@@ -154,15 +135,17 @@ class TerminalAsker:
 
     def _ask_url(self, params: types.ElicitRequestURLParams) -> types.ElicitResult:
         url = params.url
-        host = urlsplit(url).hostname or ""
+        host = url_parts(url).host
         self._say(
             f"server {safe_line(self._server)!r} asks you to open a page: "
             f"{safe_line(params.message)}"
         )
         self._say(f"  {safe_line(url)}")
         self._say(f"  domain: {safe_line(host) or '(none)'}")
-        for warning in domain_warnings(host):
+        for warning in url_warnings(url):
             self._say(f"  warning: {warning}")
+        if not openable(url):
+            return types.ElicitResult(action="decline")
         if self._question("Open it in your browser? [y]es / [N]o: ").lower() not in ("y", "yes"):
             return types.ElicitResult(action="decline")
         if not self._open_url(url):

@@ -138,3 +138,27 @@ def test_no_schema_breaks_it(schema: dict[str, Any], typed: str) -> None:
         with contextlib.suppress(FieldError):
             field.parse(typed)
         assert isinstance(field.hint(), str)
+
+
+def test_a_filled_in_box_is_read_by_the_same_rules_and_empty_is_left_out_or_required() -> None:
+    """``read`` is what the picker's form uses: ``parse``'s rules, and an empty box is no value
+    for an optional field and an error for a required one."""
+    found = fields()
+    assert found["site"].read("  ") is None
+    with pytest.raises(FieldError, match="this field is required"):
+        found["name"].read("")
+    assert found["age"].read("41") == 41
+    with pytest.raises(FieldError, match="must be at most 130"):
+        found["age"].read("131")
+
+
+def test_options_picked_in_a_list_are_checked_like_typed_ones() -> None:
+    tags = fields()["tags"]
+    assert tags.picked(["b", "a", "b"]) == ["b", "a"]
+    with pytest.raises(FieldError, match="pick at most 2"):
+        tags.picked(["a", "b", "c"])
+    with pytest.raises(FieldError, match="pick at least 1"):
+        tags.picked([])
+    with pytest.raises(FieldError, match="not one of the options: 'z'"):
+        tags.picked(["z"])
+    assert tags.parse("1, 2") == tags.picked(["a", "b"])  # typed or picked: one rule

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 import mcp_types as types
 
-from agentty_tui.tty_elicit import TerminalAsker, domain_warnings
+from agentty_tui.tty_elicit import TerminalAsker
+from agentty_tui.url_domain import domain_warnings
 from tests.conftest import WriteConfig
 from tests.helpers import run_cli, stdio_entry
 from tests.servers import python_server_argv
@@ -95,6 +96,16 @@ def test_a_url_is_shown_whole_and_opened_only_on_yes() -> None:
     ask, out, opened = asker("yes")
     assert ask.ask(params).action == "accept"
     assert opened == ["https://example.org/login?x=1"]
+
+
+def test_a_page_that_is_no_web_page_is_declined_unasked() -> None:
+    params = types.ElicitRequestURLParams(
+        message="Run this", url="javascript:alert(1)", elicitation_id="e1"
+    )
+    ask, out, opened = asker("yes")
+    assert ask.ask(params).action == "decline" and opened == []
+    assert "warning: this is no http or https page: it is not opened" in out.getvalue()
+    assert "Open it in your browser?" not in out.getvalue()
 
 
 def test_a_punycode_or_mixed_script_domain_is_warned_about() -> None:

@@ -37,6 +37,7 @@ import mcp_types as types
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.early import EarlyStarts
+from agentty_tui.bridge.elicit import ServerElicitation
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.logs import default_log_dir
@@ -112,13 +113,16 @@ class Bridge:
         trust: bool = False,
         inherited: Inherited | None = None,
         early: EarlyStarts | None = None,
+        elicitation: ServerElicitation | None = None,
     ) -> None:
         """``config``: the workspace, or the store of one file (taken as the workspace of
         that one file, ``Workspace.of_store``); ``trust``: start the stdio servers of the
         config even if it is not trusted (as ``trust_config`` does later); ``inherited``:
         the environment and folder its servers start from (default: this process's, or
         ``early``'s); ``early``: the stdio servers already started for it before the SDK was
-        imported (their owner until a session takes them: enter it around the bridge)."""
+        imported (their owner until a session takes them: enter it around the bridge);
+        ``elicitation``: answers a server's form or URL request that no call's hooks answer,
+        told which server asks (``None``: such a request is declined; ``set_elicitation``)."""
         store = config if isinstance(config, Workspace) else Workspace.of_store(config)
         self.store = store
         """The config's files: a workspace (of one file for ``--config``)."""
@@ -145,6 +149,7 @@ class Bridge:
             early=early,
         )
         self._early = early
+        self._pool.elicitation = elicitation
         self._sessions = self._pool.live  # the live session of each server, by name
         # Each server's state in the last snapshot, with what it was built from.
         self._states = ServerStates()
@@ -272,6 +277,12 @@ class Bridge:
         """Call ``listener`` with the report of every reload an outside edit of the config's
         files caused (``watch``); returns a function that removes it."""
         return self.live.add_listener(listener)
+
+    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+        """From now on ``handler`` answers a server's form or URL request that no call's hooks
+        answer, told which server asks (``None``: such a request is declined); it applies to
+        the servers already running too."""
+        self._pool.elicitation = handler
 
     def step(self) -> StepRuntime:
         """Pin the current snapshot and its connected sessions for one agent step."""

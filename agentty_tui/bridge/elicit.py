@@ -1,4 +1,10 @@
-"""Answering a server's elicitation (a form it asks the user to fill) where no one is asked.
+"""Answering a server's elicitation (a form it asks the user to fill) where no call's hooks do.
+
+A request that no call's hooks answer (``bridge/call_hooks.py``: none in flight, several of
+different owners, or a call without an ``elicitation`` hook) goes to the bridge's
+``ServerElicitation``: a handler told which server asks, that a host embedding the bridge passes
+(``Bridge(..., elicitation=...)``) or sets later (``Bridge.set_elicitation``; the picker's queue
+of dialogs does), else a decline.
 
 A headless ``call --accept-defaults`` answers every form with the defaults its own schema
 gives, and nothing else: a field without a usable default stays out of the answer. A URL-mode
@@ -9,13 +15,20 @@ yields an empty answer, never an error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import mcp_types as types
 from mcp.client.session import ClientRequestContext
 
-__all__ = ["accept_defaults", "form_defaults"]
+__all__ = ["ServerElicitation", "accept_defaults", "form_defaults"]
+
+ServerElicitation = Callable[
+    [str, ClientRequestContext, types.ElicitRequestParams],
+    Awaitable[types.ElicitResult | types.ErrorData],
+]
+"""Answers a form or URL request of the server named first, one that no call's hooks answer
+(the SDK's elicitation callback, told which server asks)."""
 
 Answer = str | int | float | bool | list[str] | None
 """A value a form answer may carry (the protocol's primitive field types)."""

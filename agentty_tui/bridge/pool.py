@@ -15,9 +15,11 @@ from pathlib import Path
 
 import anyio.abc
 import mcp_types as types
+from mcp.client.session import ClientRequestContext
 
 from agentty_tui.bridge.call_hooks import decline
 from agentty_tui.bridge.early import EarlyStarts, wanted_servers
+from agentty_tui.bridge.elicit import ServerElicitation
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.offers import OfferListener
@@ -73,6 +75,9 @@ class SessionPool:
         self._on_log = on_log
         self._log_level = log_level
         self._roots = roots or RootsBoard(project_roots(config_path.parent))
+        self.elicitation: ServerElicitation | None = None
+        """Answers a server's form or URL request that no call's hooks answer (``None``: a
+        decline); read at each request."""
 
     @property
     def running(self) -> bool:
@@ -101,8 +106,20 @@ class SessionPool:
         assert self._group is not None, "the bridge is not running"
         group = self._group
         log = ServerLog(self._log_dir, config.name, self._config_path)
-        # Every session offers forms and roots: a call's hooks answer them, else a form is
-        # declined (the server hears a decline, not "not declared") and roots are the board's.
+        # Every session offers forms and roots: a call's hooks answer them, else the pool's
+        # ``elicitation`` (read when a request comes, so a handler set later applies to the
+        # servers already running), else a form is declined (the server hears a decline, not
+        # "not declared"); roots are the board's.
+        name = config.name
+
+        async def elicitation(
+            context: ClientRequestContext, params: types.ElicitRequestParams
+        ) -> types.ElicitResult | types.ErrorData:
+            handler = self.elicitation
+            if handler is None:
+                return await decline(context, params)
+            return await handler(name, context, params)
+
         session = ServerSession(
             config,
             log,
@@ -110,7 +127,7 @@ class SessionPool:
             on_offer=self._on_offer,
             on_log=self._on_log,
             log_level=self._log_level,
-            elicitation=decline,
+            elicitation=elicitation,
             roots=self._roots.answer,
             inherited=self._inherited,
             early=self._early,

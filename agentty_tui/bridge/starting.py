@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from agentty_tui.bridge.auth import LoginUI
     from agentty_tui.bridge.bridge import Bridge
     from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.bridge.elicit import ServerElicitation
 
 __all__ = ["StartingSource"]
 
@@ -58,6 +59,7 @@ class StartingSource:
         self._closing = anyio.Event()
         self._loading: anyio.CancelScope | None = None  # the wait for the frame and the SDK
         self._listeners: list[_WaitingListener] = []
+        self._elicitation: ServerElicitation | None = None  # handed to the bridge
 
     def load(self) -> None:
         """Read the config (blocking) for the first snapshot; one that does not load shows
@@ -93,7 +95,9 @@ class StartingSource:
                 )
             if self._loading.cancelled_caught or self._closing.is_set():
                 return  # quit before the bridge was up: the early starts are stopped here
-            bridge: Bridge = module.Bridge(self.workspace, trust=self._trust, early=early)
+            bridge: Bridge = module.Bridge(
+                self.workspace, trust=self._trust, early=early, elicitation=self._elicitation
+            )
             async with bridge, anyio.create_task_group() as watching:
                 await watching.start(bridge.watch)
                 self._bridge = bridge
@@ -242,6 +246,12 @@ class StartingSource:
     ) -> types.CallToolResult:
         """``Bridge.call_tool`` (with the call's ``hooks``), once the bridge is up."""
         return await (await self._up()).call_tool(server, tool, arguments, hooks)
+
+    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+        """``Bridge.set_elicitation``: now if the bridge is up, else once it is."""
+        self._elicitation = handler
+        if self._bridge is not None:
+            self._bridge.set_elicitation(handler)
 
 
 class _WaitingListener:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
 
     from agentty_tui.bridge.auth import LoginUI
     from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.bridge.elicit import ServerElicitation
 
 __all__ = ["ATTACH_TIMEOUT", "RETRY", "RemoteSource"]
 
@@ -503,3 +504,7 @@ class RemoteSource:
         import mcp_types  # the SDK's types: imported by the first call, not by the first frame
 
         return mcp_types.CallToolResult.model_validate(result.get("call"))
+
+    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+        """Nothing: what the daemon's servers ask outside a call is answered in the daemon
+        (declined there), not asked of an attached picker (yet)."""

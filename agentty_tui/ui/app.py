@@ -86,6 +86,7 @@ from agentty_tui.ui.row_source import (
     trust_lines,
 )
 from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_key
+from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.server_form import AddServerScreen, EditServerScreen, NewServer
 from agentty_tui.ui.source import DaemonSource, PluginSource
 from agentty_tui.ui.text import PlainText
@@ -424,6 +425,8 @@ class PickerApp(KeyOrderApp):
         self.daemon: DaemonView | None = source.daemon if isinstance(source, DaemonSource) else None
         """The gateway daemon the picker is attached to (its hosts, who sees which tool);
         ``None`` for a picker that runs its own servers."""
+        self.server_asks = ServerAsks(self)
+        """The forms and pages servers ask for, shown one at a time (``ui/server_asks.py``)."""
 
     def compose(self) -> ComposeResult:
         yield PlainText("", one_line=True, id="title")
@@ -442,6 +445,8 @@ class PickerApp(KeyOrderApp):
         if self.daemon is not None:
             self.show_daemon(self.daemon)
         self.picker.focus()
+        # What a server asks outside the picker's calls is shown here too, while the app runs.
+        self.source.set_elicitation(self.server_asks.background)
         if self._follow_updates:
             self._follow()
             self.hear_outside_edits()
@@ -449,8 +454,9 @@ class PickerApp(KeyOrderApp):
                 self._follow_daemon(self.source)
 
     def on_unmount(self) -> None:
-        """Stop hearing about outside edits."""
+        """Stop hearing about outside edits and answering servers' requests."""
         self.stop_hearing_outside_edits()
+        self.source.set_elicitation(None)
 
     # --- rendering ------------------------------------------------------------------
 
@@ -1188,7 +1194,7 @@ class PickerApp(KeyOrderApp):
         if server.status != "connected":
             self.notify(f"Server {server.name!r} is {server.status}.", severity="error")
             return
-        screen = CallToolScreen(self.source, server.name, tool)
+        screen = CallToolScreen(self.source, server.name, tool, asks=self.server_asks)
         self.last_call = screen.record
         self.push_screen(screen)
 
@@ -1198,7 +1204,9 @@ class PickerApp(KeyOrderApp):
         if record is None:
             self.notify("No call yet: c calls the tool under the cursor.", timeout=3)
             return
-        self.push_screen(CallToolScreen(self.source, record.server, record.tool, record))
+        self.push_screen(
+            CallToolScreen(self.source, record.server, record.tool, record, asks=self.server_asks)
+        )
 
     @on(PickerList.RowChosen, "#picker")
     def _selected(self) -> None:

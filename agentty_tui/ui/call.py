@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
@@ -35,6 +35,7 @@ from agentty_tui.frozen import thaw
 from agentty_tui.model import ToolState
 from agentty_tui.terminal_text import clip, safe_json
 from agentty_tui.ui.dialogs import Dialog
+from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.source import PluginSource
 from agentty_tui.ui.text import PlainText
 
@@ -181,21 +182,29 @@ class CallRecord:
         if self.running:
             self.latest = CallProgress(progress, total, message)
 
-    async def run(self, source: PluginSource, arguments: dict[str, Any]) -> None:
+    async def run(
+        self, source: PluginSource, arguments: dict[str, Any], asks: ServerAsks | None = None
+    ) -> None:
         """Call the tool through ``source`` and keep what came back; never raises but the
-        cancellation of its task (escape), which it records before passing it on."""
+        cancellation of its task (escape), which it records before passing it on. ``asks``:
+        where a form or page the server asks for during the call is shown (``None``: the
+        server hears a decline)."""
         self.started, self.finished, self.result, self.error = time.monotonic(), None, None, False
         self.latest = None
         # Imported at the first call: the hooks' module imports the SDK's client.
         from agentty_tui.bridge.call_hooks import CallHooks
 
         hooks = CallHooks(progress=self._reported)
+        if asks is not None:
+            hooks = replace(asks.hooks(self.server, self.tool.bare), progress=self._reported)
         try:
             outcome = await source.call_tool(self.server, self.tool.bare, arguments, hooks)
         except anyio.get_cancelled_exc_class():
             self._done(CANCELLED, error=True)
             raise
         except AgenttyError as exc:
+            if asks is not None:  # a -32042 names pages to open before calling again
+                asks.refused(self.server, self.tool.bare, exc)
             self._done(str(exc), error=True)
             return
         except Exception as exc:  # a misbehaving server must not take the app down
@@ -239,10 +248,18 @@ class CallToolScreen(Dialog[None]):
     AUTO_FOCUS = "#call-args"
 
     def __init__(
-        self, source: PluginSource, server: str, tool: ToolState, record: CallRecord | None = None
+        self,
+        source: PluginSource,
+        server: str,
+        tool: ToolState,
+        record: CallRecord | None = None,
+        *,
+        asks: ServerAsks | None = None,
     ) -> None:
+        """``asks``: the app's queue of server requests, where the call's forms are shown."""
         super().__init__()
         self._source = source
+        self._asks = asks
         self.record = record or CallRecord(server, tool, prefill_arguments(tool.input_schema))
         """The call this dialog shows (the app keeps it for ``C``)."""
         self._shown: float | None = None  # ``finished`` of the result on screen
@@ -305,7 +322,7 @@ class CallToolScreen(Dialog[None]):
         label = f"{record.server} / {record.tool.bare}"
 
         async def call() -> None:
-            await record.run(self._source, arguments)
+            await record.run(self._source, arguments, self._asks)
             for screen in app.screen_stack:
                 if isinstance(screen, CallToolScreen) and screen.record is record:
                     screen.refresh_record()

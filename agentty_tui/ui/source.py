@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
 
     from agentty_tui.bridge.auth import LoginUI
     from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.bridge.elicit import ServerElicitation
 
 __all__ = ["DaemonSource", "PluginSource"]
 
@@ -163,6 +164,11 @@ class PluginSource(Protocol):
         """Call one tool through a step runtime; ``hooks``: where its progress goes and who
         answers what the server asks meanwhile. Cancelling the caller cancels the server's
         request."""
+        ...
+
+    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+        """Who answers a server's form or URL request made outside any call with hooks, told
+        which server asks (``None``: a decline)."""
         ...
 
 

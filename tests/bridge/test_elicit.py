@@ -1,4 +1,5 @@
-"""A server's form request during a call: answered with the schema's defaults, or refused."""
+"""A server's form request during a call: answered with the schema's defaults, or refused; one
+outside any call: answered by the bridge's handler, told which server asks."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import mcp_types as types
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from mcp.client.session import ClientRequestContext
 
+from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.elicit import accept_defaults, form_defaults
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.config import ConfigStore
@@ -103,3 +106,38 @@ async def test_without_an_answerer_the_server_hears_forms_are_not_offered(
             assert session.state.status == "connected", session.state.error
             with pytest.raises(OperationError, match="did not declare the form elicitation"):
                 await session.call_tool("ask", {})
+
+
+async def _background_answers(bridge: Bridge, count: int) -> list[str]:
+    """Have ``elicit_server`` ask ``count`` forms outside any call, and wait for what it got."""
+    assert _text(await bridge.call_tool("asker", "later", {"count": count})) == f"asked {count}"
+    while True:
+        seen = _text(await bridge.call_tool("asker", "answers"))
+        if seen.count("\n") == count - 1 and seen:
+            return seen.splitlines()
+        await anyio.sleep(0.05)
+
+
+@pytest.mark.anyio
+async def test_a_request_outside_any_call_goes_to_the_bridges_handler_with_the_servers_name(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    """The library's way to answer what no call's hooks answer: ``Bridge(elicitation=...)``,
+    replaced for the servers already running by ``set_elicitation``; without one, a decline."""
+    path = write_config({"asker": stdio_entry(python_server_argv("elicit_server.py"))})
+    asked: list[tuple[str, str]] = []
+
+    async def answer(
+        server: str, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append((server, params.message))
+        return types.ElicitResult(action="accept", content={"reply": f"from {server}"})
+
+    with anyio.fail_after(30):
+        async with Bridge(ConfigStore(path), log_dir=log_dir, elicitation=answer) as bridge:
+            await bridge.settled()
+            assert await _background_answers(bridge, 1) == ['bg-1 accept {"reply": "from asker"}']
+            assert asked == [("asker", "Question 1 of 1")]
+            bridge.set_elicitation(None)
+            assert await _background_answers(bridge, 1) == ["bg-1 decline null"]
+            assert len(asked) == 1

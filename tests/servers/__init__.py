@@ -28,6 +28,9 @@ running the tests, so the venv's mcp 2.x is importable).
 - ``asking_server.py``   tools that report progress, ask a form or a URL, ask for roots, wait
                          to be cancelled, ask for sampling; ``--legacy``: the 2025 handshake
                          era only.
+- ``elicit_server.py``   no SDK, 2025 handshake: a form of every kind of field mid-call, a URL
+                         mid-call, a ``-32042`` and its completion, forms asked outside any
+                         call (the picker's form and URL dialogs).
 - ``legacy_ts/``         a TypeScript-SDK server that speaks only the 2025 handshake era
                          (answers ``server/discover`` with -32601); needs node and
                          ``npm ci`` in that folder (see ``legacy_ts_available``).

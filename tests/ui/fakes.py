@@ -17,6 +17,7 @@ from textual.app import App
 
 from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.elicit import ServerElicitation
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportPlan, ImportResult, PreparedImport
@@ -200,6 +201,7 @@ class StaticSource:
         self._model = first
         self._changed: anyio.Event | None = None  # made in the event loop, on first use
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        self.elicitation: ServerElicitation | None = None  # what the app set (set_elicitation)
         """Every operation asked for, with its arguments."""
         self.fail: Exception | None = None
         """When set, every operation raises it (after recording the call)."""
@@ -405,6 +407,9 @@ class StaticSource:
             raise
         self.calls.append(("login pasted", (pasted,)))
         return self._model
+
+    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+        self.elicitation = handler
 
     async def call_tool(
         self,
