@@ -308,10 +308,14 @@ async def started_early(store: Workspace, trust: bool, early: EarlyStarts) -> No
     caller imports the SDK; a config that does not load starts none (the bridge says why)."""
     import anyio.to_thread
 
+    from agentty_tui.bridge.early import loaded_with_version
+
     try:
-        config = await anyio.to_thread.run_sync(store.load)
+        version, config = await anyio.to_thread.run_sync(loaded_with_version, store)
     except ConfigError:
         return
+    if version is not None:
+        early.keep_loaded(version, config)  # the bridge then reads the files once, not twice
     await early.start(config, TrustGate(everything=trust))
 
 

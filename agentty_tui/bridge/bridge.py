@@ -614,6 +614,11 @@ class Bridge:
         """Load the config (in a worker thread), noting the files' fingerprint first: an
         outside edit that lands meanwhile still differs from it, and is reloaded."""
         self._seen_version = self.store.version()
+        if self._early is not None:
+            # The config the early starts were made from, when no file moved since.
+            kept = self._early.take_loaded(self._seen_version)
+            if kept is not None:
+                return kept
         return self.store.load()
 
     def _write(

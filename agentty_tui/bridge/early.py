@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
@@ -34,7 +35,20 @@ from agentty_tui.bridge.reaper import session_token
 from agentty_tui.config.trust import TrustGate
 from agentty_tui.model import PluginConfig, ServerConfig, StdioSpec
 
-__all__ = ["EarlyStart", "EarlyStarts", "wanted_servers"]
+if TYPE_CHECKING:
+    from agentty_tui.config.workspace import Workspace
+
+__all__ = ["EarlyStart", "EarlyStarts", "loaded_with_version", "wanted_servers"]
+
+
+def loaded_with_version(workspace: Workspace) -> tuple[object | None, PluginConfig]:
+    """``workspace.load()`` (blocking) with the fingerprint its files had
+    (``Workspace.version()``); ``None`` for the fingerprint when it moved while they were
+    read (an edit meanwhile, or files the load found to watch): the config is then not kept
+    for a bridge, which reads the files itself."""
+    before = workspace.version()
+    config = workspace.load()
+    return (before if workspace.version() == before else None), config
 
 
 def wanted_servers(config: PluginConfig, gated: Mapping[str, bool]) -> dict[str, ServerConfig]:
@@ -72,6 +86,21 @@ class EarlyStarts:
         """What the servers are started from: the bridge that takes them must use the same."""
         self._waiting: dict[str, EarlyStart] = {}
         self._closed = False
+        self._loaded: tuple[object, PluginConfig] | None = None
+
+    def keep_loaded(self, version: object, config: PluginConfig) -> None:
+        """Keep the config these starts were made from, with the fingerprint its files had
+        (``Workspace.version()``), for the bridge that takes them: it reads the files again
+        only when the fingerprint moved (a large ``~/.claude.json`` is parsed once)."""
+        self._loaded = (version, config)
+
+    def take_loaded(self, version: object) -> PluginConfig | None:
+        """The kept config, once, when ``version`` is still its files' fingerprint; else
+        ``None`` (the caller loads them)."""
+        kept, self._loaded = self._loaded, None
+        if kept is None or kept[0] != version:
+            return None
+        return kept[1]
 
     @property
     def waiting(self) -> tuple[str, ...]:

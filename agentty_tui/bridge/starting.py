@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from agentty_tui.bridge.early import EarlyStarts
+from agentty_tui.bridge.early import EarlyStarts, loaded_with_version
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.states import opening_model
 from agentty_tui.config.discover import HostFile
@@ -53,6 +53,7 @@ class StartingSource:
         """The config's files, as the bridge will read them."""
         self._trust = trust
         self._loaded: PluginConfig | None = None
+        self._version: object | None = None  # the fingerprint of ``_loaded``'s files
         self._first = PluginModel(config_path=str(workspace.path))
         self._bridge: Bridge | None = None
         self._ready = anyio.Event()
@@ -65,7 +66,7 @@ class StartingSource:
         """Read the config (blocking) for the first snapshot; one that does not load shows
         nothing until the bridge, which says why."""
         try:
-            config = self.workspace.load()
+            self._version, config = loaded_with_version(self.workspace)
         except ConfigError:
             return
         self._loaded = config
@@ -86,6 +87,8 @@ class StartingSource:
                 # competes for the CPU the first frame needs, while it overlaps the SDK's load.
                 await first_frame.wait()
                 if self._loaded is not None:
+                    if self._version is not None:  # the bridge reads the files once, not twice
+                        early.keep_loaded(self._version, self._loaded)
                     await early.start(self._loaded, TrustGate(everything=self._trust))
                 # After the first frame, in a thread (about half a second of the SDK's
                 # imports): the picker keeps answering keys meanwhile, and a quit does not wait

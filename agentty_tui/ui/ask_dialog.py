@@ -10,14 +10,16 @@ sent is shown through ``PlainText``: no markup, every control visible.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import mcp_types as types
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
 from agentty_tui.ui.dialogs import Dialog
 from agentty_tui.ui.text import PlainText
+
+if TYPE_CHECKING:  # the SDK's types: imported when a server asks, not at the picker's start
+    import mcp_types as types  # noqa: F401  (named in the base class's quoted parameter)
 
 __all__ = ["AskDialog", "Asker", "waiting_text"]
 
@@ -64,7 +66,7 @@ def waiting_text(count: int) -> str:
     return f"{count} more requests wait after this one."
 
 
-class AskDialog(Dialog[types.ElicitResult | None]):
+class AskDialog(Dialog["types.ElicitResult | None"]):
     """A modal that answers one server request; subclasses compose the body between
     ``compose_header`` and ``compose_footer``."""
 
@@ -151,6 +153,8 @@ class AskDialog(Dialog[types.ElicitResult | None]):
 
     def answer(self, action: Refusal) -> None:
         """Dismiss with a decline or a cancel (an accept carries content: the subclass's)."""
+        import mcp_types as types
+
         self.dismiss(types.ElicitResult(action=action))
 
     def action_cancel(self) -> None:

@@ -14,9 +14,8 @@ Titles, descriptions, option labels and the message are the server's: plain text
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import mcp_types as types
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -29,6 +28,9 @@ from agentty_tui.elicit_form import Answer, FieldError, FormField, form_fields
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.ask_dialog import AskDialog, Asker
 from agentty_tui.ui.text import LINE_LIMIT, PlainText
+
+if TYPE_CHECKING:  # the SDK's types: imported when a server asks, not at the picker's start
+    import mcp_types as types
 
 __all__ = ["FormDialog", "field_label", "field_widget", "read_field"]
 
@@ -219,6 +221,8 @@ class FormDialog(AskDialog):
         """ctrl+s: send the answer, once every field fits."""
         values = self.answers()
         if values is not None:
+            import mcp_types as types
+
             self.dismiss(types.ElicitResult(action="accept", content=values))
 
 

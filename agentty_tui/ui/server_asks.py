@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
-import mcp_types as types
 from textual.app import App
 
 from agentty_tui.terminal_text import safe_line
@@ -38,7 +37,8 @@ from agentty_tui.ui.ask_dialog import AskDialog, Asker
 from agentty_tui.ui.form_dialog import FormDialog
 from agentty_tui.ui.url_dialog import UrlDialog
 
-if TYPE_CHECKING:  # the SDK's client: imported at the first call, not at the picker's start
+if TYPE_CHECKING:  # the SDK: imported at the first call or request, not at the picker's start
+    import mcp_types as types
     from mcp.client.session import ClientRequestContext
 
     from agentty_tui.bridge.call_hooks import CallHooks
@@ -139,6 +139,8 @@ class ServerAsks:
     ) -> types.ElicitResult:
         """Show the request in its turn and return the person's answer; a decline when it was
         not answered in ``timeout`` seconds, or when the app is not running."""
+        import mcp_types as types
+
         if not self._app.is_running:
             return types.ElicitResult(action="decline")
         if len(self._waiting) >= MAX_WAITING:
@@ -180,6 +182,8 @@ class ServerAsks:
             self._app.call_later(self._count_waiting, self.shown)
 
     def _push(self, request: ServerAsk) -> None:
+        import mcp_types as types
+
         if request.answered.is_set():  # withdrawn before its dialog came up
             self._closed(request)
             return

@@ -12,9 +12,8 @@ are Open and Not now.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import mcp_types as types
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -25,6 +24,9 @@ from agentty_tui.terminal_text import clip, safe_line
 from agentty_tui.ui.ask_dialog import AskDialog, Asker
 from agentty_tui.ui.text import BLOCK_LIMIT, PlainText
 from agentty_tui.url_domain import openable, url_parts, url_warnings
+
+if TYPE_CHECKING:  # the SDK's types: imported when a server asks, not at the picker's start
+    pass
 
 __all__ = ["UrlDialog", "shown_url"]
 
@@ -100,4 +102,6 @@ class UrlDialog(AskDialog):
     def action_open(self) -> None:
         """o: consent: the page may be opened (the caller opens it once this is closed)."""
         if openable(self.url):
+            import mcp_types as types
+
             self.dismiss(types.ElicitResult(action="accept"))

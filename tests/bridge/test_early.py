@@ -12,11 +12,12 @@ import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.early import EarlyStarts
+from agentty_tui.bridge.early import EarlyStarts, loaded_with_version
 from agentty_tui.bridge.inherited import INHERITED_VARIABLES
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.trust import TrustGate
+from agentty_tui.config.workspace import Workspace
 from tests.conftest import WriteConfig
 from tests.helpers import process_alive, stdio_entry
 from tests.servers import light_argv
@@ -117,3 +118,19 @@ def _pid(early: EarlyStarts, name: str) -> int:
 
 def _log_of(log_dir: Path, server: str) -> str:
     return next(p for p in log_dir.iterdir() if p.name.startswith(f"{server}-")).read_text()
+
+
+def test_the_kept_config_is_taken_once_and_only_while_its_files_are_unchanged(
+    write_config: WriteConfig,
+) -> None:
+    path = write_config({"a": stdio_entry(light_argv(1))})
+    workspace = Workspace.of_file(path)
+    version, config = loaded_with_version(workspace)
+    assert version is not None and version == workspace.version()
+    early = EarlyStarts()
+    early.keep_loaded(version, config)
+    assert early.take_loaded(version) is config
+    assert early.take_loaded(version) is None  # once: a reload reads the files
+    early.keep_loaded(version, config)
+    path.write_text(path.read_text().replace('"a"', '"b"'))  # an edit after the early load
+    assert early.take_loaded(workspace.version()) is None
