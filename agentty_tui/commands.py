@@ -402,6 +402,7 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     import anyio.to_thread
 
     from agentty_tui.catalog import project_catalog
+    from agentty_tui.catalog.host_limits import host_limits
     from agentty_tui.report import catalog_json, catalog_text
 
     # The counts load while the servers boot, once they are started (as for ``list --json``).
@@ -409,15 +410,21 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     model = await _settled_model(path, args, then=lambda: loading.append(_load_token_encoding()))
     for thread in loading:
         await anyio.to_thread.run_sync(thread.join)
+    # In a host's lens, that host's own ceiling cuts the list as the gateway cuts it for that
+    # host, when it is tighter than the tool budget.
+    limits = host_limits(_host(args))
+    budget = model.tool_budget if args.budget is None else args.budget
+    if limits is not None and limits.tool_ceiling is not None:
+        budget = min(budget, limits.tool_ceiling)
     catalog = project_catalog(
         model,
-        budget=args.budget,
+        budget=budget,
         token_budget="model" if args.token_budget is None else args.token_budget,
     )
     if args.json:
-        say_json(catalog_json(catalog))
+        say_json(catalog_json(catalog, limits))
     else:
-        say(catalog_text(catalog))
+        say(catalog_text(catalog, limits))
     return 0
 
 

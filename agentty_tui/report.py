@@ -21,6 +21,7 @@ from agentty_tui.catalog import (
     WireTool,
     qualified_name,
 )
+from agentty_tui.catalog.host_limits import HostLimits, host_limits
 from agentty_tui.config.entry_rules import fact_lines, facts_json
 from agentty_tui.frozen import thaw
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, hosts_in_use
@@ -197,11 +198,34 @@ NEEDS_TASKS = "needs task support"
 """Why a tool that runs only as a task is not on the wire."""
 
 
-def catalog_json(catalog: WireCatalog) -> dict[str, Any]:
+def host_json(limits: HostLimits, catalog: WireCatalog) -> dict[str, Any]:
+    """``catalog --host H --json``'s ``"host"``: the family the host's tools are counted in
+    and the host's own limits (``catalog.host_limits``), with whether it defers this catalog's
+    MCP tools now."""
+    mcp = [tool for tool in catalog.tools if tool.server is not None]
+    tokens = sum(TOKEN_COUNTER.count_tool(tool, limits.family) for tool in mcp)
+    return {
+        "name": limits.host,
+        "family": limits.family,
+        "family_estimate": limits.family_estimate,
+        "tool_ceiling": limits.tool_ceiling,
+        "defers_from_tools": limits.defers_from_tools,
+        "defers_past_tokens": limits.defers_past_tokens,
+        "name_limit": limits.name_limit,
+        "mcp_tools": len(mcp),
+        "mcp_tokens": tokens,
+        "defers_now": limits.defers(len(mcp), tokens),
+    }
+
+
+def catalog_json(catalog: WireCatalog, limits: HostLimits | None = None) -> dict[str, Any]:
     """``catalog --json``: the wire tools the model would see, each with its ``tokens`` per
     model family, the totals (``tokens``, see :func:`tokens_json`), and what the budgets
-    dropped."""
+    dropped; with ``limits`` (``--host``), that host's family and limits (``"host"``, see
+    :func:`host_json`)."""
+    found: dict[str, Any] = {} if limits is None else {"host": host_json(limits, catalog)}
     return {
+        **found,
         "tools": [
             {
                 "name": tool.name,
@@ -295,11 +319,14 @@ def model_text(model: PluginModel, catalog: WireCatalog, *, workspace: bool = Fa
     return "\n".join(lines)
 
 
-def catalog_text(catalog: WireCatalog) -> str:
-    """``catalog``: one wire name a line, with its tokens (:data:`DEFAULT_FAMILY`) and where it
-    comes from; then the totals, saying whether the count is exact or an estimate."""
+def catalog_text(catalog: WireCatalog, limits: HostLimits | None = None) -> str:
+    """``catalog``: one wire name a line, with its tokens and where it comes from; then the
+    totals, saying whether the count is exact or an estimate. Counted in
+    :data:`DEFAULT_FAMILY`, or with ``limits`` (``--host``) in that host's family, followed by
+    the host's own limits and whether it defers these tools now."""
+    family_name = DEFAULT_FAMILY if limits is None else limits.family
     width = max((len(tool.name) for tool in catalog.tools), default=0)
-    counts = [TOKEN_COUNTER.count_tool(tool) for tool in catalog.tools]
+    counts = [TOKEN_COUNTER.count_tool(tool, family_name) for tool in catalog.tools]
     digits = max((len(f"{count:,}") for count in counts), default=0)
     lines = [
         f"{tool.name:<{width}}  {count:>{digits},}  "
@@ -307,7 +334,7 @@ def catalog_text(catalog: WireCatalog) -> str:
         for tool, count in zip(catalog.tools, counts, strict=True)
     ]
     lines.append("")
-    family = FAMILIES[DEFAULT_FAMILY]
+    family = FAMILIES[family_name]
     budget = f"budget {catalog.budget}"
     if catalog.token_budget is not None:
         budget += f", token budget {catalog.token_budget:,}"
@@ -319,6 +346,8 @@ def catalog_text(catalog: WireCatalog) -> str:
         else ""
     )
     lines.append(f"tokens: {family.label}'s, {how}{overhead}")
+    if limits is not None:
+        lines.append(_host_line(host_json(limits, catalog)))
     if catalog.warning:
         lines.append(f"warning: {catalog.warning}")
         for ref in catalog.trimmed:
@@ -328,6 +357,25 @@ def catalog_text(catalog: WireCatalog) -> str:
         for ref in catalog.needs_tasks:
             lines.append(f"  {safe_line(ref.server)} / {safe_line(ref.tool)}")
     return "\n".join(lines)
+
+
+def _host_line(host: dict[str, Any]) -> str:
+    """``catalog --host``'s line on the host: its limits in words and what they mean now."""
+    from agentty_tui.config.hosts.switches import HOST_NAMES
+
+    limits = host_limits(host["name"])
+    assert limits is not None
+    name = HOST_NAMES.get(host["name"], host["name"])
+    rules = ", ".join(limits.rules()) or "no tool limit known"
+    estimate = (
+        " (no offline tokenizer for its models: an estimate)" if host["family_estimate"] else ""
+    )
+    now = (
+        f"; it defers them now ({host['mcp_tools']} MCP tools, {host['mcp_tokens']:,} tokens)"
+        if host["defers_now"]
+        else ""
+    )
+    return f"{name}: {rules}{estimate}{now}"
 
 
 def result_text(result: Any, output_schema: Any = None) -> str:
