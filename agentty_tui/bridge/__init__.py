@@ -7,8 +7,9 @@ which imports the SDK. ``from agentty_tui.bridge import Bridge`` works as before
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentty_tui.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     # What the type checker reads instead of ``__getattr__``, which it does not see: a name
@@ -28,12 +29,4 @@ _HOMES = {
 
 
 if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        """Import a public name's module on first use, and keep the name here from then on."""
-        home = _HOMES.get(name)
-        if home is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
-        globals()[name] = value
-        return value
+    __getattr__ = lazy_names(__name__, _HOMES, globals())
