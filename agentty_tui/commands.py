@@ -414,11 +414,10 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     # host, when it is tighter than the tool budget.
     limits = host_limits(_host(args))
     budget = model.tool_budget if args.budget is None else args.budget
-    if limits is not None and limits.tool_ceiling is not None:
-        budget = min(budget, limits.tool_ceiling)
+    ceiling = None if limits is None else limits.ceiling_under(budget)
     catalog = project_catalog(
         model,
-        budget=budget,
+        budget=budget if ceiling is None else ceiling,
         token_budget="model" if args.token_budget is None else args.token_budget,
     )
     if args.json:

@@ -21,7 +21,7 @@ from agentty_tui.catalog import (
     WireTool,
     qualified_name,
 )
-from agentty_tui.catalog.host_limits import HostLimits, host_limits
+from agentty_tui.catalog.host_limits import HostLimits
 from agentty_tui.config.entry_rules import fact_lines, facts_json
 from agentty_tui.frozen import thaw
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, hosts_in_use
@@ -347,7 +347,7 @@ def catalog_text(catalog: WireCatalog, limits: HostLimits | None = None) -> str:
     )
     lines.append(f"tokens: {family.label}'s, {how}{overhead}")
     if limits is not None:
-        lines.append(_host_line(host_json(limits, catalog)))
+        lines.append(_host_line(limits, host_json(limits, catalog)))
     if catalog.warning:
         lines.append(f"warning: {catalog.warning}")
         for ref in catalog.trimmed:
@@ -359,13 +359,12 @@ def catalog_text(catalog: WireCatalog, limits: HostLimits | None = None) -> str:
     return "\n".join(lines)
 
 
-def _host_line(host: dict[str, Any]) -> str:
-    """``catalog --host``'s line on the host: its limits in words and what they mean now."""
+def _host_line(limits: HostLimits, host: dict[str, Any]) -> str:
+    """``catalog --host``'s line on the host (``host``: its ``host_json``): its limits in
+    words and what they mean now."""
     from agentty_tui.config.hosts.switches import HOST_NAMES
 
-    limits = host_limits(host["name"])
-    assert limits is not None
-    name = HOST_NAMES.get(host["name"], host["name"])
+    name = HOST_NAMES.get(limits.host, limits.host)
     rules = ", ".join(limits.rules()) or "no tool limit known"
     estimate = (
         " (no offline tokenizer for its models: an estimate)" if host["family_estimate"] else ""

@@ -64,6 +64,13 @@ class HostLimits:
     name_limit: int = MAX_WIRE_NAME_LENGTH
     """The longest tool name its model's provider accepts."""
 
+    def ceiling_under(self, budget: int) -> int | None:
+        """The host's tool ceiling when it is tighter than ``budget`` (the tool budget), else
+        ``None``: what a list for this host is cut to, and which limit the warning names."""
+        if self.tool_ceiling is None or self.tool_ceiling >= budget:
+            return None
+        return self.tool_ceiling
+
     @property
     def defers_past_tokens(self) -> int | None:
         """The tool tokens past which the host defers its MCP tools, if it does by size."""

@@ -107,9 +107,7 @@ class ToolsMaker:
             return last
         model = served_lens(snapshot, self._host)
         limits = host_limits(self._host)
-        ceiling = None if limits is None else limits.tool_ceiling
-        if ceiling is not None and ceiling >= model.tool_budget:
-            ceiling = None  # the tool budget is the tighter
+        ceiling = None if limits is None else limits.ceiling_under(model.tool_budget)
         catalog = self._projector.project(model, budget=ceiling)
         shipped = [tool for tool in catalog.tools if tool.server is not None]
         names = gateway_names(ToolRef(tool.server or "", tool.tool) for tool in shipped)
