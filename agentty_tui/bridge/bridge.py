@@ -86,6 +86,7 @@ from agentty_tui.errors import (
     UnknownServerError,
 )
 from agentty_tui.model import (
+    HttpSpec,
     PluginConfig,
     PluginModel,
     ServerConfig,
@@ -137,6 +138,7 @@ class Bridge:
         self.roots = RootsBoard(project_roots(store.root))
         """The roots a server gets when it asks outside a call that answers them: what the
         bridge's clients offer, else the project root (``bridge/roots.py``)."""
+        self._inherited = inherited or (early.inherited if early is not None else Inherited())
         self._pool = SessionPool(
             self.log_dir,
             store.path,
@@ -145,7 +147,7 @@ class Bridge:
             on_offer=self._offer_listeners.call,
             on_log=self._log_listeners.call,
             log_level=lambda: self._log_levels.floor,
-            inherited=inherited or (early.inherited if early is not None else Inherited()),
+            inherited=self._inherited,
             early=early,
         )
         self._early = early
@@ -556,19 +558,28 @@ class Bridge:
         redirect; a login that is denied, times out or is refused raises ``LoginError``. A
         server that waits for trust is an ``OperationError``, before any request is sent.
         """
+        spec, request_timeout = self.login_target(name)
+        await login(spec, ui, request_timeout=request_timeout)
+        return await self.restart(name)
+
+    def login_target(self, name: str) -> tuple[HttpSpec, float]:
+        """What a login to the URL server ``name`` goes to: its spec, expanded as its session
+        expands it (from the environment its servers inherit), and its request timeout.
+
+        A server that waits for trust is an ``OperationError``, as is one with no login.
+        """
         config = self._config.server(name)
         if config is None:
             raise UnknownServerError(name)
         self._trust.refuse_untrusted(self._config, config, "cannot log in before it is trusted")
-        await login(login_spec(config), ui, request_timeout=config.request_timeout)
-        return await self.restart(name)
+        return login_spec(config, self._inherited.environ), config.request_timeout
 
     async def logout(self, name: str) -> PluginModel:
         """Forget the URL server ``name``'s tokens and client registration; reconnect it."""
         config = self._config.server(name)
         if config is None:
             raise UnknownServerError(name)
-        logout(login_spec(config))
+        logout(login_spec(config, self._inherited.environ))
         return await self.restart(name)
 
     # --- reloads ---------------------------------------------------------------------

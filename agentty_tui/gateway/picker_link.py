@@ -70,6 +70,7 @@ OPERATIONS = frozenset(
         "restart",
         "trust_config",
         "trust_servers",
+        "login_target",
         "logout",
         "call_tool",
     }

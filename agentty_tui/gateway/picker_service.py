@@ -24,6 +24,7 @@ import anyio.abc
 from pydantic import TypeAdapter
 
 from agentty_tui.bridge import Bridge
+from agentty_tui.bridge.auth.vault import default_auth_dir
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.daemon_view import AttachedHost
@@ -254,6 +255,16 @@ async def _operate(bridge: Bridge, op: str, args: Mapping[str, Any]) -> dict[str
         chosen = None if names is None else [str(name) for name in names]
         seen = None if shown is None else {str(k): str(v) for k, v in dict(shown).items()}
         return _model(await bridge.trust_servers(chosen, shown=seen))
+    if op == "login_target":
+        # The picker logs in itself (its terminal, its browser) and then has the server
+        # restarted here: it needs the URL as this bridge's session expands it, and where the
+        # tokens are kept so that the session finds them.
+        spec, request_timeout = bridge.login_target(_text(args, "name"))
+        return {
+            "spec": spec.model_dump(mode="json"),
+            "request_timeout": request_timeout,
+            "auth_dir": str(default_auth_dir()),
+        }
     if op == "logout":
         return _model(await bridge.logout(_text(args, "name")))
     # call_tool

@@ -16,8 +16,11 @@ When the daemon goes away (killed, crashed), the view says so, every operation w
 answer and every new one fails saying so, and the source tries to attach again every
 ``RETRY`` seconds: a host's ``serve --shared`` starts a new daemon at its next request, and the
 picker then follows it. The picker does not start one itself (it would be the picker's child,
-and end with it). Logging in and importing are not done through the daemon: they say what to
-run instead.
+and end with it). A login and an import run here, not in the daemon: a login needs this
+terminal and this user's browser (the daemon says which URL its session connects to, and where
+it reads tokens; the server is then restarted there), and an import is a write of the config
+file the daemon reads (announced: it reloads, and then the picker has it reload once more to
+have its report).
 """
 
 from __future__ import annotations
@@ -34,9 +37,17 @@ import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.config.announce import one_announcement
 from agentty_tui.config.discover import HostFile
-from agentty_tui.config.importing import ImportResult, PreparedImport
-from agentty_tui.errors import AgenttyError
+from agentty_tui.config.importing import (
+    ImportPlan,
+    ImportResult,
+    PreparedImport,
+    apply_import,
+    prepare_import,
+)
+from agentty_tui.config.store import ConfigStore
+from agentty_tui.errors import AgenttyError, OperationError
 from agentty_tui.gateway.attachment import Attachment
 from agentty_tui.gateway.daemon_view import AttachedHost, DaemonView
 from agentty_tui.gateway.picker_link import (
@@ -47,7 +58,14 @@ from agentty_tui.gateway.picker_link import (
     report_of,
 )
 from agentty_tui.gateway.rendezvous import Rendezvous
-from agentty_tui.model import PluginModel, ServerSpec, ServerState, SourceRef, next_revision
+from agentty_tui.model import (
+    HttpSpec,
+    PluginModel,
+    ServerSpec,
+    ServerState,
+    SourceRef,
+    next_revision,
+)
 
 if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
     import mcp_types as types
@@ -75,19 +93,13 @@ GONE = (
 LOST_DURING = "the gateway daemon went away before it answered: the change may not have been made"
 """An operation's failure when the daemon went away while it waited."""
 
-NOT_REMOTE = {
-    "login": (
-        "logging in is not done through the gateway daemon: run 'agentty-tui login {name}' "
-        "in a terminal, then R restarts the server here (or run the picker with --no-daemon)"
-    ),
-    "import": (
-        "importing is not done through the gateway daemon: run 'agentty-tui import' in a "
-        "terminal (the picker shows the servers it adds), or the picker with --no-daemon"
-    ),
-}
-"""What the operations the daemon does not carry out for a picker say instead."""
-
 T = TypeVar("T")
+
+
+def _write_import(plan: ImportPlan, store: ConfigStore) -> ImportResult:
+    # One announcement for the whole import: the daemon's bridge reloads once, not per server.
+    with one_announcement():
+        return apply_import(plan, store)
 
 
 class _Latest(Generic[T]):
@@ -476,16 +488,49 @@ class RemoteSource:
         )
 
     async def import_plan(self, source: HostFile) -> PreparedImport:
-        """Not through the daemon: an ``AgenttyError`` saying what to run instead."""
-        raise AgenttyError(NOT_REMOTE["import"])
+        """What importing ``source`` into the daemon's import target would do, planned here
+        (reading files needs no daemon); nothing is written."""
+        store = self._import_store()
+        return await anyio.to_thread.run_sync(prepare_import, source, store)
 
     async def import_servers(self, prepared: PreparedImport) -> tuple[ImportResult, ReloadReport]:
-        """Not through the daemon: an ``AgenttyError`` saying what to run instead."""
-        raise AgenttyError(NOT_REMOTE["import"])
+        """Write ``prepared``'s additions here, as the daemon's bridge would (the same store's
+        lock and atomic writes, announced to the bridges that read the file), then have the
+        daemon reload: its servers start, and the snapshots show them."""
+        store = self._import_store()
+        if store.path != prepared.target:
+            raise OperationError(f"the import was planned for {prepared.target}, not this config")
+        result = await anyio.to_thread.run_sync(_write_import, prepared.plan, store)
+        return result, await self.reload()
+
+    def _import_store(self) -> ConfigStore:
+        if self._hello is None:
+            raise AgenttyError(GONE)
+        return ConfigStore(self._hello.import_target)
 
     async def login(self, name: str, ui: LoginUI) -> PluginModel:
-        """Not through the daemon: an ``AgenttyError`` saying what to run instead."""
-        raise AgenttyError(NOT_REMOTE["login"].format(name=name))
+        """Log in here (this terminal shows the URL, this user's browser opens it) to the URL
+        the daemon's session of ``name`` connects to, keep the tokens where that session reads
+        them, then have the daemon restart the server."""
+        target = await self._ask("login_target", name=name)
+        from agentty_tui.bridge.auth import login  # the SDK's OAuth client: first login only
+        from agentty_tui.bridge.auth.vault import FileVault, default_vault
+
+        spec = HttpSpec.model_validate(target.get("spec"))
+        timeout = target.get("request_timeout")
+        vault = default_vault()
+        where = Path(str(target.get("auth_dir") or ""))
+        # A daemon started with another XDG_STATE_HOME keeps its files elsewhere: the tokens go
+        # where its session looks (a keyring is the same for both).
+        if isinstance(vault, FileVault) and where.is_absolute() and where != vault.directory:
+            vault = FileVault(where)
+        await login(
+            spec,
+            ui,
+            request_timeout=float(timeout) if isinstance(timeout, int | float) else 60.0,
+            vault=vault,
+        )
+        return await self.restart(name)
 
     async def logout(self, name: str) -> PluginModel:
         """Forget a URL server's tokens, in the daemon, and reconnect it."""
