@@ -50,6 +50,7 @@ from agentty_tui.ui.text import PlainText
 from agentty_tui.ui.tool_marks import TASK_REASON, hint_lines
 
 __all__ = [
+    "DIALOG_KEYS",
     "KEYS",
     "LINE_CHARS",
     "POLL_SECONDS",
@@ -107,6 +108,29 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("q", "quit (stops every server)"),
 )
 """Every key of the picker, for the help screen."""
+
+DIALOG_KEYS: tuple[tuple[str, str], ...] = (
+    ("tab  shift+tab", "next / previous field or button"),
+    (
+        "ctrl+s",
+        "a server's form: accept (send what you filled in; a field in error says why);"
+        " the call dialog: call",
+    ),
+    ("Decline", "a server's form or page: refuse (the server hears a decline)"),
+    (
+        "escape",
+        "a server's form or page: cancel (the server hears a cancel); a running call: cancel"
+        " it (the server hears notifications/cancelled); else close",
+    ),
+    ("o", "a server's page: open it in the browser, after a look at its domain"),
+    ("ctrl+b", "a running call: leave it running (C shows it again)"),
+    (
+        "(waiting)",
+        "a server that asks while none of your calls waits is shown after what is open; one"
+        " nobody answers in 10 minutes is declined",
+    ),
+)
+"""The keys of the dialogs: a server's form or page, the call dialog (after ``KEYS``)."""
 
 WORKSPACE_KEYS: tuple[tuple[str, str], ...] = (
     (
@@ -186,6 +210,11 @@ class HelpScreen(Dialog[None]):
             # Two columns: a long text wraps under its own column, not under the keys.
             with Grid(id="help-keys"):
                 for key, what in KEYS:
+                    yield Static(key, markup=False, classes="help-key")
+                    yield Static(what, markup=False, classes="help-what")
+            yield Static("In a dialog", classes="dialog-heading")
+            with Grid(id="help-dialog-keys", classes="help-keys"):
+                for key, what in DIALOG_KEYS:
                     yield Static(key, markup=False, classes="help-key")
                     yield Static(what, markup=False, classes="help-what")
             if self._workspace:

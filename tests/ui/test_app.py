@@ -20,12 +20,14 @@ from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
 from agentty_tui.ui.app import PickerApp, short_count
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import (
+    DIALOG_KEYS,
     ConfirmScreen,
     HelpScreen,
     LoginScreen,
     ServerDetailsScreen,
     ToolDetailsScreen,
 )
+from agentty_tui.ui.server_asks import UNANSWERED_SECONDS
 from agentty_tui.ui.server_form import AddServerScreen
 from tests.ui.fakes import (
     StaticSource,
@@ -345,6 +347,18 @@ async def test_filter_by_state_with_is_words() -> None:
         await pilot.press("question_mark")
         help_text = "\n".join(str(w.render()) for w in app.screen.query(Static))
         assert "is:off is:trimmed is:failed" in help_text
+
+
+async def test_the_help_says_the_keys_of_a_servers_form_and_page_and_of_a_running_call() -> None:
+    app = PickerApp(StaticSource(failed_model()))
+    async with app.run_test() as pilot:
+        await pilot.press("question_mark")
+        help_text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+        assert "In a dialog" in help_text
+        for key, _ in DIALOG_KEYS:
+            assert key in help_text
+        assert "the server hears a decline" in help_text
+        assert f"in {UNANSWERED_SECONDS / 60:g} minutes is declined" in help_text
 
 
 async def test_enter_shows_tool_details_and_server_details() -> None:
