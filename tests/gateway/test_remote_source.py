@@ -176,7 +176,7 @@ async def test_a_daemon_killed_under_the_picker_is_said_and_the_next_one_followe
             await until_model(source, lambda m: connected(m) and m.servers[0].pid == after)
             assert after != before
             await source.tool_set_enabled("alpha", "add", False)
-            await notices.until(2)
+            await notices.until(2, timeout=60)
             assert "alpha__add" not in {tool.name for tool in (await host.list_tools()).tools}
     await daemon_gone(runtime)
     await wait_until_gone(after)

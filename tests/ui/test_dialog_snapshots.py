@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import pytest
 from textual.pilot import Pilot
 
@@ -259,13 +260,10 @@ def test_call_dialog_with_progress(
         await pilot.press("down", "c")
         await pilot.pause()
         await pilot.press("ctrl+s")
-        app = pilot.app
-        assert isinstance(app, PickerApp)
-        for _ in range(40):
-            if app.last_call is not None and app.last_call.latest is not None:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.3)  # the dialog's timer draws the report
+        # Until the dialog's timer drew the second report (a loaded machine may take seconds).
+        with anyio.fail_after(30):
+            while "page[/b] 3" not in str(pilot.app.screen.query_one("#call-progress").render()):
+                await pilot.pause(0.05)
         await no_blink(pilot)
 
     app = PickerApp(ReportingSource(connected_model()), follow=False)
