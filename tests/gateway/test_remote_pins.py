@@ -11,12 +11,12 @@ import pytest
 from agentty_tui.model import PluginModel
 from tests.gateway.hosts import Notices
 from tests.gateway.test_daemon import attached
-from tests.gateway.test_remote_source import config, connected, picker_source, runtime, until_model
+from tests.gateway.test_remote_source import config, connected, picker_source, until_model
 from tests.servers import PLAIN_TOOLS
 
 pytestmark = pytest.mark.anyio
 
-__all__ = ["config", "runtime"]  # the fixtures
+__all__ = ["config"]  # the fixture (runtime: tests/gateway/conftest.py)
 
 
 def _entry(config: Path) -> dict[str, object]:

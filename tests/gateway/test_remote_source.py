@@ -37,13 +37,6 @@ TIMEOUT = 30.0
 
 
 @pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    return folder
-
-
-@pytest.fixture
 def config(write_config: WriteConfig) -> Path:
     return write_config({"alpha": stdio_entry(plain_argv("--name", "alpha"))})
 

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import anyio
 import pytest
 
 from agentty_tui.config.discover import HostFile
@@ -30,6 +29,7 @@ from tests.bridge.auth.conftest import (
 )
 from tests.gateway.hosts import Notices
 from tests.gateway.test_daemon import attached, daemon_gone, environment, text_of
+from tests.gateway.test_remote_source import until_model
 from tests.helpers import free_port, stdio_entry
 from tests.servers import plain_argv
 
@@ -56,13 +56,6 @@ class RecordingUI:
 
 
 @pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    return folder
-
-
-@pytest.fixture
 def oauth(tmp_path: Path) -> Iterator[OAuthServer]:
     """The real authorization and MCP server (``oauth_server.py``) on loopback."""
     server = OAuthServer(free_port(), tmp_path / "grants.txt")
@@ -82,14 +75,6 @@ async def picker_source(config: Path, runtime: Path, folder: Path) -> AsyncItera
     ):
         assert source is not None
         yield source
-
-
-async def until_model(source: RemoteSource, check: Callable[[PluginModel], bool]) -> PluginModel:
-    with anyio.fail_after(TIMEOUT):
-        async for model in source.updates():
-            if check(model):
-                return model
-    raise AssertionError("unreachable")
 
 
 def status_of(name: str) -> Callable[[PluginModel], str | None]:
