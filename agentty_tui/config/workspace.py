@@ -23,6 +23,10 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   it does not trust, is off for that host, saying why; the ``tools`` and ``disabled`` keys our
   earlier versions wrote into Claude Code's entries are moved to its own switches at the
   first load that finds them, with a warning line saying so.
+- A pin (``tools.pin``, ``priority``) of a server whose file cannot hold one (every host's
+  file: only agentty's own spell it) is kept in agentty's pin store (``config.pins``), keyed by
+  the file and the entry's name, and read into the config as a file's own pins are; the host's
+  file is never written for a pin, and removing the server drops its record.
 - The servers of the plugins Claude Code turns on (``hosts/claude/plugins``) are entries of
   host ``claude`` too, after every file's; their files are read, never written.
 - So are the files a machine's administrator keeps (``SourceRef.admin``), each where its host
