@@ -5,6 +5,7 @@ host's file is never written for it."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,10 @@ from agentty_tui.config.engine import (
     SetToolPinned,
 )
 from agentty_tui.config.pins import PINS_FILE_NAME
-from agentty_tui.config.workspace import Workspace, open_workspace
+from agentty_tui.config.routing import connect, disconnect, plan_connect, plan_disconnect, route_of
+from agentty_tui.config.sources import workspace_sources
+from agentty_tui.config.store import ConfigStore
+from agentty_tui.config.workspace import Workspace, open_workspace, source_dialect
 from agentty_tui.errors import ConfigError, OperationError
 from agentty_tui.model import StdioSpec
 from tests.fake_home import LAYERED, SOURCES, FakeHome, build_fake_home
@@ -193,3 +197,38 @@ def test_without_a_pin_store_a_hosts_file_refuses_a_pin(tmp_path: Path) -> None:
     with pytest.raises(OperationError, match="only agentty's own files hold them"):
         workspace.apply(SetToolPinned(server=LAYERED, tool="x", pinned=True))
     assert fake.snapshot() == before
+
+
+def test_pins_of_a_host_outlive_connecting_and_disconnecting_it(tmp_path: Path) -> None:
+    """A connected host's servers are read from its stash, but their pins stay keyed by the
+    host's own file: a pin made before ``connect`` still holds while connected, one made while
+    connected still holds after ``disconnect``, and the host's file comes back as it was."""
+    fake = build_fake_home(tmp_path)
+    first, second = fake.servers["gemini-user"][:2]
+    source = next(
+        s
+        for s in workspace_sources(fake.home, fake.env, fake.project)
+        if s.ref.host == "gemini" and s.ref.scope == "user"
+    )
+    store = ConfigStore(source.path, dialect=source_dialect(source, fake.project))
+    route = route_of(fake.home, fake.env, "gemini", source.dialect)
+    before = fake.files["gemini-user"].read_bytes()
+
+    def pins() -> dict[str, tuple[str, ...]]:
+        config = open_workspace(fake.cwd, home=fake.home, env=fake.env).load()
+        found = (config.server(name) for name in (first, second))
+        return {server.name: server.tools.pin for server in found if server is not None}
+
+    workspace = open_workspace(fake.cwd, home=fake.home, env=fake.env)
+    workspace.load()
+    workspace.apply(SetToolPinned(server=first, tool="echo", pinned=True))
+    connect(plan_connect(source, store, route, [sys.executable, "-m", "agentty_tui"]), store)
+    assert pins() == {first: ("echo",), second: ()}
+    workspace = open_workspace(fake.cwd, home=fake.home, env=fake.env)
+    workspace.load()
+    workspace.apply(SetToolPinned(server=second, tool="add", pinned=True))
+    assert pins() == {first: ("echo",), second: ("add",)}
+    disconnect(plan_disconnect(source, store, route), store)
+    assert fake.files["gemini-user"].read_bytes() == before
+    assert pins() == {first: ("echo",), second: ("add",)}
+    assert {record["file"] for record in _records(fake)} == {str(fake.files["gemini-user"])}
