@@ -158,6 +158,15 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
         )
         toggle.add_argument("server")
         toggle.add_argument("tool", nargs="?", help="without it, the server's disabled flag")
+    for verb in ("pin", "unpin"):
+        pinning = commands.add_parser(
+            verb,
+            parents=[common],
+            help=f"{verb} one tool of a server (a pinned tool is trimmed only after every "
+            "unpinned one), or (without TOOL) every tool of it",
+        )
+        pinning.add_argument("server")
+        pinning.add_argument("tool", nargs="?", help="without it, the server's priority")
 
     catalog = commands.add_parser("catalog", parents=[common, lens], help="the wire catalog")
     catalog.add_argument("--json", action="store_true", help="one JSON object")

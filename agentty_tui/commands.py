@@ -1,11 +1,13 @@
 """The headless commands behind ``agentty-tui COMMAND``, for scripts.
 
-``list``, ``catalog``, ``add``, ``remove``, ``enable``, ``disable``, ``call``, ``import``,
-``login``, ``logout``, ``sources`` and ``trust``: each ``cmd_*`` takes the config path and the
-parsed arguments and returns an exit status; the errors they raise are turned into messages and
-statuses by ``cli.main``. ``COMMANDS`` names them, ``run_headless`` runs one: a command that
+``list``, ``catalog``, ``add``, ``remove``, ``enable``, ``disable``, ``pin``, ``unpin``,
+``call``, ``import``, ``login``, ``logout``, ``sources`` and ``trust``: each ``cmd_*`` takes the
+config path and the parsed arguments and returns an exit status; the errors they raise are
+turned into messages and statuses by ``cli.main``. ``COMMANDS`` names them, ``run_headless``
+runs one: a command that
 connects (a coroutine function) as the app, one that only reads or edits the config (``add``,
-``remove``, ``enable``, ``disable``, ``logout``, ``sources``, ``trust``) without an event loop.
+``remove``, ``enable``, ``disable``, ``pin``, ``unpin``, ``logout``, ``sources``, ``trust``)
+without an event loop.
 
 Every command works on the file ``--config`` (or ``$AGENTTY_CONFIG``) names, or, without one, on
 the workspace of the current folder (``config.opening.open_workspace``): ``path`` is ``None``
@@ -36,7 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
 from agentty_tui.config import ConfigStore, dialect_by_name, operations
-from agentty_tui.config.engine import RemoveServer
+from agentty_tui.config.engine import RemoveServer, SetServerPriority, SetToolPinned
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
 from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace, open_workspace, parse_hosts, source_dialect
@@ -588,6 +590,38 @@ def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: 
     return 0
 
 
+def _pin(path: Path | None, args: argparse.Namespace, pinned: bool) -> int:
+    """``pin`` / ``unpin``: one tool's pin (``tools.pin``), or without a tool the server's
+    priority (1: every tool of it pinned; 0), written where the server's pins are kept: its
+    own file for agentty's, the pin store for a host's file (never written for a pin)."""
+    store, loaded = load_config(path, args)
+    operations.configured(loaded, args.server)
+    edit: SetToolPinned | SetServerPriority
+    if args.tool is None:
+        edit = SetServerPriority(server=args.server, priority=1 if pinned else 0)
+        what = f"{args.server!r} (every tool)"
+    else:
+        edit = SetToolPinned(server=args.server, tool=args.tool, pinned=pinned)
+        what = f"{args.server}/{args.tool}"
+    after = store.apply(edit)
+    server = after.server(args.server)
+    kept = None if server is None else server.pins_kept_in
+    where = kept or edited_file(store, after, args.server)
+    say(f"{'pinned' if pinned else 'unpinned'} {what} in {where}")
+    return 0
+
+
+def cmd_pin(path: Path | None, args: argparse.Namespace) -> int:
+    """Pin one tool (trimmed only after every unpinned tool), or (without a tool) every tool
+    of the server."""
+    return _pin(path, args, True)
+
+
+def cmd_unpin(path: Path | None, args: argparse.Namespace) -> int:
+    """Unpin one tool, or (without a tool) the server's priority."""
+    return _pin(path, args, False)
+
+
 def cmd_enable(path: Path | None, args: argparse.Namespace) -> int | ServerCheck:
     """Turn one tool on in the config, or (without a tool) the server itself."""
     return _toggle(path, args, True)
@@ -1087,6 +1121,8 @@ COMMANDS: dict[str, Command | ConfigCommand] = {
     "remove": cmd_remove,
     "enable": cmd_enable,
     "disable": cmd_disable,
+    "pin": cmd_pin,
+    "unpin": cmd_unpin,
     "catalog": cmd_catalog,
     "import": cmd_import,
     "connect": cmd_connect,

@@ -264,6 +264,9 @@ class ServerState(Frozen):
     priority: int = 0
     """The config's ``priority`` (``ServerConfig.priority``): servers of a higher one come
     first on the wire; above 0, every tool of the server is pinned."""
+    pins_kept_in: str | None = None
+    """The pin store that keeps its pins, its file being a host's (``ServerConfig.
+    pins_kept_in``); ``None``: its own file holds them."""
     revision: int = Field(default_factory=next_revision)
     """Which state of this server this is: new whenever anything above changes, the same for
     as long as nothing does (``same_as``), so caches key on ``(name, revision)``. Unique within

@@ -93,6 +93,23 @@ def _sources_json(server: ServerState) -> dict[str, Any]:
     return found
 
 
+def _pins_json(server: ServerState, config_path: str | None) -> dict[str, Any]:
+    """``"pins"`` of a server with a priority or a pinned tool: the ``priority``, the pinned
+    ``tools`` and where they are kept (``kept_in``: the pin store for a host's file, else the
+    entry's own file: ``config_path`` for one file)."""
+    tools = [tool.bare for tool in server.tools if tool.pinned]
+    if not server.priority and not tools:
+        return {}
+    own = server.source.path if server.source is not None else config_path
+    return {
+        "pins": {
+            "priority": server.priority,
+            "tools": tools,
+            "kept_in": server.pins_kept_in or own,
+        }
+    }
+
+
 def _hosts_json(server: ServerState) -> dict[str, Any]:
     """``"hosts"`` (a workspace's server): what each host holding it does with it, by host (the
     host's first file, in its own precedence, when it holds it in several)."""
@@ -162,6 +179,7 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                 "server_info": server.info.model_dump() if server.info else None,
                 "warnings": list(server.warnings),
                 **_auth_json(server),
+                **_pins_json(server, model.config_path),
                 "tools": [
                     {
                         "name": tool.bare,
@@ -170,6 +188,7 @@ def model_json(model: PluginModel, catalog: WireCatalog) -> dict[str, Any]:
                         "description": tool.description,
                         "trimmed": catalog.is_trimmed(server.name, tool.bare),
                         "needs_tasks": tool.needs_tasks,
+                        "pinned": tool.pinned or server.priority > 0,
                         # The server's annotations, as it sent them (hints, not verified).
                         "hints": tool.hints.model_dump() if tool.hints else None,
                         "tokens": _tokens(

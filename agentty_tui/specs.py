@@ -107,8 +107,8 @@ class ToolFilter(Frozen):
     exclude: tuple[str, ...] = ()
     """Deny-list: these tools are off."""
     pin: tuple[str, ...] = ()
-    """Pinned tools: trimmed only after every tool that is not (agentty's own files alone
-    hold such a list)."""
+    """Pinned tools: trimmed only after every tool that is not (agentty's own files hold
+    such a list; agentty's pin store holds it for a host's file, ``config.pins``)."""
 
     def allows(self, bare: str) -> bool:
         """Whether a tool of this bare name is enabled under this filter."""
@@ -251,7 +251,11 @@ class ServerConfig(Frozen):
     """Which tools are on (and which are pinned)."""
     priority: int = 0
     """Where the server's tools rank on the wire: a higher priority first (config order among
-    equals); above 0 every tool of the server is pinned (agentty's own files alone hold it)."""
+    equals); above 0 every tool of the server is pinned (agentty's own files hold it; the pin
+    store, ``pins_kept_in``, holds it for the others)."""
+    pins_kept_in: str | None = None
+    """The pin store that keeps this server's pins (``tools.pin``, ``priority``), its file being
+    a host's that cannot hold them (``config.pins``); ``None``: its own file holds them."""
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     """Seconds until the server must have listed its tools."""
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT

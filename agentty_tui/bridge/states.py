@@ -123,6 +123,7 @@ def _fields_now(
         "shadowed_by": None,
         "trust_facts": (),  # started: it waits for nothing
         "priority": config.priority,
+        "pins_kept_in": config.pins_kept_in,
     }
     return fields, advertised
 
@@ -178,6 +179,7 @@ def _without_session(
         "shadowed_by": None,
         "trust_facts": config.trust_facts,
         "priority": config.priority,
+        "pins_kept_in": config.pins_kept_in,
     }
 
 

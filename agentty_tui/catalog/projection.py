@@ -88,6 +88,9 @@ class _ServerPart:
     """``WireTool`` values under the plain qualified names, built on first need."""
     bares: frozenset[str] | None = None
     """The bare names of ``refs``, built on first need (when the whole server is trimmed)."""
+    cut: tuple[int, frozenset[str]] | None = None
+    """Where the budget last cut this part in two (the index of its first trimmed tool) and
+    the bare names from there on: kept while the cut point does not move."""
     tokens: tuple[tuple[WireTool, ...], tuple[int, ...], int] | None = None
     """The token counts of one ``_wire_tools`` result (kept while it is the same object), and
     their sum: a toggle elsewhere adds this server's tokens without a look-up per tool."""
@@ -318,7 +321,13 @@ def _fit_tokens(
     room = 0
     cut = False  # whether the run has ended (a tool did not fit, or the count budget is full)
     for part in parts:
-        counts, total = _part_tokens(counter, part, _wire_tools(part, wire_of, plain))
+        kept = part.tokens
+        if plain and kept is not None and kept[0] is part.wire_tools:
+            # An unchanged server under plain names: its counts and sum as last time, without
+            # the two calls that would find them (most servers, on a toggle's re-projection).
+            counts, total = kept[1], kept[2]
+        else:
+            counts, total = _part_tokens(counter, part, _wire_tools(part, wire_of, plain))
         requested += total
         if cut:
             continue
@@ -382,16 +391,21 @@ def _group_parts(
         count = len(part.refs)
         if seen + count > room and count:
             server = part.refs[0].server
-            if seen >= room:
+            cut = max(0, room - seen)
+            if cut == 0:
                 if part.bares is None:
                     part.bares = frozenset(ref.tool for ref in part.refs)
                 bares = part.bares
+            elif part.cut is not None and part.cut[0] == cut:
+                bares = part.cut[1]  # cut where it was last time: the same set
             else:
-                bares = frozenset(ref.tool for ref in part.refs[room - seen :])
+                bares = frozenset(ref.tool for ref in part.refs[cut:])
+                part.cut = (cut, bares)
             if server in grouped:  # its pinned part was trimmed too: one set of both
                 bares = grouped[server] | bares
             old = previous.get(server)
-            grouped[server] = old if old == bares else bares
+            # Identity first: a set kept from last time is not compared member by member.
+            grouped[server] = old if old is bares or old == bares else bares
         seen += count
     return grouped
 

@@ -23,6 +23,10 @@ edit goes to the one file that owns the entry it changes (``ServerConfig.source`
   it does not trust, is off for that host, saying why; the ``tools`` and ``disabled`` keys our
   earlier versions wrote into Claude Code's entries are moved to its own switches at the
   first load that finds them, with a warning line saying so.
+- A pin (``tools.pin``, ``priority``) of a server whose file cannot hold one (every host's
+  file: only agentty's own spell it) is kept in agentty's pin store (``config.pins``), keyed by
+  the file and the entry's name, and read into the config as a file's own pins are; the host's
+  file is never written for a pin, and removing the server drops its record.
 - The servers of the plugins Claude Code turns on (``hosts/claude/plugins``) are entries of
   host ``claude`` too, after every file's; their files are read, never written.
 - So are the files a machine's administrator keeps (``SourceRef.admin``), each where its host
@@ -67,7 +71,9 @@ Opening the workspace of the folder the user is in:
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -102,6 +108,15 @@ from agentty_tui.config.hosts.switches import (
     no_switch_view,
     switch_claude,
     untrusted_view,
+)
+from agentty_tui.config.pins import (
+    DropPins,
+    PinBook,
+    PinEdit,
+    PinPlace,
+    PinServer,
+    PinStore,
+    PinTool,
 )
 from agentty_tui.config.routing import routed_sources, routed_view, without_gateway
 from agentty_tui.config.sources import (
@@ -189,6 +204,7 @@ class Workspace:
         routed: Mapping[SourceRef, Path] | None = None,
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
+        pins: PinStore | None = None,
     ) -> None:
         """``sources`` in precedence order (``sources.workspace_sources``); ``root``: the
         project; ``trust``: the user's trust book (``None`` for one file named by the user,
@@ -197,7 +213,9 @@ class Workspace:
         for this project (``None`` when its files are not read); ``routed``: the sources that
         are a connected host's stash, each with the host's own file; ``cwd``: the folder the user
         is in (default: ``root``); ``env``: the environment the hosts' own rules read (Gemini
-        CLI's ``GEMINI_CLI_TRUST_WORKSPACE``, ...)."""
+        CLI's ``GEMINI_CLI_TRUST_WORKSPACE``, ...); ``pins``: where agentty keeps the pins of
+        the servers of files that cannot hold them (``config.pins``; ``None``: such a server
+        cannot be pinned)."""
         self.sources = tuple(sources)
         """Every source considered, present or not, in precedence order."""
         self.root = root
@@ -233,6 +251,10 @@ class Workspace:
             s.ref: ConfigStore(s.path, dialect=source_dialect(s, root)) for s in sources
         }
         self._good: dict[SourceRef, PluginConfig] = {}
+        self.pins = pins
+        """The pin store of the servers whose files cannot hold pins, or ``None``."""
+        # The pin store's book as last read well (kept while the file does not read).
+        self._pin_book = PinBook()
         # The config of the last load: who owns an entry, as the caller last saw it.
         self._layered: PluginConfig | None = None
         self.reports: tuple[SourceReport, ...] = ()
@@ -251,7 +273,9 @@ class Workspace:
         ref = SourceRef(path=str(path), scope="user", host="agentty")
         source = SourceFile(ref, store.dialect.name)
         root = Path(path).absolute().parent
-        workspace = cls((source,), root=root, trust=None, add_to=ref)
+        # A file of a host's format keeps its pins in the user's pin store, as in a workspace.
+        pins = None if _holds_pins(store) else PinStore.of_user(Path.home(), os.environ)
+        workspace = cls((source,), root=root, trust=None, add_to=ref, pins=pins)
         workspace._stores[ref] = store  # the caller's store: its dialect, its seams
         return workspace
 
@@ -297,13 +321,22 @@ class Workspace:
         them is a reload (``agentty-tui trust`` in another terminal starts the server here)."""
         trust = () if self._trust is None else (self._trust.path,)
         claude = () if self.claude is None else self.claude.watched()
-        every = [*(source.path for source in self.sources), *trust, *claude, *self._host_rules()]
+        pins = () if self.pins is None else (self.pins.path,)
+        every = [
+            *(source.path for source in self.sources),
+            *trust,
+            *claude,
+            *self._host_rules(),
+            *pins,
+        ]
         return tuple(dict.fromkeys(every))
 
     def version(self) -> tuple[FileVersion | None, ...]:
         """A fingerprint of every source file, of the trust file and of Claude Code's
         settings files (one ``stat`` each)."""
         files = tuple(self._stores[source.ref].version() for source in self.sources)
+        if self.pins is not None:
+            files = (*files, self.pins.version())
         if self._trust is None:
             return files
         claude = () if self.claude is None else tuple(map(_version, self.claude.watched()))
@@ -346,7 +379,7 @@ class Workspace:
         ``of_file`` as it is (its ``ConfigError`` raised: there is nothing to keep it for)."""
         if self._trust is None:
             source = self.sources[0]
-            config = without_gateway(self._stores[source.ref].load())
+            config = self._with_kept_pins(without_gateway(self._stores[source.ref].load()))
             self.reports = (SourceReport(source, self.exists(), len(config.servers)),)
             self._layered = config
             return config
@@ -437,8 +470,70 @@ class Workspace:
             again = self.load()
             self._layered = again.model_copy(update={"warnings": (*again.warnings, *moved)})
             return self._layered
-        self._layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
+        layered = layer(parts, settings=settings, warnings=tuple(problems.values()))
+        self._layered = self._with_kept_pins(layered)
         return self._layered
+
+    def keeps_own_pins(self, ref: SourceRef) -> bool:
+        """Whether the file ``ref`` holds its servers' pins itself (agentty's own files);
+        the others' are kept in the pin store (``config.pins``)."""
+        store = self._stores.get(ref)
+        return ref.host == "agentty" and store is not None and _holds_pins(store)
+
+    def pin_place(self, ref: SourceRef) -> PinPlace:
+        """Where the pin store keys the pins of ``ref``'s servers: the file (a connected host's
+        own, not its stash, so its pins outlive connecting and disconnecting), and for Claude
+        Code's local scope the project."""
+        file = self.routed.get(ref, Path(ref.path))
+        return PinPlace(str(file), str(self.root) if ref.scope == "local" else None)
+
+    def _with_kept_pins(self, config: PluginConfig) -> PluginConfig:
+        """``config`` with the pins the pin store keeps for its servers, read in as a file's
+        ``tools.pin`` and ``priority`` are: a server's tool pins from every file holding it,
+        its priority from the file whose entry it is. A pin store that does not read is said
+        in a warning line and its pins as last read are kept."""
+        if self.pins is None:
+            return config
+        kept = [
+            server
+            for server in config.servers
+            if not all(map(self.keeps_own_pins, self._holding(server)))
+        ]
+        if not kept:
+            return config
+        warnings = config.warnings
+        try:
+            self._pin_book = self.pins.read()
+        except ConfigError as error:
+            warnings = (*warnings, f"{error} (its pins as last read are kept)")
+        book = self._pin_book
+        pinned = {server.name: self._pinned(server, book) for server in kept}
+        servers = tuple(pinned.get(server.name, server) for server in config.servers)
+        return config.model_copy(update={"servers": servers, "warnings": warnings})
+
+    def _holding(self, server: ServerConfig) -> tuple[SourceRef, ...]:
+        """Every file holding ``server``, the one whose entry it is first."""
+        return (server.source or self.add_to, *server.also_in)
+
+    def _pinned(self, server: ServerConfig, book: PinBook) -> ServerConfig:
+        """``server`` with what ``book`` pins of it (itself when nothing)."""
+        owner, *others = self._holding(server)
+        found = [
+            (ref, book.get(self.pin_place(ref), server.entry_name))
+            for ref in (owner, *others)
+            if not self.keeps_own_pins(ref)
+        ]
+        tools = [pin for _, pins in found if pins is not None for pin in pins.tools]
+        stored = next((pins.priority for ref, pins in found if ref == owner and pins), 0)
+        update: dict[str, Any] = {}
+        if found and found[0][0] == owner and self.pins is not None:
+            update["pins_kept_in"] = str(self.pins.path)
+        if tools:
+            pin = tuple(dict.fromkeys([*server.tools.pin, *tools]))
+            update["tools"] = server.tools.model_copy(update={"pin": pin})
+        if stored and not server.priority:
+            update["priority"] = stored
+        return server.model_copy(update=update) if update else server
 
     def _read_only_layer(
         self, source: SourceFile, config: PluginConfig, trust: ProjectTrust
@@ -761,16 +856,46 @@ class Workspace:
                 return self._switch(server, edits, host)
         if source is None:
             source = self._target(edits)
-        if source.host != "agentty" and any(isinstance(e, PINS) for e in edits):
-            name = _server_of(edits[0])
+        if any(isinstance(e, PINS) for e in edits) and not self.keeps_own_pins(source):
+            return self._keep_pins(edits, source)
+        if source.host == "claude" and any(isinstance(e, AddServer) for e in edits):
+            self.refuse_in_lockdown("add a server to Claude Code's files")
+        written = self._as_written(edits)
+        self.store(source).apply(written)
+        self._drop_pins(written, source)
+        return self.load()
+
+    def _keep_pins(self, edits: tuple[ConfigEdit, ...], source: SourceRef) -> PluginConfig:
+        """Pins of a server whose file cannot hold them, written to the pin store (the file
+        itself is never written for a pin); ``OperationError`` without a pin store, or for
+        edits that are not all pins."""
+        name = _server_of(edits[0])
+        if self.pins is None or not all(isinstance(e, PINS) for e in edits):
             raise OperationError(
                 f"{name!r} is in {HOST_NAMES.get(source.host, source.host)}'s file, which has "
                 "no pins or priorities: only agentty's own files hold them"
             )
-        if source.host == "claude" and any(isinstance(e, AddServer) for e in edits):
-            self.refuse_in_lockdown("add a server to Claude Code's files")
-        self.store(source).apply(self._as_written(edits))
+        place = self.pin_place(source)
+        kept: list[PinEdit] = []
+        for edit in self._as_written(edits):
+            if isinstance(edit, SetToolPinned):
+                kept.append(PinTool(place, edit.server, edit.tool, edit.pinned))
+            elif isinstance(edit, SetServerPriority):
+                kept.append(PinServer(place, edit.server, edit.priority))
+        self.pins.apply(kept)
         return self.load()
+
+    def _drop_pins(self, edits: Sequence[ConfigEdit], source: SourceRef) -> None:
+        """Forget the kept pins of the servers ``edits`` removed from ``source``. A pin store
+        that does not read keeps them (the next load says what is wrong with it)."""
+        removed = [edit.name for edit in edits if isinstance(edit, RemoveServer)]
+        if not removed or self.pins is None or self.keeps_own_pins(source):
+            return
+        place = self.pin_place(source)
+        with contextlib.suppress(ConfigError):
+            book = self.pins.read()  # read again only when the file changed
+            if any(book.get(place, name) for name in removed):
+                self.pins.apply([DropPins(place, name) for name in removed])
 
     def refuse_in_lockdown(self, what: str) -> None:
         """``OperationError`` when Claude Code's managed MCP file has exclusive control (what
@@ -890,6 +1015,12 @@ class Workspace:
         # The entry the caller saw (a bridge, a command: each loads before it edits); reading
         # every file again here would double an edit's cost.
         return self.owner(self._layered or self.load(), name)
+
+
+def _holds_pins(store: ConfigStore) -> bool:
+    """Whether ``store``'s format spells pins and priorities (agentty's own)."""
+    dialect = store.dialect
+    return isinstance(dialect, Adapter) and dialect.pin_key is not None
 
 
 def _version(path: Path) -> FileVersion | None:
@@ -1149,4 +1280,5 @@ def open_workspace(
         routed=routed,
         cwd=here,
         env=env,
+        pins=PinStore.of_user(home, env),
     )

@@ -60,3 +60,36 @@ async def test_a_pinned_tool_of_the_last_server_outlives_the_budget(
         model = await bridge.server_set_priority("alpha", 0)
         assert "tools" not in _entries(path)["beta"] and "priority" not in _entries(path)["alpha"]
         assert not model.require_server("beta").tool(last).pinned  # type: ignore[union-attr]
+
+
+async def test_a_codex_files_server_is_pinned_in_the_pin_store_without_a_respawn(
+    tmp_path: Path, log_dir: Path
+) -> None:
+    """Codex's TOML cannot hold a pin: the bridge's pin goes to agentty's pin store, the TOML
+    stays as it was, the server keeps its process, and the catalog ships the pinned tool."""
+    path = tmp_path / "config.toml"
+    argv = plain_argv("--name", "gamma")
+    args = ", ".join(json.dumps(arg) for arg in argv[1:])
+    text = f"[mcp_servers.gamma]\ncommand = {json.dumps(argv[0])}\nargs = [{args}]\n"
+    path.write_text(text)
+    last = PLAIN_TOOLS[-1]
+    async with Bridge.on_file(path, log_dir=log_dir, trust=True) as bridge:
+        await bridge.settled(SETTLE)
+        pid = bridge.server_pid("gamma")
+        model = await bridge.tool_set_pinned("gamma", last, True)
+        gamma = model.require_server("gamma")
+        assert gamma.tool(last).pinned  # type: ignore[union-attr]
+        assert gamma.pins_kept_in is not None and gamma.pins_kept_in.endswith("pins.json")
+        assert bridge.server_pid("gamma") == pid
+        assert path.read_text() == text
+        natives = len(project_catalog(model).tools) - len(PLAIN_TOOLS)
+        tight = model.model_copy(update={"tool_budget": natives + 1})
+        (shipped,) = [t for t in project_catalog(tight).tools if t.server is not None]
+        assert (shipped.server, shipped.tool) == ("gamma", last)
+        model = await bridge.server_set_priority("gamma", 1)
+        assert model.require_server("gamma").priority == 1
+        model = await bridge.tool_set_pinned("gamma", last, False)
+        model = await bridge.server_set_priority("gamma", 0)
+        gamma = model.require_server("gamma")
+        assert gamma.priority == 0 and not gamma.tool(last).pinned  # type: ignore[union-attr]
+        assert path.read_text() == text

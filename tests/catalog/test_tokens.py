@@ -227,3 +227,62 @@ def test_a_toggle_asks_only_for_the_toggled_tool_and_equals_a_fresh_projection()
             counter.asked.clear()
             assert projector.project(model) == project_catalog(model), (tokens, step)
             assert counter.asked in ([], [bare]), (tokens, step, counter.asked)
+
+
+def _server(name: str, tools: tuple[tuple[str, str], ...]) -> ServerState:
+    return ServerState(
+        name=name,
+        spec=StdioSpec(command="x"),
+        status="connected",
+        tools=tuple(ToolState(bare=bare, enabled=True, description=text) for bare, text in tools),
+    )
+
+
+def test_a_kept_servers_counts_are_not_reused_once_its_wire_names_change() -> None:
+    """A server's counts kept under its plain names are read straight off its part on the next
+    projection only while the names are still plain: a newcomer whose names clash renames it,
+    and its tools are counted under the new names, as a fresh projection counts them."""
+    dotted = _server("s.t", TOOLS)
+    projector = CatalogProjector()
+
+    def model(*servers: ServerState) -> PluginModel:
+        return PluginModel(servers=servers, tool_budget=128, tool_token_budget=10_000)
+
+    assert projector.project(model(dotted)) == project_catalog(model(dotted))
+    clashing = model(dotted, _server("s_t", TOOLS))
+    catalog = projector.project(clashing)
+    assert {tool.name for tool in catalog.tools if tool.server == "s.t"}.isdisjoint(
+        {f"mcp__s_t__{bare}" for bare, _ in TOOLS}
+    )
+    assert catalog == project_catalog(clashing)
+
+
+def test_the_cut_servers_trimmed_set_follows_the_cut_as_it_moves() -> None:
+    """The server the token budget cuts in two keeps its trimmed set only while the cut stays
+    where it was: a toggle of an earlier server moves the cut inside it, and the trimmed tools
+    by server are then the fresh projection's."""
+    many = tuple((f"t{i}", f"tool {i} " * 5) for i in range(12))
+    heavy = (("a", "word " * 30), ("b", "word " * 30))
+    first, second = _server("first", heavy), _server("second", many)
+    budget = (
+        _cost("read", "")
+        + sum(_cost(f"mcp__first__{bare}", text) for bare, text in heavy)
+        + sum(_cost(f"mcp__second__{bare}", text) for bare, text in many[:6])
+    )
+    projector = CatalogProjector()
+    for off in ((), ("a",), (), ("a", "b"), ("b",)):
+        tools = tuple(
+            tool.model_copy(update={"enabled": tool.bare not in off}) for tool in first.tools
+        )
+        model = PluginModel(
+            servers=(first.model_copy(update={"tools": tools}), second),
+            tool_budget=128,
+            tool_token_budget=budget,
+            native_tools=(NativeTool(name="read"),),
+        )
+        catalog = projector.project(model)
+        fresh = project_catalog(model)
+        assert catalog == fresh, off
+        assert catalog.trimmed_by_server() == fresh.trimmed_by_server(), off
+        kept = {bare for bare, _ in many} - catalog.trimmed_by_server()["second"]
+        assert kept, off  # cut inside it every time

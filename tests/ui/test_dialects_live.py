@@ -84,3 +84,33 @@ def key_of_cursor(app: PickerApp) -> tuple[str, ...] | None:
     """The key of the row under the cursor."""
     row = app.picker.current_row
     return None if row is None else row.key
+
+
+@each_dialect_file
+async def test_p_pins_in_each_hosts_own_file_through_the_pin_store(
+    tmp_path: Path, dialect: str, name: str, text: str, toggled: str
+) -> None:
+    """``p`` on a tool of every dialect's file: agentty's own spelling holds the pin in the
+    file; Gemini CLI's, VS Code's and Codex's files stay byte for byte as they were (the pin
+    is kept in agentty's pin store), and the row shows the pin in each."""
+    path = write_file(tmp_path / name, text)
+    before = path.read_bytes()
+    async with Bridge(ConfigStore(path), log_dir=tmp_path / "logs") as bridge:
+        with anyio.fail_after(TIMEOUT):
+            await bridge.settled()
+        app = PickerApp(bridge)
+        async with app.run_test() as pilot:
+            with anyio.fail_after(TIMEOUT):
+                while not app.picker.select_key(("tool", "plain", "echo")):
+                    await pilot.pause()
+            await pilot.press("p")
+            await settle(app)
+            with anyio.fail_after(TIMEOUT):
+                while not (app.picker.current_row and "⚑" in app.picker.current_row.text):
+                    await pilot.pause()
+        echo = bridge.snapshot.require_server("plain").tool("echo")
+        assert echo is not None and echo.pinned
+    if dialect == "claude":  # agentty's own spelling: the file holds it
+        assert '"pin"' in path.read_text()
+    else:
+        assert path.read_bytes() == before
