@@ -115,22 +115,23 @@ class TokenCache:
     ``max_entries``: the bound (:data:`MAX_ENTRIES`).
     """
 
-    __slots__ = ("_known", "_lock", "_max_entries", "_new", "_path", "_used")
+    __slots__ = ("_known", "_known_from", "_lock", "_max_entries", "_new", "_path", "_used")
 
     def __init__(self, path: Path | None = None, *, max_entries: int = MAX_ENTRIES) -> None:
         self._path = path
         self._max_entries = max_entries
         self._lock = threading.Lock()
-        self._known: dict[bytes, int] | None = None  # the file's records, once read
+        # The file's records, once read, and the file they were read from (the default path
+        # follows $XDG_CACHE_HOME: a test, or an embedder, may move it between uses).
+        self._known: dict[bytes, int] | None = None
+        self._known_from: Path | None = None
         self._new: dict[bytes, int] = {}  # counted by this process, not written yet
         self._used: dict[bytes, int] = {}  # read from the file and used by this process
 
     @property
     def path(self) -> Path:
-        """The cache file."""
-        if self._path is None:
-            self._path = default_cache_path()
-        return self._path
+        """The cache file (the default one as the environment says now)."""
+        return default_cache_path() if self._path is None else self._path
 
     def get(self, key: bytes) -> int | None:
         """The count kept for ``key`` (a :func:`definition_digest`), or ``None``."""
@@ -138,8 +139,9 @@ class TokenCache:
             found = self._new.get(key)
             if found is not None:
                 return found
-            if self._known is None:
-                self._known = self._read()
+            path = self.path
+            if self._known is None or self._known_from != path:
+                self._known, self._known_from = self._read(path), path
             found = self._known.get(key)
             if found is not None:
                 self._used[key] = found
@@ -165,20 +167,21 @@ class TokenCache:
                 return False
             new, self._new = self._new, {}
             used, self._used = self._used, {}
+            path = self.path
             try:
-                written = self._write(new, used)
+                written = self._write(path, new, used)
             except OSError:
                 written = None
             if written is None:
                 return False
-            self._known = written
+            self._known, self._known_from = written, path
             return True
 
-    def _read(self) -> dict[bytes, int]:
+    def _read(self, path: Path) -> dict[bytes, int]:
         """The file's records; empty when it is absent, too large, foreign or corrupt."""
         limit = _HEADER.size + self._max_entries * _RECORD.size
         try:
-            with open(self.path, "rb") as file:
+            with open(path, "rb") as file:
                 data = file.read(limit + 1)
         except OSError:
             return {}
@@ -186,15 +189,17 @@ class TokenCache:
             return {}
         return _parse(data, self._max_entries) or {}
 
-    def _write(self, new: dict[bytes, int], used: dict[bytes, int]) -> dict[bytes, int] | None:
+    def _write(
+        self, path: Path, new: dict[bytes, int], used: dict[bytes, int]
+    ) -> dict[bytes, int] | None:
         """Merge and replace the file under the writers' lock; what it holds now, or ``None``
         when the lock was not had."""
-        folder = self.path.parent
+        folder = path.parent
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with _locked(folder / (self.path.name + ".lock")) as had:
+        with _locked(folder / (path.name + ".lock")) as had:
             if not had:
                 return None
-            records = self._read()  # another process may have written since we read
+            records = self._read(path)  # another process may have written since we read
             for key in (*used, *new):
                 records.pop(key, None)
             records.update(used)
@@ -206,7 +211,7 @@ class TokenCache:
             try:
                 with os.fdopen(handle, "wb") as file:
                     file.write(_serialise(records))
-                os.replace(temporary, self.path)
+                os.replace(temporary, path)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary)
