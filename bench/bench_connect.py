@@ -15,8 +15,8 @@ and exiting:
 
 Runs are interleaved (A, B, C, then B, C, A, ...: the order rotates each round so no command
 always runs first after the previous one's teardown), after one discarded warm-up round.
-Target (issue 25): median(A) / median(B) <= 0.85 (printed for A0 too): ``list`` starts its stdio servers before it
-imports the SDK (``bridge/early.py``), so they boot while it loads.
+Target (issue 25): median(A) / median(B) <= 0.85 (printed for A0 too): ``list`` starts its
+stdio servers before it imports the SDK (``bridge/early.py``), so they boot while it loads.
 
 ``python bench/bench_connect.py`` (10 servers x 20 tools, 12 rounds) or ``--quick``;
 ``--npm-memory PREFIX`` runs the npm reference server ``@modelcontextprotocol/server-memory``

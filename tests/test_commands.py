@@ -73,9 +73,9 @@ def test_list_json_reports_every_server(config: Path) -> None:
 def _list_json_importing(config: Path) -> tuple[Any, str]:
     """``agentty-tui list --json`` in a child process: its JSON, and the modules it imported
     (``-X importtime``'s lines on stderr)."""
+    command = ["-X", "importtime", "-m", "agentty_tui", "list", "--json", "--config", str(config)]
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "agentty_tui", "list", "--json"]
-        + ["--config", str(config)],
+        [sys.executable, *command],
         capture_output=True,
         text=True,
         timeout=60,
