@@ -321,28 +321,42 @@ async def started_early(store: Workspace, trust: bool, early: EarlyStarts) -> No
     await early.start(config, TrustGate(everything=trust))
 
 
-async def _settled_model(
-    path: Path | None, args: argparse.Namespace, *, then: Callable[[], object] | None = None
-) -> PluginModel:
-    """The model once every server settled. The stdio servers start first, then ``then`` is
-    called (what else may overlap their boot) and the SDK is imported, with the bridge."""
+async def _settled_output(
+    path: Path | None, args: argparse.Namespace, render: Callable[[PluginModel], Output]
+) -> Output:
+    """``render`` of the model (in ``--host``'s lens) once every server settled. The stdio
+    servers start first, then the SDK is imported, with the bridge; ``render`` runs in a
+    thread while the bridge stops the servers (:func:`_rendered_while_closing`)."""
     from agentty_tui.bridge.early import EarlyStarts
 
     store = open_config(path, args)
     async with EarlyStarts() as early:
         await started_early(store, trusted(args), early)
-        if then is not None:
-            then()
-        return await _settled_bridge_model(store, args, early)
+        return await _rendered_while_closing(store, args, early, render)
 
 
-async def _settled_bridge_model(
-    store: Workspace, args: argparse.Namespace, early: EarlyStarts
-) -> PluginModel:
-    """The model of a bridge on ``store`` once every server settled."""
+async def _rendered_while_closing(
+    store: Workspace,
+    args: argparse.Namespace,
+    early: EarlyStarts,
+    render: Callable[[PluginModel], Output],
+) -> Output:
+    """``render`` of the settled model of a bridge on ``store``, run in a thread started once
+    every server settled, while the bridge stops them.
+
+    The render counts tokens: the counts kept from earlier runs are read, and the encoding is
+    loaded only for a definition not counted before. Its load holds the interpreter's lock
+    (about 0.5 to 2 s): started before the handshakes it stalled them all; started after them
+    it overlaps only the servers' stop, which is mostly waiting for them to exit. The new
+    counts are saved for the next run in the same thread.
+    """
+    import anyio.to_thread
+
     from agentty_tui.bridge import Bridge
+    from agentty_tui.catalog import TOKEN_COUNTER
     from agentty_tui.catalog.host_lens import host_lens
 
+    rendering = _Rendering(render, TOKEN_COUNTER.save)
     async with Bridge(store, trust=trusted(args), early=early) as bridge:
         if bridge.snapshot.config_error:
             raise ConfigError(bridge.snapshot.config_error)
@@ -350,9 +364,56 @@ async def _settled_bridge_model(
         warn_about(config, args, runs_servers=True)
         timeout = max((s.connect_timeout for s in config.servers), default=0.0) + SETTLE_MARGIN
         model = await bridge.settled(timeout)
-    if model.config_error:
-        raise ConfigError(model.config_error)
-    return host_lens(model, _host(args))
+        if model.config_error:
+            raise ConfigError(model.config_error)
+        rendering.start(host_lens(model, _host(args)))
+    return await anyio.to_thread.run_sync(rendering.result)
+
+
+Output = str | dict[str, Any]
+"""What a command renders: text for ``say``, or a JSON value for ``say_json``."""
+
+
+def _say_output(output: Output) -> None:
+    """Print what a command rendered, by its kind."""
+    if isinstance(output, str):
+        say(output)
+    else:
+        say_json(output)
+
+
+class _Rendering:
+    """A command's output rendered in a thread of its own, then ``after`` (in that thread)."""
+
+    def __init__(
+        self, render: Callable[[PluginModel], Output], after: Callable[[], object]
+    ) -> None:
+        self._render = render
+        self._after = after
+        self._thread: threading.Thread | None = None
+        self._output: Output | None = None
+        self._error: BaseException | None = None
+
+    def start(self, model: PluginModel) -> None:
+        """Render ``model`` in a new thread."""
+        self._thread = threading.Thread(target=self._run, args=(model,), name="render", daemon=True)
+        self._thread.start()
+
+    def _run(self, model: PluginModel) -> None:
+        try:
+            self._output = self._render(model)
+            self._after()
+        except BaseException as exc:  # re-raised in the caller's thread by ``result``
+            self._error = exc
+
+    def result(self) -> Output:
+        """The output, once rendered (blocking); the render's exception, raised here."""
+        assert self._thread is not None, "start() was not called"
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._output is not None
+        return self._output
 
 
 def _host(args: argparse.Namespace) -> str | None:
@@ -363,35 +424,18 @@ def _host(args: argparse.Namespace) -> str | None:
     return parse_hosts([host], "--host")[0]
 
 
-def _load_token_encoding() -> threading.Thread:
-    """Start loading the token counts' encoding in a thread, to overlap the servers' start."""
-    from agentty_tui.catalog import TOKEN_COUNTER
-
-    thread = threading.Thread(target=TOKEN_COUNTER.warm, name="token-encoding", daemon=True)
-    thread.start()
-    return thread
-
-
 async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     """Connect every server concurrently, wait until each settled, print them, stop them."""
-    import anyio.to_thread
-
     from agentty_tui.catalog import project_catalog
     from agentty_tui.report import model_json, model_text
 
-    # The JSON counts tokens: the encoding loads (about 2 s) while the servers start. Its
-    # thread holds the interpreter's lock while it loads, so it starts once they are started.
-    loading: list[threading.Thread] = []
-    model = await _settled_model(
-        path, args, then=(lambda: loading.append(_load_token_encoding())) if args.json else None
-    )
-    for thread in loading:
-        await anyio.to_thread.run_sync(thread.join)
-    catalog = project_catalog(model)
-    if args.json:
-        say_json(model_json(model, catalog))
-    else:
-        say(model_text(model, catalog, workspace=path is None))
+    def render(model: PluginModel) -> Output:
+        catalog = project_catalog(model)
+        if args.json:
+            return model_json(model, catalog)
+        return model_text(model, catalog, workspace=path is None)
+
+    _say_output(await _settled_output(path, args, render))
     return 0
 
 
@@ -401,31 +445,26 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
         raise UsageError("--budget must be zero or more")
     if args.token_budget is not None and args.token_budget < 0:
         raise UsageError("--token-budget must be zero or more")
-    import anyio.to_thread
-
     from agentty_tui.catalog import project_catalog
     from agentty_tui.catalog.host_limits import host_limits
     from agentty_tui.report import catalog_json, catalog_text
 
-    # The counts load while the servers boot, once they are started (as for ``list --json``).
-    loading: list[threading.Thread] = []
-    model = await _settled_model(path, args, then=lambda: loading.append(_load_token_encoding()))
-    for thread in loading:
-        await anyio.to_thread.run_sync(thread.join)
-    # In a host's lens, that host's own ceiling cuts the list as the gateway cuts it for that
-    # host, when it is tighter than the tool budget.
-    limits = host_limits(_host(args))
-    budget = model.tool_budget if args.budget is None else args.budget
-    ceiling = None if limits is None else limits.ceiling_under(budget)
-    catalog = project_catalog(
-        model,
-        budget=budget if ceiling is None else ceiling,
-        token_budget="model" if args.token_budget is None else args.token_budget,
-    )
-    if args.json:
-        say_json(catalog_json(catalog, limits))
-    else:
-        say(catalog_text(catalog, limits))
+    def render(model: PluginModel) -> Output:
+        # In a host's lens, that host's own ceiling cuts the list as the gateway cuts it for
+        # that host, when it is tighter than the tool budget.
+        limits = host_limits(_host(args))
+        budget = model.tool_budget if args.budget is None else args.budget
+        ceiling = None if limits is None else limits.ceiling_under(budget)
+        catalog = project_catalog(
+            model,
+            budget=budget if ceiling is None else ceiling,
+            token_budget="model" if args.token_budget is None else args.token_budget,
+        )
+        if args.json:
+            return catalog_json(catalog, limits)
+        return catalog_text(catalog, limits)
+
+    _say_output(await _settled_output(path, args, render))
     return 0
 
 

@@ -282,10 +282,14 @@ def write_config(path: Path, servers: dict[str, dict[str, Any]], **top: Any) -> 
 
 
 def env_for_child(dirs: BenchDirs) -> dict[str, str]:
-    """The environment of a benchmarked subprocess: its state (logs) inside the temp tree."""
+    """The environment of a benchmarked subprocess: its state (logs) and cache inside the temp
+    tree."""
     env = dict(os.environ)
     env["XDG_STATE_HOME"] = str(dirs.state)
     env["XDG_CONFIG_HOME"] = str(dirs.root / "xdg-config")
+    # The token counts kept across runs: the bench's own (warm after its first run), never
+    # the user's.
+    env["XDG_CACHE_HOME"] = str(dirs.root / "cache")
     env.pop("AGENTTY_CONFIG", None)
     return env
 

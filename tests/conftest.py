@@ -84,6 +84,8 @@ def _isolated_state(
     # Outside tmp_path: the config store's lock files must not show up in a test's folder.
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("run")))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    # The token counts kept across processes (``catalog/token_cache.py``): a test's own.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("AGENTTY_CONFIG", raising=False)
 
 

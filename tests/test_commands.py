@@ -70,6 +70,46 @@ def test_list_json_reports_every_server(config: Path) -> None:
     assert data["tokens"]["claude"]["request_overhead"] == 346
 
 
+def _json_importing(config: Path, command_name: str = "list") -> tuple[Any, str]:
+    """``agentty-tui COMMAND --json`` in a child process: its JSON, and the modules it imported
+    (``-X importtime``'s lines on stderr)."""
+    command = ["-X", "importtime", "-m", "agentty_tui", command_name, "--json"]
+    command += ["--config", str(config)]
+    result = subprocess.run(
+        [sys.executable, *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    imported = "\n".join(line for line in result.stderr.splitlines() if "import time:" in line)
+    return _json(result), imported
+
+
+def test_list_json_counts_from_kept_counts_without_loading_the_encoding(
+    config: Path, tmp_path: Path
+) -> None:
+    """The first run counts with the encoding and keeps its counts (``$XDG_CACHE_HOME``); the
+    second gives the same counts from them and never imports the tokenizer, nor does
+    ``catalog`` on the same servers; a corrupt cache file is counted past (the same counts
+    again) and replaced."""
+    kept = tmp_path / "cache" / "agentty" / "token-counts.bin"
+    cold, cold_imports = _json_importing(config)
+    assert "quicktok" in cold_imports
+    assert kept.is_file()
+    warm, warm_imports = _json_importing(config)
+    assert "quicktok" not in warm_imports
+    assert warm == cold
+    catalog, catalog_imports = _json_importing(config, "catalog")
+    assert "quicktok" not in catalog_imports
+    assert catalog["tokens"] == cold["tokens"]
+    kept.write_bytes(b"garbage" * 10)
+    again, again_imports = _json_importing(config)
+    assert "quicktok" in again_imports
+    assert again == cold
+    assert kept.read_bytes().startswith(b"agtkc")  # replaced by a good file
+
+
 def test_list_text_is_readable(config: Path) -> None:
     result = run("list", "--config", str(config))
     assert result.returncode == 0, result.stderr

@@ -23,11 +23,14 @@ tokens where o200k counts 14,354 (o200k is about 20 % low).
 **The per-request overhead** (the tool-use system prompt a provider adds once per request that
 has tools) is kept apart, never added per tool: :attr:`ModelFamily.request_overhead`.
 
-**Cost.** Loading the encoding takes about 1.5 s, once per process, on the first count (run
-the first count off the UI thread: :meth:`TokenCounter.warm`). After that a tool costs a few
-microseconds, and each distinct definition is counted once: :class:`TokenCounter` keeps every
-count by the definition's text, and by the very ``WireTool`` object, so a toggle or a reload
-that leaves a definition unchanged recounts nothing.
+**Cost.** Loading the encoding takes 0.5 to 1.5 s of CPU, once per process, on the first count
+that is not known yet, and holds the interpreter's lock throughout (run it off the UI thread:
+:meth:`TokenCounter.warm`). After that a tool costs a few microseconds, and each distinct
+definition is counted once: :class:`TokenCounter` keeps every count by the definition's text,
+and by the very ``WireTool`` object, so a toggle or a reload that leaves a definition unchanged
+recounts nothing. The process's counter (:data:`TOKEN_COUNTER`) also keeps its counts across
+processes (:mod:`.token_cache`, by the digest of the text counted) and reads them before it
+would load the encoding: a catalog counted before is counted again without loading it.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
+from agentty_tui.catalog.token_cache import TokenCache, definition_digest
 from agentty_tui.catalog.values import WireTool
 
 __all__ = [
@@ -150,13 +154,16 @@ _MEMO_LIMIT = 200_000
 class TokenCounter:
     """Counts tool definitions, each distinct one once; safe to use from several threads.
 
-    The encodings load on first use (about 1.5 s): call :meth:`warm` from a worker thread
-    first where a caller must not wait.
+    The encodings load on the first count not known yet (about 1 s): call :meth:`warm` from a
+    worker thread first where a caller must not wait. ``cache``: the counts kept across
+    processes, read before an encoding is loaded (:meth:`save` writes the new ones); ``None``:
+    none kept.
     """
 
-    __slots__ = ("_by_text", "_by_tool", "_encodings", "_lock")
+    __slots__ = ("_by_text", "_by_tool", "_cache", "_encodings", "_lock")
 
-    def __init__(self) -> None:
+    def __init__(self, cache: TokenCache | None = None) -> None:
+        self._cache = cache
         self._lock = threading.Lock()
         self._encodings: dict[str, _Encoding] = {}
         # Per family: definition text -> count (survives a reload that rebuilt the objects).
@@ -202,11 +209,28 @@ class TokenCounter:
         cache = self._by_text[family]
         found = cache.get(text)
         if found is None:
-            found = _count(self._encoding(spec.encoding), text)
+            found = self._counted(spec, text)
             if len(cache) >= _MEMO_LIMIT:
                 cache.clear()
             cache[text] = found
         return found
+
+    def _counted(self, spec: ModelFamily, text: str) -> int:
+        """``text``'s count from the kept counts, else from the encoding (then kept)."""
+        kept = self._cache
+        if kept is None:
+            return _count(self._encoding(spec.encoding), text)
+        key = definition_digest(spec.name, spec.encoding, text)
+        found = kept.get(key)
+        if found is None:
+            found = _count(self._encoding(spec.encoding), text)
+            kept.put(key, found)
+        return found
+
+    def save(self) -> bool:
+        """Write the counts made since the last save to the kept counts (blocking, a few
+        milliseconds; nothing when no count was new); whether they were written."""
+        return self._cache is not None and self._cache.save()
 
     def count_tool(self, tool: WireTool, family: FamilyName = DEFAULT_FAMILY) -> int:
         """Tokens of a wire tool's definition; a tool whose description and schema are the
@@ -229,5 +253,6 @@ class TokenCounter:
         return sum(count(tool, family) for tool in tools)
 
 
-TOKEN_COUNTER = TokenCounter()
-"""The process's counter: one cache for the CLI, the picker and the gateway."""
+TOKEN_COUNTER = TokenCounter(TokenCache())
+"""The process's counter: one cache for the CLI, the picker and the gateway, its counts kept
+across processes in the user's cache folder (:func:`.token_cache.default_cache_path`)."""

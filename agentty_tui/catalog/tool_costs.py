@@ -3,8 +3,9 @@
 The picker shows a token figure on every tool row and a total on every server row, whether the
 tool is on or not (what switching it on would cost). :class:`CostBook` holds those figures:
 each server's are counted once per ``(name, revision)`` in one model family, in a worker thread
-(the first count of a process loads the encoding, about 1.5 s), and read from the UI thread by
-a dictionary look-up (:meth:`CostBook.of`), which answers ``None`` until they are counted.
+(the first count of a process not kept from an earlier one loads the encoding, about 1 s), and
+read from the UI thread by a dictionary look-up (:meth:`CostBook.of`), which answers ``None``
+until they are counted. What it counts is kept for the next process (:mod:`.token_cache`).
 
 A tool is counted as :mod:`.tokens` documents, under its plain wire name
 (``mcp__<server>__<tool>``): a name the catalog shortened or tagged (:mod:`.allocation`) can
@@ -90,6 +91,10 @@ class CostBook:
             shown = {server.name for server in model.servers}
             for key in [key for key in self._costs if key[1] not in shown]:
                 del self._costs[key]
+            if counted:
+                # The new counts are kept for the next process (``catalog/token_cache.py``),
+                # which then shows them without loading the encoding.
+                self._counter.save()
             return counted
 
     def carry(self, model: PluginModel, family: FamilyName = DEFAULT_FAMILY) -> None:

@@ -16,6 +16,14 @@ picker starts no process of its own), the hosts attached for that workspace and 
 lists, and the operations the picker asks. ``registry`` lists every host and picker attached
 (``status``).
 
+**Its servers start before the SDK is imported.** The daemon is started by the first host's
+``serve --shared``, and what its servers need (the host's environment and folder, its
+workspace) comes with that host's attachment; starting their processes needs nothing of the
+SDK (``bridge/early.py``). So the daemon imports only what listens and reads attachments; for
+a workspace's first attachment it reads the config, starts its stdio servers, and only then
+imports the bridge (and with it the SDK) and the host server, which take those processes:
+the servers boot while the SDK loads.
+
 The daemon exits, closing every bridge (and so every server), when no host nor picker has
 been connected for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs
 as another user is refused before a byte is read from it.
@@ -29,26 +37,29 @@ import logging
 import os
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 from anyio.abc import SocketAttribute
 
-from agentty_tui.bridge import Bridge
+from agentty_tui.bridge.early import EarlyStarts, loaded_with_version
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.config.sources import HOSTS
+from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError, ConfigError
 from agentty_tui.gateway.attachment import Attachment, json_object
-from agentty_tui.gateway.host_registry import Attached, HostRegistry
 from agentty_tui.gateway.picker_link import LineReader, LineWriter
-from agentty_tui.gateway.picker_service import serve_picker
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
-from agentty_tui.gateway.server import HostServer
 from agentty_tui.gateway.sharing import sharing_key
-from agentty_tui.gateway.stdio import message_streams
 from agentty_tui.model import PluginConfig
+
+# What imports the SDK is imported once a workspace's servers are started (the module
+# docstring): the bridge, the host server and its streams, the registry, the picker's service.
+if TYPE_CHECKING:
+    from agentty_tui.bridge import Bridge
+    from agentty_tui.gateway.host_registry import HostRegistry
 
 __all__ = [
     "DEFAULT_IDLE",
@@ -90,8 +101,17 @@ class _Daemon:
         """How many hosts are attached now, or attaching (their bridge opening)."""
         self.changed = anyio.Event()
         """Set when a host attaches or leaves (then replaced)."""
-        self.registry = HostRegistry()
-        """The attached hosts and pickers (``status``, and what a picker shows)."""
+        self._registry: HostRegistry | None = None
+
+    @property
+    def registry(self) -> HostRegistry:
+        """The attached hosts and pickers (``status``, and what a picker shows); made on first
+        use (its module imports the SDK)."""
+        if self._registry is None:
+            from agentty_tui.gateway.host_registry import HostRegistry
+
+            self._registry = HostRegistry()
+        return self._registry
 
     def _moved(self) -> None:
         self.changed.set()
@@ -115,16 +135,25 @@ class _Daemon:
         workspace = attachment.workspace()
         environ, folder = attachment.environ(), attachment.folder()
         try:
-            config = await anyio.to_thread.run_sync(workspace.load)
+            version, config = await anyio.to_thread.run_sync(loaded_with_version, workspace)
         except ConfigError:  # the bridge says what is wrong with it
-            config = PluginConfig()
+            version, config = None, PluginConfig()
         # One bridge (one process per server) for every host whose servers would see the same.
         key = (*attachment.key(), sharing_key(config, environ, folder, Path.home()))
         async with self._opening:
             known = self._bridges.get(key)
             if known is None:
-                inherited = Inherited(environ, folder)
-                known = await self._group.start(_kept, workspace, attachment.trust, inherited)
+                # Its stdio servers first (the daemon's first bridge: before the SDK is
+                # imported), then the bridge, which takes them and owns what it does not take.
+                early = EarlyStarts(Inherited(environ, folder))
+                if version is not None:
+                    early.keep_loaded(version, config)  # the bridge reads the files once
+                try:
+                    await early.start(config, TrustGate(everything=attachment.trust))
+                    known = await self._group.start(_kept, workspace, attachment.trust, early)
+                except BaseException:
+                    await early.aclose()
+                    raise
                 self._bridges[key] = known
             return known
 
@@ -201,6 +230,8 @@ class _Daemon:
                         await stream.send(f"error {error}\n".encode())
                     return
                 await stream.send(b"ok\n")
+                from agentty_tui.gateway.host_registry import Attached
+
                 entry = Attached(
                     attachment.host,
                     attachment.key()[1],
@@ -211,9 +242,14 @@ class _Daemon:
                 )
                 with self.registry.listed(entry):
                     if picker:
+                        from agentty_tui.gateway.picker_service import serve_picker
+
                         reader, writer = LineReader(stream), LineWriter(stream)
                         await serve_picker(bridge, attachment.key(), self.registry, reader, writer)
                         return
+                    from agentty_tui.gateway.server import HostServer
+                    from agentty_tui.gateway.stdio import message_streams
+
                     descriptor = connection.fileno()
                     async with message_streams(descriptor, descriptor) as (read, write):
                         server = HostServer(
@@ -230,13 +266,16 @@ def _peer_pid(connection: Any) -> int | None:
 async def _kept(
     workspace: Workspace,
     trust: bool,
-    inherited: Inherited,
+    early: EarlyStarts,
     *,
     task_status: anyio.abc.TaskStatus[Bridge] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """A bridge on ``workspace``, live, until the daemon ends (opened and closed in this one
-    task, as its servers' task groups require)."""
-    bridge = Bridge(workspace, trust=trust, inherited=inherited)
+    task, as its servers' task groups require), taking the processes ``early`` started (and
+    stopping, as it closes, those it did not take)."""
+    from agentty_tui.bridge import Bridge  # the SDK, once the servers are started
+
+    bridge = Bridge(workspace, trust=trust, early=early)
     async with bridge, anyio.create_task_group() as group:
         await group.start(bridge.watch)
         task_status.started(bridge)

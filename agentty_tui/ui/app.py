@@ -564,8 +564,9 @@ class PickerApp(KeyOrderApp):
     @work(thread=True, group="costs", exit_on_error=False)
     def _count_tokens(self, costs: CostBook, model: PluginModel, family: FamilyName) -> None:
         try:
-            # The first count loads the encoding (about 1.5 s): in this thread, and only once
-            # some server has tools to count.
+            # The first count not kept from an earlier run (``catalog/token_cache.py``) loads
+            # the encoding (about 1.5 s): in this thread, and only once some server has tools
+            # to count.
             costs.count(model, family)
         finally:
             self.call_from_thread(self._tokens_counted)

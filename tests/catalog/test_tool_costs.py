@@ -4,6 +4,7 @@ server's revision, a toggle counting only the toggled tool."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from agentty_tui.catalog import (
@@ -13,6 +14,7 @@ from agentty_tui.catalog import (
     TokenCounter,
     project_catalog,
 )
+from agentty_tui.catalog.token_cache import TokenCache
 from agentty_tui.catalog.tool_costs import CostBook
 from agentty_tui.model import NativeTool, PluginModel, ServerState, StdioSpec, ToolState
 
@@ -132,3 +134,21 @@ def test_carry_counts_a_toggled_server_at_once_and_a_new_one_never() -> None:
     book.carry(_model(toggled, fresh))
     assert spy.asked == ["mcp__s__t0"]
     assert book.of(toggled) is not None and book.of(fresh) is None
+
+
+def test_what_a_book_counts_is_kept_and_another_process_counts_it_without_the_encoding(
+    tmp_path: Path,
+) -> None:
+    """The picker's counts go to the counts kept across processes (``token_cache.py``), the
+    same as ``list --json``'s: a later picker's book counts the same servers from them."""
+    model = _model(_server("notes", ("add", "adds a note", True), ("drop", "word " * 30, False)))
+    path = tmp_path / "counts.bin"
+    first = CostBook(TokenCounter(TokenCache(path)))
+    assert first.count(model)
+    assert path.is_file()
+    later = CostBook(TokenCounter(TokenCache(path)))
+    assert later.count(model)
+    assert not later.counter.ready  # every count was kept: no encoding loaded
+    before, after = first.of(model.servers[0]), later.of(model.servers[0])
+    assert before is not None and after is not None
+    assert dict(after.tools) == dict(before.tools) and after.enabled == before.enabled

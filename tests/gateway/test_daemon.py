@@ -317,3 +317,49 @@ def test_the_relay_to_the_daemon_imports_neither_the_model_nor_the_sdk(
     assert "agentty_tui.gateway.attach" in imported  # the check reads what it should
     heavy = {"mcp", "mcp_types", "pydantic", "httpx", "textual", "agentty_tui.model"}
     assert not heavy & imported
+
+
+_RECORDING_DAEMON = """
+import sys
+
+events = open(sys.argv[1], "a", buffering=1)
+seen = set()
+
+
+def record(event, args):
+    # Observed, not changed: the audit hook sees every import and every process spawned.
+    if event == "import" and args[0] in ("mcp", "mcp_types") and args[0] not in seen:
+        seen.add(args[0])
+        events.write(f"import {args[0]}\\n")
+    elif event == "subprocess.Popen":
+        events.write("spawn " + " ".join(map(str, args[1] or ())) + "\\n")
+
+
+sys.addaudithook(record)
+from agentty_tui.cli import main
+
+sys.exit(main(["gateway-daemon"]))
+"""
+
+
+async def test_the_daemon_spawns_a_workspaces_servers_before_it_imports_the_sdk(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """The daemon reads the first attachment, starts that workspace's stdio servers, then
+    imports the SDK (with the bridge and the host server), whose session takes the process
+    already started: the order its audit hook saw, and one process serving the host."""
+    place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+    events = tmp_path / "events.txt"
+    env = {**environment(runtime), "PYTHONPATH": os.pathsep.join(sys.path)}
+    program = [sys.executable, "-c", _RECORDING_DAEMON, str(events)]
+    argv = ["/usr/bin/env", *(f"{k}={v}" for k, v in env.items()), *program]
+    await anyio.to_thread.run_sync(ensure_daemon, place, argv)
+    async with attached(config, runtime, tmp_path / "host") as host:
+        pid = int(text_of(await host.call_tool("alpha__pid", {})))
+        assert process_alive(pid)
+    lines = events.read_text().splitlines()
+    spawns = [n for n, line in enumerate(lines) if line.startswith("spawn ") and "alpha" in line]
+    assert len(spawns) == 1, lines  # the bridge's session took it: not spawned again
+    assert "import mcp" in lines and "import mcp_types" in lines, lines
+    assert spawns[0] < lines.index("import mcp") and spawns[0] < lines.index("import mcp_types")
+    await daemon_gone(runtime)
