@@ -14,7 +14,8 @@ connection carries the picker's link (``picker_link``, served by ``picker_servic
 snapshots of a bridge of its workspace (one already open, whichever host opened it: the
 picker starts no process of its own), the hosts attached for that workspace and what each
 lists, and the operations the picker asks. ``registry`` lists every host and picker attached
-(``status``).
+(``status``); ``asks`` asks the newest picker of a workspace what its servers ask that no
+call owns, or that a host's call cannot answer (``picker_asks``).
 
 The daemon exits, closing every bridge (and so every server), when no host nor picker has
 been connected for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs
@@ -42,6 +43,7 @@ from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError, ConfigError
 from agentty_tui.gateway.attachment import Attachment, json_object
 from agentty_tui.gateway.host_registry import Attached, HostRegistry
+from agentty_tui.gateway.picker_asks import PickerAsks
 from agentty_tui.gateway.picker_link import LineReader, LineWriter
 from agentty_tui.gateway.picker_service import serve_picker
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
@@ -92,6 +94,8 @@ class _Daemon:
         """Set when a host attaches or leaves (then replaced)."""
         self.registry = HostRegistry()
         """The attached hosts and pickers (``status``, and what a picker shows)."""
+        self.asks = PickerAsks()
+        """The attached pickers, asked what servers ask that nobody else answers."""
 
     def _moved(self) -> None:
         self.changed.set()
@@ -125,6 +129,7 @@ class _Daemon:
             if known is None:
                 inherited = Inherited(environ, folder)
                 known = await self._group.start(_kept, workspace, attachment.trust, inherited)
+                known.set_elicitation(*self.asks.for_bridge(attachment.key()))
                 self._bridges[key] = known
             return known
 
@@ -212,12 +217,21 @@ class _Daemon:
                 with self.registry.listed(entry):
                     if picker:
                         reader, writer = LineReader(stream), LineWriter(stream)
-                        await serve_picker(bridge, attachment.key(), self.registry, reader, writer)
+                        await serve_picker(
+                            bridge, attachment.key(), self.registry, reader, writer, self.asks
+                        )
                         return
                     descriptor = connection.fileno()
                     async with message_streams(descriptor, descriptor) as (read, write):
+                        elsewhere = self.asks.for_host(
+                            attachment.key(), attachment.host, entry.workspace
+                        )
                         server = HostServer(
-                            bridge, attachment.host, wait=attachment.wait, offers=bridge
+                            bridge,
+                            attachment.host,
+                            wait=attachment.wait,
+                            offers=bridge,
+                            elsewhere=elsewhere,
                         )
                         await server.serve(read, write)
 

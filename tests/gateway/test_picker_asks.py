@@ -1,0 +1,253 @@
+"""What servers ask of a picker attached to the real gateway daemon (``picker_asks``).
+
+The daemon is the real one a host's ``serve --shared`` starts (an SDK client as the host, which
+declares no elicitation); the picker's source (``RemoteSource``) attaches to it from this
+process with a ``DaemonAsk`` that answers as a test says. The servers are real processes:
+``elicit_server.py`` asks forms and a page outside any call, ``asking_server.py --legacy`` asks
+a form during a call, reports progress and hears cancellation. What each server got is read
+from the server itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.gateway.daemon_view import AskedBy
+from agentty_tui.gateway.remote_source import RemoteSource
+from tests.conftest import WriteConfig
+from tests.gateway.test_daemon import attached, text_of
+from tests.gateway.test_remote_source import picker_source, until_model
+from tests.helpers import stdio_entry
+from tests.servers import asking_argv, python_server_argv
+
+pytestmark = pytest.mark.anyio
+
+TIMEOUT = 30.0
+
+Answer = Callable[[AskedBy, types.ElicitRequestParams], Awaitable[types.ElicitResult]]
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Path:
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    return folder
+
+
+@pytest.fixture
+def config(write_config: WriteConfig) -> Path:
+    return write_config(
+        {
+            "asker": stdio_entry(python_server_argv("elicit_server.py")),
+            "old": stdio_entry(asking_argv("--legacy")),
+        }
+    )
+
+
+class Asked:
+    """A picker's ``DaemonAsk`` that records who asked what and answers with ``answer``."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.seen: list[tuple[AskedBy, types.ElicitRequestParams]] = []
+        self.done: list[tuple[str, str]] = []
+        self._answer = answer
+        self.came = anyio.Event()
+
+    async def __call__(self, by: AskedBy, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.seen.append((by, params))
+        self.came.set()
+        return await self._answer(by, params)
+
+    async def completed(self, server: str, elicitation_id: str) -> None:
+        self.done.append((server, elicitation_id))
+
+
+async def accept_reply(by: AskedBy, params: types.ElicitRequestParams) -> types.ElicitResult:
+    if isinstance(params, types.ElicitRequestURLParams):
+        return types.ElicitResult(action="accept")
+    if "proceed" in params.requested_schema.get("properties", {}):  # asking_server's confirm
+        return types.ElicitResult(action="accept", content={"proceed": True, "note": "ok"})
+    return types.ElicitResult(action="accept", content={"reply": "from the picker"})
+
+
+def ready(model: object) -> bool:
+    servers = getattr(model, "servers", ())
+    return sorted((s.name, s.status) for s in servers) == [
+        ("asker", "connected"),
+        ("old", "connected"),
+    ]
+
+
+@asynccontextmanager
+async def asked_picker(
+    config: Path, runtime: Path, tmp_path: Path, asked: Asked
+) -> AsyncIterator[RemoteSource]:
+    async with picker_source(config, runtime, tmp_path / "picker") as source:
+        source.set_daemon_asks(asked, asked.completed)
+        await until_model(source, ready)
+        yield source
+
+
+async def answers(host: Client, count: int) -> list[str]:
+    """What ``elicit_server``'s requests outside a call got, once ``count`` were answered."""
+    with anyio.fail_after(TIMEOUT):
+        while True:
+            lines = text_of(await host.call_tool("asker__answers", {})).splitlines()
+            if len(lines) >= count:
+                return lines
+            await anyio.sleep(0.05)
+
+
+async def test_a_form_no_call_owns_is_asked_of_the_attached_picker(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """``later`` asks after it answered: no call owns the form, the daemon asks the picker
+    (as a request outside any call), and the server gets the picker's answer."""
+    asked = Asked(accept_reply)
+    async with (
+        attached(config, runtime, tmp_path / "host") as host,
+        asked_picker(config, runtime, tmp_path, asked),
+    ):
+        assert text_of(await host.call_tool("asker__later", {"count": 1})) == "asked 1"
+        assert await answers(host, 1) == ['bg-1 accept {"reply": "from the picker"}']
+        ((by, params),) = asked.seen
+        assert by == AskedBy("asker")
+        assert isinstance(params, types.ElicitRequestFormParams)
+        assert params.message == "Question 1 of 1"
+
+
+async def test_without_a_picker_the_form_is_declined(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    async with attached(config, runtime, tmp_path / "host") as host:
+        await host.call_tool("asker__later", {"count": 1})
+        assert await answers(host, 1) == ["bg-1 decline null"]
+
+
+async def test_a_picker_leaving_while_asked_declines(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """The picker never answers and detaches: the server hears a decline at once."""
+
+    async def never(by: AskedBy, params: types.ElicitRequestParams) -> types.ElicitResult:
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    asked = Asked(never)
+    async with attached(config, runtime, tmp_path / "host") as host:
+        async with asked_picker(config, runtime, tmp_path, asked):
+            await host.call_tool("asker__later", {"count": 1})
+            with anyio.fail_after(TIMEOUT):
+                await asked.came.wait()
+        assert await answers(host, 1) == ["bg-1 decline null"]
+
+
+async def test_a_host_without_elicitation_has_its_calls_form_asked_of_the_picker(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """The host declared no elicitation: ``confirm``'s form during its call goes to the
+    picker, which is told which host's call asks (every host's view, its project), and the
+    host's call gets the picker's answer."""
+    asked = Asked(accept_reply)
+    async with (
+        attached(config, runtime, tmp_path / "host") as host,
+        asked_picker(config, runtime, tmp_path, asked),
+    ):
+        result = await host.call_tool("old__confirm", {})
+        assert text_of(result) == 'accept {"note": "ok", "proceed": true}'
+        ((by, _params),) = asked.seen
+        assert by == AskedBy("old", "confirm", by_host=True, host=None, project=str(config))
+
+
+async def test_the_pickers_own_call_gets_progress_asks_and_is_cancelled_in_the_daemon(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """Through the daemon: the picker's call of ``confirm`` is asked naming its tool; its call
+    of ``crawl`` reports progress to the call's hooks, and cancelling it has the daemon cancel
+    the server's request (the server writes its marker)."""
+    asked = Asked(accept_reply)
+    marker = tmp_path / "cancelled.txt"
+    heard: list[tuple[float, float | None, str | None]] = []
+    reported = anyio.Event()
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        heard.append((value, total, message))
+        reported.set()
+
+    async with (
+        attached(config, runtime, tmp_path / "host"),
+        asked_picker(config, runtime, tmp_path, asked) as source,
+    ):
+        confirmed = await source.call_tool("old", "confirm", {})
+        assert text_of(confirmed) == 'accept {"note": "ok", "proceed": true}'
+        assert [by for by, _ in asked.seen] == [AskedBy("old", "confirm")]
+
+        async with anyio.create_task_group() as group:
+            hooks = CallHooks(progress=progress)
+            group.start_soon(source.call_tool, "old", "crawl", {"marker": str(marker)}, hooks)
+            with anyio.fail_after(TIMEOUT):
+                await reported.wait()
+            group.cancel_scope.cancel()
+        assert heard == [(2.0, 5.0, "crawling page 2")]
+        with anyio.fail_after(TIMEOUT):
+            while not marker.exists():
+                await anyio.sleep(0.05)
+        assert marker.read_text() == "cancelled"
+
+
+async def test_a_page_accepted_outside_any_call_is_said_done_to_the_picker(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    asked = Asked(accept_reply)
+    async with (
+        attached(config, runtime, tmp_path / "host") as host,
+        asked_picker(config, runtime, tmp_path, asked),
+    ):
+        assert text_of(await host.call_tool("asker__later_page", {})) == "asked a page"
+        with anyio.fail_after(TIMEOUT):
+            while not asked.done:
+                await anyio.sleep(0.05)
+        assert asked.done == [("asker", "page-1")]
+        ((by, params),) = asked.seen
+        assert by == AskedBy("asker") and isinstance(params, types.ElicitRequestURLParams)
+        assert params.url == "https://login.example.org/later"
+
+
+async def test_an_answer_that_is_no_result_is_a_decline(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """On the raw link: a picker's answer of the wrong shape reaches the server as a decline
+    (and a picker's answer to an ask it was never sent changes nothing)."""
+    from agentty_tui.gateway.attachment import Attachment
+    from agentty_tui.gateway.picker_link import LineReader, LineWriter
+    from agentty_tui.gateway.rendezvous import rendezvous
+    from tests.gateway.test_daemon import environment
+
+    async with attached(config, runtime, tmp_path / "host") as host:
+        place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+        attachment = Attachment(
+            str(tmp_path), str(config), home=str(Path.home()), env=environment(runtime)
+        )
+        stream = await anyio.connect_unix(place.socket)
+        async with stream:
+            await stream.send(replace(attachment, picker=True).line())
+            reader, writer = LineReader(stream), LineWriter(stream)
+            assert await reader.line() == b"ok"
+            await writer.send({"answer": 999, "result": {"action": "accept"}})
+            await host.call_tool("asker__later", {"count": 1})
+            with anyio.fail_after(TIMEOUT):
+                while "ask" not in (message := await reader.message()):
+                    pass
+            await writer.send({"answer": message["ask"], "result": {"action": "sure"}})
+            assert await answers(host, 1) == ["bg-1 decline null"]
+    assert json.dumps(message["params"])  # the request as the link carried it
