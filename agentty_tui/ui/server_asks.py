@@ -140,7 +140,7 @@ class ServerAsks:
         """The source's ``DaemonAsk``: a request the gateway daemon asks of this picker."""
         host_call = None
         if by.by_host:
-            host_call = f"{by.host or 'of every host'} (project {by.project or '?'})"
+            host_call = f"{by.host or 'every host'} (project {by.project or '?'})"
         return await self.outside_call(Asker(by.server, by.tool, self.timeout, host_call), params)
 
     async def outside_call(

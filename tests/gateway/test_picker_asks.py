@@ -62,6 +62,7 @@ class Asked:
         self.done: list[tuple[str, str]] = []
         self._answer = answer
         self.came = anyio.Event()
+        self.finished = anyio.Event()
 
     async def __call__(self, by: AskedBy, params: types.ElicitRequestParams) -> types.ElicitResult:
         self.seen.append((by, params))
@@ -70,6 +71,7 @@ class Asked:
 
     async def completed(self, server: str, elicitation_id: str) -> None:
         self.done.append((server, elicitation_id))
+        self.finished.set()
 
 
 async def accept_reply(by: AskedBy, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -180,8 +182,8 @@ async def test_the_pickers_own_call_gets_progress_asks_and_is_cancelled_in_the_d
     heard: list[tuple[float, float | None, str | None]] = []
     reported = anyio.Event()
 
-    async def progress(value: float, total: float | None, message: str | None) -> None:
-        heard.append((value, total, message))
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total, message))
         reported.set()
 
     async with (
@@ -200,7 +202,7 @@ async def test_the_pickers_own_call_gets_progress_asks_and_is_cancelled_in_the_d
             group.cancel_scope.cancel()
         assert heard == [(2.0, 5.0, "crawling page 2")]
         with anyio.fail_after(TIMEOUT):
-            while not marker.exists():
+            while not marker.exists():  # noqa: ASYNC110 - the server writes a file, no event
                 await anyio.sleep(0.05)
         assert marker.read_text() == "cancelled"
 
@@ -215,8 +217,7 @@ async def test_a_page_accepted_outside_any_call_is_said_done_to_the_picker(
     ):
         assert text_of(await host.call_tool("asker__later_page", {})) == "asked a page"
         with anyio.fail_after(TIMEOUT):
-            while not asked.done:
-                await anyio.sleep(0.05)
+            await asked.finished.wait()
         assert asked.done == [("asker", "page-1")]
         ((by, params),) = asked.seen
         assert by == AskedBy("asker") and isinstance(params, types.ElicitRequestURLParams)
@@ -251,3 +252,39 @@ async def test_an_answer_that_is_no_result_is_a_decline(
             await writer.send({"answer": message["ask"], "result": {"action": "sure"}})
             assert await answers(host, 1) == ["bg-1 decline null"]
     assert json.dumps(message["params"])  # the request as the link carried it
+
+
+# --- one picker's channel, over an in-memory link ------------------------------------
+
+
+def form(message: str = "Say", size: int = 0) -> types.ElicitRequestFormParams:
+    schema = {"type": "object", "properties": {"reply": {"type": "string"}}}
+    return types.ElicitRequestFormParams(message=message + "x" * size, requested_schema=schema)
+
+
+async def test_a_channel_declines_past_its_bounds_and_withdraws_what_timed_out() -> None:
+    """At most ``MAX_ASKS`` wait (the next is declined at once), a request over ``MAX_ASK``
+    bytes is declined without a line sent, and one unanswered in the timeout is declined and
+    withdrawn from the picker."""
+    from agentty_tui.gateway.picker_asks import MAX_ASK, MAX_ASKS, PickerChannel
+    from agentty_tui.gateway.picker_link import LineReader, LineWriter
+
+    send, receive = anyio.create_memory_object_stream[bytes](MAX_ASKS * 2 + 4)
+    writer = LineWriter(send)  # type: ignore[arg-type]
+    channel = PickerChannel(writer, ("file", "x", False), timeout=0.5)
+    reader = LineReader(receive)  # type: ignore[arg-type]
+    declined = types.ElicitResult(action="decline")
+    async with send, receive:
+        async with anyio.create_task_group() as group:
+            for _ in range(MAX_ASKS):
+                group.start_soon(channel.ask, "s", form())
+            with anyio.fail_after(TIMEOUT):
+                while channel.waiting < MAX_ASKS:  # noqa: ASYNC110 - the asks register
+                    await anyio.sleep(0.01)
+            assert await channel.ask("s", form()) == declined  # one too many: at once
+            assert await channel.ask("s", form(size=MAX_ASK)) == declined  # too big: at once
+        sent = [await reader.message() for _ in range(MAX_ASKS * 2)]
+    asked = [m["ask"] for m in sent if "ask" in m]
+    assert len(asked) == MAX_ASKS and all(len(json.dumps(m)) < MAX_ASK for m in sent)
+    assert sorted(m["withdrawn"] for m in sent if "withdrawn" in m) == sorted(asked)
+    assert channel.waiting == 0
