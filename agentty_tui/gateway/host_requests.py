@@ -117,9 +117,7 @@ class HostRequests:
 
     # --- per call -------------------------------------------------------------------
 
-    def hooks(
-        self, ctx: ServerRequestContext[Any, Any], server: str = "", tool: str = ""
-    ) -> CallHooks:
+    def hooks(self, ctx: ServerRequestContext[Any, Any], server: str, tool: str) -> CallHooks:
         """The hooks of the host's call ``ctx`` (of ``tool`` on ``server``): its progress,
         forms and roots relayed."""
         session = ctx.session

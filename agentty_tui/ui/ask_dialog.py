@@ -40,13 +40,13 @@ class Asker:
     """Seconds after which an unanswered request is declined (``None``: never)."""
     host_call: str | None = None
     """The host attached to the gateway daemon whose call of ``tool`` asks, with its project
-    (``claude (project /home/u/app)``); ``None``: a call of the user's, or none."""
+    (``host claude (project /home/u/app)``); ``None``: a call of the user's, or none."""
 
     def who(self) -> str:
         """``Server 'x' asks, during your call of 'y'`` (or ``outside any call of yours``, or
         ``during the call of 'y' by host claude (project /p)``)."""
         if self.host_call is not None:
-            when = f"during the call of {self.tool!r} by host {self.host_call}"
+            when = f"during the call of {self.tool!r} by {self.host_call}"
         elif self.tool is not None:
             when = f"during your call of {self.tool!r}"
         else:

@@ -140,7 +140,8 @@ class ServerAsks:
         """The source's ``DaemonAsk``: a request the gateway daemon asks of this picker."""
         host_call = None
         if by.by_host:
-            host_call = f"{by.host or 'every host'} (project {by.project or '?'})"
+            who = f"host {by.host}" if by.host else "a host served every host's servers"
+            host_call = f"{who} (project {by.project or '?'})"
         return await self.outside_call(Asker(by.server, by.tool, self.timeout, host_call), params)
 
     async def outside_call(

@@ -58,8 +58,8 @@ async def test_a_hosts_call_asks_the_attached_picker_naming_the_host(
             group.start_soon(host_call)
             await until(pilot, lambda: isinstance(app.screen, FormDialog))
             assert (
-                f"Server 'old' asks, during the call of 'confirm' by host every host "
-                f"(project {config}):" in screen_text(app)
+                f"Server 'old' asks, during the call of 'confirm' by a host served every "
+                f"host's servers (project {config}):" in screen_text(app)
             )
             await pilot.press("ctrl+s")  # accept, with the form's defaults
             with anyio.fail_after(TIMEOUT):
