@@ -128,6 +128,24 @@ async def test_a_form_no_call_owns_is_asked_of_the_attached_picker(
         assert params.message == "Question 1 of 1"
 
 
+async def test_the_newest_picker_of_the_workspace_is_asked(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """Two pickers attached: the one attached last is asked; once it left, the other is."""
+    first, second = Asked(accept_reply), Asked(accept_reply)
+    async with (
+        attached(config, runtime, tmp_path / "host") as host,
+        asked_picker(config, runtime, tmp_path / "one", first),
+    ):
+        async with asked_picker(config, runtime, tmp_path / "two", second):
+            await host.call_tool("asker__later", {"count": 1})
+            assert await answers(host, 1) == ['bg-1 accept {"reply": "from the picker"}']
+            assert (len(first.seen), len(second.seen)) == (0, 1)
+        await host.call_tool("asker__later", {"count": 1})
+        assert await answers(host, 1) == ['bg-1 accept {"reply": "from the picker"}']
+        assert (len(first.seen), len(second.seen)) == (1, 1)
+
+
 async def test_without_a_picker_the_form_is_declined(
     config: Path, runtime: Path, tmp_path: Path
 ) -> None:
