@@ -308,3 +308,66 @@ async def test_a_channel_declines_past_its_bounds_and_withdraws_what_timed_out()
     assert len(asked) == MAX_ASKS and all(len(json.dumps(m)) < MAX_ASK for m in sent)
     assert sorted(m["withdrawn"] for m in sent if "withdrawn" in m) == sorted(asked)
     assert channel.waiting == 0
+
+
+async def test_the_picker_drops_what_the_daemon_withdraws_and_answers_the_rest(
+    tmp_path: Path, runtime: Path
+) -> None:
+    """The picker's side, against a daemon's end of the link played here: an ask the daemon
+    withdraws cancels the picker's handler and gets no answer; the next ask is answered; an
+    ask that is no request is declined unasked."""
+    from agentty_tui.gateway.attachment import Attachment
+    from agentty_tui.gateway.picker_link import LineReader, LineWriter
+    from agentty_tui.gateway.rendezvous import rendezvous
+    from agentty_tui.model import PluginModel
+
+    place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+    place.socket.parent.mkdir(parents=True, exist_ok=True)
+    entered, cancelled = anyio.Event(), anyio.Event()
+
+    async def handler(by: AskedBy, params: types.ElicitRequestParams) -> types.ElicitResult:
+        if params.message == "wait":
+            entered.set()
+            try:
+                await anyio.sleep_forever()
+            finally:
+                cancelled.set()
+        return types.ElicitResult(action="accept", content={"reply": params.message})
+
+    params = form("wait").model_dump(mode="json", by_alias=True)
+    heard: list[dict[str, object]] = []
+
+    async def daemon(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            reader, writer = LineReader(stream), LineWriter(stream)
+            await reader.line()  # the attachment
+            await stream.send(b"ok\n")
+            await writer.send({"hello": {"pid": 1}})
+            await writer.send_text(f'{{"snapshot":{PluginModel().model_dump_json()}}}')
+            await writer.send({"ask": 1, "server": "s", "params": params, "by": {}})
+            with anyio.fail_after(TIMEOUT):
+                await entered.wait()
+                await writer.send({"withdrawn": 1})
+                await cancelled.wait()
+            await writer.send({"ask": 2, "server": "s", "params": {"mode": "form"}, "by": {}})
+            said = {**params, "message": "now"}
+            await writer.send({"ask": 3, "server": "s", "params": said, "by": {}})
+            with anyio.fail_after(TIMEOUT):
+                heard.append(await reader.message())
+                heard.append(await reader.message())
+
+    listener = await anyio.create_unix_listener(place.socket)
+    async with listener, anyio.create_task_group() as group:
+        group.start_soon(listener.serve, daemon)
+        attachment = Attachment(str(tmp_path), home=str(Path.home()))
+        async with RemoteSource.attached(attachment, place) as source:
+            assert source is not None
+            source.set_daemon_asks(handler)
+            with anyio.fail_after(TIMEOUT):
+                while len(heard) < 2:  # noqa: ASYNC110 - the daemon's task reads them
+                    await anyio.sleep(0.02)
+        group.cancel_scope.cancel()
+    assert sorted(heard, key=lambda m: int(str(m["answer"]))) == [
+        {"answer": 2, "result": {"action": "decline"}},
+        {"answer": 3, "result": {"action": "accept", "content": {"reply": "now"}}},
+    ]
