@@ -37,7 +37,7 @@ import mcp_types as types
 from agentty_tui.bridge.auth import LoginUI, login, login_spec, logout
 from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.early import EarlyStarts
-from agentty_tui.bridge.elicit import ServerElicitation
+from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.live_reload import LiveReload
 from agentty_tui.bridge.logs import default_log_dir
@@ -280,11 +280,17 @@ class Bridge:
         files caused (``watch``); returns a function that removes it."""
         return self.live.add_listener(listener)
 
-    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+    def set_elicitation(
+        self,
+        handler: ServerElicitation | None,
+        completed: ServerElicitationComplete | None = None,
+    ) -> None:
         """From now on ``handler`` answers a server's form or URL request that no call's hooks
-        answer, told which server asks (``None``: such a request is declined); it applies to
-        the servers already running too."""
+        answer, told which server asks (``None``: such a request is declined), and
+        ``completed`` hears the server's completion of a URL request it accepted; it applies
+        to the servers already running too."""
         self._pool.elicitation = handler
+        self._pool.elicitation_complete = completed
 
     def step(self) -> StepRuntime:
         """Pin the current snapshot and its connected sessions for one agent step."""

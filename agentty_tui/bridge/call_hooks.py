@@ -15,9 +15,10 @@ say which call they serve, so each session ties them with a ``CallRouter``:
   Calls of different owners in flight at once leave it ambiguous: nobody's hooks answer it
   (no form goes to a host whose call may not have asked), and the session's fallback does.
 
-A URL request that a call's hooks accepted, or that the server's ``-32042`` error (URL
-elicitation required) named to a call with hooks, is remembered by its id: the server's
-``notifications/elicitation/complete`` for it goes to those hooks, even after the call ended.
+A URL request that a call's hooks (or the session's fallback) accepted, or that the server's
+``-32042`` error (URL elicitation required) named to a call with hooks, is remembered by its
+id: the server's ``notifications/elicitation/complete`` for it goes to those hooks (or to the
+fallback's completion), even after the call ended.
 
 Without hooks (or without the matching hook), a form is answered by the session's fallback
 (``--accept-defaults``, or a decline) and roots by the bridge's offer (``bridge/roots.py``).
@@ -157,19 +158,28 @@ async def decline(
     return types.ElicitResult(action="decline")
 
 
-def answer_elicitation(router: CallRouter, fallback: ElicitationFnT) -> ElicitationFnT:
-    """A session's elicitation callback: the owning call's hook, else ``fallback``."""
+def answer_elicitation(
+    router: CallRouter,
+    fallback: ElicitationFnT,
+    fallback_complete: Callable[[str], Awaitable[None]] | None = None,
+) -> ElicitationFnT:
+    """A session's elicitation callback: the owning call's hook, else ``fallback``. A URL
+    request accepted by a call's hook is remembered for that call's hooks; one ``fallback``
+    accepted, for ``fallback_complete`` (its completion is then told there)."""
+    remembered = CallHooks(elicitation_complete=fallback_complete)
 
     async def answer(
         context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
         hooks = router.owner_of_request()
         if hooks is None or hooks.elicitation is None:
-            return await fallback(context, params)
-        answer = await hooks.elicitation(context, params)
+            answer = await fallback(context, params)
+            hooks = remembered if fallback_complete is not None else None
+        else:
+            answer = await hooks.elicitation(context, params)
         accepted = isinstance(answer, types.ElicitResult) and answer.action == "accept"
         url = params.elicitation_id if isinstance(params, types.ElicitRequestURLParams) else None
-        if accepted and url is not None:
+        if accepted and url is not None and hooks is not None:
             router.accepted_url(url, hooks)
         return answer
 

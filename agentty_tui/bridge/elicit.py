@@ -4,7 +4,9 @@ A request that no call's hooks answer (``bridge/call_hooks.py``: none in flight,
 different owners, or a call without an ``elicitation`` hook) goes to the bridge's
 ``ServerElicitation``: a handler told which server asks, that a host embedding the bridge passes
 (``Bridge(..., elicitation=...)``) or sets later (``Bridge.set_elicitation``; the picker's queue
-of dialogs does), else a decline.
+of dialogs does), else a decline. A URL request that handler accepted is remembered by its id
+(as a call's hooks' are): the server's ``notifications/elicitation/complete`` for it goes to the
+``ServerElicitationComplete`` set beside the handler, told which server says it.
 
 A headless ``call --accept-defaults`` answers every form with the defaults its own schema
 gives, and nothing else: a field without a usable default stays out of the answer. A URL-mode
@@ -21,7 +23,7 @@ from typing import Any
 import mcp_types as types
 from mcp.client.session import ClientRequestContext
 
-__all__ = ["ServerElicitation", "accept_defaults", "form_defaults"]
+__all__ = ["ServerElicitation", "ServerElicitationComplete", "accept_defaults", "form_defaults"]
 
 ServerElicitation = Callable[
     [str, ClientRequestContext, types.ElicitRequestParams],
@@ -29,6 +31,10 @@ ServerElicitation = Callable[
 ]
 """Answers a form or URL request of the server named first, one that no call's hooks answer
 (the SDK's elicitation callback, told which server asks)."""
+
+ServerElicitationComplete = Callable[[str, str], Awaitable[None]]
+"""Told the server (named first) and the id of a URL request the ``ServerElicitation``
+accepted, once that server says it completed (``notifications/elicitation/complete``)."""
 
 Answer = str | int | float | bool | list[str] | None
 """A value a form answer may carry (the protocol's primitive field types)."""

@@ -19,7 +19,7 @@ from mcp.client.session import ClientRequestContext
 
 from agentty_tui.bridge.call_hooks import decline
 from agentty_tui.bridge.early import EarlyStarts, wanted_servers
-from agentty_tui.bridge.elicit import ServerElicitation
+from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
 from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.offers import OfferListener
@@ -76,6 +76,7 @@ class SessionPool:
         self._log_level = log_level
         self._roots = roots or RootsBoard(project_roots(config_path.parent))
         self.elicitation: ServerElicitation | None = None
+        self.elicitation_complete: ServerElicitationComplete | None = None
         """Answers a server's form or URL request that no call's hooks answer (``None``: a
         decline); read at each request."""
 
@@ -120,6 +121,13 @@ class SessionPool:
                 return await decline(context, params)
             return await handler(name, context, params)
 
+        async def completed(elicitation_id: str) -> None:
+            # Read when the server says so: the handler of then is the one that accepted it,
+            # or its successor (the picker restarted its queue), which says it as well.
+            told = self.elicitation_complete
+            if told is not None:
+                await told(name, elicitation_id)
+
         session = ServerSession(
             config,
             log,
@@ -128,6 +136,7 @@ class SessionPool:
             on_log=self._on_log,
             log_level=self._log_level,
             elicitation=elicitation,
+            elicitation_complete=completed,
             roots=self._roots.answer,
             inherited=self._inherited,
             early=self._early,

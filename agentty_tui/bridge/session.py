@@ -123,12 +123,15 @@ class ServerSession:
         log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
         inherited: Inherited | None = None,
         early: EarlyStarts | None = None,
+        elicitation_complete: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         """``elicitation``: answers a server's forms where no call's hooks do (without one,
-        and without ``roots``, the session offers neither); ``login_ui``: where a step-up
-        (``403 insufficient_scope``) shows its browser login, without one such a server turns
-        ``needs_login`` with the reason; ``roots``: the roots a server gets when it asks
-        outside a call that answers them (``None``: roots are not offered). ``on_offer``
+        and without ``roots``, the session offers neither), and ``elicitation_complete`` is
+        told the id of a URL request it accepted once the server says it completed;
+        ``login_ui``: where a step-up (``403 insufficient_scope``) shows its browser login,
+        without one such a server turns ``needs_login`` with the reason; ``roots``: the roots
+        a server gets when it asks outside a call that answers them (``None``: roots are not
+        offered). ``on_offer``
         hears each change of what the server offers besides tools, ``on_log`` each of its log
         messages; ``log_level`` is the level to ask a server for when it connects;
         ``inherited``: the environment and folder the server starts from (default: this
@@ -146,6 +149,7 @@ class ServerSession:
         self._on_change = on_change
         self._elicitation = elicitation
         """Answers a server's form requests; without one the session does not offer them."""
+        self._elicitation_complete = elicitation_complete
         self._roots = roots
         self._router = CallRouter()
         """Which call in flight a server's request (a form, ``roots/list``) is for."""
@@ -287,7 +291,7 @@ class ServerSession:
             elicitation_callback=(
                 None
                 if self._elicitation is None
-                else answer_elicitation(self._router, self._elicitation)
+                else answer_elicitation(self._router, self._elicitation, self._elicitation_complete)
             ),
             list_roots_callback=None
             if self._roots is None

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from agentty_tui.bridge.auth import LoginUI
     from agentty_tui.bridge.bridge import Bridge
     from agentty_tui.bridge.call_hooks import CallHooks
-    from agentty_tui.bridge.elicit import ServerElicitation
+    from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
 
 __all__ = ["StartingSource"]
 
@@ -61,6 +61,7 @@ class StartingSource:
         self._loading: anyio.CancelScope | None = None  # the wait for the frame and the SDK
         self._listeners: list[_WaitingListener] = []
         self._elicitation: ServerElicitation | None = None  # handed to the bridge
+        self._elicitation_complete: ServerElicitationComplete | None = None
 
     def load(self) -> None:
         """Read the config (blocking) for the first snapshot; one that does not load shows
@@ -98,9 +99,8 @@ class StartingSource:
                 )
             if self._loading.cancelled_caught or self._closing.is_set():
                 return  # quit before the bridge was up: the early starts are stopped here
-            bridge: Bridge = module.Bridge(
-                self.workspace, trust=self._trust, early=early, elicitation=self._elicitation
-            )
+            bridge: Bridge = module.Bridge(self.workspace, trust=self._trust, early=early)
+            bridge.set_elicitation(self._elicitation, self._elicitation_complete)
             async with bridge, anyio.create_task_group() as watching:
                 await watching.start(bridge.watch)
                 self._bridge = bridge
@@ -250,11 +250,15 @@ class StartingSource:
         """``Bridge.call_tool`` (with the call's ``hooks``), once the bridge is up."""
         return await (await self._up()).call_tool(server, tool, arguments, hooks)
 
-    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+    def set_elicitation(
+        self,
+        handler: ServerElicitation | None,
+        completed: ServerElicitationComplete | None = None,
+    ) -> None:
         """``Bridge.set_elicitation``: now if the bridge is up, else once it is."""
-        self._elicitation = handler
+        self._elicitation, self._elicitation_complete = handler, completed
         if self._bridge is not None:
-            self._bridge.set_elicitation(handler)
+            self._bridge.set_elicitation(handler, completed)
 
 
 class _WaitingListener:

@@ -14,7 +14,8 @@ connection carries the picker's link (``picker_link``, served by ``picker_servic
 snapshots of a bridge of its workspace (one already open, whichever host opened it: the
 picker starts no process of its own), the hosts attached for that workspace and what each
 lists, and the operations the picker asks. ``registry`` lists every host and picker attached
-(``status``).
+(``status``); ``asks`` asks the newest picker of a workspace what its servers ask that no
+call owns, or that a host's call cannot answer (``picker_asks``).
 
 **Its servers start before the SDK is imported.** The daemon is started by the first host's
 ``serve --shared``, and what its servers need (the host's environment and folder, its
@@ -60,6 +61,7 @@ from agentty_tui.model import PluginConfig
 if TYPE_CHECKING:
     from agentty_tui.bridge import Bridge
     from agentty_tui.gateway.host_registry import HostRegistry
+    from agentty_tui.gateway.picker_asks import PickerAsks
 
 __all__ = [
     "DEFAULT_IDLE",
@@ -102,6 +104,7 @@ class _Daemon:
         self.changed = anyio.Event()
         """Set when a host attaches or leaves (then replaced)."""
         self._registry: HostRegistry | None = None
+        self._asks: PickerAsks | None = None
 
     @property
     def registry(self) -> HostRegistry:
@@ -112,6 +115,16 @@ class _Daemon:
 
             self._registry = HostRegistry()
         return self._registry
+
+    @property
+    def asks(self) -> PickerAsks:
+        """The attached pickers, asked what servers ask that nobody else answers; made on first
+        use (its module imports the SDK)."""
+        if self._asks is None:
+            from agentty_tui.gateway.picker_asks import PickerAsks
+
+            self._asks = PickerAsks()
+        return self._asks
 
     def _moved(self) -> None:
         self.changed.set()
@@ -154,6 +167,7 @@ class _Daemon:
                 except BaseException:
                     await early.aclose()
                     raise
+                known.set_elicitation(*self.asks.for_bridge(attachment.key()))
                 self._bridges[key] = known
             return known
 
@@ -245,15 +259,24 @@ class _Daemon:
                         from agentty_tui.gateway.picker_service import serve_picker
 
                         reader, writer = LineReader(stream), LineWriter(stream)
-                        await serve_picker(bridge, attachment.key(), self.registry, reader, writer)
+                        await serve_picker(
+                            bridge, attachment.key(), self.registry, reader, writer, self.asks
+                        )
                         return
                     from agentty_tui.gateway.server import HostServer
                     from agentty_tui.gateway.stdio import message_streams
 
                     descriptor = connection.fileno()
                     async with message_streams(descriptor, descriptor) as (read, write):
+                        elsewhere = self.asks.for_host(
+                            attachment.key(), attachment.host, entry.workspace
+                        )
                         server = HostServer(
-                            bridge, attachment.host, wait=attachment.wait, offers=bridge
+                            bridge,
+                            attachment.host,
+                            wait=attachment.wait,
+                            offers=bridge,
+                            elsewhere=elsewhere,
                         )
                         await server.serve(read, write)
 

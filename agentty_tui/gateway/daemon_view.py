@@ -6,11 +6,51 @@ receives them (``remote_source``), so that the picker reads them without either.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["AttachedHost", "DaemonView"]
+if TYPE_CHECKING:  # the SDK's types: named here, imported by whoever asks
+    import mcp_types as types
+
+__all__ = ["AskedBy", "AttachedHost", "DaemonAsk", "DaemonView"]
+
+
+@dataclass(frozen=True, slots=True)
+class AskedBy:
+    """Who a server's form or page, asked of the picker by the daemon, comes from."""
+
+    server: str
+    """The server that asks (its name in the workspace)."""
+    tool: str | None = None
+    """The tool of the call it came during; ``None``: outside any call."""
+    by_host: bool = False
+    """During a call of an attached host (not the picker's own)."""
+    host: str | None = None
+    """That host's name (``None``: a ``serve`` without ``--host``)."""
+    project: str | None = None
+    """The project (or the one file) that host is served."""
+
+    @classmethod
+    def of_json(cls, server: str, value: Any) -> AskedBy:
+        """Who the link says asks (anything of the wrong shape left out)."""
+        found = value if isinstance(value, Mapping) else {}
+
+        def text(name: str) -> str | None:
+            item = found.get(name)
+            return item if isinstance(item, str) else None
+
+        return cls(
+            server=server,
+            tool=text("tool"),
+            by_host=found.get("by_host") is True,
+            host=text("host"),
+            project=text("project"),
+        )
+
+
+DaemonAsk = Callable[[AskedBy, "types.ElicitRequestParams"], Awaitable["types.ElicitResult"]]
+"""Answers a form or page the daemon asks of the picker, told who asks."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,12 @@ from the host's request (``HostRequests.hooks``):
 - **Elicitation**: a form the server asks during the call goes to the host when the host
   declared elicitation (form mode: ``form``, or a bare ``elicitation: {}``; URL mode: ``url``)
   and its connection can carry a request (a 2025 handshake host); its answer goes back as
-  given. Otherwise, or when the host's answer fails, the server hears a decline, never a
-  protocol error. The request goes out tied to the host's call (``related_request_id``: on
-  HTTP it rides that call's stream). The server's ``-32042`` error (URL elicitation required)
+  given. A host that did not declare elicitation (or not the mode asked), or whose connection
+  cannot carry a request, has it asked elsewhere when there is an ``AskElsewhere`` (the
+  daemon's attached picker, told which host's call asks: ``picker_asks``). Otherwise, or when
+  the host's answer fails, the server hears a decline, never a protocol error. The request
+  goes out tied to the host's call (``related_request_id``: on HTTP it rides that call's
+  stream). The server's ``-32042`` error (URL elicitation required)
   reaches a host that declared URL mode as that error (``passed_on``), and the server's
   ``notifications/elicitation/complete`` for a URL the host accepted or was given so reaches
   that host.
@@ -48,7 +51,7 @@ from mcp.shared.message import ServerMessageMetadata
 from agentty_tui.bridge.call_hooks import CallHooks, url_elicitations
 from agentty_tui.bridge.roots import RootsBoard
 
-__all__ = ["ROOTS_TIMEOUT", "HostRequests", "RootsSource", "progress_token"]
+__all__ = ["ROOTS_TIMEOUT", "AskElsewhere", "HostRequests", "RootsSource", "progress_token"]
 
 _log = logging.getLogger(__name__)
 
@@ -69,6 +72,21 @@ class RootsSource(Protocol):
         ...
 
 
+class AskElsewhere(Protocol):
+    """Who is asked a server's form or page during a host's call when the host cannot answer."""
+
+    async def ask(
+        self, server: str, tool: str, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        """The answer to ``params`` of ``server`` during the host's call of ``tool``."""
+        ...
+
+    async def completed(self, server: str, elicitation_id: str) -> bool:
+        """``server`` says the page ``elicitation_id`` is done: told to whoever accepted it
+        here; whether one did."""
+        ...
+
+
 def progress_token(params: Mapping[str, Any] | None) -> str | int | None:
     """The ``progressToken`` of a request's raw params, if the caller asked for progress."""
     meta = params.get("_meta") if params is not None else None
@@ -80,10 +98,17 @@ def progress_token(params: Mapping[str, Any] | None) -> str | int | None:
 class HostRequests:
     """One attached host's side of what servers send and ask: per-call hooks, and its roots."""
 
-    def __init__(self, source: RootsSource, servers: Callable[[], Iterable[str]]) -> None:
+    def __init__(
+        self,
+        source: RootsSource,
+        servers: Callable[[], Iterable[str]],
+        elsewhere: AskElsewhere | None = None,
+    ) -> None:
         """``source``: the bridge; ``servers``: the servers of the host's view now (told when
-        the host's roots change)."""
+        the host's roots change); ``elsewhere``: who is asked what the host cannot answer
+        (``None``: declined)."""
         self._source = source
+        self._elsewhere = elsewhere
         self._servers = servers
         self._connection: ServerSession | None = None
         self._refresh = anyio.Event()
@@ -92,18 +117,23 @@ class HostRequests:
 
     # --- per call -------------------------------------------------------------------
 
-    def hooks(self, ctx: ServerRequestContext[Any, Any]) -> CallHooks:
-        """The hooks of the host's call ``ctx``: its progress, forms and roots relayed."""
+    def hooks(self, ctx: ServerRequestContext[Any, Any], server: str, tool: str) -> CallHooks:
+        """The hooks of the host's call ``ctx`` (of ``tool`` on ``server``): its progress,
+        forms and roots relayed."""
         session = ctx.session
         capabilities = session.client_capabilities
         asks = session.can_send_request
         elicitation = capabilities.elicitation if capabilities is not None else None
         roots = capabilities.roots if capabilities is not None else None
+        declared = elicitation if asks else None
+        relays = declared is not None or self._elsewhere is not None
         return CallHooks(
             progress=self._progress(ctx),
-            elicitation=self._elicit(ctx, elicitation) if asks and elicitation else None,
+            elicitation=self._elicit(ctx, declared, server, tool) if relays else None,
             roots=self._roots(ctx) if asks and roots is not None else None,
-            elicitation_complete=self._completed(session) if elicitation else None,
+            elicitation_complete=self._completed(session, server, elicitation is not None)
+            if relays
+            else None,
             owner=self,
         )
 
@@ -127,18 +157,24 @@ class HostRequests:
         return relay
 
     def _elicit(
-        self, ctx: ServerRequestContext[Any, Any], declared: types.ElicitationCapability
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        declared: types.ElicitationCapability | None,
+        server: str,
+        tool: str,
     ) -> ElicitationFnT:
         # A bare ``elicitation: {}`` (from before modes existed) is form support.
-        form = declared.form is not None or declared.url is None
-        url = declared.url is not None
-        session, request_id = ctx.session, ctx.request_id
+        form = declared is not None and (declared.form is not None or declared.url is None)
+        url = declared is not None and declared.url is not None
+        session, request_id, elsewhere = ctx.session, ctx.request_id, self._elsewhere
 
         async def relay(
             context: ClientRequestContext, params: types.ElicitRequestParams
         ) -> types.ElicitResult:
             is_url = isinstance(params, types.ElicitRequestURLParams)
             if not (url if is_url else form):
+                if elsewhere is not None:  # the host cannot: whoever is asked instead
+                    return await elsewhere.ask(server, tool, params)
                 return types.ElicitResult(action="decline")
             request = types.ElicitRequest(params=params)
             try:
@@ -154,8 +190,16 @@ class HostRequests:
 
         return relay
 
-    def _completed(self, session: ServerSession) -> Callable[[str], Awaitable[None]]:
+    def _completed(
+        self, session: ServerSession, server: str, declared: bool
+    ) -> Callable[[str], Awaitable[None]]:
+        elsewhere = self._elsewhere
+
         async def relay(elicitation_id: str) -> None:
+            if elsewhere is not None and await elsewhere.completed(server, elicitation_id):
+                return  # a page the host could not take, accepted elsewhere: told there
+            if not declared:
+                return
             # Not tied to the call: it has often ended by now (the host retries it).
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await session.send_elicit_complete(elicitation_id)

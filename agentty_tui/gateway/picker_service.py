@@ -9,6 +9,12 @@ bridge of the workspace, one with another environment, is seen at the next of th
 reports of reloads an outside edit caused; it carries out each operation the picker asks on the
 bridge, each in a task of its own (a long tool call holds up no toggle), and answers with the
 result (for a change, the revision of the snapshot it made) or the error (``picker_link``).
+
+The picker's tool call is its own: the server's ``notifications/progress`` for it go to the
+picker as ``{"progress": id, ...}``, a form or page the server asks during it is asked of this
+picker naming the call's tool (``picker_asks``), and the picker's ``{"cancel": id}`` cancels
+it (the server hears ``notifications/cancelled``; no answer follows). While it stays, the
+picker is one ``PickerAsks`` may ask (``{"answer": n, ...}`` are its answers).
 """
 
 from __future__ import annotations
@@ -21,15 +27,19 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import mcp_types as types
+from mcp.client.session import ClientRequestContext
 from pydantic import TypeAdapter
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.bridge.auth.vault import default_auth_dir
+from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.daemon_view import AttachedHost
 from agentty_tui.gateway.host_registry import HostRegistry
 from agentty_tui.gateway.host_tools import ToolsMaker
+from agentty_tui.gateway.picker_asks import PickerAsks, PickerChannel
 from agentty_tui.gateway.picker_link import (
     LINK_ENDED,
     OPERATIONS,
@@ -58,8 +68,26 @@ async def serve_picker(
     registry: HostRegistry,
     reader: LineReader,
     writer: LineWriter,
+    asks: PickerAsks | None = None,
 ) -> None:
-    """Serve one picker attached for the workspace ``key`` on ``bridge`` until it leaves."""
+    """Serve one picker attached for the workspace ``key`` on ``bridge`` until it leaves;
+    ``asks``: where it may be asked what servers ask (``None``: its own calls' alone)."""
+    channel = PickerChannel(writer, key)
+    with contextlib.ExitStack() as stack:
+        if asks is not None:
+            stack.enter_context(asks.attached(channel))
+        stack.callback(channel.close)
+        await _serve(bridge, key, registry, reader, writer, channel)
+
+
+async def _serve(
+    bridge: Bridge,
+    key: tuple[str, str, bool],
+    registry: HostRegistry,
+    reader: LineReader,
+    writer: LineWriter,
+    channel: PickerChannel,
+) -> None:
     hello = {
         "pid": os.getpid(),
         "add_targets": [ref.model_dump(mode="json") for ref in bridge.add_targets()],
@@ -75,6 +103,7 @@ async def serve_picker(
             reports.send_nowait(report)
 
     forget = bridge.add_reload_listener(heard)
+    calls: dict[Any, anyio.CancelScope] = {}  # the operations running, by their id
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_send_snapshots, bridge, writer)
@@ -85,7 +114,14 @@ async def serve_picker(
                     message = await reader.message()
                 except LINK_ENDED:
                     break  # the picker left (or said what is not ours to read)
-                group.start_soon(_answer, bridge, message, writer)
+                if "answer" in message:
+                    channel.answered(message)
+                elif "cancel" in message:
+                    running = calls.get(message["cancel"])
+                    if running is not None:
+                        running.cancel()
+                else:
+                    group.start_soon(_answer, bridge, message, writer, channel, calls)
             group.cancel_scope.cancel()
     except* (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         pass  # the picker left while something was sent to it
@@ -162,20 +198,72 @@ async def _send_hosts(
                 sent = hosts
 
 
-async def _answer(bridge: Bridge, message: Mapping[str, Any], writer: LineWriter) -> None:
-    """Carry out one operation and answer it (an error as its kind and message)."""
+async def _answer(
+    bridge: Bridge,
+    message: Mapping[str, Any],
+    writer: LineWriter,
+    channel: PickerChannel,
+    calls: dict[Any, anyio.CancelScope],
+) -> None:
+    """Carry out one operation and answer it (an error as its kind and message); one the
+    picker cancelled meanwhile is not answered."""
     ident = message.get("id")
-    try:
-        result = await _operate(bridge, str(message.get("op")), message.get("args") or {})
-    except AgenttyError as error:
-        await writer.send({"reply": ident, "error": error_json(error)})
-        return
-    except Exception as error:  # a malformed request, or a library's surprise: said, not raised
-        _log.exception("a picker's operation failed")
-        said = AgenttyError(f"the gateway daemon could not do it: {type(error).__name__}: {error}")
-        await writer.send({"reply": ident, "error": error_json(said)})
-        return
-    await writer.send({"reply": ident, "result": result})
+    op, args = str(message.get("op")), message.get("args") or {}
+    reply: dict[str, Any] = {"reply": ident}
+    with anyio.CancelScope() as scope:
+        if isinstance(ident, int) and ident not in calls:
+            calls[ident] = scope
+        try:
+            hooks = _call_hooks(ident, args, writer, channel) if op == "call_tool" else None
+            reply["result"] = await _operate(bridge, op, args, hooks)
+        except AgenttyError as error:
+            reply["error"] = error_json(error)
+        except Exception as error:  # a malformed request, or a library's surprise: said
+            _log.exception("a picker's operation failed")
+            said = f"the gateway daemon could not do it: {type(error).__name__}: {error}"
+            reply["error"] = error_json(AgenttyError(said))
+        finally:
+            if calls.get(ident) is scope:
+                del calls[ident]
+    if not scope.cancelled_caught:
+        await writer.send(reply)
+
+
+PROGRESS_MESSAGE = 1000
+"""Characters of a server's progress message sent on to the picker (it shows fewer)."""
+
+
+def _call_hooks(
+    ident: Any, args: Mapping[str, Any], writer: LineWriter, channel: PickerChannel
+) -> CallHooks:
+    """The hooks of the picker's call ``ident``: its progress sent to the picker (when it
+    asked for it), what its server asks during it asked of the picker, naming the tool."""
+    server, tool = str(args.get("server")), str(args.get("tool"))
+
+    async def relay(progress: float, total: float | None, message: str | None) -> None:
+        said = {
+            "progress": ident,
+            "value": progress,
+            "total": total,
+            "message": None if message is None else message[:PROGRESS_MESSAGE],
+        }
+        with contextlib.suppress(*LINK_ENDED):  # the picker left: its serving ends anyway
+            await writer.send(said)
+
+    async def elicitation(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        return await channel.ask(server, params, {"tool": tool})
+
+    async def completed(elicitation_id: str) -> None:
+        await channel.completed(server, elicitation_id)
+
+    return CallHooks(
+        progress=relay if args.get("progress") is True else None,
+        elicitation=elicitation,
+        elicitation_complete=completed,
+        owner=channel,
+    )
 
 
 def _text(args: Mapping[str, Any], name: str) -> str:
@@ -215,8 +303,11 @@ def _model(model: PluginModel) -> dict[str, Any]:
     return {"revision": model.revision}
 
 
-async def _operate(bridge: Bridge, op: str, args: Mapping[str, Any]) -> dict[str, Any]:
-    """Run operation ``op`` with ``args`` on ``bridge``; its result as the link sends it."""
+async def _operate(
+    bridge: Bridge, op: str, args: Mapping[str, Any], hooks: CallHooks | None = None
+) -> dict[str, Any]:
+    """Run operation ``op`` with ``args`` on ``bridge`` (a call with ``hooks``); its result
+    as the link sends it."""
     if op not in OPERATIONS:
         raise AgenttyError(f"the gateway daemon has no operation {op!r} for a picker")
     host = _maybe_text(args, "host")
@@ -271,5 +362,5 @@ async def _operate(bridge: Bridge, op: str, args: Mapping[str, Any]) -> dict[str
     arguments = args.get("arguments")
     if arguments is not None and not isinstance(arguments, dict):
         raise ValueError("a call's arguments are an object")
-    result = await bridge.call_tool(_text(args, "server"), _text(args, "tool"), arguments)
+    result = await bridge.call_tool(_text(args, "server"), _text(args, "tool"), arguments, hooks)
     return {"call": result.model_dump(mode="json", by_alias=True, exclude_none=True)}

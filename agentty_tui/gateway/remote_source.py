@@ -21,10 +21,20 @@ terminal and this user's browser (the daemon says which URL its session connects
 it reads tokens; the server is then restarted there), and an import is a write of the config
 file the daemon reads (announced: it reloads, and then the picker has it reload once more to
 have its report).
+
+What the daemon's servers ask of the picker (``picker_asks``: a form or page no call owns, a
+host's call that cannot answer it, the picker's own call) comes as ``{"ask": n, ...}`` and is
+handed to the ``DaemonAsk`` the picker set (``set_daemon_asks``) with who asks; its answer goes
+back (a decline without one, or for what does not read as a request); ``{"withdrawn": n}``
+takes it away again, and ``{"completed": id}`` of a page accepted here is told to the
+completion the picker set. The picker's own call gets its server's progress
+(``{"progress": id, ...}``, to the call's ``CallHooks.progress``), and cancelling it sends
+``{"cancel": id}``: the daemon cancels the server's request.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -49,7 +59,7 @@ from agentty_tui.config.importing import (
 from agentty_tui.config.store import ConfigStore
 from agentty_tui.errors import AgenttyError, OperationError
 from agentty_tui.gateway.attachment import Attachment
-from agentty_tui.gateway.daemon_view import AttachedHost, DaemonView
+from agentty_tui.gateway.daemon_view import AskedBy, AttachedHost, DaemonAsk, DaemonView
 from agentty_tui.gateway.picker_link import (
     LINK_ENDED,
     LineReader,
@@ -69,10 +79,11 @@ from agentty_tui.model import (
 
 if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
     import mcp_types as types
+    from mcp.shared.dispatcher import ProgressFnT
 
     from agentty_tui.bridge.auth import LoginUI
     from agentty_tui.bridge.call_hooks import CallHooks
-    from agentty_tui.bridge.elicit import ServerElicitation
+    from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
 
 __all__ = ["ATTACH_TIMEOUT", "RETRY", "RemoteSource"]
 
@@ -181,6 +192,11 @@ class RemoteSource:
         self._states: dict[int, ServerState] = {}  # the daemon's revision -> our state
         self._base = 0  # added to the daemon's snapshot revisions (a new daemon starts low)
         self._seen = -1  # the daemon's revision of the newest snapshot taken from this link
+        self._group: anyio.abc.TaskGroup | None = None  # where the daemon's asks are answered
+        self._asks: DaemonAsk | None = None
+        self._asks_done: ServerElicitationComplete | None = None
+        self._asking: dict[int, anyio.CancelScope] = {}  # the daemon's asks being answered
+        self._progress: dict[int, ProgressFnT] = {}  # the running calls' progress, by op id
 
     @classmethod
     @asynccontextmanager
@@ -197,6 +213,7 @@ class RemoteSource:
             return
         try:
             async with anyio.create_task_group() as group:
+                source._group = group
                 group.start_soon(source._keep, link)
                 try:
                     yield source
@@ -272,6 +289,8 @@ class RemoteSource:
         for waiting in list(self._pending.values()):
             waiting.close()  # its operation fails saying the daemon went away
         self._pending.clear()
+        for asking in self._asking.values():
+            asking.cancel()  # that daemon waits for no answer any more
         self._view.set(DaemonView(pid=None, attached=False, note=GONE))
         self._model.poke()  # whoever waits for a snapshot of that daemon waits no more
 
@@ -298,7 +317,59 @@ class RemoteSource:
             waiting = self._pending.pop(ident, None)
             if waiting is not None:
                 waiting.send_nowait(dict(message))
+        elif isinstance(ident := message.get("progress"), int):
+            await self._progressed(ident, message)
+        elif isinstance(ident := message.get("ask"), int):
+            if self._group is not None and self._link is not None:
+                self._group.start_soon(self._answer_ask, self._link, ident, message)
+        elif isinstance(ident := message.get("withdrawn"), int):
+            asking = self._asking.get(ident)
+            if asking is not None:
+                asking.cancel()
+        elif isinstance(done := message.get("completed"), str):
+            server, told = message.get("server"), self._asks_done
+            if told is not None and isinstance(server, str):
+                await told(server, done)
         return message
+
+    async def _progressed(self, ident: int, message: Mapping[str, Any]) -> None:
+        """The daemon's ``{"progress": id, ...}`` for the picker's call ``id``: to its hooks."""
+        heard = self._progress.get(ident)
+        value, total, said = message.get("value"), message.get("total"), message.get("message")
+        if heard is None or not isinstance(value, int | float):
+            return
+        await heard(
+            float(value),
+            float(total) if isinstance(total, int | float) else None,
+            said if isinstance(said, str) else None,
+        )
+
+    async def _answer_ask(self, link: _Link, ident: int, message: Mapping[str, Any]) -> None:
+        """Answer the daemon's ask ``ident`` with the picker's answer (a decline without a
+        handler, or for what is not a request); nothing once it was withdrawn."""
+        import mcp_types as types  # the SDK: imported by the first ask, not the first frame
+        from pydantic import TypeAdapter, ValidationError
+
+        answer = types.ElicitResult(action="decline")
+        handler, server = self._asks, message.get("server")
+        with anyio.CancelScope() as scope:
+            self._asking[ident] = scope
+            try:
+                if handler is not None and isinstance(server, str):
+                    adapter: TypeAdapter[types.ElicitRequestParams] = TypeAdapter(
+                        types.ElicitRequestParams
+                    )
+                    params = adapter.validate_python(message.get("params"))
+                    answer = await handler(AskedBy.of_json(server, message.get("by")), params)
+            except ValidationError:
+                pass  # not a request we can show: declined
+            finally:
+                self._asking.pop(ident, None)
+        if scope.cancelled_caught or self._link is not link:
+            return  # withdrawn, or the daemon that asked went away
+        said = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+        with contextlib.suppress(*LINK_ENDED):
+            await link.writer.send({"answer": ident, "result": said})
 
     def _decode(self, value: Any, *, stream: bool = False) -> tuple[PluginModel, int]:
         """The snapshot the link said, with our revisions, and the daemon's revision of it.
@@ -342,22 +413,34 @@ class RemoteSource:
             self._model.set(model)
         return self._model.value
 
-    async def _ask(self, op: str, **args: Any) -> dict[str, Any]:
-        """Have the daemon carry out ``op``; its result (its error raised as its kind)."""
+    async def _ask(
+        self, op: str, *, heard: ProgressFnT | None = None, **args: Any
+    ) -> dict[str, Any]:
+        """Have the daemon carry out ``op``; its result (its error raised as its kind).
+        ``heard`` hears the progress the daemon sends for it; cancelling the caller has the
+        daemon cancel it."""
         link = self._link
         if link is None:
             raise AgenttyError(GONE)
         ident = next(self._ids)
         answer, answered = anyio.create_memory_object_stream[dict[str, Any]](1)
         self._pending[ident] = answer
+        if heard is not None:
+            self._progress[ident] = heard
         try:
             await link.writer.send({"id": ident, "op": op, "args": args})
             async with answered:
                 reply = await answered.receive()
         except (OSError, anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
             raise AgenttyError(LOST_DURING) from None
+        except anyio.get_cancelled_exc_class():
+            if ident in self._pending:  # no answer yet: the daemon stops it (the server hears)
+                with anyio.CancelScope(shield=True), contextlib.suppress(*LINK_ENDED):
+                    await link.writer.send({"cancel": ident})
+            raise
         finally:
             self._pending.pop(ident, None)
+            self._progress.pop(ident, None)
         if "error" in reply:
             raise error_of(reply["error"] or {})
         result = reply.get("result")
@@ -543,13 +626,33 @@ class RemoteSource:
         arguments: dict[str, Any] | None = None,
         hooks: CallHooks | None = None,
     ) -> types.CallToolResult:
-        """Call one tool on the daemon's server process. ``hooks`` are not used: the daemon's
-        answer is the result alone (no progress or question of the server comes back)."""
-        result = await self._ask("call_tool", server=server, tool=tool, arguments=arguments)
+        """Call one tool on the daemon's server process: its progress goes to ``hooks``;
+        cancelling the caller cancels the daemon's call. What the server asks during it is
+        asked through ``set_daemon_asks``' handler (which the daemon tells the call's tool)."""
+        progress = hooks.progress if hooks is not None else None
+        result = await self._ask(
+            "call_tool",
+            heard=progress,
+            server=server,
+            tool=tool,
+            arguments=arguments,
+            progress=progress is not None,
+        )
         import mcp_types  # the SDK's types: imported by the first call, not by the first frame
 
         return mcp_types.CallToolResult.model_validate(result.get("call"))
 
-    def set_elicitation(self, handler: ServerElicitation | None) -> None:
-        """Nothing: what the daemon's servers ask outside a call is answered in the daemon
-        (declined there), not asked of an attached picker (yet)."""
+    def set_elicitation(
+        self,
+        handler: ServerElicitation | None,
+        completed: ServerElicitationComplete | None = None,
+    ) -> None:
+        """Nothing: what the daemon's servers ask is asked of the picker through
+        ``set_daemon_asks``, told who asks (a host's call, the picker's own, none)."""
+
+    def set_daemon_asks(
+        self, ask: DaemonAsk | None, completed: ServerElicitationComplete | None = None
+    ) -> None:
+        """From now on ``ask`` answers what the daemon asks of this picker (``None``: a
+        decline), and ``completed`` hears that a page accepted here is done."""
+        self._asks, self._asks_done = ask, completed

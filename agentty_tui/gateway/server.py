@@ -50,7 +50,7 @@ from agentty_tui.bridge.call_hooks import CallHooks
 from agentty_tui.catalog.names import ToolRef
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import DEFAULT_WAIT
-from agentty_tui.gateway.host_requests import HostRequests, RootsSource
+from agentty_tui.gateway.host_requests import AskElsewhere, HostRequests, RootsSource
 from agentty_tui.gateway.host_rounds import HostRounds
 from agentty_tui.gateway.host_tools import (
     HostTools,
@@ -124,10 +124,13 @@ class HostServer:
         *,
         wait: float = DEFAULT_WAIT,
         offers: OfferSource | None = None,
+        elsewhere: AskElsewhere | None = None,
     ) -> None:
         """``host``: whose lens (``None``: every host's servers); ``wait``: seconds the first
         request waits for servers still connecting; ``offers``: where the servers' resources,
-        prompts and log messages come from (``None``: tools only)."""
+        prompts and log messages come from (``None``: tools only); ``elsewhere``: who is asked
+        a server's form or page during the host's call when the host cannot answer it (the
+        daemon's attached picker; ``None``: declined)."""
         self._source = source
         self._host = host
         self._wait = wait
@@ -137,7 +140,7 @@ class HostServer:
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self._handshake: ServerSession | None = None
-        self._requests = HostRequests(source, self._view_servers)
+        self._requests = HostRequests(source, self._view_servers, elsewhere)
         self._rounds = HostRounds()
         self.announced = 0
         """How many ``tools/list_changed`` were sent (diagnostics, tests)."""
@@ -266,11 +269,12 @@ class HostServer:
         forward = partial(
             self._source.call_tool, ref.server, ref.tool, dict(params.arguments or {})
         )
+        hooks = self._requests.hooks(ctx, ref.server, ref.tool)
         try:
             if HostRounds.wanted(ctx):  # a 2026-07-28 host is asked in input_required rounds
-                answer = await self._rounds.call(ctx, params, self._requests.hooks(ctx), forward)
+                answer = await self._rounds.call(ctx, params, hooks, forward)
                 return refused(ROUND_GONE) if answer is None else answer
-            return await forward(self._requests.hooks(ctx))
+            return await forward(hooks)
         except AgenttyError as exc:  # the server went down or the call failed: said, not raised
             passed = self._requests.passed_on(ctx, exc)  # but a -32042 a host can act on
             if passed is not None:

@@ -446,7 +446,9 @@ class PickerApp(KeyOrderApp):
             self.show_daemon(self.daemon)
         self.picker.focus()
         # What a server asks outside the picker's calls is shown here too, while the app runs.
-        self.source.set_elicitation(self.server_asks.background)
+        self.source.set_elicitation(self.server_asks.background, self.server_asks.completed)
+        if isinstance(self.source, DaemonSource):  # the daemon's servers ask here too
+            self.source.set_daemon_asks(self.server_asks.from_daemon, self.server_asks.completed)
         if self._follow_updates:
             self._follow()
             self.hear_outside_edits()
@@ -457,6 +459,8 @@ class PickerApp(KeyOrderApp):
         """Stop hearing about outside edits and answering servers' requests."""
         self.stop_hearing_outside_edits()
         self.source.set_elicitation(None)
+        if isinstance(self.source, DaemonSource):
+            self.source.set_daemon_asks(None)
 
     # --- rendering ------------------------------------------------------------------
 

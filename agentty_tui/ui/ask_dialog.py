@@ -38,14 +38,19 @@ class Asker:
     of the user's (a background request)."""
     timeout: float | None = None
     """Seconds after which an unanswered request is declined (``None``: never)."""
+    host_call: str | None = None
+    """The host attached to the gateway daemon whose call of ``tool`` asks, with its project
+    (``host claude (project /home/u/app)``); ``None``: a call of the user's, or none."""
 
     def who(self) -> str:
-        """``Server 'x' asks, during your call of 'y'`` (or ``outside any call of yours``)."""
-        when = (
-            f"during your call of {self.tool!r}"
-            if self.tool is not None
-            else "outside any call of yours"
-        )
+        """``Server 'x' asks, during your call of 'y'`` (or ``outside any call of yours``, or
+        ``during the call of 'y' by host claude (project /p)``)."""
+        if self.host_call is not None:
+            when = f"during the call of {self.tool!r} by {self.host_call}"
+        elif self.tool is not None:
+            when = f"during your call of {self.tool!r}"
+        else:
+            when = "outside any call of yours"
         return f"Server {self.server!r} asks, {when}:"
 
     def deadline(self) -> str:

@@ -7,7 +7,8 @@ in a worker of the app, not of the dialog, with hooks (``bridge/call_hooks.py``)
 server's latest ``notifications/progress`` in the call's ``CallRecord``: the dialog shows it as a
 bar with the server's message and the time the call has run (``call_progress``). While the call
 runs, escape cancels it (the worker's cancellation reaches the SDK's request, which tells the
-server with ``notifications/cancelled``) and ctrl+b closes the dialog with the call left running;
+server with ``notifications/cancelled``; attached to the gateway daemon, the daemon cancels its
+call and the server hears the same) and ctrl+b closes the dialog with the call left running;
 the app keeps the last record, and ``C`` shows it again (its result once it came).
 
 A schema is whatever the server sent: ``prefill_arguments`` takes any JSON value anywhere in it
@@ -226,8 +227,8 @@ DIALOG_BAR = 10
 """Cells of the dialog's progress bar (the line fits a 60-column terminal's dialog)."""
 
 CANCELLED = "The call was cancelled."
-"""What a call cancelled with escape shows (the picker's own bridge tells the server; a picker
-attached to the gateway daemon only stops waiting: the daemon's answer is the result alone)."""
+"""What a call cancelled with escape shows (the server was told: by the picker's own bridge,
+or by the gateway daemon the picker is attached to)."""
 
 _HINT = "ctrl+s calls · escape closes"
 _RUNNING_HINT = "escape cancels the call · ctrl+b leaves it running (C shows it again)"

@@ -6,7 +6,10 @@ Requests come two ways, and both end here, in ``ServerAsks.ask``:
   elicitation handler, so the dialog names the call's tool;
 - outside any call of the picker's (a server asking on its own, on a 2025 handshake
   connection): the bridge's ``ServerElicitation`` (``background``, set on the source while the
-  app runs; ``bridge/elicit.py``).
+  app runs; ``bridge/elicit.py``);
+- from the gateway daemon the picker is attached to (``from_daemon``, its ``DaemonAsk``): a
+  request no call owns, one during an attached host's call that the host cannot answer (the
+  dialog names the host and its project), or one during the picker's own call.
 
 Requests are shown in the order they came, one dialog at a time: one that arrives while
 another is shown waits (the shown dialog says how many wait). One left unanswered for
@@ -17,13 +20,16 @@ server withdraws (it cancelled the request, or its connection ended) goes away t
 A page is opened in the browser only after the person pressed Open in its dialog
 (``url_dialog``), never before. A call refused with ``-32042`` (URL elicitation required)
 shows each page it names the same way (``refused``); the server's
-``notifications/elicitation/complete`` for a page opened from here is said in a notification.
+``notifications/elicitation/complete`` for a page opened from here is said in a notification:
+for a page of a call, by the call's hooks; for one asked outside any call, by ``completed``
+(the bridge's ``ServerElicitationComplete``), which names the page's domain, remembered by the
+request's id when it was accepted (at most ``MAX_PAGES_REMEMBERED``).
 """
 
 from __future__ import annotations
 
 import webbrowser
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,14 +42,16 @@ from agentty_tui.terminal_text import safe_line
 from agentty_tui.ui.ask_dialog import AskDialog, Asker
 from agentty_tui.ui.form_dialog import FormDialog
 from agentty_tui.ui.url_dialog import UrlDialog
+from agentty_tui.url_domain import url_parts
 
 if TYPE_CHECKING:  # the SDK: imported at the first call or request, not at the picker's start
     import mcp_types as types
     from mcp.client.session import ClientRequestContext
 
     from agentty_tui.bridge.call_hooks import CallHooks
+    from agentty_tui.gateway.daemon_view import AskedBy
 
-__all__ = ["MAX_WAITING", "UNANSWERED_SECONDS", "ServerAsk", "ServerAsks"]
+__all__ = ["MAX_PAGES_REMEMBERED", "MAX_WAITING", "UNANSWERED_SECONDS", "ServerAsk", "ServerAsks"]
 
 UNANSWERED_SECONDS = 600.0
 """How long a request may wait for an answer (from its arrival) before it is declined: ten
@@ -52,6 +60,10 @@ minutes, time enough to fill a form, short of a server left waiting for good."""
 MAX_WAITING = 32
 """Requests that may wait behind the shown one; more are declined at once (a server that asks
 in a loop must not pile up dialogs, nor tasks)."""
+
+MAX_PAGES_REMEMBERED = 64
+"""Pages accepted outside any call whose domain is kept until the server says each is done (a
+server that never says so keeps no memory)."""
 
 
 @dataclass(eq=False)
@@ -89,6 +101,8 @@ class ServerAsks:
         """Seconds a request may wait unanswered before it is declined."""
         self._open_url = open_url
         self._waiting: deque[ServerAsk] = deque()
+        # Pages accepted outside any call: (server, id) -> their domain, oldest first.
+        self._pages: OrderedDict[tuple[str, str], str] = OrderedDict()
         self.shown: ServerAsk | None = None
         """The request on screen."""
 
@@ -118,7 +132,41 @@ class ServerAsks:
         self, server: str, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
         """The bridge's ``ServerElicitation``: a request outside any call of the picker's."""
-        return await self.ask(Asker(server, None, self.timeout), params)
+        return await self.outside_call(Asker(server, None, self.timeout), params)
+
+    async def from_daemon(
+        self, by: AskedBy, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        """The source's ``DaemonAsk``: a request the gateway daemon asks of this picker."""
+        host_call = None
+        if by.by_host:
+            who = f"host {by.host}" if by.host else "a host served every host's servers"
+            host_call = f"{who} (project {by.project or '?'})"
+        return await self.outside_call(Asker(by.server, by.tool, self.timeout, host_call), params)
+
+    async def outside_call(
+        self, asker: Asker, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        """A request no call of the picker's owns (a server's own, or a host's call through
+        the gateway daemon): asked in turn; a page accepted is remembered for ``completed``."""
+        import mcp_types as types
+
+        answer = await self.ask(asker, params)
+        page = isinstance(params, types.ElicitRequestURLParams) and answer.action == "accept"
+        if page and isinstance(params, types.ElicitRequestURLParams) and params.elicitation_id:
+            key = (asker.server, params.elicitation_id)
+            self._pages[key] = url_parts(params.url).host
+            self._pages.move_to_end(key)
+            while len(self._pages) > MAX_PAGES_REMEMBERED:
+                self._pages.popitem(last=False)
+        return answer
+
+    async def completed(self, server: str, elicitation_id: str) -> None:
+        """The bridge's ``ServerElicitationComplete``: ``server`` says the page of
+        ``elicitation_id``, accepted outside any call, is done; said in a notification."""
+        domain = self._pages.pop((server, elicitation_id), None)
+        where = f" at {safe_line(domain)}" if domain else ""
+        self._notify(f"Server {safe_line(server)!r} says the page you opened{where} is done.")
 
     def refused(self, server: str, tool: str, error: BaseException) -> None:
         """A call of ``tool`` failed with ``error``: when it is a ``-32042`` naming pages,

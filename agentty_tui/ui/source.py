@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
-from agentty_tui.gateway.daemon_view import DaemonView
+from agentty_tui.gateway.daemon_view import DaemonAsk, DaemonView
 from agentty_tui.model import PluginModel, ServerSpec, SourceRef
 
 if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported
 
     from agentty_tui.bridge.auth import LoginUI
     from agentty_tui.bridge.call_hooks import CallHooks
-    from agentty_tui.bridge.elicit import ServerElicitation
+    from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
 
 __all__ = ["DaemonSource", "PluginSource"]
 
@@ -166,9 +166,14 @@ class PluginSource(Protocol):
         request."""
         ...
 
-    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+    def set_elicitation(
+        self,
+        handler: ServerElicitation | None,
+        completed: ServerElicitationComplete | None = None,
+    ) -> None:
         """Who answers a server's form or URL request made outside any call with hooks, told
-        which server asks (``None``: a decline)."""
+        which server asks (``None``: a decline), and who hears that a URL request it
+        accepted completed."""
         ...
 
 
@@ -184,4 +189,12 @@ class DaemonSource(Protocol):
 
     def daemon_views(self) -> AsyncIterator[DaemonView]:
         """The daemon's view now, then every newer one."""
+        ...
+
+    def set_daemon_asks(
+        self, ask: DaemonAsk | None, completed: ServerElicitationComplete | None = None
+    ) -> None:
+        """Who answers what the daemon's servers ask of this picker (a request no call owns,
+        a host's call that cannot answer, the picker's own call), told who asks (``None``: a
+        decline), and who hears that a page it accepted is done."""
         ...

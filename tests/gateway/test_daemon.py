@@ -54,7 +54,8 @@ def config(write_config: WriteConfig) -> Path:
 
 
 def environment(runtime: Path) -> dict[str, str]:
-    keep = ("HOME", "PATH", "XDG_STATE_HOME", "XDG_CONFIG_HOME")
+    # PYTHONPATH: the host's serve (and the daemon it starts) runs the code under test.
+    keep = ("HOME", "PATH", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PYTHONPATH")
     found = {name: os.environ[name] for name in keep if name in os.environ}
     return {**found, "XDG_RUNTIME_DIR": str(runtime), "AGENTTY_GATEWAY_IDLE": str(IDLE)}
 

@@ -20,6 +20,9 @@ a server may send ``elicitation/create`` mid-call or on its own. Tools:
                       ``"Question <i> of <count>"``, all at once without waiting.
     answers()      -> what the requests of the last ``later`` got so far, one a line:
                       ``"<id> <action> <JSON of the content>"``.
+    later_page()   -> answers ``"asked a page"`` at once, then asks outside any call to open
+                      ``https://login.example.org/later`` (URL mode, id ``page-1``); once
+                      accepted, sends ``notifications/elicitation/complete`` for it.
 
 Run: ``python tests/servers/elicit_server.py``. Only protocol is written to stdout.
 """
@@ -82,6 +85,7 @@ _TOOLS: list[dict[str, Any]] = [
         },
     },
     {"name": "answers", "description": "What the forms of later got."},
+    {"name": "later_page", "description": "Ask to open a page outside any call, after answering."},
 ]
 for _tool in _TOOLS:
     _tool.setdefault("inputSchema", {"type": "object", "properties": {}})
@@ -121,12 +125,22 @@ class Server:
             result = message.get("result") or {"action": "error"}
             content = json.dumps(result.get("content"), sort_keys=True)
             self.background[str(message.get("id"))] = f"{result.get('action')} {content}"
+            if message.get("id") == "bg-page" and result.get("action") == "accept":
+                self.notify("notifications/elicitation/complete", {"elicitationId": "page-1"})
             return
         if "id" not in message:
             return  # a notification
         self.write({"jsonrpc": "2.0", "id": message["id"], **self.answer(message)})
         if message["method"] == "tools/call":
             name = message.get("params", {}).get("name")
+            if name == "later_page":
+                page = {
+                    "mode": "url",
+                    "message": "Sign in later",
+                    "url": "https://login.example.org/later",
+                    "elicitationId": "page-1",
+                }
+                self.request("bg-page", page)
             if name == "later":
                 self.background.clear()  # answers() tells of this round only
                 count = int(message["params"].get("arguments", {}).get("count", 1))
@@ -202,6 +216,8 @@ class Server:
             return _text("finished")
         if name == "later":
             return _text(f"asked {arguments.get('count', 1)}")
+        if name == "later_page":
+            return _text("asked a page")
         if name == "answers":
             seen = sorted(self.background.items())
             return _text("\n".join(f"{key} {value}" for key, value in seen))

@@ -17,7 +17,7 @@ from textual.app import App
 
 from agentty_tui.bridge.auth import LoginUI
 from agentty_tui.bridge.call_hooks import CallHooks
-from agentty_tui.bridge.elicit import ServerElicitation
+from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportPlan, ImportResult, PreparedImport
@@ -408,8 +408,13 @@ class StaticSource:
         self.calls.append(("login pasted", (pasted,)))
         return self._model
 
-    def set_elicitation(self, handler: ServerElicitation | None) -> None:
+    def set_elicitation(
+        self,
+        handler: ServerElicitation | None,
+        completed: ServerElicitationComplete | None = None,
+    ) -> None:
         self.elicitation = handler
+        self.elicitation_complete = completed
 
     async def call_tool(
         self,

@@ -95,3 +95,14 @@ def test_page_with_a_doubtful_domain(snap_compare: SnapCompare, size: tuple[int,
     )
     run = asking(Asker("signer", "login", UNANSWERED_SECONDS), request)
     assert snap_compare(app, terminal_size=size, run_before=run)
+
+
+def test_form_of_a_hosts_call_through_the_daemon(snap_compare: SnapCompare) -> None:
+    """A form asked of the picker attached to the gateway daemon during a host's call: under
+    the title, "Server 'old' asks, during the call of 'confirm' by host claude (project
+    /home/u/app):", then the server's message and the form."""
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    schema = {"type": "object", "properties": {"proceed": {"type": "boolean", "title": "Proceed"}}}
+    request = types.ElicitRequestFormParams(message="Proceed?", requested_schema=schema)
+    asker = Asker("old", "confirm", UNANSWERED_SECONDS, "host claude (project /home/u/app)")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=asking(asker, request))

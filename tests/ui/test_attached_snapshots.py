@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 
-from agentty_tui.gateway.daemon_view import AttachedHost, DaemonView
+from agentty_tui.bridge.elicit import ServerElicitationComplete
+from agentty_tui.gateway.daemon_view import AttachedHost, DaemonAsk, DaemonView
 from agentty_tui.gateway.remote_source import GONE
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.source import DaemonSource
@@ -44,6 +45,11 @@ class AttachedSource(StaticSource):
 
     async def daemon_views(self) -> AsyncIterator[DaemonView]:
         yield self.view
+
+    def set_daemon_asks(
+        self, ask: DaemonAsk | None, completed: ServerElicitationComplete | None = None
+    ) -> None:
+        self.asks = ask
 
 
 def test_the_static_source_is_a_daemon_source() -> None:

@@ -201,6 +201,29 @@ async def test_a_page_asked_during_a_call_opens_only_on_open(bridge: Bridge) -> 
         await until(pilot, lambda: any("is done" in n.message for n in app._notifications))
 
 
+async def test_a_page_accepted_outside_any_call_says_when_it_is_done(bridge: Bridge) -> None:
+    """A page a server asks outside any call, accepted in the fallback dialog: the server's
+    completion for it reaches the picker (the bridge's ``ServerElicitationComplete``), which
+    says so with the page's domain."""
+    opened = Opened()
+    app = picker(bridge, opened)
+    async with app.run_test(size=(110, 45), notifications=True) as pilot:
+        await until(pilot, lambda: app.picker.select_key(("tool", "asker", "later_page")))
+        result = await bridge.call_tool("asker", "later_page")
+        assert result.content[0].text == "asked a page"  # type: ignore[union-attr]
+        await until(pilot, lambda: isinstance(app.screen, UrlDialog))
+        assert "outside any call of yours" in text_of(app)
+        await pilot.press("o")
+        await until(pilot, lambda: opened == ["https://login.example.org/later"])
+        await until(
+            pilot,
+            lambda: any(
+                n.message == "Server 'asker' says the page you opened at login.example.org is done."
+                for n in app._notifications
+            ),
+        )
+
+
 async def test_a_call_refused_with_32042_shows_the_page_it_names(bridge: Bridge) -> None:
     opened = Opened()
     app = picker(bridge, opened)
