@@ -141,10 +141,8 @@ class _Daemon:
             raise AgenttyError(
                 f"unknown host {attachment.host!r}; the hosts are {', '.join(HOSTS)}"
             )
-        if any_view:
-            shared = next((b for k, b in self._bridges.items() if k[:3] == attachment.key()), None)
-            if shared is not None:
-                return shared
+        if any_view and (shared := self._open_for(attachment)) is not None:
+            return shared
         workspace = attachment.workspace()
         environ, folder = attachment.environ(), attachment.folder()
         try:
@@ -154,6 +152,10 @@ class _Daemon:
         # One bridge (one process per server) for every host whose servers would see the same.
         key = (*attachment.key(), sharing_key(config, environ, folder, Path.home()))
         async with self._opening:
+            # A host may have opened the workspace's bridge while this one waited for the lock
+            # (its servers' start and the SDK's import take a while): a picker takes that one.
+            if any_view and (shared := self._open_for(attachment)) is not None:
+                return shared
             known = self._bridges.get(key)
             if known is None:
                 # Its stdio servers first (the daemon's first bridge: before the SDK is
@@ -170,6 +172,10 @@ class _Daemon:
                 known.set_elicitation(*self.asks.for_bridge(attachment.key()))
                 self._bridges[key] = known
             return known
+
+    def _open_for(self, attachment: Attachment) -> Bridge | None:
+        """A bridge already open for ``attachment``'s workspace, whatever its environment."""
+        return next((b for k, b in self._bridges.items() if k[:3] == attachment.key()), None)
 
     @contextlib.asynccontextmanager
     async def counted(self) -> AsyncIterator[None]:
