@@ -23,8 +23,9 @@ time) uses its parts: ``settle``, ``build``, ``follow``.
   leaves the host's list as it was announces nothing. Both protocol eras: a 2025 handshake
   client gets ``notifications/tools/list_changed`` on its connection, a 2026-07-28 client on
   its ``subscriptions/listen`` stream.
-- Given an ``OfferSource`` (``offers``), the host's resources, prompts and log messages pass
-  through too (``passthrough.Passthrough``); without one, only tools are declared.
+- Given an ``OfferSource`` (``offers``), the host's resources (and their subscriptions),
+  prompts and log messages pass through too (``passthrough.Passthrough``); without one, only
+  tools are declared.
 """
 
 from __future__ import annotations
@@ -189,7 +190,9 @@ class HostServer:
                 instructions=instructions(now),
                 on_list_tools=self._list,
                 on_call_tool=self._call,
-                on_subscriptions_listen=self._listen,
+                on_subscriptions_listen=self._listen
+                if passthrough is None
+                else passthrough.listening(self._listen),
                 get_tool_input_schema=self._input_schema,
                 **(passthrough.handlers() if passthrough is not None else {}),
             )

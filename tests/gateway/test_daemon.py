@@ -61,7 +61,7 @@ def config(write_config: WriteConfig) -> Path:
 
 
 def environment(runtime: Path) -> dict[str, str]:
-    keep = ("HOME", "PATH", "XDG_STATE_HOME", "XDG_CONFIG_HOME")
+    keep = ("HOME", "PATH", "PYTHONPATH", "XDG_STATE_HOME", "XDG_CONFIG_HOME")
     found = {name: os.environ[name] for name in keep if name in os.environ}
     return {**found, "XDG_RUNTIME_DIR": str(runtime), "AGENTTY_GATEWAY_IDLE": str(IDLE)}
 
