@@ -20,7 +20,7 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import anyio.abc
@@ -36,6 +36,7 @@ from agentty_tui.bridge import listing
 from agentty_tui.bridge._sdk import keep_mismatched_results, refuse_sampling
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
 from agentty_tui.bridge.call_hooks import CallHooks, CallRouter, answer_elicitation, answer_roots
+from agentty_tui.bridge.call_logging import CallLogs, call_log
 from agentty_tui.bridge.early import EarlyStarts
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.failures import (
@@ -91,6 +92,7 @@ from agentty_tui.secrets import Redactor
 Answer = TypeVar("Answer")
 
 __all__ = [
+    "CALL_LOG_TIMEOUT",
     "SAMPLING_REFUSED",
     "SAMPLING_WARNING",
     "ServerSession",
@@ -178,6 +180,8 @@ class ServerSession:
         """The connection's task group while it is connected (2026-07-28 subscriptions)."""
         self._resource_listens: dict[str, anyio.CancelScope] = {}
         """The listen stream of each subscribed resource (2026-07-28), by URI."""
+        self._call_logs = CallLogs()
+        """The calls in flight that opted into their log messages (2026-07-28)."""
         self._was_connected = False
         self._sampling_asked = False
         """Whether the server asked for sampling (refused: not offered), noted in warnings."""
@@ -435,15 +439,39 @@ class ServerSession:
             self._on_offer(OfferChange(self.name, kind))
 
     async def _on_log_message(self, params: types.LoggingMessageNotificationParams) -> None:
-        if self._on_log is not None:
-            self._on_log(
-                ServerLogMessage(
-                    server=self.name,
-                    level=params.level,
-                    data=bounded_data(params.data),
-                    logger=params.logger,
-                )
-            )
+        message = ServerLogMessage(
+            server=self.name,
+            level=params.level,
+            data=bounded_data(params.data),
+            logger=params.logger,
+        )
+        client = self._client
+        if client is not None and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            # 2026-07-28: a message is for a request that opted in (``bridge/call_logging``).
+            await self._call_logged(message)
+        elif self._on_log is not None:
+            self._on_log(message)
+
+    async def _call_logged(self, message: ServerLogMessage) -> None:
+        """Pass a 2026-07-28 server's ``message`` to the call it is for: the one call in
+        flight that opted in, or the newest of one owner's; with two owners' calls in flight
+        it is nobody's, counted and said in the server's log. A caller slower than
+        ``CALL_LOG_TIMEOUT`` loses the message rather than holding up the server's
+        connection."""
+        target = self._call_logs.target()
+        if target is None:
+            if self._call_logs.open:
+                self._call_logs.unattributed += 1
+                count = self._call_logs.unattributed
+                if count == 1 or count % 100 == 0:
+                    self._note(
+                        f"{count} log message(s) not passed on: calls of two hosts that asked "
+                        "for their log messages were in flight, and a message does not say "
+                        "which call it is for"
+                    )
+            return
+        with anyio.move_on_after(CALL_LOG_TIMEOUT):
+            await target.send(message)
 
     @property
     def offers(self) -> ServerOffers | None:
@@ -640,9 +668,18 @@ class ServerSession:
         if client is None or state.status != "connected":
             raise OperationError(not_connected(self.name, state.status, state.error))
         progress = hooks.progress if hooks is not None else None
+        # A caller that opted into the call's log messages: the opt-in goes with the call
+        # to a 2026-07-28 server (a 2025 one logs for its connection, not for a request).
+        log = call_log() if client.protocol_version in MODERN_PROTOCOL_VERSIONS else None
+        meta: types.RequestParamsMeta | None = None
+        if log is not None:
+            # An open map (``extra_items``): mypy takes no constant key in its literal.
+            meta = cast(types.RequestParamsMeta, {types.LOG_LEVEL_META_KEY: log.level})
         try:
-            with self._router.calling(hooks):
-                return await client.call_tool(bare, arguments, progress_callback=progress)
+            with self._router.calling(hooks), self._call_logs.calling(log):
+                return await client.call_tool(
+                    bare, arguments, progress_callback=progress, meta=meta
+                )
         except Exception as exc:
             self._router.refused_for_urls(exc, hooks)
             closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
@@ -723,6 +760,9 @@ class SessionState:
     relists: int = field(default=0, compare=False)
     """How many re-lists ``tools/list_changed`` has caused so far (diagnostics and tests)."""
 
+
+CALL_LOG_TIMEOUT = 1.0
+"""Seconds a call's caller may take to take one of its log messages before it is dropped."""
 
 SAMPLING_REFUSED = (
     "sampling is not offered by this client (agentty-tui declares no sampling capability; "

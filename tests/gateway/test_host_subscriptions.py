@@ -33,6 +33,9 @@ from tests.gateway.test_serve import toggle
 from tests.helpers import stdio_entry
 from tests.servers import legacy_offers_argv, legacy_ts_available, offers_argv
 
+WAIT = 60.0
+"""Seconds the first request waits for the servers (a loaded machine starts them slowly)."""
+
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.skipif(
@@ -136,7 +139,7 @@ async def test_a_hosts_subscription_reaches_the_server_and_its_updates_come_back
     mode: str, config: Path, tmp_path: Path
 ) -> None:
     heard = Updated()
-    async with host(config, tmp_path, mode, heard) as client:
+    async with host(config, tmp_path, mode, heard, wait=WAIT) as client:
         resources = client.server_capabilities.resources
         assert resources is not None and resources.subscribe
         async with holding(client, TS, PY) as held:
@@ -159,7 +162,7 @@ async def test_a_hosts_subscription_reaches_the_server_and_its_updates_come_back
 async def test_a_2025_host_is_told_why_a_resource_cannot_be_subscribed_to(
     config: Path, tmp_path: Path
 ) -> None:
-    async with host(config, tmp_path, "legacy", Updated()) as client:
+    async with host(config, tmp_path, "legacy", Updated(), wait=WAIT) as client:
         with pytest.raises(MCPError) as plain:
             await subscribe(client, PLAIN)
         assert "server plain does not offer resource subscriptions" in plain.value.error.message
@@ -177,7 +180,7 @@ async def test_a_2026_host_has_only_what_can_be_subscribed_to_honoured(
     config: Path, tmp_path: Path
 ) -> None:
     async with (
-        host(config, tmp_path, "auto", Updated()) as client,
+        host(config, tmp_path, "auto", Updated(), wait=WAIT) as client,
         holding(client, PLAIN, PY, "memo://notes/first") as held,
     ):
         assert held == (PY,)
@@ -187,7 +190,7 @@ async def test_a_2026_host_has_only_what_can_be_subscribed_to_honoured(
 async def test_a_host_holds_a_bounded_number_of_subscriptions(config: Path, tmp_path: Path) -> None:
     from agentty_tui.gateway.host_subscriptions import MAX_HOST_SUBSCRIPTIONS
 
-    async with host(config, tmp_path, "legacy", Updated()) as client:
+    async with host(config, tmp_path, "legacy", Updated(), wait=WAIT) as client:
         for number in range(MAX_HOST_SUBSCRIPTIONS):
             await subscribe(client, f"agentty://ts/memo://notes/n{number}")
         with pytest.raises(MCPError) as over:
@@ -205,7 +208,7 @@ async def test_a_server_that_comes_back_is_subscribed_again(
     mode: str, config: Path, tmp_path: Path
 ) -> None:
     heard = Updated()
-    async with host(config, tmp_path, mode, heard) as client, holding(client, TS, PY):
+    async with host(config, tmp_path, mode, heard, wait=WAIT) as client, holding(client, TS, PY):
         for server in ("ts", "py"):
             await toggle("disable", config, server)
             await toggle("enable", config, server)
@@ -228,9 +231,9 @@ async def test_two_hosts_of_the_daemon_share_one_subscription_a_resource(
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir()
     two.mkdir()
-    async with host(config, one, "legacy", old, runtime) as first:
+    async with host(config, one, "legacy", old, runtime, wait=WAIT) as first:
         async with (
-            host(config, two, "auto", new, runtime) as second,
+            host(config, two, "auto", new, runtime, wait=WAIT) as second,
             holding(second, TS, PY),
         ):
             await subscribe(first, TS)
@@ -252,5 +255,5 @@ async def test_two_hosts_of_the_daemon_share_one_subscription_a_resource(
         await old.until(lambda: old.updates.count(PY) == 2)
         assert old.updates.count(TS) == 1
     # The 2025 host left too: its subscription went with it (seen by a host that comes next).
-    async with host(config, one, "legacy", Updated(), runtime) as third:
+    async with host(config, one, "legacy", Updated(), runtime, wait=WAIT) as third:
         await until_asked(third, "py", "open", 0)

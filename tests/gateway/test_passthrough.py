@@ -81,13 +81,20 @@ def config(write_config: WriteConfig) -> Path:
 
 @asynccontextmanager
 async def host(
-    config: Path, tmp_path: Path, mode: str, heard: Heard, runtime: Path | None = None
+    config: Path,
+    tmp_path: Path,
+    mode: str,
+    heard: Heard,
+    runtime: Path | None = None,
+    wait: float | None = None,
 ) -> AsyncIterator[Client]:
     """The gateway as a host starts it (its stderr must stay empty); a 2026-07-28 host holds
     a listen stream for resources and prompts. With ``runtime``: ``serve --shared``, through
-    the daemon of that runtime folder."""
+    the daemon of that runtime folder; with ``wait``: ``--wait`` (the first request waits
+    that long for the servers to connect)."""
     errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}.txt"
-    argv, env = serve_argv(config)[1:], environment()
+    extra = () if wait is None else ("--wait", str(wait))
+    argv, env = serve_argv(config, *extra)[1:], environment()
     if runtime is not None:
         argv, env = [*argv, "--shared"], daemon_environment(runtime)
     params = StdioServerParameters(command=sys.executable, args=argv, env=env, cwd=tmp_path)
