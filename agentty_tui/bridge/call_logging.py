@@ -17,8 +17,13 @@ and by a task started from it); the session sends the opt-in with the call to a 
 server and keeps the call in its ``CallLogs`` while it runs. A message of that server is the
 call's when one call in flight opted in, or when every such call is one owner's (the newest
 gets it); with calls of two owners in flight it cannot be told whose it is, and is not
-passed to either (it is counted and said in the server's log). A 2025-era server's messages
-are not tied to any request: they go to the bridge's log listeners, as always.
+passed to either (it is counted and said in the server's log). A message is passed on
+(``CallLogs.deliver``) in the SDK's notification task, which starts before the call's result
+is taken; the call waits for what is still being passed on (``CallLogs.drained``) before it
+returns, so a call's messages reach its caller before its result. A caller slower than
+``CALL_LOG_TIMEOUT`` loses a message rather than holding up the server's connection. A
+2025-era server's messages are not tied to any request: they go to the bridge's log
+listeners, as always.
 """
 
 from __future__ import annotations
@@ -28,11 +33,16 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+import anyio
 import mcp_types as types
 
 from agentty_tui.bridge.server_logging import ServerLogMessage
 
-__all__ = ["CallLog", "CallLogs", "call_log", "logging_to"]
+__all__ = ["CALL_LOG_TIMEOUT", "CallLog", "CallLogs", "call_log", "logging_to"]
+
+CALL_LOG_TIMEOUT = 1.0
+"""Seconds a caller may take to take one of its call's log messages before it is dropped (and
+that a call waits, at most, for its messages still being passed on)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -71,6 +81,8 @@ class CallLogs:
 
     def __init__(self) -> None:
         self._calls: list[CallLog] = []
+        self._sending: dict[int, int] = {}  # messages being passed on, by id of their CallLog
+        self._sent = anyio.Event()
         self.unattributed = 0
         """Messages that could not be told to one caller (calls of two owners in flight)."""
 
@@ -100,3 +112,24 @@ class CallLogs:
         if all(log.owner is newest.owner for log in self._calls):
             return newest
         return None
+
+    async def deliver(self, log: CallLog, message: ServerLogMessage) -> None:
+        """Pass ``message`` to ``log``'s caller, at most ``CALL_LOG_TIMEOUT`` seconds."""
+        key = id(log)
+        self._sending[key] = self._sending.get(key, 0) + 1  # before any wait: see ``drained``
+        try:
+            with anyio.move_on_after(CALL_LOG_TIMEOUT):
+                await log.send(message)
+        finally:
+            self._sending[key] -= 1
+            if not self._sending[key]:
+                del self._sending[key]
+            sent, self._sent = self._sent, anyio.Event()
+            sent.set()
+
+    async def drained(self, log: CallLog) -> None:
+        """Until no message of ``log``'s call is being passed on (at most
+        ``CALL_LOG_TIMEOUT`` seconds)."""
+        with anyio.move_on_after(CALL_LOG_TIMEOUT):
+            while id(log) in self._sending:
+                await self._sent.wait()

@@ -92,7 +92,6 @@ from agentty_tui.secrets import Redactor
 Answer = TypeVar("Answer")
 
 __all__ = [
-    "CALL_LOG_TIMEOUT",
     "SAMPLING_REFUSED",
     "SAMPLING_WARNING",
     "ServerSession",
@@ -455,9 +454,8 @@ class ServerSession:
     async def _call_logged(self, message: ServerLogMessage) -> None:
         """Pass a 2026-07-28 server's ``message`` to the call it is for: the one call in
         flight that opted in, or the newest of one owner's; with two owners' calls in flight
-        it is nobody's, counted and said in the server's log. A caller slower than
-        ``CALL_LOG_TIMEOUT`` loses the message rather than holding up the server's
-        connection."""
+        it is nobody's, counted and said in the server's log (``CallLogs.deliver`` bounds a
+        slow caller)."""
         target = self._call_logs.target()
         if target is None:
             if self._call_logs.open:
@@ -470,8 +468,7 @@ class ServerSession:
                         "which call it is for"
                     )
             return
-        with anyio.move_on_after(CALL_LOG_TIMEOUT):
-            await target.send(message)
+        await self._call_logs.deliver(target, message)
 
     @property
     def offers(self) -> ServerOffers | None:
@@ -677,9 +674,12 @@ class ServerSession:
             meta = cast(types.RequestParamsMeta, {types.LOG_LEVEL_META_KEY: log.level})
         try:
             with self._router.calling(hooks), self._call_logs.calling(log):
-                return await client.call_tool(
+                result = await client.call_tool(
                     bare, arguments, progress_callback=progress, meta=meta
                 )
+            if log is not None:  # its messages before its result
+                await self._call_logs.drained(log)
+            return result
         except Exception as exc:
             self._router.refused_for_urls(exc, hooks)
             closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
@@ -760,9 +760,6 @@ class SessionState:
     relists: int = field(default=0, compare=False)
     """How many re-lists ``tools/list_changed`` has caused so far (diagnostics and tests)."""
 
-
-CALL_LOG_TIMEOUT = 1.0
-"""Seconds a call's caller may take to take one of its log messages before it is dropped."""
 
 SAMPLING_REFUSED = (
     "sampling is not offered by this client (agentty-tui declares no sampling capability; "

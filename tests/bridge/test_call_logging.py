@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 
 from agentty_tui.bridge import Bridge
@@ -86,6 +87,34 @@ def test_a_message_is_the_one_callers_or_the_newest_of_one_owners_or_nobodys() -
         with logs.calling(None):  # a call that did not opt in changes nothing
             assert logs.target() is first
     assert logs.target() is None
+
+
+async def test_a_call_waits_for_its_messages_still_being_passed_on() -> None:
+    logs = CallLogs()
+    passed: list[ServerLogMessage] = []
+    release = anyio.Event()
+
+    async def slow(message: ServerLogMessage) -> None:
+        await release.wait()
+        passed.append(message)
+
+    log = CallLog("info", slow, None)
+    message = ServerLogMessage("s", "info", "x")
+    order: list[object] = []
+
+    async def call_returns() -> None:
+        await logs.drained(log)
+        order.append("result")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(logs.deliver, log, message)
+        await anyio.wait_all_tasks_blocked()
+        group.start_soon(call_returns)
+        await anyio.wait_all_tasks_blocked()
+        assert order == []  # the call waits for the message being passed on
+        release.set()
+    assert passed == [message] and order == ["result"]
+    await logs.drained(log)  # nothing left: at once
 
 
 def test_the_opt_in_is_set_around_the_calls_made_within() -> None:

@@ -16,6 +16,7 @@ from typing import cast
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 
 from tests.conftest import WriteConfig
 from tests.gateway.test_passthrough import Heard, host
@@ -65,6 +66,24 @@ async def test_a_2026_hosts_call_that_opts_in_gets_its_log_messages_at_its_level
         await log(client, "ts", "error", "connection-wide", opt_in="debug")
         await log(client, "py", "critical", "the last", opt_in="error")
         assert [m.data for m in heard.logs] == ["warning", "error", "the last"]
+
+
+async def test_a_call_answered_in_rounds_gets_its_log_messages_too(
+    config: Path, tmp_path: Path
+) -> None:
+    """A 2026-07-28 host that declares forms has its calls run in ``input_required`` rounds
+    (the server's call in a task of the rounds): the opt-in reaches that task, and the
+    messages go to the round that started the call, as its progress does."""
+
+    async def decline(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    heard = Heard()
+    async with host(config, tmp_path, "auto", heard, wait=WAIT, elicitation=decline) as client:
+        await log(client, "py", "notice", "in rounds", opt_in="info")
+        assert [(m.level, m.data) for m in heard.logs] == [("notice", "in rounds")]
 
 
 async def test_two_2026_hosts_of_the_daemon_each_get_their_own_calls_messages(
