@@ -12,6 +12,8 @@ gateway subscribed it.
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,6 +28,8 @@ from mcp.client.session import IncomingMessage
 from mcp.client.subscriptions import ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
+from agentty_tui.gateway.attach import RESTARTED
+from agentty_tui.gateway.rendezvous import rendezvous
 from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES
 from tests.gateway.test_passthrough import Heard, host
@@ -76,8 +80,13 @@ def config(write_config: WriteConfig) -> Path:
 
 async def asked(client: Client, server: str) -> dict[str, Any]:
     """What ``server`` says it was asked (its ``subscriptions`` tool; ``{}`` while the
-    gateway refuses the call: the server is not back yet)."""
-    result = await client.call_tool(f"{server}__subscriptions", {})
+    gateway refuses the call, the server not back yet, or the daemon was replaced)."""
+    try:
+        result = await client.call_tool(f"{server}__subscriptions", {})
+    except MCPError as exc:  # asked of a daemon killed meanwhile (a test kills one)
+        if exc.error.message != RESTARTED:
+            raise
+        return {}
     if result.is_error:
         return {}
     content = result.content[0]
@@ -257,3 +266,30 @@ async def test_two_hosts_of_the_daemon_share_one_subscription_a_resource(
     # The 2025 host left too: its subscription went with it (seen by a host that comes next).
     async with host(config, one, "legacy", Updated(), runtime, wait=WAIT) as third:
         await until_asked(third, "py", "open", 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_daemon_killed_is_replaced_with_the_hosts_subscriptions(
+    mode: str, config: Path, tmp_path: Path
+) -> None:
+    """``kill -9`` of the daemon: the host's ``serve`` tells the new daemon its
+    subscriptions again (a 2025 host's ``resources/subscribe``, a 2026-07-28 host's open listen
+    stream), so the new server process is subscribed and its updates reach the host."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    heard = Updated()
+    async with (
+        host(config, tmp_path, mode, heard, runtime, wait=WAIT) as client,
+        holding(client, TS, PY),
+    ):
+        await until_asked(client, "ts", "subscribed", ["memo://notes/first"])
+        daemon = int(rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).pid.read_text())
+        os.kill(daemon, signal.SIGKILL)
+        with anyio.fail_after(60):  # a new daemon's start: seconds on a loaded machine
+            while rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).pid.read_text() == str(daemon):
+                await asked(client, "ts")  # each ask is a round trip: no fixed sleep
+        await until_asked(client, "ts", "subscribed", ["memo://notes/first"])
+        await until_asked(client, "py", "open", 1)
+        await client.call_tool("ts__touch_note", {"name": "first", "text": "after"})
+        await client.call_tool("py__touch_note", {"name": "first", "text": "after"})
+        await heard.until(lambda: sorted(heard.updates) == [PY, TS])
