@@ -16,7 +16,8 @@ live state and hands the new immutable snapshot to the feed.
 Besides the operations, the bridge is how its state is read (snapshots, process ids, step
 runtimes, where a new server or an import may go), how what servers offer besides tools is
 reached (their resources and prompts, the changes of those, their log messages and the level
-asked of them: ``bridge/offers.py``, ``bridge/server_logging.py``), how a URL server logs in
+asked of them, the resources subscribed to once for everybody: ``bridge/offers.py``,
+``bridge/server_logging.py``, ``bridge/resource_subscriptions.py``), how a URL server logs in
 and how another host's servers are imported (the bridge writes them, then reloads); the feed
 that publishes its snapshots and the coalescer that serializes its reloads are at the end of
 this module.
@@ -52,6 +53,11 @@ from agentty_tui.bridge.pool import (
 )
 from agentty_tui.bridge.reaper import reap_orphans
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.bridge.resource_subscriptions import (
+    ResourceSubscriptions,
+    ResourceUpdate,
+    ResourceUpdateListener,
+)
 from agentty_tui.bridge.roots import RootsBoard, project_roots
 from agentty_tui.bridge.server_logging import LogLevels, LogListener, ServerLogMessage
 from agentty_tui.bridge.session import ServerSession
@@ -135,6 +141,9 @@ class Bridge:
         self._offer_listeners = Listeners[OfferChange]()
         self._log_listeners = Listeners[ServerLogMessage]()
         self._log_levels = LogLevels()
+        self._update_listeners = Listeners[ResourceUpdate]()
+        self._subscriptions = ResourceSubscriptions()
+        self._subscribing: dict[str, anyio.Lock] = {}  # one subscription change a server at once
         self.roots = RootsBoard(project_roots(store.root))
         """The roots a server gets when it asks outside a call that answers them: what the
         bridge's clients offer, else the project root (``bridge/roots.py``)."""
@@ -147,6 +156,8 @@ class Bridge:
             on_offer=self._offer_listeners.call,
             on_log=self._log_listeners.call,
             log_level=lambda: self._log_levels.floor,
+            on_resource_updated=self._update_listeners.call,
+            resource_uris=self._subscriptions.uris,
             inherited=self._inherited,
             early=early,
         )
@@ -372,6 +383,58 @@ class Bridge:
         async with anyio.create_task_group() as group:  # a slow server holds up no other
             for session in self._pool.connected().values():
                 group.start_soon(session.set_log_level, floor)
+
+    # Resource subscriptions: each (server, URI) is subscribed once, however many owners want
+    # it (``bridge/resource_subscriptions.py``); a session that connects again subscribes to
+    # what is held. One change a server at a time, so that an owner that comes while the
+    # first one's subscription is under way does not count as subscribed before it is.
+
+    def _subscription_lock(self, server: str) -> anyio.Lock:
+        return self._subscribing.setdefault(server, anyio.Lock())
+
+    async def subscribe_resource(self, owner: object, server: str, uri: str) -> None:
+        """Subscribe ``owner`` to the resource ``uri`` of ``server``: the server is asked
+        when ``owner`` is the first; an ``OperationError`` (or the server's own refusal) says
+        why not, and then nothing is recorded."""
+        session = self._session(server)
+        async with self._subscription_lock(server):
+            if not self._subscriptions.held(server, uri):
+                if not self._subscriptions.room(server):
+                    raise OperationError(
+                        f"server {server} has too many resources subscribed to; "
+                        "unsubscribe from some first"
+                    )
+                await session.subscribe_resource(uri)
+            self._subscriptions.add(owner, server, uri)
+
+    async def unsubscribe_resource(self, owner: object, server: str, uri: str) -> None:
+        """``owner`` no longer wants the updates of ``uri`` of ``server``; the server is told
+        when it was the last."""
+        async with self._subscription_lock(server):
+            if self._subscriptions.remove(owner, server, uri):
+                await self._unsubscribed(server, uri)
+
+    async def release_subscriptions(self, owner: object) -> None:
+        """Drop every subscription of ``owner`` (it went away); shielded, so that a
+        cancelled owner still leaves no server subscribed for nobody."""
+        with anyio.CancelScope(shield=True):
+            for server, uri in self._subscriptions.drop(owner):
+                async with self._subscription_lock(server):
+                    if not self._subscriptions.held(server, uri):
+                        await self._unsubscribed(server, uri)
+
+    async def _unsubscribed(self, server: str, uri: str) -> None:
+        session = self._pool.live.get(server)
+        if session is not None:
+            await session.unsubscribe_resource(uri)
+
+    def subscribed(self, server: str) -> tuple[str, ...]:
+        """The resources of ``server`` somebody is subscribed to (so the server is)."""
+        return self._subscriptions.uris(server)
+
+    def add_resource_update_listener(self, listener: ResourceUpdateListener) -> Callable[[], None]:
+        """Call ``listener`` on every update of a subscribed resource; returns a remover."""
+        return self._update_listeners.add(listener)
 
     # --- the four operations --------------------------------------------------------
 

@@ -64,6 +64,9 @@ class ServerOffers:
     """It serves ``prompts/list`` and ``prompts/get``."""
     logging: bool = False
     """It takes ``logging/setLevel`` (2025 handshake era)."""
+    subscribe: bool = False
+    """Its resources may be subscribed to (``resources/subscribe`` in the 2025 handshake era,
+    a ``subscriptions/listen`` filter in 2026-07-28)."""
 
 
 def offers_of(capabilities: types.ServerCapabilities | None) -> ServerOffers:
@@ -74,6 +77,7 @@ def offers_of(capabilities: types.ServerCapabilities | None) -> ServerOffers:
         resources=capabilities.resources is not None,
         prompts=capabilities.prompts is not None,
         logging=capabilities.logging is not None,
+        subscribe=capabilities.resources is not None and bool(capabilities.resources.subscribe),
     )
 
 

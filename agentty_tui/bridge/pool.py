@@ -24,6 +24,7 @@ from agentty_tui.bridge.inherited import Inherited
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.offers import OfferListener
 from agentty_tui.bridge.reload_report import ReloadReport
+from agentty_tui.bridge.resource_subscriptions import ResourceUpdateListener
 from agentty_tui.bridge.roots import RootsBoard, project_roots
 from agentty_tui.bridge.server_logging import LogListener
 from agentty_tui.bridge.session import ServerSession
@@ -53,13 +54,17 @@ class SessionPool:
         on_offer: OfferListener | None = None,
         on_log: LogListener | None = None,
         log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
+        on_resource_updated: ResourceUpdateListener | None = None,
+        resource_uris: Callable[[str], tuple[str, ...]] = lambda _server: (),
         inherited: Inherited | None = None,
         early: EarlyStarts | None = None,
     ) -> None:
         """``on_change`` runs whenever a live session's state changes; ``roots``: what a
         server asking for roots outside a call gets (``None``: the project folder of
-        ``config_path``'s parent); ``on_offer``, ``on_log`` and ``log_level`` are handed to
-        every session (``ServerSession``); ``inherited``: what the servers start from
+        ``config_path``'s parent); ``on_offer``, ``on_log``, ``log_level`` and
+        ``on_resource_updated`` are handed to every session (``ServerSession``), and
+        ``resource_uris(server)`` (the resources a session of ``server`` subscribes to when it
+        connects); ``inherited``: what the servers start from
         (default: this process's environment and folder); ``early``: processes started before
         the SDK was imported, which the sessions take over."""
         self._inherited = inherited or Inherited()
@@ -74,6 +79,8 @@ class SessionPool:
         self._on_offer = on_offer
         self._on_log = on_log
         self._log_level = log_level
+        self._on_resource_updated = on_resource_updated
+        self._resource_uris = resource_uris
         self._roots = roots or RootsBoard(project_roots(config_path.parent))
         self.elicitation: ServerElicitation | None = None
         self.elicitation_complete: ServerElicitationComplete | None = None
@@ -135,6 +142,8 @@ class SessionPool:
             on_offer=self._on_offer,
             on_log=self._on_log,
             log_level=self._log_level,
+            on_resource_updated=self._on_resource_updated,
+            resource_uris=lambda: self._resource_uris(name),
             elicitation=elicitation,
             elicitation_complete=completed,
             roots=self._roots.answer,

@@ -9,8 +9,9 @@ Several consumers share one bridge's servers and each may ask for its own level
 (``logging/setLevel`` of a host): ``LogLevels`` keeps each one's and yields the most verbose
 of them, which is what the servers are asked for (a consumer filters out what is below its
 own). Only servers of the 2025 handshake era that declare ``logging`` are asked: in the
-2026-07-28 era logging is a per-request opt-in (SEP-2577, deprecated) that agentty does not
-send, so such a server's messages do not arrive.
+2026-07-28 era logging is a per-request opt-in (SEP-2577, deprecated), sent only with a call
+whose caller opted in, and such a server's messages go to that call alone
+(``bridge/call_logging.py``), never to the log listeners.
 """
 
 from __future__ import annotations

@@ -20,13 +20,14 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import anyio.abc
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import ElicitationFnT
+from mcp.client.subscriptions import ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -35,6 +36,7 @@ from agentty_tui.bridge import listing
 from agentty_tui.bridge._sdk import keep_mismatched_results, refuse_sampling
 from agentty_tui.bridge.auth import AgenttyOAuthProvider, LoginUI, auth_state, connect_provider
 from agentty_tui.bridge.call_hooks import CallHooks, CallRouter, answer_elicitation, answer_roots
+from agentty_tui.bridge.call_logging import CallLogs, call_log
 from agentty_tui.bridge.early import EarlyStarts
 from agentty_tui.bridge.expand import ExpansionError, expand_spec, redactor_for
 from agentty_tui.bridge.failures import (
@@ -67,6 +69,7 @@ from agentty_tui.bridge.offers import (
     all_pages,
     offers_of,
 )
+from agentty_tui.bridge.resource_subscriptions import ResourceUpdate, ResourceUpdateListener
 from agentty_tui.bridge.server_logging import (
     LogListener,
     ServerLogMessage,
@@ -121,6 +124,8 @@ class ServerSession:
         on_offer: OfferListener | None = None,
         on_log: LogListener | None = None,
         log_level: Callable[[], types.LoggingLevel | None] = lambda: None,
+        on_resource_updated: ResourceUpdateListener | None = None,
+        resource_uris: Callable[[], tuple[str, ...]] = tuple,
         inherited: Inherited | None = None,
         early: EarlyStarts | None = None,
         elicitation_complete: Callable[[str], Awaitable[None]] | None = None,
@@ -134,6 +139,8 @@ class ServerSession:
         offered). ``on_offer``
         hears each change of what the server offers besides tools, ``on_log`` each of its log
         messages; ``log_level`` is the level to ask a server for when it connects;
+        ``on_resource_updated`` hears each update of a subscribed resource, and
+        ``resource_uris`` names the resources to subscribe to when it connects;
         ``inherited``: the environment and folder the server starts from (default: this
         process's); ``early``: where its process may already have been started (before the
         SDK was imported)."""
@@ -170,6 +177,14 @@ class ServerSession:
         self._on_offer = on_offer
         self._on_log = on_log
         self._log_level = log_level
+        self._on_resource_updated = on_resource_updated
+        self._resource_uris = resource_uris
+        self._group: anyio.abc.TaskGroup | None = None
+        """The connection's task group while it is connected (2026-07-28 subscriptions)."""
+        self._resource_listens: dict[str, anyio.CancelScope] = {}
+        """The listen stream of each subscribed resource (2026-07-28), by URI."""
+        self._call_logs = CallLogs()
+        """The calls in flight that opted into their log messages (2026-07-28)."""
         self._was_connected = False
         self._sampling_asked = False
         """Whether the server asked for sampling (refused: not offered), noted in warnings."""
@@ -221,6 +236,8 @@ class ServerSession:
             self._fail(message, "needs_login" if login_needed(self._http, self._auth) else "failed")
         finally:
             self._client = None
+            self._group = None
+            self._resource_listens.clear()
             self.closed.set()
             self.settled.set()
             self._publish()
@@ -312,6 +329,7 @@ class ServerSession:
                 keep_mismatched_results(client)
                 refuse_sampling(client, self._sampling_refused)
                 self._client = client
+                self._group = group
                 if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                     # Subscribe before listing, so no change between the two is missed.
                     relister, offer = self._relister, self._offer_changed
@@ -322,6 +340,7 @@ class ServerSession:
                 group.start_soon(self._relister.run, lambda: self._list_all(client), self._relisted)
                 # Beside the session's work: a server slow to answer it delays nothing.
                 group.start_soon(self._ask_log_level, client, self._log_level())
+                group.start_soon(self._resubscribe, client)
                 failure = await self._until_gone()
                 group.cancel_scope.cancel()
         if failure is not None:
@@ -404,6 +423,11 @@ class ServerSession:
             if client is None or client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 resources = isinstance(message, types.ResourceListChangedNotification)
                 self._offer_changed("resources" if resources else "prompts")
+        elif isinstance(message, types.ResourceUpdatedNotification):
+            # 2026-07-28: the subscribed resource's listen stream tells (``_follow_resource``).
+            client = self._client
+            if client is None or client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                self._resource_updated(message.params.uri)
         elif isinstance(message, types.ElicitCompleteNotification):
             hooks = self._router.completed(message.params.elicitation_id)
             if hooks is not None and hooks.elicitation_complete is not None:
@@ -418,15 +442,37 @@ class ServerSession:
             self._on_offer(OfferChange(self.name, kind))
 
     async def _on_log_message(self, params: types.LoggingMessageNotificationParams) -> None:
-        if self._on_log is not None:
-            self._on_log(
-                ServerLogMessage(
-                    server=self.name,
-                    level=params.level,
-                    data=bounded_data(params.data),
-                    logger=params.logger,
-                )
-            )
+        message = ServerLogMessage(
+            server=self.name,
+            level=params.level,
+            data=bounded_data(params.data),
+            logger=params.logger,
+        )
+        client = self._client
+        if client is not None and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            # 2026-07-28: a message is for a request that opted in (``bridge/call_logging``).
+            await self._call_logged(message)
+        elif self._on_log is not None:
+            self._on_log(message)
+
+    async def _call_logged(self, message: ServerLogMessage) -> None:
+        """Pass a 2026-07-28 server's ``message`` to the call it is for: the one call in
+        flight that opted in, or the newest of one owner's; with two owners' calls in flight
+        it is nobody's, counted and said in the server's log (``CallLogs.deliver`` bounds a
+        slow caller)."""
+        target = self._call_logs.target()
+        if target is None:
+            if self._call_logs.open:
+                self._call_logs.unattributed += 1
+                count = self._call_logs.unattributed
+                if count == 1 or count % 100 == 0:
+                    self._note(
+                        f"{count} log message(s) not passed on: calls of two hosts that asked "
+                        "for their log messages were in flight, and a message does not say "
+                        "which call it is for"
+                    )
+            return
+        await self._call_logs.deliver(target, message)
 
     @property
     def offers(self) -> ServerOffers | None:
@@ -490,6 +536,8 @@ class ServerSession:
         ``OperationError`` that says what happened."""
         try:
             return await request
+        except OperationError:  # said already
+            raise
         except MCPError as exc:
             if exc.code != types.CONNECTION_CLOSED:
                 raise
@@ -521,6 +569,94 @@ class ServerSession:
         except Exception as exc:
             self._note(f"logging/setLevel {level} was refused: {exc!r}")
 
+    # --- resource subscriptions -----------------------------------------------------
+    # The bridge subscribes each resource once (``bridge/resource_subscriptions.py``); the
+    # session speaks its server's era: ``resources/subscribe`` and ``resources/unsubscribe``
+    # on a 2025 handshake connection, one ``subscriptions/listen`` stream a resource on a
+    # 2026-07-28 one (a stream's filter is fixed when it opens).
+
+    def _resource_updated(self, uri: str) -> None:
+        if self._on_resource_updated is not None:
+            self._on_resource_updated(ResourceUpdate(self.name, uri))
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """Subscribe to the server's resource ``uri``; an ``OperationError`` says why not
+        (not connected, no ``subscribe`` declared, the server refused)."""
+        client = self._live_client()
+        if not offers_of(client.server_capabilities).subscribe:
+            raise OperationError(
+                f"server {self.name} does not offer resource subscriptions (its resources "
+                "capability does not declare subscribe): read the resource again instead"
+            )
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            group = self._group
+            if uri in self._resource_listens or group is None:
+                return
+            await self._offer_request(group.start(self._follow_resource, client, uri))
+            return
+        request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
+        # The typed helper is marked deprecated (2026-07-28); the request is the 2025 era's own.
+        await self._offer_request(client.session.send_request(request, types.EmptyResult))
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """Unsubscribe from the server's resource ``uri`` (a refusal is noted in its log, no
+        more; nothing when it is not connected)."""
+        client = self._client
+        if client is None or self._state.status != "connected":
+            return
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            scope = self._resource_listens.pop(uri, None)
+            if scope is not None:
+                scope.cancel()
+            return
+        request = types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri))
+        try:
+            await client.session.send_request(request, types.EmptyResult)
+        except Exception as exc:
+            self._note(f"resources/unsubscribe {uri} was refused: {exc!r}")
+
+    async def _resubscribe(self, client: Client) -> None:
+        """Subscribe again, on a new connection, to what the bridge's consumers hold."""
+        for uri in self._resource_uris():
+            if self._client is not client:
+                return
+            try:
+                await self.subscribe_resource(uri)
+            except Exception as exc:
+                self._note(f"subscribing again to {uri} failed: {exc!r}")
+
+    async def _follow_resource(
+        self,
+        client: Client,
+        uri: str,
+        *,
+        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """One resource's ``subscriptions/listen`` stream (2026-07-28), until cancelled;
+        reports started once the server acknowledged it (an error before is the caller's)."""
+        scope = anyio.CancelScope()
+        self._resource_listens[uri] = scope
+        started = False
+        try:
+            with scope:
+                async with client.listen(resource_subscriptions=[uri]) as subscription:
+                    if uri not in (subscription.honored.resource_subscriptions or ()):
+                        raise OperationError(
+                            f"server {self.name} did not take a subscription to {uri}"
+                        )
+                    task_status.started()
+                    started = True
+                    async for event in subscription:
+                        if isinstance(event, ResourceUpdated):
+                            self._resource_updated(event.uri)
+        except Exception as exc:
+            if not started:
+                raise
+            self._note(f"the subscription to {uri} ended: {exc!r}")
+        finally:
+            if self._resource_listens.get(uri) is scope:
+                del self._resource_listens[uri]
+
     # --- calls ----------------------------------------------------------------------
 
     async def call_tool(
@@ -533,9 +669,21 @@ class ServerSession:
         if client is None or state.status != "connected":
             raise OperationError(not_connected(self.name, state.status, state.error))
         progress = hooks.progress if hooks is not None else None
+        # A caller that opted into the call's log messages: the opt-in goes with the call
+        # to a 2026-07-28 server (a 2025 one logs for its connection, not for a request).
+        log = call_log() if client.protocol_version in MODERN_PROTOCOL_VERSIONS else None
+        meta: types.RequestParamsMeta | None = None
+        if log is not None:
+            # An open map (``extra_items``): mypy takes no constant key in its literal.
+            meta = cast(types.RequestParamsMeta, {types.LOG_LEVEL_META_KEY: log.level})
         try:
-            with self._router.calling(hooks):
-                return await client.call_tool(bare, arguments, progress_callback=progress)
+            with self._router.calling(hooks), self._call_logs.calling(log):
+                result = await client.call_tool(
+                    bare, arguments, progress_callback=progress, meta=meta
+                )
+            if log is not None:  # its messages before its result
+                await self._call_logs.drained(log)
+            return result
         except Exception as exc:
             self._router.refused_for_urls(exc, hooks)
             closed = isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED

@@ -123,6 +123,11 @@ class _Session:
         """Its open ``subscriptions/listen`` requests (2026-07-28), by their id's JSON text:
         a stream whose answer is its end, so one still open is asked again of a new daemon,
         not answered as lost."""
+        self.subscribed: dict[str, bytes] = {}
+        """Its ``resources/subscribe`` requests the daemon took (2025 era), by URI: asked
+        again of a new daemon (under ids of ours, their answers not passed on)."""
+        self._subscribing: dict[str, tuple[str, bytes]] = {}
+        """Its ``resources/subscribe`` requests not answered yet: (URI, request), by id."""
 
     def from_host(self, line: bytes) -> None:
         message = json_object(line)
@@ -137,6 +142,11 @@ class _Session:
                 self.listens[key] = line
             else:
                 self.pending[key] = message["id"]
+            uri = _uri_of(message)
+            if method == "resources/subscribe" and uri is not None:
+                self._subscribing[key] = (uri, line)
+            elif method == "resources/unsubscribe" and uri is not None:
+                self.subscribed.pop(uri, None)
 
     def from_daemon(self, line: bytes) -> None:
         message = json_object(line)
@@ -144,6 +154,9 @@ class _Session:
             key = json.dumps(message["id"])
             self.pending.pop(key, None)
             self.listens.pop(key, None)  # the stream ended (closed, or refused)
+            subscribing = self._subscribing.pop(key, None)
+            if subscribing is not None and "error" not in message:
+                self.subscribed[subscribing[0]] = subscribing[1]
 
     def lost(self) -> list[bytes]:
         """An error answer for each request the dead daemon took with it."""
@@ -159,6 +172,7 @@ class _Session:
             for request in self.pending.values()
         ]
         self.pending.clear()
+        self._subscribing.clear()  # answered as lost: not subscribed
         return lost
 
     def changed(self) -> list[bytes]:
@@ -175,6 +189,12 @@ class _Session:
                 notice = {"jsonrpc": "2.0", "method": _TOOLS_CHANGED, "params": {"_meta": meta}}
                 notices.append(json.dumps(notice).encode() + b"\n")
         return notices
+
+
+def _uri_of(message: dict[str, Any]) -> str | None:
+    params = message.get("params")
+    uri = params.get("uri") if isinstance(params, dict) else None
+    return uri if isinstance(uri, str) else None
 
 
 RESTARTED = "agentty's gateway daemon was restarted: ask again"
@@ -222,17 +242,26 @@ async def _resume(session: _Session, descriptor: int, replies: AsyncIterator[byt
     """Tell a new daemon what the host told the old one: its ``initialize`` (whose answer the
     host has had: it is not passed on), its ``notifications/initialized``, and its listen
     streams still open (the new daemon's second acknowledgment of one reaches the host, whose
-    client keeps the first)."""
+    client keeps the first), and its resource subscriptions (2025 era: under ids of ours,
+    whose answers it does not get)."""
     if session.initialize is not None:
-        wanted = json.dumps(json_object(session.initialize).get("id"))
-        await write_all(descriptor, session.initialize)
-        async for line in replies:
-            if json.dumps(json_object(line).get("id")) == wanted:
-                break
+        await _ask(descriptor, replies, session.initialize)
         if session.initialized is not None:
             await write_all(descriptor, session.initialized)
+    for number, subscribe in enumerate(session.subscribed.values()):
+        request = {**json_object(subscribe), "id": f"agentty-resumed-{number}"}
+        await _ask(descriptor, replies, json.dumps(request).encode() + b"\n")
     for listen in session.listens.values():
         await write_all(descriptor, listen)
+
+
+async def _ask(descriptor: int, replies: AsyncIterator[bytes], request: bytes) -> None:
+    """Send ``request`` to the daemon and wait for its answer, which is not passed on."""
+    wanted = json.dumps(json_object(request).get("id"))
+    await write_all(descriptor, request)
+    async for line in replies:
+        if json.dumps(json_object(line).get("id")) == wanted:
+            break
 
 
 async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:

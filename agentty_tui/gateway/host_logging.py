@@ -7,16 +7,22 @@ hands it to every listener; an attached host gets the messages of the servers of
 when the server named its own logger). The level a host asks for goes to the bridge
 (``set_log_level``), which asks the servers for the most verbose level any host wants.
 
-Only a 2025 handshake host is sent log messages: in the 2026-07-28 era they ride a request's
-own stream, opted into per request (deprecated, SEP-2577), and a server's messages belong to
-no request of the host. Messages wait in a bounded queue (``BACKLOG``); a host that does not
-keep up loses the newest, counted in agentty's log, rather than slowing the servers.
+Only a 2025 handshake host is sent these messages on its connection. In the 2026-07-28 era a
+log message rides the stream of the request it is for, opted into by that request's ``_meta``
+(``io.modelcontextprotocol/logLevel``; deprecated, SEP-2577): a 2026-07-28 host's
+``tools/call`` that opts in gets the messages a 2026-07-28 server sends for the call
+(``call_log``: the call is made with the same opt-in, ``bridge/call_logging.py``), on the
+call's stream, at or above its level (the SDK holds back the rest), ``logger`` tagged the
+same way. A 2025-era server's messages belong to no request, so such a call gets none of them.
+Messages wait in a bounded queue (``BACKLOG``); a host that does not keep up loses the newest,
+counted in agentty's log, rather than slowing the servers.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -24,8 +30,11 @@ import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from agentty_tui.bridge.server_logging import ServerLogMessage, at_least
+from agentty_tui.bridge.call_logging import CallLog
+from agentty_tui.bridge.server_logging import LEVELS, ServerLogMessage, at_least
 from agentty_tui.gateway.host_tools import served_lens
 from agentty_tui.gateway.offer_source import OfferSource
 
@@ -57,6 +66,31 @@ class HostLogging:
         self.dropped = 0
         """Messages dropped because the host did not keep up."""
         self._send, self._receive = anyio.create_memory_object_stream[ServerLogMessage](BACKLOG)
+
+    def call_log(self, ctx: ServerRequestContext[Any, Any]) -> CallLog | None:
+        """Where the log messages of the host's call ``ctx`` go: its own stream, when a
+        2026-07-28 host's request opted in (``_meta`` ``io.modelcontextprotocol/logLevel``);
+        ``None`` otherwise (a 2025 handshake host has ``logging/setLevel``)."""
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return None
+        level = (ctx.meta or {}).get(types.LOG_LEVEL_META_KEY)
+        if level not in LEVELS:
+            return None
+        session = ctx.session
+
+        async def send(message: ServerLogMessage) -> None:
+            with warnings.catch_warnings():
+                # Deprecated (SEP-2577), still the protocol; the warning is raised when the
+                # coroutine is made, so only that is inside.
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                sending = session.send_log_message(
+                    message.level, message.data, logger=tagged_logger(message)
+                )
+            # A host that went away meanwhile: its connection ends the serving anyway.
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await sending
+
+        return CallLog(level, send, owner=self)
 
     async def set_level(
         self, ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams

@@ -2,9 +2,11 @@
 
 ``OfferSource`` is the bridge's side of resources, prompts and log messages (``Bridge`` has
 it): what a server declared, its listings, a read, a prompt, the changes of its sets and its
-log messages, and the log level a consumer wants. ``offering`` names the servers of a
-host's view (``host_tools.served_lens``: the same servers as its tools) that are connected and
-offer a kind; ``refused`` is the protocol error a host gets for what it may not have.
+log messages, the log level a consumer wants, and the resources a consumer subscribes to
+(each subscribed once upstream, however many consumers hold it) with their updates.
+``offering`` names the servers of a host's view (``host_tools.served_lens``: the same servers
+as its tools) that are connected and offer a kind; ``refused`` is the protocol error a host
+gets for what it may not have.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from agentty_tui.bridge.offers import OfferListener, ServerOffers
+from agentty_tui.bridge.resource_subscriptions import ResourceUpdateListener
 from agentty_tui.bridge.server_logging import LogListener
 from agentty_tui.gateway.host_tools import served_lens, why_down
 from agentty_tui.model import PluginModel
@@ -78,6 +81,23 @@ class OfferSource(Protocol):
 
     async def set_log_level(self, owner: object, level: types.LoggingLevel | None) -> None:
         """The log level ``owner`` wants (``None``: none any more)."""
+        ...
+
+    async def subscribe_resource(self, owner: object, server: str, uri: str) -> None:
+        """Subscribe ``owner`` to the resource ``uri`` of ``server`` (an ``AgenttyError`` or
+        the server's ``MCPError`` says why not)."""
+        ...
+
+    async def unsubscribe_resource(self, owner: object, server: str, uri: str) -> None:
+        """``owner`` no longer wants the updates of ``uri`` of ``server``."""
+        ...
+
+    async def release_subscriptions(self, owner: object) -> None:
+        """Drop every subscription of ``owner``."""
+        ...
+
+    def add_resource_update_listener(self, listener: ResourceUpdateListener) -> Callable[[], None]:
+        """Hear every update of a subscribed resource; returns a remover."""
         ...
 
 

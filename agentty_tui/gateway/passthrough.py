@@ -1,9 +1,10 @@
-"""What a host gets through the gateway besides tools: resources, prompts, log messages.
+"""What a host gets through the gateway besides tools: resources (and their subscriptions),
+prompts, log messages.
 
-``Passthrough`` holds one attached host's ``HostResources``, ``HostPrompts`` and
-``HostLogging``, hands their request handlers to the host's MCP server (``handlers``: the
-capabilities the gateway declares are exactly these), and announces each change of the
-host's resources or prompts once, in both protocol eras (a 2025 handshake host gets
+``Passthrough`` holds one attached host's ``HostResources``, ``HostSubscriptions``,
+``HostPrompts`` and ``HostLogging``, hands their request handlers to the host's MCP server
+(``handlers``: the capabilities the gateway declares are exactly these), and announces each
+change of the host's resources or prompts once, in both protocol eras (a 2025 handshake host gets
 ``notifications/resources/list_changed`` or ``notifications/prompts/list_changed`` on its
 connection, a 2026-07-28 host the same events on its ``subscriptions/listen`` stream).
 
@@ -27,6 +28,7 @@ from agentty_tui.bridge.offers import OfferChange
 from agentty_tui.gateway.host_logging import HostLogging
 from agentty_tui.gateway.host_prompts import HostPrompts
 from agentty_tui.gateway.host_resources import HostResources
+from agentty_tui.gateway.host_subscriptions import HostSubscriptions, ListenServer
 from agentty_tui.gateway.offer_source import OfferSource, offering
 
 __all__ = ["Passthrough"]
@@ -53,6 +55,9 @@ class Passthrough:
         self._publish = publish
         self.resources = HostResources(source, host)
         """``resources/list``, ``resources/templates/list``, ``resources/read``."""
+        self.subscriptions = HostSubscriptions(source, host, session, publish)
+        """``resources/subscribe``, ``resources/unsubscribe``, the resources named by listen
+        streams, and the updates of all of them."""
         self.prompts = HostPrompts(source, host)
         """``prompts/list``, ``prompts/get``."""
         self.logging = HostLogging(source, host, session)
@@ -69,10 +74,17 @@ class Passthrough:
             "on_list_resources": self.resources.list_resources,
             "on_list_resource_templates": self.resources.list_templates,
             "on_read_resource": self.resources.read,
+            "on_subscribe_resource": self.subscriptions.subscribe,
+            "on_unsubscribe_resource": self.subscriptions.unsubscribe,
             "on_list_prompts": self.prompts.list_prompts,
             "on_get_prompt": self.prompts.get,
             "on_set_logging_level": self.logging.set_level,
         }
+
+    def listening(self, inner: ListenServer) -> ListenServer:
+        """The host's ``subscriptions/listen`` handler: ``inner``, with the resources a
+        stream names subscribed while it is open (``HostSubscriptions.listening``)."""
+        return self.subscriptions.listening(inner)
 
     async def run(self) -> None:
         """Follow the host's resources, prompts and log messages until cancelled."""
@@ -81,6 +93,7 @@ class Passthrough:
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self.logging.run)
+                group.start_soon(self.subscriptions.run)
                 group.start_soon(self._announcer)
                 async for _snapshot in self._source.updates():
                     self._rekey()

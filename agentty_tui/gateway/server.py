@@ -17,21 +17,23 @@ time) uses its parts: ``settle``, ``build``, ``follow``.
   as the server gave them); a name that is not in the current list is refused with an
   ``isError`` result that says why and what to do (``host_tools.refusal``). The call's
   progress, cancellation, forms and roots pass between server and host
-  (``host_requests.py``), and so do the host's roots outside calls.
+  (``host_requests.py``), and so do the host's roots outside calls; a 2026-07-28 host's call
+  that opts into its log messages gets them with it (``HostLogging.call_log``).
 - Every change of that list (a toggle, a reload, an outside edit, a server's own
   ``list_changed``, a server that connects late or fails) is announced once: a snapshot that
   leaves the host's list as it was announces nothing. Both protocol eras: a 2025 handshake
   client gets ``notifications/tools/list_changed`` on its connection, a 2026-07-28 client on
   its ``subscriptions/listen`` stream.
-- Given an ``OfferSource`` (``offers``), the host's resources, prompts and log messages pass
-  through too (``passthrough.Passthrough``); without one, only tools are declared.
+- Given an ``OfferSource`` (``offers``), the host's resources (and their subscriptions),
+  prompts and log messages pass through too (``passthrough.Passthrough``); without one, only
+  tools are declared.
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import Any, Protocol
 
@@ -47,6 +49,7 @@ from mcp.shared.message import SessionMessage
 
 from agentty_tui import __version__
 from agentty_tui.bridge.call_hooks import CallHooks
+from agentty_tui.bridge.call_logging import logging_to
 from agentty_tui.catalog.names import ToolRef
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import DEFAULT_WAIT
@@ -192,7 +195,9 @@ class HostServer:
                 instructions=instructions(now),
                 on_list_tools=self._list,
                 on_call_tool=self._call,
-                on_subscriptions_listen=self._listen,
+                on_subscriptions_listen=self._listen
+                if passthrough is None
+                else passthrough.listening(self._listen),
                 get_tool_input_schema=self._input_schema,
                 **(passthrough.handlers() if passthrough is not None else {}),
             )
@@ -269,7 +274,20 @@ class HostServer:
         forward = partial(
             self._source.call_tool, ref.server, ref.tool, dict(params.arguments or {})
         )
-        hooks = self._requests.hooks(ctx, ref.server, ref.tool)
+        passthrough = self.passthrough
+        log = None if passthrough is None else passthrough.logging.call_log(ctx)
+        with logging_to(log):  # a 2026-07-28 host's opt-in: the call's log messages
+            return await self._forward(
+                ctx, params, forward, self._requests.hooks(ctx, ref.server, ref.tool)
+            )
+
+    async def _forward(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        forward: Callable[[CallHooks], Awaitable[types.CallToolResult]],
+        hooks: CallHooks,
+    ) -> types.CallToolResult | types.InputRequiredResult:
         try:
             if HostRounds.wanted(ctx):  # a 2026-07-28 host is asked in input_required rounds
                 answer = await self._rounds.call(ctx, params, hooks, forward)

@@ -18,7 +18,7 @@ import anyio.abc
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.client.session import IncomingMessage
+from mcp.client.session import ElicitationFnT, IncomingMessage
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
@@ -81,13 +81,22 @@ def config(write_config: WriteConfig) -> Path:
 
 @asynccontextmanager
 async def host(
-    config: Path, tmp_path: Path, mode: str, heard: Heard, runtime: Path | None = None
+    config: Path,
+    tmp_path: Path,
+    mode: str,
+    heard: Heard,
+    runtime: Path | None = None,
+    wait: float | None = None,
+    elicitation: ElicitationFnT | None = None,
 ) -> AsyncIterator[Client]:
     """The gateway as a host starts it (its stderr must stay empty); a 2026-07-28 host holds
     a listen stream for resources and prompts. With ``runtime``: ``serve --shared``, through
-    the daemon of that runtime folder."""
+    the daemon of that runtime folder; with ``wait``: ``--wait`` (the first request waits
+    that long for the servers to connect); with ``elicitation``: the host declares forms
+    (a 2026-07-28 host's calls are then answered in ``input_required`` rounds)."""
     errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}.txt"
-    argv, env = serve_argv(config)[1:], environment()
+    extra = () if wait is None else ("--wait", str(wait))
+    argv, env = serve_argv(config, *extra)[1:], environment()
     if runtime is not None:
         argv, env = [*argv, "--shared"], daemon_environment(runtime)
     params = StdioServerParameters(command=sys.executable, args=argv, env=env, cwd=tmp_path)
@@ -97,6 +106,7 @@ async def host(
             mode=mode,
             message_handler=heard.handler,
             logging_callback=heard.log,
+            elicitation_callback=elicitation,
             cache=None,
         )
         async with client, anyio.create_task_group() as group:

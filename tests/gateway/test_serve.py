@@ -39,7 +39,8 @@ SLOW_START = 1.5
 
 def environment() -> dict[str, str]:
     """What a host gives the gateway here: a plain environment with the test's own folders."""
-    keep = ("HOME", "PATH", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR")
+    # PYTHONPATH: a worktree under test runs its own code in the processes it starts.
+    keep = ("HOME", "PATH", "PYTHONPATH", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR")
     return {name: os.environ[name] for name in keep if name in os.environ}
 
 

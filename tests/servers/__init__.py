@@ -155,10 +155,10 @@ def offers_argv(*extra: str) -> list[str]:
     return python_server_argv("offers_server.py", *extra)
 
 
-def legacy_offers_argv() -> list[str]:
-    """argv for ``legacy_ts/offers.js`` (2025 era: resources, prompts, log messages; check
-    ``legacy_ts_available()`` first)."""
-    return [shutil.which("node") or "node", str(LEGACY_TS_OFFERS)]
+def legacy_offers_argv(*extra: str) -> list[str]:
+    """argv for ``legacy_ts/offers.js`` (2025 era: resources, prompts, log messages; with
+    ``--subscribe``, resource subscriptions; check ``legacy_ts_available()`` first)."""
+    return [shutil.which("node") or "node", str(LEGACY_TS_OFFERS), *extra]
 
 
 def legacy_ts_available() -> bool:

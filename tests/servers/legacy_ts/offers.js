@@ -15,8 +15,15 @@
 //   log(level, text, ignore_level) -> sends notifications/message (logger "offers") at that
 //                          level; with ignore_level true even below the level asked for (a
 //                          server that does not honour logging/setLevel)
+//   touch_note(name, text) -> sets the text of memo://notes/<name>, sends
+//                          notifications/resources/updated for it when it is subscribed to
+//   subscriptions()      -> JSON {"subscribed": [uris], "subscribes": n, "unsubscribes": n}:
+//                          what the client holds now, and how often it asked
 //
-// Run: `node tests/servers/legacy_ts/offers.js` after `npm ci` in this folder.
+// With `--subscribe` it declares resources.subscribe and serves resources/subscribe and
+// resources/unsubscribe; without, a subscription is not offered (the SDK refuses it).
+//
+// Run: `node tests/servers/legacy_ts/offers.js [--subscribe]` after `npm ci` in this folder.
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -30,6 +37,8 @@ import {
   McpError,
   ErrorCode,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 const STRING = { type: "string" };
@@ -54,7 +63,22 @@ const TOOLS = [
       required: ["level", "text"],
     },
   },
+  {
+    name: "touch_note",
+    description: "Set the text of memo://notes/<name>; notify resources/updated when subscribed.",
+    inputSchema: { type: "object", properties: { name: STRING, text: STRING }, required: ["name", "text"] },
+  },
+  {
+    name: "subscriptions",
+    description: "The resources subscribed to now, and how often subscribe and unsubscribe came.",
+    inputSchema: { type: "object", properties: {} },
+  },
 ];
+
+const SUBSCRIBE = process.argv.includes("--subscribe");
+const subscribed = new Set();
+let subscribes = 0;
+let unsubscribes = 0;
 
 const notes = new Map([
   ["first", "the first note"],
@@ -67,7 +91,7 @@ const server = new Server(
   {
     capabilities: {
       tools: {},
-      resources: { listChanged: true },
+      resources: { listChanged: true, ...(SUBSCRIBE ? { subscribe: true } : {}) },
       prompts: { listChanged: true },
       logging: {},
     },
@@ -101,6 +125,19 @@ server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
   }
   return { contents: [{ uri, mimeType: "text/plain", text: notes.get(name) }] };
 });
+
+if (SUBSCRIBE) {
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    subscribes += 1;
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    unsubscribes += 1;
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+}
 
 server.setRequestHandler(ListPromptsRequestSchema, async () => ({
   prompts: [
@@ -149,6 +186,14 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
         await server.sendLoggingMessage({ level: args.level, logger: "offers", data: args.text });
       }
       return text("logged");
+    case "touch_note": {
+      const uri = `memo://notes/${args.name}`;
+      notes.set(String(args.name), String(args.text));
+      if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
+      return text("touched");
+    }
+    case "subscriptions":
+      return text(JSON.stringify({ subscribed: [...subscribed].sort(), subscribes, unsubscribes }));
     default:
       break;
   }
