@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import anyio.lowlevel
 import pytest
 
 from agentty_tui.bridge.starting import StartingSource
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.bridge.states import opening_model
+from agentty_tui.config.trust import TrustGate
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.model import PluginModel
 from tests.conftest import WriteConfig
+from tests.fake_home import build_fake_home
 from tests.helpers import process_alive, stdio_entry
 from tests.servers import light_argv
 
@@ -94,3 +98,65 @@ async def test_a_quit_before_the_first_frame_starts_nothing(write_config: WriteC
             await anyio.lowlevel.checkpoint()
             source.close()
     assert source.bridge is None
+
+
+def _claude_workspace(root: Path) -> Workspace:
+    """Our user file and Claude Code's ``~/.claude.json`` (its user and local scopes), one
+    server each, plus ``layered`` in our file and the local scope (Claude Code's runs as
+    ``layered``, ours as ``layered@agentty``)."""
+    fake = build_fake_home(
+        root,
+        sources=("agentty-user", "claude-user", "claude-local"),
+        twins=(),
+        untrusted=False,
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )
+    return open_workspace(fake.cwd, home=fake.home, env=fake.env)
+
+
+def _unnumbered(model: PluginModel) -> dict[str, object]:
+    """``model`` as a dict without its servers' revisions (a counter of the process)."""
+    return model.model_dump(exclude={"servers": {"__all__": {"revision"}}})
+
+
+async def test_a_large_file_is_read_after_the_first_frame(tmp_path: Path) -> None:
+    """``~/.claude.json`` over the limit: the first snapshot holds our file's servers and says
+    the file is being read; once the frame is out, the next is the whole workspace's, as a
+    load of it gives, before the bridge's."""
+    workspace = _claude_workspace(tmp_path / "fake")
+    whole = opening_model(workspace.load(), str(workspace.path), TrustGate())
+    assert {s.name for s in whole.servers} >= {"agentty-user-1", "claude-user-1", "layered"}
+    source = StartingSource(workspace, slow_bytes=1)
+    source.load()
+    first = source.snapshot
+    assert [s.name for s in first.servers] == ["agentty-user-1", "layered"]
+    assert all(s.status == "connecting" for s in first.servers)
+    (line,) = first.reading
+    assert line.startswith("reading ~/.claude.json (0.0 MiB)")
+    frame = anyio.Event()
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, frame)
+            updates = source.updates()
+            assert await anext(updates) is first
+            frame.set()
+            second = await anext(updates)
+            assert second.reading == ()
+            assert _unnumbered(second) == _unnumbered(whole)
+            source.close()
+            group.cancel_scope.cancel()
+
+
+def test_small_files_and_one_file_are_read_before_the_first_frame(
+    tmp_path: Path, write_config: WriteConfig
+) -> None:
+    workspace = _claude_workspace(tmp_path / "fake")
+    source = StartingSource(workspace)  # every file under the limit
+    source.load()
+    assert source.snapshot.reading == ()
+    assert "claude-user-1" in {s.name for s in source.snapshot.servers}
+    one = StartingSource(Workspace.of_file(write_config({"a": {"command": "true"}})), slow_bytes=1)
+    one.load()
+    assert one.snapshot.reading == () and [s.name for s in one.snapshot.servers] == ["a"]
