@@ -17,6 +17,12 @@ showing their servers, or none. Once the frame is out, ``run`` reads the whole w
 thread and publishes its opening model before it starts anything: every server started, and
 every snapshot from then on, is the whole workspace's, as if it had been read first.
 
+A config with nothing to connect (empty, or every server off) needs no SDK at all until that
+changes: ``run`` then waits, without the SDK, until an operation asks for the bridge or one of
+the config's files changes (``Workspace.version``, looked at every ``IDLE_LOOK`` seconds), and
+only then imports the SDK and enters the bridge, which reads the files itself. The picker on an
+empty config keeps the SDK's 25 MiB out of its memory (``bench/bench_picker_memory.py``).
+
 ``run`` owns the bridge: it enters it, follows the outside edits (``Bridge.watch``) and leaves
 it (every server stopped) once ``close`` is called, or at once when it is cancelled.
 """
@@ -31,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from agentty_tui.bridge.early import EarlyStarts, loaded_with_version
+from agentty_tui.bridge.early import EarlyStarts, loaded_with_version, wanted_servers
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.states import opening_model
 from agentty_tui.config.discover import HostFile
@@ -49,7 +55,11 @@ if TYPE_CHECKING:
     from agentty_tui.bridge.call_hooks import CallHooks
     from agentty_tui.bridge.elicit import ServerElicitation
 
-__all__ = ["SLOW_SOURCE_BYTES", "StartingSource", "slow_files"]
+__all__ = ["IDLE_LOOK", "SLOW_SOURCE_BYTES", "StartingSource", "slow_files"]
+
+IDLE_LOOK = 0.2
+"""Seconds between two looks at the config's files while nothing needs the bridge (one
+``stat`` a file): an outside edit that adds a server starts the bridge within that."""
 
 SLOW_SOURCE_BYTES = 1024 * 1024
 """A workspace file this large (about 10 ms to read, more on a busy machine) is read after the
@@ -96,6 +106,10 @@ class StartingSource:
         self._first = PluginModel(config_path=str(workspace.path))
         self._bridge: Bridge | None = None
         self._ready = anyio.Event()
+        self._needed = anyio.Event()  # an operation waits for the bridge
+        self.idle = anyio.Event()
+        """Set while ``run`` waits for a need of the bridge, the SDK not imported (nothing to
+        connect); it stays set once that wait is over."""
         self._closing = anyio.Event()
         self._loading: anyio.CancelScope | None = None  # the wait for the frame and the SDK
         self._listeners: list[_WaitingListener] = []
@@ -176,6 +190,8 @@ class StartingSource:
                     if self._version is not None:  # the bridge reads the files once, not twice
                         early.keep_loaded(self._version, self._loaded)
                     await early.start(self._loaded, TrustGate(everything=self._trust))
+                    if not self._connects(self._loaded):
+                        await self._until_needed()
                 # After the first frame, in a thread (about half a second of the SDK's
                 # imports): the picker keeps answering keys meanwhile, and a quit does not wait
                 # for it (the thread is left to finish; the process ends at once, ``cli.run``).
@@ -196,6 +212,21 @@ class StartingSource:
                 await self._closing.wait()
                 watching.cancel_scope.cancel()
 
+    def _connects(self, config: PluginConfig) -> bool:
+        """Whether ``config`` has a server the bridge would connect (started or not here)."""
+        gate = TrustGate(everything=self._trust)
+        return bool(wanted_servers(config, {s.name: gate.gated(config, s) for s in config.servers}))
+
+    async def _until_needed(self) -> None:
+        """Wait, without the SDK, until an operation asks for the bridge or a file of the
+        config changes from what was read (a file that moved during the read: at once)."""
+        self.idle.set()
+        while not self._needed.is_set():
+            if self._version is None or self.workspace.version() != self._version:
+                return
+            with anyio.move_on_after(IDLE_LOOK):
+                await self._needed.wait()
+
     def close(self) -> None:
         """Have ``run`` leave the bridge (its servers stopped) and return; one that is not up
         yet is not started."""
@@ -206,7 +237,9 @@ class StartingSource:
             self._loading.cancel()
 
     async def _up(self) -> Bridge:
-        """The bridge, once it is up."""
+        """The bridge, once it is up (asked for: a ``run`` waiting with nothing to connect
+        starts it now)."""
+        self._needed.set()
         await self._ready.wait()
         assert self._bridge is not None
         return self._bridge
@@ -227,7 +260,9 @@ class StartingSource:
                 await self._whole.wait()
                 if self._bridge is None and not self._closing.is_set():
                     yield self._first
-        bridge = await self._up()
+        await self._ready.wait()  # following the snapshots is no need of the bridge
+        bridge = self._bridge
+        assert bridge is not None
         async for model in bridge.updates():
             yield model
 

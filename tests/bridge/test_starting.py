@@ -160,3 +160,68 @@ def test_small_files_and_one_file_are_read_before_the_first_frame(
     one = StartingSource(Workspace.of_file(write_config({"a": {"command": "true"}})), slow_bytes=1)
     one.load()
     assert one.snapshot.reading == () and [s.name for s in one.snapshot.servers] == ["a"]
+
+
+IDLE_RUN = """
+import json, sys
+from pathlib import Path
+import anyio
+from agentty_tui.bridge.starting import StartingSource
+from agentty_tui.config.workspace import Workspace
+
+async def main() -> None:
+    source = StartingSource(Workspace.of_file(Path(sys.argv[1])))
+    source.load()
+    frame = anyio.Event()
+    frame.set()
+    seen = []
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, frame)
+            await source.idle.wait()
+            seen.append(["mcp" in sys.modules, source.bridge is None])
+            await source.reload()  # an operation: the bridge comes up for it
+            seen.append(["mcp" in sys.modules, source.bridge is None])
+            source.close()
+    print(json.dumps(seen))
+
+anyio.run(main)
+"""
+
+
+def test_nothing_to_connect_imports_no_sdk_until_an_operation_asks(
+    write_config: WriteConfig,
+) -> None:
+    """An empty config: once the first frame is out the source waits with neither the SDK nor
+    the bridge (a fresh interpreter); an operation brings both up."""
+    path = write_config({})
+    out = subprocess.run(
+        [sys.executable, "-c", IDLE_RUN, str(path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [[False, True], [True, False]]
+
+
+async def test_a_server_added_by_an_outside_edit_starts_the_bridge(
+    write_config: WriteConfig,
+) -> None:
+    path = write_config({"off": {**stdio_entry(light_argv(1)), "disabled": True}})
+    source = StartingSource(Workspace.of_file(path))
+    source.load()
+    frame = anyio.Event()
+    frame.set()
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, frame)
+            await source.idle.wait()
+            assert source.bridge is None
+            write_config({"on": stdio_entry(light_argv(1))})
+            async for model in source.updates():
+                if [(s.name, s.status) for s in model.servers] == [("on", "connected")]:
+                    break
+            assert source.bridge is not None
+            source.close()
