@@ -49,8 +49,6 @@ from _common import (
     write_results,
 )
 
-from tests.servers import scalable_argv
-
 SIZE = (120, 40)
 TIMEOUT = 120.0
 SERVER_TOOLS = 10
@@ -74,11 +72,14 @@ def _status_kib(path: str, *fields: str) -> dict[str, int]:
 async def _child(mode: str, config: Path | None, servers: int, tools: int) -> dict[str, Any]:
     import anyio
     from _paint import TimedPickerApp
-    from bench_picker_toggle import _static_model
 
     from agentty_tui.config import ConfigStore
     from agentty_tui.ui.source import PluginSource
-    from tests.ui.fakes import StaticSource, model
+
+    if mode in ("empty", "tools"):  # they import the SDK's types: not for the starting picker
+        from bench_picker_toggle import _static_model
+
+        from tests.ui.fakes import StaticSource, model
 
     if mode in ("bridge0", "bridgeN"):  # the static sources' pickers never import the SDK
         from agentty_tui.bridge import Bridge
@@ -226,6 +227,9 @@ def main() -> int:
     args = parse_mode(__doc__ or "", _extra)
     if args.child:
         return _run_child(args)
+    # The parent's alone: ``tests.servers`` imports the SDK, which a child must not have.
+    from tests.servers import scalable_argv
+
     rounds, tool_servers, tools, live = (1, 5, 100, 2) if args.quick else (5, 50, 100, 10)
     token = marker("picker-memory")
     labels = {
