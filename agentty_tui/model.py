@@ -330,6 +330,11 @@ class PluginModel(Frozen):
     each ``shadowed`` (``ServerState.shadowed_by`` names the winner's file); never started."""
     revision: int = 0
     """Increases with every published snapshot; lets readers tell two snapshots apart cheaply."""
+    reading: tuple[str, ...] = ()
+    """The workspace's files still being read when this model was made (a large
+    ``~/.claude.json``, as the picker's first frame is shown before it is parsed:
+    ``bridge/starting.py``), each as a line that says so; their servers are not in ``servers``
+    yet. Empty once every file is read, and in every snapshot of a bridge."""
 
     @field_validator("servers")
     @classmethod

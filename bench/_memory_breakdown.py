@@ -100,8 +100,10 @@ def main() -> None:
             group.start_soon(source.run, frame)
             frame.set()
             with anyio.fail_after(60):
-                while source.bridge is None:  # noqa: ASYNC110 - the source sets no event
-                    await anyio.sleep(0.02)
+                # Nothing to connect: the source waits for a need of the bridge; an operation
+                # (a reload) brings it up, as a picker's first operation would.
+                await source.idle.wait()
+                await source.reload()
             await pilot.pause()
             step("bridge up (the running picker)")
             source.close()

@@ -19,6 +19,13 @@ the server as connecting (the picker never waits for it).
 commit into DIR) on the empty config, interleaved with this one's: issue 25's target is this
 checkout's first frame on the empty config <= 0.6 of commit 2debda8's.
 
+Then a workspace (no ``--config``: the project's folder, a fake home, ``--no-daemon``) whose
+``~/.claude.json`` is a heavy Claude Code user's (``bench_claude_json.write_claude_json``: 16 MiB,
+4 MiB with ``--quick``; 3 user and 2 local servers that exit at once), against the same
+workspace with a small one (the same servers, one project): the first frame should not wait for
+the large file (ratio large / small near 1; its servers arrive in a later frame). With
+``--baseline-tree`` the other checkout's picker runs on both too.
+
 Every child runs with its bytecode cached (filled by the warm-up round), as an installed
 program does. ``python bench/bench_first_frame.py`` (12 rounds) or ``--quick`` (2 rounds).
 """
@@ -42,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import (
+    REPO_ROOT,
     BenchDirs,
     bench_dirs,
     env_for_child,
@@ -56,6 +64,7 @@ from _common import (
     write_config,
     write_results,
 )
+from bench_claude_json import write_claude_json
 
 from tests.servers import scalable_argv
 
@@ -75,9 +84,16 @@ def _plain(data: bytes) -> str:
     return _ESCAPES.sub(b"", data).decode("utf-8", "replace")
 
 
-def _one_run(config: Path, dirs: BenchDirs, tree: Path | None = None) -> dict[str, Any]:
+LARGE_MIB, QUICK_LARGE_MIB = 16, 4
+"""The size of the large ``~/.claude.json`` (MiB), and with ``--quick``."""
+
+
+def _one_run(
+    config: Path | tuple[Path, Path], dirs: BenchDirs, tree: Path | None = None
+) -> dict[str, Any]:
     """Spawn the picker on ``config`` under a pty (``tree``'s, else this checkout's); time the
-    first frame, then quit it."""
+    first frame, then quit it. ``config``: a file (``--config``), or a workspace: the project
+    folder it runs in and the home it reads."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
     env = env_for_child(dirs)
@@ -90,7 +106,15 @@ def _one_run(config: Path, dirs: BenchDirs, tree: Path | None = None) -> dict[st
     # modules at every start while the SDK's come compiled.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(dirs.root / "pycache")
-    command = [sys.executable, "-m", "agentty_tui", "--config", str(config)]
+    command = [sys.executable, "-m", "agentty_tui"]
+    cwd = tree
+    if isinstance(config, tuple):  # a workspace: no daemon of the real user is attached to
+        cwd, home = config
+        env["HOME"] = str(home)
+        env["PYTHONPATH"] = str(tree or REPO_ROOT)  # ``-m`` no longer finds it in the folder
+        command.append("--no-daemon")
+    else:
+        command += ["--config", str(config)]
     output = bytearray()
     first_frame: float | None = None
     exited: float | None = None
@@ -102,7 +126,7 @@ def _one_run(config: Path, dirs: BenchDirs, tree: Path | None = None) -> dict[st
         stderr=slave,
         env=env,
         start_new_session=True,
-        cwd=tree,  # ``-m`` looks in the current folder first
+        cwd=cwd,  # ``-m`` looks in the current folder first
     )
     os.close(slave)
     try:
@@ -163,23 +187,32 @@ def main() -> int:
         f"first frame: picker on one server that starts in {SERVER_DELAY:g} s, against an "
         f"empty config; {rounds} rounds (+1 warm-up), real processes under a pty"
     )
+    large_mib = QUICK_LARGE_MIB if args.quick else LARGE_MIB
     names = ["slow server", "empty"] + (["baseline empty"] if baseline else [])
+    workspaces = [f"~/.claude.json {large_mib} MiB", "~/.claude.json small"]
+    names += workspaces + ([f"baseline {name}" for name in workspaces] if baseline else [])
     samples: dict[str, list[float]] = {name: [] for name in names}
     exits: dict[str, list[float]] = {name: [] for name in names}
     connecting_shown: list[bool] = []
     failures: list[str] = []
     with bench_dirs("first-frame") as dirs:
-        configs = {
+        configs: dict[str, Path | tuple[Path, Path]] = {
             "slow server": write_config(
                 dirs.config_path("slow.json"),
                 {"slow": server_entry(scalable_argv(10, delay=SERVER_DELAY, name=token))},
             ),
             "empty": write_config(dirs.config_path("empty.json"), {}),
         }
+        for name, mib in zip(workspaces, (large_mib, 0), strict=True):
+            home, project = dirs.root / f"home-{mib}", dirs.root / f"project-{mib}"
+            home.mkdir()
+            (project / ".git").mkdir(parents=True)
+            write_claude_json(home / ".claude.json", project, mib, 32)
+            configs[name] = (project, home)
         for number in range(rounds + 1):
             order = names[number % len(names) :] + names[: number % len(names)]
             for name in order:
-                tree = baseline if name == "baseline empty" else None
+                tree = baseline if name.startswith("baseline ") else None
                 run = _one_run(configs[name.removeprefix("baseline ")], dirs, tree)
                 if run["returncode"] not in (0, None) or run["exit_after_q"] is None:
                     failures.append(f"{name}: exit code {run['returncode']}")
@@ -235,6 +268,18 @@ def main() -> int:
             f"per-round: median {paired.median:.3f}, IQR {paired.q1:.3f}-{paired.q3:.3f}   "
             f"target <= {BASELINE_TARGET}: {'MET' if against <= BASELINE_TARGET else 'MISSED'}"
         )
+    large, small = workspaces
+    waits = ratio(summary[large].median, summary[small].median)
+    print(
+        f"workspace with a {large_mib} MiB ~/.claude.json / with a small one (medians): "
+        f"{waits:.3f}"
+        + (
+            f"   {baseline.name}: "
+            f"{ratio(summary['baseline ' + large].median, summary['baseline ' + small].median):.3f}"
+            if baseline is not None
+            else ""
+        )
+    )
     if failures:
         print("failures: " + "; ".join(failures))
     if not args.quick:
@@ -253,6 +298,8 @@ def main() -> int:
                 "connecting_shown": connecting_shown,
                 "baseline_tree": str(baseline) if baseline else None,
                 "ratio_empty_vs_baseline": against,
+                "large_claude_json_mib": large_mib,
+                "ratio_large_vs_small_claude_json": waits,
                 "baseline_target": BASELINE_TARGET,
                 "samples_seconds": samples,
                 "failures": failures,

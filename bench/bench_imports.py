@@ -21,6 +21,10 @@ loop was (asyncio or anyio; target: not on the config-only paths, which run with
 whether tomlkit was (target: not for a JSON file), and which packages cost the most. Target
 for the config-only paths: at most 0.25 of ``import mcp``'s wall time.
 
+The CPU time (user + system) of each child is taken too, with its ratios: on a machine whose
+load moves the wall time from round to round (a shared 2-core machine), it is the steadier
+figure.
+
 Every child runs with its bytecode cached (``PYTHONPYCACHEPREFIX`` in the benchmark's temp dir,
 filled by the warm-up round), as an installed program runs: pip compiles the SDK's modules when
 it installs them, and an environment with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -91,9 +96,11 @@ BASELINE = " [baseline]"
 """Appended to a row's name for the same command run from ``--baseline-tree``."""
 
 
-def _wall(argv: list[str], dirs: BenchDirs, tree: Path | None = None) -> float:
-    """Wall time of ``argv`` from ``tree``'s ``agentty_tui`` (default: the measured one)."""
+def _wall(argv: list[str], dirs: BenchDirs, tree: Path | None = None) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of ``argv`` from ``tree``'s ``agentty_tui``
+    (default: the measured one)."""
     env = _ENV if tree is None else {**_ENV, "PYTHONPATH": str(tree)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         argv,
@@ -105,7 +112,10 @@ def _wall(argv: list[str], dirs: BenchDirs, tree: Path | None = None) -> float:
         check=False,
         timeout=60,
     )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return wall, cpu
 
 
 def _importtime(argv: list[str], dirs: BenchDirs) -> dict[str, tuple[int, int, int]]:
@@ -200,13 +210,15 @@ def main() -> int:
                 commands[name + BASELINE] = commands[name]
                 baseline[name + BASELINE] = args.baseline_tree.resolve()
         times: dict[str, list[float]] = {name: [] for name in commands}
+        cpu_times: dict[str, list[float]] = {name: [] for name in commands}
         names = list(commands)
         for round_index in range(rounds + 1):
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
-                elapsed = _wall(commands[name], dirs, baseline.get(name))
+                elapsed, cpu = _wall(commands[name], dirs, baseline.get(name))
                 if round_index:
                     times[name].append(elapsed)
+                    cpu_times[name].append(cpu)
 
         headless = {
             "list": ["list", "--json"],
@@ -259,6 +271,16 @@ def main() -> int:
             for name, s in summary.items()
         ],
     )
+    cpu_summary = {name: stats(sample) for name, sample in cpu_times.items()}
+    cpu_sdk = cpu_summary["import mcp"].median
+    print_table(
+        "CPU time (user + system) of the same runs (ms): less moved by a loaded machine",
+        ["command", "median", "IQR", "/ import mcp"],
+        [
+            [name, ms(s.median), ms(s.iqr), ratio(s.median, cpu_sdk)]
+            for name, s in cpu_summary.items()
+        ],
+    )
     against_sdk = {name: ratio(summary[name].median, sdk) for name in CONFIG_ONLY}
     print(f"\nagainst `import mcp` (medians), target <= {TARGET}:")
     for name, value in against_sdk.items():
@@ -268,6 +290,12 @@ def main() -> int:
         for name in ("import agentty_tui.commands", *CONFIG_ONLY)
         if name + BASELINE in summary
     }
+    cpu_against_sdk = {name: ratio(cpu_summary[name].median, cpu_sdk) for name in CONFIG_ONLY}
+    print(f"\nCPU time against `import mcp`'s (medians), target <= {TARGET}:")
+    for name, value in cpu_against_sdk.items():
+        before = cpu_summary.get(name + BASELINE)
+        versus = "" if before is None else f"  (baseline: {ratio(before.median, cpu_sdk):.3f})"
+        print(f"  {name:36} {value:.3f}  {'MET' if value <= TARGET else 'MISSED'}{versus}")
     if against_baseline:
         print(f"\nagainst {args.baseline_tree} in the same rounds (medians):")
         for name, value in against_baseline.items():
@@ -318,6 +346,8 @@ def main() -> int:
             "bytecode_cached": not args.compile_each_run,
             "stats_seconds": {name: s.as_dict() for name, s in summary.items()},
             "samples_seconds": times,
+            "cpu_stats_seconds": {name: s.as_dict() for name, s in cpu_summary.items()},
+            "cpu_samples_seconds": cpu_times,
             "importtime_total_seconds": import_totals,
             "imports_textual": {**textual, "import agentty_tui.commands": textual_in_commands},
             "imports_sdk": sdk_loaded,
@@ -325,6 +355,7 @@ def main() -> int:
             "imports_event_loop": loop_loaded,
             "imports_tomlkit": toml_loaded,
             "config_only_against_import_mcp": against_sdk,
+            "config_only_cpu_against_import_mcp": cpu_against_sdk,
             "against_baseline": against_baseline,
             "baseline_tree": None if args.baseline_tree is None else str(args.baseline_tree),
             "target": TARGET,

@@ -8,6 +8,9 @@ garbage, then reads its resident memory (``VmRSS``, and the peak ``VmHWM``) from
 - **empty picker**: a static source with no servers;
 - **5,000 tools**: a static source with 50 servers x 100 tools (no processes);
 - **bridge, no servers**: a ``Bridge`` over an empty config;
+- **starting picker, no servers**: the picker's own source (``bridge/starting.StartingSource``,
+  as ``run_picker`` runs it) over an empty config, once it waits for something to need the
+  bridge (it has nothing to connect: no SDK imported);
 - **bridge, S servers**: a ``Bridge`` over S real ``scalable_server.py`` processes (10 tools
   each), all connected; the per-server figure is the difference over S. The servers' own
   resident memory (their processes, read from ``/proc/<pid>/status``) is reported apart.
@@ -46,8 +49,6 @@ from _common import (
     write_results,
 )
 
-from tests.servers import scalable_argv
-
 SIZE = (120, 40)
 TIMEOUT = 120.0
 SERVER_TOOLS = 10
@@ -71,11 +72,14 @@ def _status_kib(path: str, *fields: str) -> dict[str, int]:
 async def _child(mode: str, config: Path | None, servers: int, tools: int) -> dict[str, Any]:
     import anyio
     from _paint import TimedPickerApp
-    from bench_picker_toggle import _static_model
 
     from agentty_tui.config import ConfigStore
     from agentty_tui.ui.source import PluginSource
-    from tests.ui.fakes import StaticSource, model
+
+    if mode in ("empty", "tools"):  # they import the SDK's types: not for the starting picker
+        from bench_picker_toggle import _static_model
+
+        from tests.ui.fakes import StaticSource, model
 
     if mode in ("bridge0", "bridgeN"):  # the static sources' pickers never import the SDK
         from agentty_tui.bridge import Bridge
@@ -100,6 +104,23 @@ async def _child(mode: str, config: Path | None, servers: int, tools: int) -> di
 
     if mode == "empty":
         return await show(StaticSource(model()), 0)
+    if mode == "starting0":
+        from agentty_tui.bridge.starting import StartingSource
+        from agentty_tui.config.workspace import Workspace
+
+        assert config is not None
+        source = StartingSource(Workspace.of_file(config))
+        source.load()
+        frame = anyio.Event()
+        frame.set()
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, frame)
+            with anyio.fail_after(TIMEOUT):
+                await source.idle.wait()
+            memory = await show(source, 0)
+            memory["sdk_imported"] = "mcp" in sys.modules
+            source.close()
+        return memory
     if mode == "tools":
         return await show(StaticSource(_static_model(servers, tools)), servers * (tools + 1))
     assert config is not None
@@ -206,12 +227,16 @@ def main() -> int:
     args = parse_mode(__doc__ or "", _extra)
     if args.child:
         return _run_child(args)
+    # The parent's alone: ``tests.servers`` imports the SDK, which a child must not have.
+    from tests.servers import scalable_argv
+
     rounds, tool_servers, tools, live = (1, 5, 100, 2) if args.quick else (5, 50, 100, 10)
     token = marker("picker-memory")
     labels = {
         "empty": "empty picker",
         "tools": f"{tool_servers * tools:,} tools",
         "bridge0": "bridge, no servers",
+        "starting0": "starting picker, no servers",
         "bridgeN": f"bridge, {live} servers",
     }
     print(
@@ -234,6 +259,7 @@ def main() -> int:
             ("empty", None, 0, 0),
             ("tools", None, tool_servers, tools),
             ("bridge0", empty_config, 0, 0),
+            ("starting0", empty_config, 0, 0),
             ("bridgeN", live_config, 0, 0),
         ]
         for number in range(rounds):
@@ -278,6 +304,14 @@ def main() -> int:
             [f"ratio {labels['tools']} / empty picker (RSS)", ratio(rss["tools"], rss["empty"])],
             ["per connected server, in the picker process (MiB)", per_server],
             ["per server process, its own RSS (MiB, not the picker's)", server_rss.median],
+            [
+                "starting picker, no servers, against a bridge over the same (MiB)",
+                rss["starting0"] - rss["bridge0"],
+            ],
+            [
+                "starting picker, no servers: SDK imported (runs)",
+                sum(bool(s.get("sdk_imported")) for s in samples["starting0"]),
+            ],
         ],
     )
     _print_breakdown(breakdown)

@@ -9,6 +9,20 @@ config's servers as the bridge is about to show them (those it starts ``connecti
 on every snapshot and every operation is the bridge's. An operation asked for before then
 waits for it.
 
+Nor does the first frame wait for a large file of the workspace (a heavy Claude Code user's
+``~/.claude.json``, tens of MiB, about 10 ms a MiB to read): ``load`` reads the workspace
+without the hosts whose files are over ``SLOW_SOURCE_BYTES`` (``Workspace.leaving_out``), and
+the opening model says which files are still being read (``PluginModel.reading``) rather than
+showing their servers, or none. Once the frame is out, ``run`` reads the whole workspace in a
+thread and publishes its opening model before it starts anything: every server started, and
+every snapshot from then on, is the whole workspace's, as if it had been read first.
+
+A config with nothing to connect (empty, or every server off) needs no SDK at all until that
+changes: ``run`` then waits, without the SDK, until an operation asks for the bridge or one of
+the config's files changes (``Workspace.version``, looked at every ``IDLE_LOOK`` seconds), and
+only then imports the SDK and enters the bridge, which reads the files itself. The picker on an
+empty config keeps the SDK's 25 MiB out of its memory (``bench/bench_picker_memory.py``).
+
 ``run`` owns the bridge: it enters it, follows the outside edits (``Bridge.watch``) and leaves
 it (every server stopped) once ``close`` is called, or at once when it is cancelled.
 """
@@ -16,13 +30,14 @@ it (every server stopped) once ``close`` is called, or at once when it is cancel
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from agentty_tui.bridge.early import EarlyStarts, loaded_with_version
+from agentty_tui.bridge.early import EarlyStarts, loaded_with_version, wanted_servers
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.bridge.states import opening_model
 from agentty_tui.config.discover import HostFile
@@ -40,23 +55,61 @@ if TYPE_CHECKING:
     from agentty_tui.bridge.call_hooks import CallHooks
     from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
 
-__all__ = ["StartingSource"]
+__all__ = ["IDLE_LOOK", "SLOW_SOURCE_BYTES", "StartingSource", "slow_files"]
+
+IDLE_LOOK = 0.2
+"""Seconds between two looks at the config's files while nothing needs the bridge (one
+``stat`` a file): an outside edit that adds a server starts the bridge within that."""
+
+SLOW_SOURCE_BYTES = 1024 * 1024
+"""A workspace file this large (about 10 ms to read, more on a busy machine) is read after the
+first frame: its host's servers arrive in the next one."""
+
+
+def slow_files(workspace: Workspace, limit: int) -> dict[str, tuple[tuple[Path, int], ...]]:
+    """The files of ``workspace`` of ``limit`` bytes or more, with their sizes, by host (never
+    agentty's own: the files a new server goes to are always read first); none for one file
+    (``--config``)."""
+    if workspace.single:
+        return {}
+    found: dict[str, dict[Path, int]] = {}
+    for source in workspace.sources:
+        if source.ref.host == "agentty":
+            continue
+        path = workspace.store(source.ref).path
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            continue  # not there: nothing to wait for
+        if size >= limit:
+            found.setdefault(source.ref.host, {})[path] = size
+    return {host: tuple(files.items()) for host, files in found.items()}
 
 
 class StartingSource:
     """A ``PluginSource`` that is the config alone until the bridge is up, then the bridge."""
 
-    def __init__(self, workspace: Workspace, *, trust: bool = False) -> None:
+    def __init__(
+        self, workspace: Workspace, *, trust: bool = False, slow_bytes: int = SLOW_SOURCE_BYTES
+    ) -> None:
         """``workspace``: the config's files (one file for ``--config``); ``trust``: start the
-        stdio servers of a config that is not trusted (``--trust``)."""
+        stdio servers of a config that is not trusted (``--trust``); ``slow_bytes``: the size
+        from which a file is read after the first frame."""
         self.workspace = workspace
         """The config's files, as the bridge will read them."""
         self._trust = trust
+        self._slow_bytes = slow_bytes
+        # Set once the whole workspace is read, when ``load`` left files out (else ``None``).
+        self._whole: anyio.Event | None = None
         self._loaded: PluginConfig | None = None
         self._version: object | None = None  # the fingerprint of ``_loaded``'s files
         self._first = PluginModel(config_path=str(workspace.path))
         self._bridge: Bridge | None = None
         self._ready = anyio.Event()
+        self._needed = anyio.Event()  # an operation waits for the bridge
+        self.idle = anyio.Event()
+        """Set while ``run`` waits for a need of the bridge, the SDK not imported (nothing to
+        connect); it stays set once that wait is over."""
         self._closing = anyio.Event()
         self._loading: anyio.CancelScope | None = None  # the wait for the frame and the SDK
         self._listeners: list[_WaitingListener] = []
@@ -65,7 +118,13 @@ class StartingSource:
 
     def load(self) -> None:
         """Read the config (blocking) for the first snapshot; one that does not load shows
-        nothing until the bridge, which says why."""
+        nothing until the bridge, which says why. A workspace whose files include large ones
+        is read without their hosts here, the whole of it in ``run``."""
+        slow = slow_files(self.workspace, self._slow_bytes)
+        if slow:
+            self._whole = anyio.Event()
+            self._first = self._fast_model(slow)
+            return
         try:
             self._version, config = loaded_with_version(self.workspace)
         except ConfigError:
@@ -73,6 +132,45 @@ class StartingSource:
         self._loaded = config
         gate = TrustGate(everything=self._trust)
         self._first = opening_model(config, str(self.workspace.path), gate)
+
+    def _fast_model(self, slow: Mapping[str, tuple[tuple[Path, int], ...]]) -> PluginModel:
+        """The opening model of the workspace without the hosts of ``slow``, saying which
+        files are being read (nothing is kept of it: the whole workspace is read in ``run``)."""
+        from agentty_tui.config.hosts.claude.switches import shown_path
+
+        workspace = self.workspace
+        home = Path.home() if workspace.claude is None else workspace.claude.home
+        reading = tuple(
+            f"reading {shown_path(path, home, workspace.root)} "
+            f"({size / (1024 * 1024):.1f} MiB): its servers are shown once it is read"
+            for files in slow.values()
+            for path, size in files
+        )
+        try:
+            config = workspace.leaving_out(slow).load()
+        except ConfigError:
+            return self._first.model_copy(update={"reading": reading})
+        gate = TrustGate(everything=self._trust)
+        model = opening_model(config, str(workspace.path), gate)
+        return model.model_copy(update={"reading": reading})
+
+    async def _read_whole(self) -> None:
+        """Read the whole workspace in a thread (the first frame is out) and make its opening
+        model the one shown; a quit meanwhile waits for the read (a load may rewrite Claude
+        Code's old switches, which is not left half done)."""
+        assert self._whole is not None
+        try:
+            self._version, config = await anyio.to_thread.run_sync(
+                loaded_with_version, self.workspace
+            )
+        except ConfigError:
+            self._first = PluginModel(config_path=str(self.workspace.path))
+        else:
+            self._loaded = config
+            gate = TrustGate(everything=self._trust)
+            self._first = opening_model(config, str(self.workspace.path), gate)
+        finally:
+            self._whole.set()
 
     @property
     def bridge(self) -> Bridge | None:
@@ -87,10 +185,14 @@ class StartingSource:
                 # The servers start once the frame is out: on a busy machine their boot
                 # competes for the CPU the first frame needs, while it overlaps the SDK's load.
                 await first_frame.wait()
+                if self._whole is not None:
+                    await self._read_whole()
                 if self._loaded is not None:
                     if self._version is not None:  # the bridge reads the files once, not twice
                         early.keep_loaded(self._version, self._loaded)
                     await early.start(self._loaded, TrustGate(everything=self._trust))
+                    if not self._connects(self._loaded):
+                        await self._until_needed()
                 # After the first frame, in a thread (about half a second of the SDK's
                 # imports): the picker keeps answering keys meanwhile, and a quit does not wait
                 # for it (the thread is left to finish; the process ends at once, ``cli.run``).
@@ -110,15 +212,34 @@ class StartingSource:
                 await self._closing.wait()
                 watching.cancel_scope.cancel()
 
+    def _connects(self, config: PluginConfig) -> bool:
+        """Whether ``config`` has a server the bridge would connect (started or not here)."""
+        gate = TrustGate(everything=self._trust)
+        return bool(wanted_servers(config, {s.name: gate.gated(config, s) for s in config.servers}))
+
+    async def _until_needed(self) -> None:
+        """Wait, without the SDK, until an operation asks for the bridge or a file of the
+        config changes from what was read (a file that moved during the read: at once)."""
+        self.idle.set()
+        while not self._needed.is_set():
+            if self._version is None or self.workspace.version() != self._version:
+                return
+            with anyio.move_on_after(IDLE_LOOK):
+                await self._needed.wait()
+
     def close(self) -> None:
         """Have ``run`` leave the bridge (its servers stopped) and return; one that is not up
         yet is not started."""
         self._closing.set()
+        if self._whole is not None:
+            self._whole.set()  # no more opening models: ``updates`` goes on to the bridge's
         if self._loading is not None:
             self._loading.cancel()
 
     async def _up(self) -> Bridge:
-        """The bridge, once it is up."""
+        """The bridge, once it is up (asked for: a ``run`` waiting with nothing to connect
+        starts it now)."""
+        self._needed.set()
         await self._ready.wait()
         assert self._bridge is not None
         return self._bridge
@@ -131,10 +252,17 @@ class StartingSource:
         return self._first if self._bridge is None else self._bridge.snapshot
 
     async def updates(self) -> AsyncIterator[PluginModel]:
-        """The opening model, then the bridge's snapshots."""
+        """The opening model (that of the fast files, then, once read, the whole
+        workspace's), then the bridge's snapshots."""
         if self._bridge is None:
             yield self._first
-        bridge = await self._up()
+            if self._whole is not None and not self._whole.is_set():
+                await self._whole.wait()
+                if self._bridge is None and not self._closing.is_set():
+                    yield self._first
+        await self._ready.wait()  # following the snapshots is no need of the bridge
+        bridge = self._bridge
+        assert bridge is not None
         async for model in bridge.updates():
             yield model
 

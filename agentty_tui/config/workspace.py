@@ -279,6 +279,23 @@ class Workspace:
         workspace._stores[ref] = store  # the caller's store: its dialect, its seams
         return workspace
 
+    def leaving_out(self, hosts: Collection[str]) -> Workspace:
+        """This workspace without the files of ``hosts`` (and, without ``claude``, without
+        Claude Code's switches): the picker's first frame while a large file of theirs is still
+        being read (``bridge/starting.py``). A view to load, not to edit: its load changes
+        nothing in this workspace, and this workspace's own load is the config."""
+        kept = [source for source in self.sources if source.ref.host not in hosts]
+        return Workspace(
+            kept,
+            root=self.root,
+            trust=self._trust,
+            add_to=self.add_to,
+            claude=None if "claude" in hosts else self.claude,
+            routed={ref: path for ref, path in self.routed.items() if ref.host not in hosts},
+            cwd=self.cwd,
+            env=self._env,
+        )
+
     def __repr__(self) -> str:
         if self.single:
             return f"Workspace.of_file({str(self.path)!r})"

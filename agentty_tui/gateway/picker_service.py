@@ -143,7 +143,9 @@ async def _send_snapshots(bridge: Bridge, writer: LineWriter) -> None:
     async for model in bridge.updates():
         servers, shadowed = ",".join(map(part, model.servers)), ",".join(map(part, model.shadowed))
         sent = {state.name: state.revision for state in (*model.servers, *model.shadowed)}
-        top = model.model_dump_json(exclude={"servers", "shadowed"})
+        # ``reading`` is a starting picker's own (a bridge's snapshots never have it): left
+        # out, so that a picker of the version before it still reads the snapshot.
+        top = model.model_dump_json(exclude={"servers", "shadowed", "reading"})
         text = f'{top[:-1]},"servers":[{servers}],"shadowed":[{shadowed}]}}'
         await writer.send_text(f'{{"snapshot":{text}}}')
 

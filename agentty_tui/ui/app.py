@@ -212,8 +212,9 @@ def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
 
 def config_notes(model: PluginModel) -> str:
     """The config-error bar: why the file did not (re)load, why its servers wait for trust,
-    and its warnings, one line each (empty when all is well)."""
-    lines = list(model.config_warnings)
+    which files are still being read, and its warnings, one line each (empty when all is
+    well)."""
+    lines = [*model.reading, *model.config_warnings]
     if model.config_untrusted:
         lines.insert(0, model.config_untrusted)
     if model.config_error:
@@ -651,6 +652,8 @@ class PickerApp(KeyOrderApp):
 
     def _nothing_shown(self) -> str:
         """Why the list is empty."""
+        if not self.model.servers and self.model.reading:  # not empty: not read yet
+            return "Reading the workspace's files (see above): their servers come next."
         if not self.model.servers:
             return self._first_run_text()
         unknown = parse_filter(self.filter_text).unknown

@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import anyio.lowlevel
 import pytest
 
 from agentty_tui.bridge.starting import StartingSource
-from agentty_tui.config.workspace import Workspace
+from agentty_tui.bridge.states import opening_model
+from agentty_tui.config.trust import TrustGate
+from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.model import PluginModel
 from tests.conftest import WriteConfig
+from tests.fake_home import build_fake_home
 from tests.helpers import process_alive, stdio_entry
 from tests.servers import light_argv
 
@@ -94,3 +98,130 @@ async def test_a_quit_before_the_first_frame_starts_nothing(write_config: WriteC
             await anyio.lowlevel.checkpoint()
             source.close()
     assert source.bridge is None
+
+
+def _claude_workspace(root: Path) -> Workspace:
+    """Our user file and Claude Code's ``~/.claude.json`` (its user and local scopes), one
+    server each, plus ``layered`` in our file and the local scope (Claude Code's runs as
+    ``layered``, ours as ``layered@agentty``)."""
+    fake = build_fake_home(
+        root,
+        sources=("agentty-user", "claude-user", "claude-local"),
+        twins=(),
+        untrusted=False,
+        url=None,
+        prompted_input=False,
+        muted=False,
+    )
+    return open_workspace(fake.cwd, home=fake.home, env=fake.env)
+
+
+def _unnumbered(model: PluginModel) -> dict[str, object]:
+    """``model`` as a dict without its servers' revisions (a counter of the process)."""
+    return model.model_dump(exclude={"servers": {"__all__": {"revision"}}})
+
+
+async def test_a_large_file_is_read_after_the_first_frame(tmp_path: Path) -> None:
+    """``~/.claude.json`` over the limit: the first snapshot holds our file's servers and says
+    the file is being read; once the frame is out, the next is the whole workspace's, as a
+    load of it gives, before the bridge's."""
+    workspace = _claude_workspace(tmp_path / "fake")
+    whole = opening_model(workspace.load(), str(workspace.path), TrustGate())
+    assert {s.name for s in whole.servers} >= {"agentty-user-1", "claude-user-1", "layered"}
+    source = StartingSource(workspace, slow_bytes=1)
+    source.load()
+    first = source.snapshot
+    assert [s.name for s in first.servers] == ["agentty-user-1", "layered"]
+    assert all(s.status == "connecting" for s in first.servers)
+    (line,) = first.reading
+    assert line.startswith("reading ~/.claude.json (0.0 MiB)")
+    frame = anyio.Event()
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, frame)
+            updates = source.updates()
+            assert await anext(updates) is first
+            frame.set()
+            second = await anext(updates)
+            assert second.reading == ()
+            assert _unnumbered(second) == _unnumbered(whole)
+            source.close()
+            group.cancel_scope.cancel()
+
+
+def test_small_files_and_one_file_are_read_before_the_first_frame(
+    tmp_path: Path, write_config: WriteConfig
+) -> None:
+    workspace = _claude_workspace(tmp_path / "fake")
+    source = StartingSource(workspace)  # every file under the limit
+    source.load()
+    assert source.snapshot.reading == ()
+    assert "claude-user-1" in {s.name for s in source.snapshot.servers}
+    one = StartingSource(Workspace.of_file(write_config({"a": {"command": "true"}})), slow_bytes=1)
+    one.load()
+    assert one.snapshot.reading == () and [s.name for s in one.snapshot.servers] == ["a"]
+
+
+IDLE_RUN = """
+import json, sys
+from pathlib import Path
+import anyio
+from agentty_tui.bridge.starting import StartingSource
+from agentty_tui.config.workspace import Workspace
+
+async def main() -> None:
+    source = StartingSource(Workspace.of_file(Path(sys.argv[1])))
+    source.load()
+    frame = anyio.Event()
+    frame.set()
+    seen = []
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, frame)
+            await source.idle.wait()
+            seen.append(["mcp" in sys.modules, source.bridge is None])
+            await source.reload()  # an operation: the bridge comes up for it
+            seen.append(["mcp" in sys.modules, source.bridge is None])
+            source.close()
+    print(json.dumps(seen))
+
+anyio.run(main)
+"""
+
+
+def test_nothing_to_connect_imports_no_sdk_until_an_operation_asks(
+    write_config: WriteConfig,
+) -> None:
+    """An empty config: once the first frame is out the source waits with neither the SDK nor
+    the bridge (a fresh interpreter); an operation brings both up."""
+    path = write_config({})
+    out = subprocess.run(
+        [sys.executable, "-c", IDLE_RUN, str(path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [[False, True], [True, False]]
+
+
+async def test_a_server_added_by_an_outside_edit_starts_the_bridge(
+    write_config: WriteConfig,
+) -> None:
+    path = write_config({"off": {**stdio_entry(light_argv(1)), "disabled": True}})
+    source = StartingSource(Workspace.of_file(path))
+    source.load()
+    frame = anyio.Event()
+    frame.set()
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(source.run, frame)
+            await source.idle.wait()
+            assert source.bridge is None
+            write_config({"on": stdio_entry(light_argv(1))})
+            async for model in source.updates():
+                if [(s.name, s.status) for s in model.servers] == [("on", "connected")]:
+                    break
+            assert source.bridge is not None
+            source.close()

@@ -159,3 +159,21 @@ def test_sorted_by_cost(snap_compare: SnapCompare) -> None:
 
     app = PickerApp(StaticSource(_priced_model()), follow=False, count_tokens=True)
     assert snap_compare(app, terminal_size=SIZE, run_before=sort)
+
+
+READING = ("reading ~/.claude.json (16.6 MiB): its servers are shown once it is read",)
+"""The line of a first frame shown before a large ``~/.claude.json`` is read."""
+
+
+def test_first_frame_while_a_large_file_is_read(snap_compare: SnapCompare) -> None:
+    """Three servers of the fast files, connecting; above them, in the config bar, "reading
+    ~/.claude.json (16.6 MiB): its servers are shown once it is read"."""
+    reading = connecting_model().model_copy(update={"reading": READING})
+    assert snap_compare(app_for(reading), terminal_size=SIZE)
+
+
+def test_first_frame_with_every_server_in_a_file_being_read(snap_compare: SnapCompare) -> None:
+    """No server in the fast files: the bar says the file is being read, and the list says
+    "Reading the workspace's files (see above): their servers come next.", not "No servers"."""
+    reading = PluginModel(config_path="/home/ada/src/app", reading=READING)
+    assert snap_compare(app_for(reading), terminal_size=SIZE)
