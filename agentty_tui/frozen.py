@@ -19,13 +19,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from agentty_tui.pydantic_plugins import skip_discovery_when_none
-
 __all__ = ["Frozen", "FrozenJson", "FrozenStrMap", "freeze", "thaw"]
-
-
-# Before the first model is built: pydantic then looks for its plugins.
-skip_discovery_when_none()
 
 
 class Frozen(BaseModel):
