@@ -25,6 +25,7 @@ import contextlib
 import logging
 import os
 import secrets
+import socket
 import stat
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -104,10 +105,6 @@ def announce_written() -> None:
         return
     if not names:
         return
-    # Imported here: a config-only command with nobody listening (the common case) does
-    # without the socket module and its selectors (about 4 ms of its start).
-    import socket
-
     try:
         sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     except OSError as error:  # no descriptor left: the watchers will see the write

@@ -11,8 +11,6 @@ import contextlib
 import json
 import os
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -129,22 +127,3 @@ def test_a_folder_others_may_enter_is_neither_used_nor_told(tmp_path: Path) -> N
             listener_path()
     finally:
         runtime.chmod(0o700)
-
-
-def test_a_write_nobody_listens_to_imports_no_socket_module(tmp_path: Path) -> None:
-    """A config-only command's start: with no listener, an announced write needs neither
-    ``socket`` nor its ``selectors`` (a fresh interpreter)."""
-    path = config_file(tmp_path)
-    code = f"""
-import sys
-from pathlib import Path
-from agentty_tui.config import ConfigStore, SetToolEnabled
-ConfigStore(Path({str(path)!r})).apply(SetToolEnabled("alpha", "t", False))
-print("socket" in sys.modules, "selectors" in sys.modules)
-"""
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False"]
-    assert "t" in json.loads(path.read_text())["mcpServers"]["alpha"]["tools"]["exclude"]
