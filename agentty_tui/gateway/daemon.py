@@ -14,7 +14,9 @@ connection carries the picker's link (``picker_link``, served by ``picker_servic
 snapshots of a bridge of its workspace (one already open, whichever host opened it: the
 picker starts no process of its own), the hosts attached for that workspace and what each
 lists, and the operations the picker asks. ``registry`` lists every host and picker attached
-(``status``).
+(``status``). A ``serve --http --shared`` attaching (its attachment carries a bearer token)
+hands over its listening socket, which the daemon serves over the workspace's bridge for as
+long as the attachment stays (``http_shared``).
 
 The daemon exits, closing every bridge (and so every server), when no host nor picker has
 been connected for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs
@@ -214,12 +216,25 @@ class _Daemon:
                         reader, writer = LineReader(stream), LineWriter(stream)
                         await serve_picker(bridge, attachment.key(), self.registry, reader, writer)
                         return
+                    if attachment.http_token is not None:  # serve --http --shared
+                        await _serve_http(stream, bridge, attachment)
+                        return
                     descriptor = connection.fileno()
                     async with message_streams(descriptor, descriptor) as (read, write):
                         server = HostServer(
                             bridge, attachment.host, wait=attachment.wait, offers=bridge
                         )
                         await server.serve(read, write)
+
+
+async def _serve_http(
+    stream: anyio.abc.SocketStream, bridge: Bridge, attachment: Attachment
+) -> None:
+    """Serve the HTTP listener a ``serve --http --shared`` hands over (``http_shared``)."""
+    # Imported here: uvicorn is loaded only by a daemon that serves HTTP.
+    from agentty_tui.gateway.http_shared import serve_handed_listener
+
+    await serve_handed_listener(stream, bridge, attachment)
 
 
 def _peer_pid(connection: Any) -> int | None:

@@ -29,7 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.http import listen_socket
+from agentty_tui.gateway.http_socket import listen_socket
 from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES, Notices, listening
 from tests.gateway.test_serve import environment, text_of, toggle
