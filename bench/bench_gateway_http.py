@@ -1,13 +1,15 @@
 """The gateway over HTTP: a tool call through ``agentty-tui serve --http`` against the same call
 made directly, and a toggle to the host's ``tools/list_changed`` over HTTP.
 
-One ``light_plain_server.py`` (the plain server's four tools, no SDK) is reached three ways from
-this process with the mcp SDK's client: directly over stdio (2025 handshake), and through
+One ``light_plain_server.py`` (the plain server's four tools, no SDK) is reached five ways from
+this process with the mcp SDK's client: directly over stdio (2025 handshake), through
 ``python -m agentty_tui serve --http --port 0 --config X`` (whose bridge runs its own copy of
-the server) over Streamable HTTP, once in the 2025 handshake era (a session, a POST per call
-answered on an SSE stream) and once in the 2026-07-28 era (each call a POST of its own).
-Calls of ``echo`` go round the three (a warm-up discarded; who goes first rotates) and the
-medians are compared with the issue's target for the gateway: ≤ 1.1 × direct + 2 ms.
+the server), and through ``serve --http --shared`` (the user's gateway daemon serves the port,
+over its bridge; here a daemon of the bench's own runtime folder), each over Streamable HTTP
+once in the 2025 handshake era (a session, a POST per call) and once in the 2026-07-28 era
+(each call a POST of its own). Calls of ``echo`` go round the five (a warm-up discarded; who
+goes first rotates) and the medians are compared with the issue's target for the gateway:
+≤ 1.1 × direct + 2 ms.
 
 Then toggles of one tool (off, on, ...) written by this process through a ``ConfigStore`` (the
 write ``agentty-tui disable`` makes) reach the 2025-era host on its session's GET stream: from
@@ -27,6 +29,7 @@ import time
 from contextlib import AsyncExitStack
 
 import anyio
+import anyio.abc
 import httpx2
 from _common import (
     bench_dirs,
@@ -48,9 +51,35 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from agentty_tui.config import ConfigStore, SetToolEnabled
+from agentty_tui.gateway.rendezvous import rendezvous
 from tests.servers import plain_argv
 
 ANNOUNCED = re.compile(rb"agentty gateway: (http://127\.0\.0\.1:\d+/mcp)")
+
+
+async def started(
+    stack: AsyncExitStack, argv: list[str], env: dict[str, str]
+) -> tuple[anyio.abc.Process, str, str]:
+    """``argv`` (a ``serve --http``) running until ``stack`` closes (then SIGTERM): the
+    process, its URL and its token."""
+    process = await stack.enter_async_context(await anyio.open_process(argv, env=env))
+    stack.push_async_callback(stopped, process)
+    assert process.stdout is not None
+    reader = BufferedByteReceiveStream(process.stdout)
+    with anyio.fail_after(60):
+        found = ANNOUNCED.match(await reader.receive_until(b"\n", 1000))
+        token_line = (await reader.receive_until(b"\n", 1000)).decode()
+    assert found is not None
+    secret = (await anyio.Path(token_line.removeprefix("bearer token in ")).read_text()).strip()
+    return process, found.group(1).decode(), secret
+
+
+async def stopped(process: anyio.abc.Process) -> None:
+    """SIGTERM, and the process's end."""
+    if process.returncode is None:
+        process.terminate()
+    with anyio.fail_after(20):
+        await process.wait()
 
 
 async def main() -> None:
@@ -63,22 +92,19 @@ async def main() -> None:
         config = write_config(
             dirs.root / "mcp.json", {"alpha": server_entry(plain_argv("--name", token))}
         )
+        runtime = dirs.root / "run"
+        runtime.mkdir(mode=0o700)
+        env["XDG_RUNTIME_DIR"] = str(runtime)
+        env["AGENTTY_GATEWAY_IDLE"] = "1"
         serve = [sys.executable, "-m", "agentty_tui", "serve", "--http", "--port", "0"]
-        async with (
-            await anyio.open_process([*serve, "--config", str(config)], env=env) as process,
-            AsyncExitStack() as stack,
-        ):
-            assert process.stdout is not None
-            reader = BufferedByteReceiveStream(process.stdout)
-            with anyio.fail_after(30):
-                found = ANNOUNCED.match(await reader.receive_until(b"\n", 1000))
-                token_line = (await reader.receive_until(b"\n", 1000)).decode()
-            assert found is not None
-            url = found.group(1).decode()
-            secret = (
-                await anyio.Path(token_line.removeprefix("bearer token in ")).read_text()
-            ).strip()
-            notices = Notices()
+        async with AsyncExitStack() as processes, AsyncExitStack() as stack:
+            gateways = {
+                "serve --http": await started(processes, [*serve, "--config", str(config)], env),
+                "serve --http --shared": await started(
+                    processes, [*serve, "--shared", "--config", str(config)], env
+                ),
+            }
+            notices = {gateway: Notices() for gateway in gateways}
             direct = await stack.enter_async_context(
                 Client(
                     StdioServerParameters(
@@ -88,51 +114,50 @@ async def main() -> None:
                     cache=None,
                 )
             )
-            hosts: dict[str, Client] = {}
-            for mode in ("legacy", "auto"):
-                http = await stack.enter_async_context(
-                    httpx2.AsyncClient(
-                        headers={"Authorization": f"Bearer {secret}"},
-                        timeout=httpx2.Timeout(30, read=300),  # the SDK's own (quiet streams)
+            paths: list[tuple[str, Client, str]] = [("direct (stdio)", direct, "echo")]
+            for gateway, (_process, url, secret) in gateways.items():
+                for mode, era in (("legacy", "2025 session"), ("auto", "2026-07-28")):
+                    http = await stack.enter_async_context(
+                        httpx2.AsyncClient(
+                            headers={"Authorization": f"Bearer {secret}"},
+                            timeout=httpx2.Timeout(30, read=300),  # the SDK's own (quiet streams)
+                        )
                     )
-                )
-                hosts[mode] = await stack.enter_async_context(
-                    Client(
-                        streamable_http_client(url, http_client=http),
-                        mode=mode,
-                        message_handler=notices.handler if mode == "legacy" else None,
-                        cache=None,
+                    handler = notices[gateway].handler if mode == "legacy" else None
+                    client = await stack.enter_async_context(
+                        Client(
+                            streamable_http_client(url, http_client=http),
+                            mode=mode,
+                            message_handler=handler,
+                            cache=None,
+                        )
                     )
-                )
-            for client in hosts.values():
-                listed = {tool.name for tool in (await client.list_tools()).tools}
-                assert "alpha__echo" in listed, listed
-            paths = [
-                ("direct (stdio)", direct, "echo"),
-                ("serve --http, 2025 session", hosts["legacy"], "alpha__echo"),
-                ("serve --http, 2026-07-28", hosts["auto"], "alpha__echo"),
-            ]
+                    listed = {tool.name for tool in (await client.list_tools()).tools}
+                    assert "alpha__echo" in listed, listed
+                    paths.append((f"{gateway}, {era}", client, "alpha__echo"))
             times: dict[str, list[float]] = {name: [] for name, _, _ in paths}
             for i in range(calls + 20):
-                turn = paths[i % 3 :] + paths[: i % 3]
+                turn = paths[i % len(paths) :] + paths[: i % len(paths)]
                 for name, client, tool in turn:
                     elapsed = await timed_call(client, tool, {"text": f"call {i}"})
                     if i >= 20:
                         times[name].append(elapsed)
             store = ConfigStore(config)
-            latency: list[float] = []
+            latency: dict[str, list[float]] = {gateway: [] for gateway in gateways}
             for i in range(toggles):
-                seen = len(notices.times)
+                seen = {gateway: len(heard.times) for gateway, heard in notices.items()}
                 start = time.perf_counter()
                 await anyio.to_thread.run_sync(
                     store.apply, SetToolEnabled("alpha", "add", i % 2 == 1)
                 )
-                latency.append(await notices.next_after(seen) - start)
-            notice_count = len(notices.times)
+                for gateway, heard in notices.items():
+                    latency[gateway].append(await heard.next_after(seen[gateway]) - start)
+            notice_count = {gateway: len(heard.times) for gateway, heard in notices.items()}
             await stack.aclose()
-            process.terminate()
-            with anyio.fail_after(20):
-                await process.wait()
+        daemon_file = rendezvous(env).pid
+        with anyio.move_on_after(20):  # the daemon's idle exit, which stops its server
+            while daemon_file.exists():  # noqa: ASYNC110 - only the file tells
+                await anyio.sleep(0.05)
     summary = {name: stats(sample) for name, sample in times.items()}
     direct_stats = summary["direct (stdio)"]
     target = 1.1 * direct_stats.median + 0.002
@@ -152,18 +177,16 @@ async def main() -> None:
             f"{name} / direct: {ratios[name]:.2f} (+{added:.2f} ms); "
             f"target ≤ 1.1× + 2 ms = {ms(target):.2f} ms: {met}"
         )
-    toggle = stats(latency)
+    for name, s in summary.items():
+        if s is not direct_stats:
+            print(f"{name}: + {ms(s.minimum - direct_stats.minimum):.2f} ms by the minimums")
+    toggles_seen = {gateway: stats(sample) for gateway, sample in latency.items()}
     print_table(
-        "toggle → tools/list_changed on the 2025 session's GET stream",
-        ["from", "n", "median ms", "p90 ms", "max ms"],
+        "toggle written (ConfigStore) → tools/list_changed on the 2025 session's GET stream",
+        ["gateway", "n", "median ms", "p90 ms", "max ms"],
         [
-            [
-                "written (ConfigStore) → notice",
-                toggle.n,
-                ms(toggle.median),
-                ms(toggle.p90),
-                ms(toggle.maximum),
-            ]
+            [gateway, t.n, ms(t.median), ms(t.p90), ms(t.maximum)]
+            for gateway, t in toggles_seen.items()
         ],
     )
     print(f"notices: {notice_count} for {toggles} toggles")
@@ -175,7 +198,9 @@ async def main() -> None:
                 "calls": calls,
                 "call_ms": {name: [ms(t) for t in sample] for name, sample in times.items()},
                 "call_ratio": ratios,
-                "toggle_written_ms": [ms(t) for t in latency],
+                "toggle_written_ms": {
+                    gateway: [ms(t) for t in sample] for gateway, sample in latency.items()
+                },
                 "notices": notice_count,
                 "toggles": toggles,
                 "leftovers": leftovers,
