@@ -52,6 +52,13 @@ from starlette.types import Message, Receive, Scope, Send
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config.workspace import Workspace
+from agentty_tui.gateway.http_answers import (
+    ANSWER_ALONE,
+    AnswerChoosingTransport,
+    answered_alone,
+    asks_nothing,
+    replaying,
+)
 from agentty_tui.gateway.http_socket import (
     DEFAULT_PORT,
     MCP_PATH,
@@ -164,6 +171,9 @@ class HttpGateway:
         self._wait = wait
         self._offers = offers
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
+        self._asking_nothing: set[str] = set()
+        """The sessions whose host declared neither elicitation nor roots
+        (``http_answers``)."""
         self._group: anyio.abc.TaskGroup | None = None
         self._modern: StreamableHTTPSessionManager | None = None
         self._modern_ready = anyio.Event()
@@ -209,9 +219,20 @@ class HttpGateway:
         if transport is None:
             await _error(404, "Session not found")(scope, receive, send)
             return
-        await transport.handle_request(scope, receive, send)
+        alone = False
+        if scope["method"] == "POST" and session_id in self._asking_nothing:
+            # The body is whole already (the body limit reads it first): one message.
+            first = await receive()
+            alone = _whole(first) and answered_alone(first.get("body", b""))
+            receive = replaying(first, receive)
+        choice = ANSWER_ALONE.set(alone)
+        try:
+            await transport.handle_request(scope, receive, send)
+        finally:
+            ANSWER_ALONE.reset(choice)
         if transport.is_terminated:  # the host ended it (DELETE)
             self._sessions.pop(session_id, None)
+            self._asking_nothing.discard(session_id)
 
     def _host_server(self) -> HostServer:
         return HostServer(self._source, self._host, wait=self._wait, offers=self._offers)
@@ -250,8 +271,10 @@ class HttpGateway:
             await _error(503, "too many open sessions")(scope, receive, send)
             return
         session_id = uuid.uuid4().hex
-        transport = StreamableHTTPServerTransport(session_id, idle_timeout=SESSION_IDLE)
+        transport = AnswerChoosingTransport(session_id, idle_timeout=SESSION_IDLE)
         self._sessions[session_id] = transport
+        first = await receive()
+        receive = replaying(first, receive)
         established = False
         try:
             await group.start(self._serve_session, session_id, transport)
@@ -260,6 +283,9 @@ class HttpGateway:
         finally:
             if not established:
                 await self._drop(session_id, transport)
+        body = first.get("body", b"") if _whole(first) else b""
+        if established and session_id in self._sessions and asks_nothing(body):
+            self._asking_nothing.add(session_id)
 
     async def _serve_session(
         self,
@@ -286,9 +312,15 @@ class HttpGateway:
     async def _drop(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
         """Forget a session (its id answers 404 from now on) and end its transport."""
         self._sessions.pop(session_id, None)
+        self._asking_nothing.discard(session_id)
         if not transport.is_terminated:
             with anyio.CancelScope(shield=True):
                 await transport.terminate()
+
+
+def _whole(message: Message) -> bool:
+    """Whether ``message`` is a request's whole body."""
+    return message["type"] == "http.request" and not message.get("more_body", False)
 
 
 def _error(status: int, message: str) -> Response:
