@@ -11,6 +11,11 @@ once in the 2025 handshake era (a session, a POST per call) and once in the 2026
 goes first rotates) and the medians are compared with the issue's target for the gateway:
 ≤ 1.1 × direct + 2 ms.
 
+Then each HTTP path makes the same number of calls in a row while the CPU time (user and
+system, ``/proc/PID/stat``) of the processes that serve it is read before and after: the serve
+process, and with ``--shared`` the daemon too. That figure is what the gateway's code and the
+libraries under it cost a call, whatever the machine's load does to the wall times.
+
 Then toggles of one tool (off, on, ...) written by this process through a ``ConfigStore`` (the
 write ``agentty-tui disable`` makes) reach the 2025-era host on its session's GET stream: from
 the write to the notice (serve's live reload sees an outside edit: its 0.15 s of quiet
@@ -27,6 +32,7 @@ import re
 import sys
 import time
 from contextlib import AsyncExitStack
+from pathlib import Path
 
 import anyio
 import anyio.abc
@@ -74,6 +80,12 @@ async def started(
     return process, found.group(1).decode(), secret
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) process ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def stopped(process: anyio.abc.Process) -> None:
     """SIGTERM, and the process's end."""
     if process.returncode is None:
@@ -115,7 +127,8 @@ async def main() -> None:
                 )
             )
             paths: list[tuple[str, Client, str]] = [("direct (stdio)", direct, "echo")]
-            for gateway, (_process, url, secret) in gateways.items():
+            serving: dict[str, list[int]] = {}  # the processes that do a path's work
+            for gateway, (process, url, secret) in gateways.items():
                 for mode, era in (("legacy", "2025 session"), ("auto", "2026-07-28")):
                     http = await stack.enter_async_context(
                         httpx2.AsyncClient(
@@ -135,6 +148,10 @@ async def main() -> None:
                     listed = {tool.name for tool in (await client.list_tools()).tools}
                     assert "alpha__echo" in listed, listed
                     paths.append((f"{gateway}, {era}", client, "alpha__echo"))
+                    serving[f"{gateway}, {era}"] = [process.pid]
+            for name in serving:
+                if "--shared" in name:  # the daemon serves; the serve process only holds the port
+                    serving[name].append(int(rendezvous(env).pid.read_text()))
             times: dict[str, list[float]] = {name: [] for name, _, _ in paths}
             for i in range(calls + 20):
                 turn = paths[i % len(paths) :] + paths[: i % len(paths)]
@@ -142,6 +159,14 @@ async def main() -> None:
                     elapsed = await timed_call(client, tool, {"text": f"call {i}"})
                     if i >= 20:
                         times[name].append(elapsed)
+            # The CPU the gateway's processes spend a call: what our code (and the libraries
+            # under it) costs, apart from the machine's load, which inflates every wait above.
+            cpu_per_call: dict[str, float] = {}
+            for name, client, tool in paths[1:]:
+                before = sum(map(cpu_seconds, serving[name]))
+                for i in range(calls):
+                    await timed_call(client, tool, {"text": f"cpu {i}"})
+                cpu_per_call[name] = (sum(map(cpu_seconds, serving[name])) - before) / calls
             store = ConfigStore(config)
             latency: dict[str, list[float]] = {gateway: [] for gateway in gateways}
             for i in range(toggles):
@@ -180,6 +205,11 @@ async def main() -> None:
     for name, s in summary.items():
         if s is not direct_stats:
             print(f"{name}: + {ms(s.minimum - direct_stats.minimum):.2f} ms by the minimums")
+    print_table(
+        f"CPU of the gateway's processes a call ({calls} calls in a row each)",
+        ["path", "CPU ms a call"],
+        [[name, f"{1000 * used:.2f}"] for name, used in cpu_per_call.items()],
+    )
     toggles_seen = {gateway: stats(sample) for gateway, sample in latency.items()}
     print_table(
         "toggle written (ConfigStore) → tools/list_changed on the 2025 session's GET stream",
@@ -198,6 +228,7 @@ async def main() -> None:
                 "calls": calls,
                 "call_ms": {name: [ms(t) for t in sample] for name, sample in times.items()},
                 "call_ratio": ratios,
+                "gateway_cpu_ms_per_call": {n: 1000 * u for n, u in cpu_per_call.items()},
                 "toggle_written_ms": {
                     gateway: [ms(t) for t in sample] for gateway, sample in latency.items()
                 },

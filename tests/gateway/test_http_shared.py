@@ -245,6 +245,11 @@ async def test_a_daemon_killed_is_replaced_on_the_same_port_and_token(
     same socket; a 2026-07-28 host goes on calling (a new server process), and a 2025-era host
     opens a session with the same port and token (one of the old daemon's would be 404, as the
     protocol has it, and the host opens a new one)."""
+    with anyio.fail_after(150):  # a host left waiting must fail the test, not hang it
+        await _killed_and_replaced(config, runtime)
+
+
+async def _killed_and_replaced(config: Path, runtime: Path) -> None:
     async with shared_gateway(config, runtime) as served:
         async with bare_host(served, "auto") as new:
             before = int(text_of(await new.call_tool("alpha__pid", {})))
