@@ -22,11 +22,13 @@ the write to the notice (serve's live reload sees an outside edit: its 0.15 s of
 included).
 
 ``python bench/bench_gateway_http.py`` (400 calls each, 30 toggles) or ``--quick`` (60 calls,
-6 toggles).
+6 toggles); ``--baseline-tree DIR`` adds the ``serve --http`` of another checkout (e.g.
+``git archive REV agentty_tui | tar -x -C DIR``) to the same rounds.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
@@ -64,11 +66,11 @@ ANNOUNCED = re.compile(rb"agentty gateway: (http://127\.0\.0\.1:\d+/mcp)")
 
 
 async def started(
-    stack: AsyncExitStack, argv: list[str], env: dict[str, str]
+    stack: AsyncExitStack, argv: list[str], env: dict[str, str], cwd: Path | None = None
 ) -> tuple[anyio.abc.Process, str, str]:
-    """``argv`` (a ``serve --http``) running until ``stack`` closes (then SIGTERM): the
-    process, its URL and its token."""
-    process = await stack.enter_async_context(await anyio.open_process(argv, env=env))
+    """``argv`` (a ``serve --http``) running in ``cwd`` until ``stack`` closes (then SIGTERM):
+    the process, its URL and its token."""
+    process = await stack.enter_async_context(await anyio.open_process(argv, env=env, cwd=cwd))
     stack.push_async_callback(stopped, process)
     assert process.stdout is not None
     reader = BufferedByteReceiveStream(process.stdout)
@@ -94,8 +96,14 @@ async def stopped(process: anyio.abc.Process) -> None:
         await process.wait()
 
 
+def baseline_option(parser: argparse.ArgumentParser) -> None:
+    """``--baseline-tree DIR``: also a ``serve --http`` of the checkout in ``DIR`` (its
+    ``agentty_tui`` package, e.g. from ``git archive``), for a before and after in one run."""
+    parser.add_argument("--baseline-tree", type=Path, default=None, metavar="DIR")
+
+
 async def main() -> None:
-    args = parse_mode(__doc__ or "")
+    args = parse_mode(__doc__ or "", baseline_option)
     calls = 60 if args.quick else 400
     toggles = 6 if args.quick else 30
     token = marker("gateway-http")
@@ -116,6 +124,14 @@ async def main() -> None:
                     processes, [*serve, "--shared", "--config", str(config)], env
                 ),
             }
+            if args.baseline_tree is not None:  # another checkout's serve --http, beside
+                tree = args.baseline_tree.resolve()
+                gateways["baseline serve --http"] = await started(
+                    processes,
+                    [*serve, "--config", str(config)],
+                    {**env, "PYTHONPATH": str(tree)},
+                    cwd=tree,  # ``-m`` puts the working folder first on the path
+                )
             notices = {gateway: Notices() for gateway in gateways}
             direct = await stack.enter_async_context(
                 Client(
