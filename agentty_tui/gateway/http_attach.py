@@ -55,31 +55,51 @@ async def attach_http(
     number (an ``AgenttyError`` when the daemon refuses)."""
     stopped: list[signal.Signals] = []
     stop = anyio.Event()
-    announced = False
-    failures = 0
+    failure: AgenttyError | None = None
     async with anyio.create_task_group() as group:
         await group.start(_signals, stopped, stop)
-        while not stop.is_set():
-            stream = await attach_to_daemon(attachment, place)
-            async with stream:
-                if not await _hand_over(stream, listener):
-                    failures += 1  # the daemon went away as it was handed the socket
-                    if failures >= ATTEMPTS:
-                        raise AgenttyError(f"the gateway daemon at {place.socket} went away")
-                    continue
-                failures = 0
-                if not announced:
-                    _say(sys.stdout if out is None else out, announcement)
-                    announced = True
-                await _until_daemon_ends_or(stop, stream)
-                if stop.is_set():
-                    await _close_and_wait(stream)
+        try:
+            await _hold(
+                attachment, place, listener, stop, sys.stdout if out is None else out, announcement
+            )
+        except AgenttyError as error:  # raised below, not wrapped in the group's exceptions
+            failure = error
         group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     received = stopped[0]
     if received != signal.SIGINT:
         with contextlib.suppress(OSError):
             print(f"agentty-tui: stopped by {received.name}", file=sys.stderr, flush=True)
     return 128 + int(received)
+
+
+async def _hold(
+    attachment: Attachment,
+    place: Rendezvous,
+    listener: socket.socket,
+    stop: anyio.Event,
+    out: TextIO,
+    announcement: str,
+) -> None:
+    """Have a daemon serve ``listener`` until ``stop``, a new one whenever one goes away."""
+    announced = False
+    failures = 0
+    while not stop.is_set():
+        stream = await attach_to_daemon(attachment, place)
+        async with stream:
+            if not await _hand_over(stream, listener):
+                failures += 1  # the daemon went away as it was handed the socket
+                if failures >= ATTEMPTS:
+                    raise AgenttyError(f"the gateway daemon at {place.socket} went away")
+                continue
+            failures = 0
+            if not announced:
+                _say(out, announcement)
+                announced = True
+            await _until_daemon_ends_or(stop, stream)
+            if stop.is_set():
+                await _close_and_wait(stream)
 
 
 async def _signals(

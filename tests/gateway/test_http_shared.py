@@ -336,3 +336,38 @@ async def test_the_daemon_refuses_what_is_not_a_loopback_listener(
     os.close(reading)
     os.close(writing)
     await daemon_gone(runtime)
+
+
+async def test_the_serve_process_imports_neither_the_sdk_nor_the_http_server(
+    config: Path, runtime: Path
+) -> None:
+    """It only holds the port and the attachment: the daemon serves (so it stays small)."""
+    env = {**host_environment(runtime), "PYTHONDONTWRITEBYTECODE": "1"}
+    argv = [sys.executable, "-X", "importtime", *serve_argv(config, "--port", "0")[1:]]
+    async with await anyio.open_process(argv, env=env) as process:
+        assert process.stdout is not None and process.stderr is not None
+        reader = BufferedByteReceiveStream(process.stdout)
+        with anyio.fail_after(60):
+            assert ANNOUNCED.fullmatch(await reader.receive_until(b"\n", 1000) + b"\n")
+        process.send_signal(signal.SIGTERM)
+        with anyio.fail_after(20):
+            said = b"".join([chunk async for chunk in process.stderr]).decode()
+            await process.wait()
+    imported = {line.rsplit("|", 1)[-1].strip() for line in said.splitlines()}
+    assert "agentty_tui.gateway.http_attach" in imported  # the check reads what it should
+    heavy = {"mcp", "mcp_types", "pydantic", "uvicorn", "starlette", "agentty_tui.model"}
+    assert not heavy & imported
+    await daemon_gone(runtime)
+
+
+async def test_a_refused_attachment_is_said_and_nothing_listens(
+    config: Path, runtime: Path
+) -> None:
+    argv = serve_argv(config, "--port", "0", "--host", "nosuch")
+    with anyio.fail_after(60):
+        done = await anyio.run_process(argv, env=host_environment(runtime), check=False)
+    assert done.returncode == 1 and done.stdout == b""
+    said = done.stderr.decode()
+    assert said.startswith("agentty-tui: the gateway daemon refused: unknown host 'nosuch'")
+    assert said.count("\n") == 1
+    await daemon_gone(runtime)
