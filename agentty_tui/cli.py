@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from agentty_tui import __version__
 from agentty_tui.errors import (
@@ -26,6 +26,9 @@ from agentty_tui.errors import (
     did_you_mean,
 )
 from agentty_tui.terminal_text import safe_message
+
+if TYPE_CHECKING:
+    from agentty_tui.gateway.attachment import Attachment
 
 __all__ = [
     "FORMAT_CHOICES",
@@ -241,7 +244,8 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     serve.add_argument(
         "--http",
         action="store_true",
-        help="serve Streamable HTTP on 127.0.0.1 (every host that has the bearer token)",
+        help="serve Streamable HTTP on 127.0.0.1 (every host that has the bearer token); with "
+        "--shared, served by the gateway daemon",
     )
     serve.add_argument(
         "--port",
@@ -418,7 +422,7 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
         raise UsageError("--port and --show-token go with --http")
     if args.shared:
         if args.http:
-            raise UsageError("--http runs servers of its own: it does not go with --shared")
+            return _serve_http_shared(config_path, args)
         return _serve_shared(config_path, args)
     if args.http:
         return _serve_http(config_path, args)
@@ -437,7 +441,8 @@ def _serve_http(config_path: Path | None, args: argparse.Namespace) -> int:
     from agentty_tui.bridge.shutdown import run_command
     from agentty_tui.commands import open_config, trusted
     from agentty_tui.config.workspace import parse_hosts
-    from agentty_tui.gateway.http import DEFAULT_PORT, serve_http
+    from agentty_tui.gateway.http import serve_http
+    from agentty_tui.gateway.http_socket import DEFAULT_PORT
 
     host = None if args.host is None else parse_hosts([args.host], "--host")[0]
     workspace = open_config(config_path, args)
@@ -460,8 +465,20 @@ def _serve_shared(config_path: Path | None, args: argparse.Namespace) -> int:
     import anyio
 
     from agentty_tui.gateway.attach import attach_stdio
-    from agentty_tui.gateway.attachment import Attachment
     from agentty_tui.gateway.rendezvous import rendezvous
+
+    attachment = _attachment(config_path, args)
+    try:
+        status: int = anyio.run(attach_stdio, attachment, rendezvous(os.environ))
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+def _attachment(config_path: Path | None, args: argparse.Namespace) -> Attachment:
+    """What ``serve --shared`` asks the daemon for: this folder's workspace (or the file),
+    for the host, as this process's environment sees it."""
+    from agentty_tui.gateway.attachment import Attachment
 
     host = None if args.host is None else args.host.strip().lower()  # the daemon checks it
     if config_path is not None and not config_path.exists():
@@ -470,11 +487,35 @@ def _serve_shared(config_path: Path | None, args: argparse.Namespace) -> int:
     trust = bool(getattr(args, "trust", False))
     # The host's environment goes with it: the daemon starts its servers as the host would.
     home, env = str(Path.home()), dict(os.environ)
-    attachment = Attachment(str(Path.cwd()), config, host, trust, args.wait, home, env)
-    try:
-        status: int = anyio.run(attach_stdio, attachment, rendezvous(os.environ))
-    except KeyboardInterrupt:
-        return 130
+    return Attachment(str(Path.cwd()), config, host, trust, args.wait, home, env)
+
+
+def _serve_http_shared(config_path: Path | None, args: argparse.Namespace) -> int:
+    """``serve --http --shared``: this process binds the port and holds the token; the user's
+    gateway daemon serves the hosts on it over the bridge every host shares
+    (``gateway/http_attach``). No SDK, no bridge, no uvicorn here; not run as the app either
+    (see ``_serve_shared``)."""
+    import dataclasses
+
+    import anyio
+
+    from agentty_tui.gateway.http_attach import attach_http
+    from agentty_tui.gateway.http_socket import DEFAULT_PORT, announcement, listen_socket
+    from agentty_tui.gateway.http_token import read_or_make_token, token_path
+    from agentty_tui.gateway.rendezvous import rendezvous
+
+    attachment = _attachment(config_path, args)
+    # The port first: one another program holds is said before a daemon is looked for.
+    with listen_socket(DEFAULT_PORT if args.port is None else args.port) as listener:
+        token_file = token_path(os.environ)
+        token = read_or_make_token(token_file)
+        port = int(listener.getsockname()[1])
+        said = announcement(port, token_file, token if args.show_token else None)
+        attachment = dataclasses.replace(attachment, http_token=token)
+        try:
+            status: int = anyio.run(attach_http, attachment, rendezvous(os.environ), listener, said)
+        except KeyboardInterrupt:
+            return 130
     return status
 
 

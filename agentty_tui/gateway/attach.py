@@ -35,7 +35,7 @@ from agentty_tui.gateway.attachment import Attachment, json_object
 from agentty_tui.gateway.descriptors import MAX_LINE, host_descriptors, read_chunks, write_all
 from agentty_tui.gateway.rendezvous import Rendezvous
 
-__all__ = ["START_TIMEOUT", "attach_stdio", "daemon_argv", "ensure_daemon"]
+__all__ = ["START_TIMEOUT", "attach_stdio", "attach_to_daemon", "daemon_argv", "ensure_daemon"]
 
 START_TIMEOUT = 30.0
 """Seconds a new daemon may take to listen (its interpreter and imports, on a loaded machine)."""
@@ -211,7 +211,7 @@ ATTEMPTS = 3
 """How many daemons an attachment tries: one that leaves (idle) as it attaches is replaced."""
 
 
-async def _attach(attachment: Attachment, place: Rendezvous) -> anyio.abc.SocketStream:
+async def attach_to_daemon(attachment: Attachment, place: Rendezvous) -> anyio.abc.UNIXSocketStream:
     """A connection to the daemon (started if none answers) that accepted ``attachment``.
 
     A daemon whose idle time ran out just as the connection came (the connection ended or was
@@ -273,7 +273,9 @@ async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:
     answered with an error (``RESTARTED``), and the host gets ``tools/list_changed``, in its
     protocol era (``_Session.changed``)."""
     session = _Session()
-    stream = await _attach(attachment, place)  # a refusal is said before the host is served
+    stream = await attach_to_daemon(
+        attachment, place
+    )  # a refusal is said before the host is served
     with host_descriptors() as (wire_in, wire_out):
         to_daemon, from_host = anyio.create_memory_object_stream[bytes](0)
         async with anyio.create_task_group() as group:
@@ -287,7 +289,7 @@ async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:
             group.start_soon(read_host)
             resumed = False
             while not await _relay(session, stream, from_host, wire_out, resumed):
-                stream, resumed = await _attach(attachment, place), True
+                stream, resumed = await attach_to_daemon(attachment, place), True
             group.cancel_scope.cancel()
     return 0
 

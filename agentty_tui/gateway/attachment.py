@@ -47,6 +47,11 @@ class Attachment:
     picker: bool = False
     """A picker attaching (``picker_link``) rather than a host's ``serve``: it is served the
     workspace's snapshots and operations, not MCP."""
+    http_token: str | None = None
+    """``serve --http --shared``: the bearer token of the HTTP listener the daemon is to serve
+    (the listening socket itself follows the daemon's ``ok``, passed as a descriptor:
+    ``gateway/http_shared``). Sent over the user's private socket only; never logged nor
+    shown."""
 
     def line(self) -> bytes:
         """The attachment as the line sent."""
@@ -59,6 +64,7 @@ class Attachment:
             "home": self.home,
             "env": None if self.env is None else dict(self.env),
             "picker": self.picker,
+            "http_token": self.http_token,
         }
         return (json.dumps(fields) + "\n").encode()
 
@@ -69,7 +75,7 @@ class Attachment:
         if not isinstance(value, dict) or not isinstance(value.get("cwd"), str):
             raise ValueError("an attachment is a JSON object with a cwd")
         config, host, home = value.get("config"), value.get("host"), value.get("home")
-        env = value.get("env")
+        env, http_token = value.get("env"), value.get("http_token")
         if env is not None and not (
             isinstance(env, dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
@@ -84,6 +90,7 @@ class Attachment:
             home=home if isinstance(home, str) else None,
             env=env,
             picker=value.get("picker") is True,
+            http_token=http_token if isinstance(http_token, str) else None,
         )
 
     def key(self) -> tuple[str, str, bool]:

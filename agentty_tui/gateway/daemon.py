@@ -15,7 +15,10 @@ snapshots of a bridge of its workspace (one already open, whichever host opened 
 picker starts no process of its own), the hosts attached for that workspace and what each
 lists, and the operations the picker asks. ``registry`` lists every host and picker attached
 (``status``); ``asks`` asks the newest picker of a workspace what its servers ask that no
-call owns, or that a host's call cannot answer (``picker_asks``).
+call owns, or that a host's call cannot answer (``picker_asks``). A ``serve --http --shared``
+attaching (its attachment carries a bearer token) hands over its listening socket, which the
+daemon serves over the workspace's bridge for as long as the attachment stays
+(``http_shared``).
 
 **Its servers start before the SDK is imported.** The daemon is started by the first host's
 ``serve --shared``, and what its servers need (the host's environment and folder, its
@@ -269,6 +272,9 @@ class _Daemon:
                             bridge, attachment.key(), self.registry, reader, writer, self.asks
                         )
                         return
+                    if attachment.http_token is not None:  # serve --http --shared
+                        await _serve_http(stream, bridge, attachment)
+                        return
                     from agentty_tui.gateway.server import HostServer
                     from agentty_tui.gateway.stdio import message_streams
 
@@ -285,6 +291,16 @@ class _Daemon:
                             elsewhere=elsewhere,
                         )
                         await server.serve(read, write)
+
+
+async def _serve_http(
+    stream: anyio.abc.SocketStream, bridge: Bridge, attachment: Attachment
+) -> None:
+    """Serve the HTTP listener a ``serve --http --shared`` hands over (``http_shared``)."""
+    # Imported here: uvicorn is loaded only by a daemon that serves HTTP.
+    from agentty_tui.gateway.http_shared import serve_handed_listener
+
+    await serve_handed_listener(stream, bridge, attachment)
 
 
 def _peer_pid(connection: Any) -> int | None:

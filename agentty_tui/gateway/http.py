@@ -27,18 +27,13 @@ server, then the bridge, which stops every server it started.
 from __future__ import annotations
 
 import contextlib
-import errno
 import hmac
 import logging
 import os
-import re
-import secrets
 import socket
-import stat
 import sys
 import uuid
 from collections.abc import AsyncIterator, Mapping
-from pathlib import Path
 from typing import Any, TextIO, cast
 from urllib.parse import urlsplit
 
@@ -57,33 +52,31 @@ from starlette.types import Message, Receive, Scope, Send
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.config.workspace import Workspace
-from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.http_answers import (
+    ANSWER_ALONE,
+    AnswerChoosingTransport,
+    answered_alone,
+    asks_nothing,
+    replaying,
+)
+from agentty_tui.gateway.http_socket import (
+    DEFAULT_PORT,
+    MCP_PATH,
+    announcement,
+    listen_socket,
+)
+from agentty_tui.gateway.http_token import read_or_make_token, token_path
 from agentty_tui.gateway.offer_source import OfferSource
 from agentty_tui.gateway.server import DEFAULT_WAIT, GatewaySource, HostServer
 
 __all__ = [
-    "DEFAULT_PORT",
-    "LOOPBACK",
     "MAX_SESSIONS",
-    "MCP_PATH",
     "SESSION_IDLE",
-    "TOKEN_BYTES",
     "HttpGateway",
     "HttpGuard",
-    "listen_socket",
-    "read_or_make_token",
+    "http_gateway",
     "serve_http",
-    "token_path",
 ]
-
-LOOPBACK = "127.0.0.1"
-"""The one address ``serve --http`` listens on."""
-
-DEFAULT_PORT = 8731
-"""The port without ``--port``."""
-
-MCP_PATH = "/mcp"
-"""The one path served."""
 
 MAX_SESSIONS = 64
 """2025-era sessions at once (each one is a host); beyond, a new one is refused 503."""
@@ -101,103 +94,6 @@ _Outgoing = anyio.abc.ObjectSendStream[SessionMessage]
 _LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
 
 logger = logging.getLogger(__name__)
-
-
-def listen_socket(port: int, address: str = LOOPBACK) -> socket.socket:
-    """A listening TCP socket on ``address`` (only ``LOOPBACK`` is accepted) and ``port`` (0: a
-    free one); an ``AgenttyError`` that names the port when it is taken."""
-    if address != LOOPBACK:
-        raise AgenttyError(f"serve --http listens on {LOOPBACK} only, not on {address}")
-    if not 0 <= port <= 65535:
-        raise AgenttyError(f"port {port} is not a TCP port (0 to 65535)")
-    # The protocol named: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on sockets
-    # that say they are TCP, and with it on each response waits out the host's delayed ACK
-    # (40 ms a request, measured).
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        # No SO_REUSEADDR: a port another program holds must fail here, not be shared.
-        listener.bind((address, port))
-        listener.listen(128)
-    except OSError as exc:
-        listener.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise AgenttyError(
-                f"port {port} on {address} is taken by another program: choose another with "
-                "--port N (--port 0 takes a free one)"
-            ) from exc
-        raise AgenttyError(f"cannot listen on {address}:{port}: {exc.strerror}") from exc
-    listener.setblocking(False)
-    return listener
-
-
-# --- The bearer token: a random secret in a file only the user may read.
-#
-# The file is ``http-token`` in ``$XDG_STATE_HOME/agentty/`` (``~/.local/state/agentty/``): a
-# state folder, not the runtime one, so the token outlives a logout and a host's entry that
-# carries it keeps working from one ``serve --http`` to the next. It is made once (32 random
-# bytes, URL-safe base64), created with mode 0600 and never rewritten; removing it makes the
-# next ``serve --http`` choose a new one. A file that others may read, that another user owns
-# or that does not hold a token is refused with a message naming it, never used or overwritten.
-
-TOKEN_BYTES = 32
-"""Random bytes in a new token (43 characters of URL-safe base64)."""
-
-_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,256}")
-"""What a token file may hold (one made here, or one the user put there), without the
-trailing newline."""
-
-
-def token_path(env: Mapping[str, str], home: Path | None = None) -> Path:
-    """``$XDG_STATE_HOME/agentty/http-token``, else ``~/.local/state/agentty/http-token``."""
-    state = env.get("XDG_STATE_HOME")
-    base = Path(state) if state else (home or Path.home()) / ".local" / "state"
-    return base / "agentty" / "http-token"
-
-
-def read_or_make_token(path: Path) -> str:
-    """The token in ``path``, made first if the file does not exist; an ``AgenttyError``
-    naming the file when it cannot be used."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    made = secrets.token_urlsafe(TOKEN_BYTES)
-    try:
-        # Exclusive: two serves starting at once make one token, and the second reads it.
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        return _read(path)
-    except OSError as exc:
-        raise AgenttyError(f"cannot make the token file {path}: {exc.strerror}") from exc
-    try:
-        os.write(descriptor, (made + "\n").encode())
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(path)  # never leave a half-written token behind
-        raise AgenttyError(f"cannot write the token file {path}: {exc.strerror}") from exc
-    finally:
-        os.close(descriptor)
-    return made
-
-
-def _read(path: Path) -> str:
-    """The token of an existing file, once the file is the user's alone."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError as exc:
-        raise AgenttyError(f"cannot read the token file {path}: {exc.strerror}") from exc
-    try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
-            raise AgenttyError(f"{path} is not a file of this user: remove it for a new token")
-        if info.st_mode & 0o077:
-            raise AgenttyError(
-                f"{path} may be read by others (mode {stat.S_IMODE(info.st_mode):o}): remove it "
-                "for a new token, or chmod 600 it"
-            )
-        text = os.read(descriptor, 1024).decode("ascii", errors="replace").strip()
-    finally:
-        os.close(descriptor)
-    if not _TOKEN.fullmatch(text):
-        raise AgenttyError(f"{path} does not hold a token: remove it for a new one")
-    return text
 
 
 class HttpGuard:
@@ -275,6 +171,9 @@ class HttpGateway:
         self._wait = wait
         self._offers = offers
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
+        self._asking_nothing: set[str] = set()
+        """The sessions whose host declared neither elicitation nor roots
+        (``http_answers``)."""
         self._group: anyio.abc.TaskGroup | None = None
         self._modern: StreamableHTTPSessionManager | None = None
         self._modern_ready = anyio.Event()
@@ -320,9 +219,20 @@ class HttpGateway:
         if transport is None:
             await _error(404, "Session not found")(scope, receive, send)
             return
-        await transport.handle_request(scope, receive, send)
+        alone = False
+        if scope["method"] == "POST" and session_id in self._asking_nothing:
+            # The body is whole already (the body limit reads it first): one message.
+            first = await receive()
+            alone = _whole(first) and answered_alone(first.get("body", b""))
+            receive = replaying(first, receive)
+        choice = ANSWER_ALONE.set(alone)
+        try:
+            await transport.handle_request(scope, receive, send)
+        finally:
+            ANSWER_ALONE.reset(choice)
         if transport.is_terminated:  # the host ended it (DELETE)
             self._sessions.pop(session_id, None)
+            self._asking_nothing.discard(session_id)
 
     def _host_server(self) -> HostServer:
         return HostServer(self._source, self._host, wait=self._wait, offers=self._offers)
@@ -361,8 +271,10 @@ class HttpGateway:
             await _error(503, "too many open sessions")(scope, receive, send)
             return
         session_id = uuid.uuid4().hex
-        transport = StreamableHTTPServerTransport(session_id, idle_timeout=SESSION_IDLE)
+        transport = AnswerChoosingTransport(session_id, idle_timeout=SESSION_IDLE)
         self._sessions[session_id] = transport
+        first = await receive()
+        receive = replaying(first, receive)
         established = False
         try:
             await group.start(self._serve_session, session_id, transport)
@@ -371,6 +283,9 @@ class HttpGateway:
         finally:
             if not established:
                 await self._drop(session_id, transport)
+        body = first.get("body", b"") if _whole(first) else b""
+        if established and session_id in self._sessions and asks_nothing(body):
+            self._asking_nothing.add(session_id)
 
     async def _serve_session(
         self,
@@ -397,9 +312,15 @@ class HttpGateway:
     async def _drop(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
         """Forget a session (its id answers 404 from now on) and end its transport."""
         self._sessions.pop(session_id, None)
+        self._asking_nothing.discard(session_id)
         if not transport.is_terminated:
             with anyio.CancelScope(shield=True):
                 await transport.terminate()
+
+
+def _whole(message: Message) -> bool:
+    """Whether ``message`` is a request's whole body."""
+    return message["type"] == "http.request" and not message.get("more_body", False)
 
 
 def _error(status: int, message: str) -> Response:
@@ -454,6 +375,39 @@ async def http_server(app: Any, listener: socket.socket) -> AsyncIterator[None]:
             await server.shutdown(sockets=[listener])
 
 
+@contextlib.asynccontextmanager
+async def http_gateway(
+    listener: socket.socket,
+    token: str,
+    source: GatewaySource,
+    host: str | None = None,
+    *,
+    wait: float = DEFAULT_WAIT,
+    offers: OfferSource | None = None,
+) -> AsyncIterator[HttpGateway]:
+    """The gateway served on ``listener`` (bound to ``LOOPBACK``) to every host with ``token``,
+    over ``source``, while the block runs. Leaving ends the sessions and the listen streams
+    first (no open stream holds the HTTP server's stop up), then the HTTP server, which closes
+    ``listener``: ``serve --http`` over its own bridge, and the gateway daemon over the bridge
+    of a ``serve --http --shared`` (``gateway/http_shared``)."""
+    port = int(listener.getsockname()[1])
+    async with anyio.create_task_group() as group:
+        gateway = HttpGateway(source, host, wait=wait, offers=offers)
+        await group.start(gateway.run)
+        app = HttpGuard(
+            RequestBodyLimitMiddleware(gateway, DEFAULT_MAX_REQUEST_BODY_SIZE), token, port
+        )
+        try:
+            async with http_server(app, listener):
+                try:
+                    yield gateway
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await gateway.close()
+        finally:
+            group.cancel_scope.cancel()
+
+
 async def serve_http(
     workspace: Workspace,
     host: str | None = None,
@@ -476,20 +430,8 @@ async def serve_http(
     with listener:
         async with Bridge(workspace, trust=trust) as bridge, anyio.create_task_group() as group:
             await group.start(bridge.watch)
-            gateway = HttpGateway(bridge, host, wait=wait, offers=bridge)
-            await group.start(gateway.run)
-            app = HttpGuard(
-                RequestBodyLimitMiddleware(gateway, DEFAULT_MAX_REQUEST_BODY_SIZE), token, chosen
-            )
-            async with http_server(app, listener):
-                try:
-                    stream.write(f"agentty gateway: http://{LOOPBACK}:{chosen}{MCP_PATH}\n")
-                    stream.write(f"bearer token in {token_file}\n")
-                    if show_token:
-                        stream.write(f"token: {token}\n")
-                    stream.flush()
-                    await anyio.sleep_forever()
-                finally:
-                    with anyio.CancelScope(shield=True):
-                        await gateway.close()
+            async with http_gateway(listener, token, bridge, host, wait=wait, offers=bridge):
+                stream.write(announcement(chosen, token_file, token if show_token else None))
+                stream.flush()
+                await anyio.sleep_forever()
     return 0

@@ -29,7 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.http import listen_socket
+from agentty_tui.gateway.http_socket import listen_socket
 from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES, Notices, listening
 from tests.gateway.test_serve import environment, text_of, toggle
@@ -327,7 +327,6 @@ async def test_a_serve_of_the_same_user_keeps_the_token(config: Path) -> None:
     ("words", "status", "said"),
     [
         (["--port", "5"], 2, "--port and --show-token go with --http"),
-        (["--http", "--shared"], 2, "--http runs servers of its own: it does not go with --shared"),
         (["--http", "--port", "70000"], 1, "port 70000 is not a TCP port (0 to 65535)"),
     ],
 )

@@ -1,4 +1,4 @@
-"""The bearer token file of ``serve --http`` (``gateway/http``): made once, the user's alone,
+"""The bearer token file of ``serve --http`` (``gateway/http_token``): made once, the user's alone,
 never overwritten."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.errors import AgenttyError
-from agentty_tui.gateway.http import read_or_make_token, token_path
+from agentty_tui.gateway.http_token import read_or_make_token, token_path
 
 
 def test_the_file_is_under_the_state_folder(tmp_path: Path) -> None:
