@@ -36,6 +36,7 @@ as another user is refused before a byte is read from it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -106,28 +107,22 @@ class _Daemon:
         """How many hosts are attached now, or attaching (their bridge opening)."""
         self.changed = anyio.Event()
         """Set when a host attaches or leaves (then replaced)."""
-        self._registry: HostRegistry | None = None
-        self._asks: PickerAsks | None = None
 
-    @property
+    @functools.cached_property
     def registry(self) -> HostRegistry:
         """The attached hosts and pickers (``status``, and what a picker shows); made on first
         use (its module imports the SDK)."""
-        if self._registry is None:
-            from agentty_tui.gateway.host_registry import HostRegistry
+        from agentty_tui.gateway.host_registry import HostRegistry
 
-            self._registry = HostRegistry()
-        return self._registry
+        return HostRegistry()
 
-    @property
+    @functools.cached_property
     def asks(self) -> PickerAsks:
         """The attached pickers, asked what servers ask that nobody else answers; made on first
         use (its module imports the SDK)."""
-        if self._asks is None:
-            from agentty_tui.gateway.picker_asks import PickerAsks
+        from agentty_tui.gateway.picker_asks import PickerAsks
 
-            self._asks = PickerAsks()
-        return self._asks
+        return PickerAsks()
 
     def _moved(self) -> None:
         self.changed.set()
