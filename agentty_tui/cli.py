@@ -429,7 +429,7 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
     from agentty_tui.bridge.shutdown import run_command
     from agentty_tui.commands import open_config, trusted
     from agentty_tui.config.workspace import parse_hosts
-    from agentty_tui.gateway.serve import serve_stdio
+    from agentty_tui.gateway.stdio.serve import serve_stdio
 
     host = None if args.host is None else parse_hosts([args.host], "--host")[0]
     workspace = open_config(config_path, args)
@@ -441,8 +441,8 @@ def _serve_http(config_path: Path | None, args: argparse.Namespace) -> int:
     from agentty_tui.bridge.shutdown import run_command
     from agentty_tui.commands import open_config, trusted
     from agentty_tui.config.workspace import parse_hosts
-    from agentty_tui.gateway.http import serve_http
-    from agentty_tui.gateway.http_socket import DEFAULT_PORT
+    from agentty_tui.gateway.http.endpoint import serve_http
+    from agentty_tui.gateway.http.loopback import DEFAULT_PORT
 
     host = None if args.host is None else parse_hosts([args.host], "--host")[0]
     workspace = open_config(config_path, args)
@@ -464,8 +464,8 @@ def _serve_shared(config_path: Path | None, args: argparse.Namespace) -> int:
     the daemon it starts (its children outside its session)."""
     import anyio
 
-    from agentty_tui.gateway.attach import attach_stdio
     from agentty_tui.gateway.rendezvous import rendezvous
+    from agentty_tui.gateway.stdio.shared import attach_stdio
 
     attachment = _attachment(config_path, args)
     try:
@@ -493,15 +493,15 @@ def _attachment(config_path: Path | None, args: argparse.Namespace) -> Attachmen
 def _serve_http_shared(config_path: Path | None, args: argparse.Namespace) -> int:
     """``serve --http --shared``: this process binds the port and holds the token; the user's
     gateway daemon serves the hosts on it over the bridge every host shares
-    (``gateway/http_attach``). No SDK, no bridge, no uvicorn here; not run as the app either
+    (``gateway/http/shared``). No SDK, no bridge, no uvicorn here; not run as the app either
     (see ``_serve_shared``)."""
     import dataclasses
 
     import anyio
 
-    from agentty_tui.gateway.http_attach import attach_http
-    from agentty_tui.gateway.http_socket import DEFAULT_PORT, announcement, listen_socket
-    from agentty_tui.gateway.http_token import read_or_make_token, token_path
+    from agentty_tui.gateway.http.loopback import DEFAULT_PORT, announcement, listen_socket
+    from agentty_tui.gateway.http.shared import attach_http
+    from agentty_tui.gateway.http.token import read_or_make_token, token_path
     from agentty_tui.gateway.rendezvous import rendezvous
 
     attachment = _attachment(config_path, args)
@@ -522,7 +522,7 @@ def _serve_http_shared(config_path: Path | None, args: argparse.Namespace) -> in
 def _gateway_daemon() -> int:
     """The gateway daemon (started by ``serve --shared``; not a command of its own)."""
     from agentty_tui.bridge.shutdown import run_command
-    from agentty_tui.gateway.daemon import idle_setting, run_daemon
+    from agentty_tui.gateway.daemon.process import idle_setting, run_daemon
     from agentty_tui.gateway.rendezvous import rendezvous
 
     return run_command(run_daemon, rendezvous(os.environ), idle_setting(os.environ))

@@ -959,7 +959,7 @@ async def cmd_disconnect(path: Path | None, args: argparse.Namespace) -> int:
 async def cmd_status(path: Path | None, args: argparse.Namespace) -> int:
     """What the user's gateway daemon holds: itself, the hosts attached to it, the servers of
     each workspace it serves (``--json``: one object, ``{"daemon": null}`` when none runs)."""
-    from agentty_tui.gateway.daemon import daemon_status
+    from agentty_tui.gateway.daemon.process import daemon_status
     from agentty_tui.gateway.rendezvous import rendezvous
 
     place = rendezvous(os.environ)

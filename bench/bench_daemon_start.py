@@ -9,9 +9,9 @@ the moment the client spawns ``serve --shared`` to the answer of its first ``too
 idle time 0.3 s) and takes its servers with it.
 
 Since issue 25 the daemon starts the workspace's stdio servers before it imports the SDK
-(``gateway/daemon.py``, ``bridge/early.py``); ``--baseline-tree DIR`` (a ``git archive`` of an
-earlier commit) runs that checkout's ``serve --shared`` in the same rounds, for a before and
-after. The order of the two rotates each round.
+(``gateway/daemon/process.py``, ``bridge/early.py``); ``--baseline-tree DIR`` (a
+``git archive`` of an earlier commit) runs that checkout's ``serve --shared`` in the same
+rounds, for a before and after. The order of the two rotates each round.
 
 ``python bench/bench_daemon_start.py [--baseline-tree DIR] [--npm-memory PREFIX]`` (10 servers,
 10 rounds after a warm-up) or ``--quick``; ``--npm-memory PREFIX`` runs the npm reference server

@@ -42,7 +42,7 @@ from mcp import Client, StdioServerParameters
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.gateway.attachment import Attachment
-from agentty_tui.gateway.remote_source import RemoteSource
+from agentty_tui.gateway.picker.remote_source import RemoteSource
 from agentty_tui.gateway.rendezvous import rendezvous
 from tests.servers import light_argv, scalable_tool_names
 

@@ -147,13 +147,67 @@ def test_no_module_imports_a_higher_layer_or_textual_outside_ui() -> None:
     assert found == []
 
 
+GATEWAY_PARTS = ("host", "picker", "stdio", "http", "daemon")
+"""The gateway's packages from the bottom up (docs/ARCHITECTURE.md): each may import those
+before it, never one after it. ``gateway.rendezvous`` and ``gateway.attachment``, beside them,
+are below all five."""
+
+
+def gateway_part(module: str) -> int | None:
+    """Where ``module`` sits among the gateway's packages: ``-1`` for a gateway module outside
+    them (below all), ``None`` for a module outside the gateway."""
+    parts = module.split(".")
+    if parts[:2] != ["agentty_tui", "gateway"]:
+        return None
+    if len(parts) > 2 and parts[2] in GATEWAY_PARTS:
+        return GATEWAY_PARTS.index(parts[2])
+    return -1
+
+
+def gateway_violations(path: Path, name: str | None = None) -> list[str]:
+    """What the gateway module ``path`` imports from a gateway package above its own."""
+    name = name or _module_name(path)
+    own = gateway_part(name)
+    assert own is not None
+    found: list[str] = []
+    for line, module in imports_of(path, name):
+        part = gateway_part(module)
+        if part is not None and part > own:
+            found.append(f"{name.replace('.', '/')}.py:{line}: imports {module}")
+    return found
+
+
+def test_the_gateways_packages_import_only_those_below_them() -> None:
+    gateway = PACKAGE / "gateway"
+    found = [line for path in sorted(gateway.rglob("*.py")) for line in gateway_violations(path)]
+    assert found == []
+
+
+def test_the_gateway_check_sees_a_host_module_importing_the_daemon(tmp_path: Path) -> None:
+    """A copy of the host's tool list with a lazy import of the daemon added."""
+    original = PACKAGE / "gateway" / "host" / "tools.py"
+    broken = tmp_path / "tools.py"
+    broken.write_text(
+        original.read_text()
+        + "\n\ndef _f() -> None:\n    from agentty_tui.gateway.daemon import process\n"
+    )
+    assert gateway_violations(original) == []
+    assert [
+        line.split(": ", 1)[1]
+        for line in gateway_violations(broken, "agentty_tui.gateway.host.tools")
+    ] == [
+        "imports agentty_tui.gateway.daemon",
+        "imports agentty_tui.gateway.daemon.process",
+    ]
+
+
 def test_the_layers_follow_the_package_layout() -> None:
     assert layer_of("agentty_tui.model") == MODEL
     assert layer_of("agentty_tui.some_new_module") == MODEL
     assert layer_of("agentty_tui.config.entry_rules") == CONFIG
     assert layer_of("agentty_tui.bridge.auth.flow") == BRIDGE
     assert layer_of("agentty_tui.catalog.names") == layer_of("agentty_tui.names") == CATALOG
-    assert layer_of("agentty_tui.gateway.server") == GATEWAY
+    assert layer_of("agentty_tui.gateway.host.server") == GATEWAY
     assert layer_of("agentty_tui.ui.server_form") == UI
     assert layer_of("agentty_tui.cli") == layer_of("agentty_tui.report") == TOP
     assert layer_of("textual.app") is None
@@ -197,7 +251,7 @@ def _loaded_after_import(module: str) -> list[str]:
         "agentty_tui.config",
         "agentty_tui.bridge",
         "agentty_tui.catalog",
-        "agentty_tui.gateway.serve",
+        "agentty_tui.gateway.stdio.serve",
         "agentty_tui.commands",
     ],
 )

@@ -2,7 +2,7 @@
 
 A name is ``<prefix><server>__<tool>`` with every character outside ``[A-Za-z0-9_-]`` made
 ``_`` (one per code point): the wire catalog's prefix is ``mcp__`` under 64 characters; the
-gateway's is empty under the room a host's own prefix leaves (``gateway.naming``). Each tool
+gateway's is empty under the room a host's own prefix leaves (``gateway.host.naming``). Each tool
 (server, bare tool name) gets:
 
 1. its **plain name**, when it fits and no other tool of the set, nor a reserved name (a

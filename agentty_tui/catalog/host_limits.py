@@ -23,7 +23,7 @@ The **family** is the model family a host's tools are counted in (:mod:`.tokens`
 own provider where it has one (Codex runs OpenAI models, Claude Code Claude's), else that of its
 default model (VS Code's Copilot and Cursor default to OpenAI models; both let the user pick
 others), else the default family. The **ceiling** is applied by the gateway per host
-(``gateway.host_tools``): a host that takes at most N tools (its own built-in tools included)
+(``gateway.host.tools``): a host that takes at most N tools (its own built-in tools included)
 gets at most N, the lowest priority trimmed first, the warning naming the host's ceiling.
 Deferred loading is shown, not applied: the host still receives every tool, and decides itself.
 

@@ -45,12 +45,12 @@ class Attachment:
     servers started, as in that environment (``None``: the daemon's own). Sent over the
     user's private socket only; never logged nor shown."""
     picker: bool = False
-    """A picker attaching (``picker_link``) rather than a host's ``serve``: it is served the
+    """A picker attaching (``picker.link``) rather than a host's ``serve``: it is served the
     workspace's snapshots and operations, not MCP."""
     http_token: str | None = None
     """``serve --http --shared``: the bearer token of the HTTP listener the daemon is to serve
     (the listening socket itself follows the daemon's ``ok``, passed as a descriptor:
-    ``gateway/http_shared``). Sent over the user's private socket only; never logged nor
+    ``gateway/daemon/http_handover``). Sent over the user's private socket only; never logged nor
     shown."""
 
     def line(self) -> bytes:

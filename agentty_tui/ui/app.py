@@ -56,7 +56,7 @@ from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
 from agentty_tui.errors import AgenttyError, EntryChangedError
-from agentty_tui.gateway.daemon_view import DaemonView
+from agentty_tui.gateway.picker.view import DaemonView
 from agentty_tui.model import (
     HttpSpec,
     PluginModel,

@@ -2,7 +2,7 @@
 
 The first frame comes from the config alone (``bridge/starting.py``): once it is on screen the
 servers' processes start, and the SDK is imported while they boot. When the user's gateway
-daemon runs, the picker attaches to it instead (``gateway.remote_source``): it starts no
+daemon runs, the picker attaches to it instead (``gateway.picker.remote_source``): it starts no
 server, its operations go to the daemon, and it shows the hosts attached; without a daemon (or
 with ``--no-daemon``) it runs its own bridge.
 """
@@ -76,7 +76,7 @@ def run_picker(source: StartingSource, daemon: tuple[Attachment, Rendezvous] | N
 
     async def main(request: StopRequest) -> int:
         if daemon is not None:
-            from agentty_tui.gateway.remote_source import RemoteSource
+            from agentty_tui.gateway.picker.remote_source import RemoteSource
 
             async with RemoteSource.attached(*daemon) as remote:
                 if remote is not None:

@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # the SDK: imported at the first call or request, not at the 
     from mcp.client.session import ClientRequestContext
 
     from agentty_tui.bridge.call_hooks import CallHooks
-    from agentty_tui.gateway.daemon_view import AskedBy
+    from agentty_tui.gateway.picker.view import AskedBy
 
 __all__ = ["MAX_PAGES_REMEMBERED", "MAX_WAITING", "UNANSWERED_SECONDS", "ServerAsk", "ServerAsks"]
 

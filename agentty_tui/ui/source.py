@@ -5,7 +5,7 @@ itself (the source writes it) and the reloads of outside edits are asked of it t
 picker never reaches the config's files or stores behind it.
 
 ``agentty_tui.bridge.Bridge`` satisfies ``PluginSource``; so does the gateway daemon's bridge
-seen from a picker attached to it (``gateway.remote_source.RemoteSource``), which is also a
+seen from a picker attached to it (``gateway.picker.remote_source.RemoteSource``), which is also a
 ``DaemonSource``: the picker then shows the daemon and its attached hosts. Tests and snapshot
 tests pass a static source instead, so the app can be shown a fixed ``PluginModel`` with no
 server running.
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import ImportResult, PreparedImport
-from agentty_tui.gateway.daemon_view import DaemonAsk, DaemonView
+from agentty_tui.gateway.picker.view import DaemonAsk, DaemonView
 from agentty_tui.model import PluginModel, ServerSpec, SourceRef
 
 if TYPE_CHECKING:  # the picker's first frame comes before the SDK is imported

@@ -1,7 +1,7 @@
 """Who holds which resource subscription: the first owner subscribes, the last lets go.
 
 The bookkeeping alone (``ResourceSubscriptions``); the servers' side, both eras, is in
-``tests/gateway/test_host_subscriptions.py``.
+``tests/gateway/host/test_subscriptions.py``.
 """
 
 from __future__ import annotations

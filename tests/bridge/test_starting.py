@@ -30,7 +30,7 @@ def test_the_picker_and_its_first_source_import_no_sdk() -> None:
     not the SDK."""
     code = (
         "import json, sys; import agentty_tui.ui, agentty_tui.bridge.starting; "
-        "import agentty_tui.gateway.remote_source; "
+        "import agentty_tui.gateway.picker.remote_source; "
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)

@@ -26,9 +26,9 @@ from agentty_tui.gateway.rendezvous import rendezvous
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ToolDetailsScreen
 from tests.gateway.conftest import runtime
+from tests.gateway.daemon.test_process import attached, daemon_gone, environment, text_of
 from tests.gateway.hosts import Notices
-from tests.gateway.test_daemon import attached, daemon_gone, environment, text_of
-from tests.gateway.test_remote_source import config, picker_source
+from tests.gateway.picker.test_remote_source import config, picker_source
 from tests.helpers import process_alive
 from tests.ui.fakes import settle
 from tests.ui.test_app_live import until

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 from agentty_tui.bridge.elicit import ServerElicitationComplete
-from agentty_tui.gateway.daemon_view import AttachedHost, DaemonAsk, DaemonView
-from agentty_tui.gateway.remote_source import GONE
+from agentty_tui.gateway.picker.remote_source import GONE
+from agentty_tui.gateway.picker.view import AttachedHost, DaemonAsk, DaemonView
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.source import DaemonSource
 from tests.ui.fakes import StaticSource, connected_model

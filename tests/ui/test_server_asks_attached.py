@@ -22,9 +22,9 @@ from agentty_tui.ui.call import CANCELLED
 from agentty_tui.ui.form_dialog import FormDialog
 from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.url_dialog import UrlDialog
-from tests.gateway.test_daemon import attached, text_of
-from tests.gateway.test_picker_asks import config, ready, runtime
-from tests.gateway.test_remote_source import picker_source, until_model
+from tests.gateway.daemon.test_picker_asks import config, ready, runtime
+from tests.gateway.daemon.test_process import attached, text_of
+from tests.gateway.picker.test_remote_source import picker_source, until_model
 from tests.ui.test_app_live import until
 from tests.ui.test_call_live import call, shown
 from tests.ui.test_server_asks_live import Opened

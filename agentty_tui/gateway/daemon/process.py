@@ -1,0 +1,396 @@
+"""The gateway daemon: one process a user that owns the bridges, shared by every attached host.
+
+``run_daemon`` listens on the user's socket (``rendezvous``). Each ``agentty-tui serve
+--shared`` a host starts attaches over it (``attach``): it sends one line, its ``Attachment``
+(the folder it runs in or the file it names, the host, trust, wait, its environment), the
+daemon answers one line (``ok``, or what is wrong), and from then on the connection carries
+the host's MCP messages, served by a ``HostServer`` as in-process ``serve`` does. Hosts
+attached for the same workspace (the same project, or the same file) whose servers would see
+the same of their environments (``daemon.sharing``) share one ``Bridge``, which starts its servers
+as the first of them would have: each server connection runs once for all of them.
+
+A picker attaches the same way, its attachment saying ``picker``; from the ``ok`` on, the
+connection carries the picker's link (``picker.link``, served by ``daemon.picker_service``): the
+snapshots of a bridge of its workspace (one already open, whichever host opened it: the
+picker starts no process of its own), the hosts attached for that workspace and what each
+lists, and the operations the picker asks. ``registry`` lists every host and picker attached
+(``status``); ``asks`` asks the newest picker of a workspace what its servers ask that no
+call owns, or that a host's call cannot answer (``daemon.picker_asks``). A ``serve --http --shared``
+attaching (its attachment carries a bearer token) hands over its listening socket, which the
+daemon serves over the workspace's bridge for as long as the attachment stays
+(``daemon.http_handover``).
+
+**Its servers start before the SDK is imported.** The daemon is started by the first host's
+``serve --shared``, and what its servers need (the host's environment and folder, its
+workspace) comes with that host's attachment; starting their processes needs nothing of the
+SDK (``bridge/early.py``). So the daemon imports only what listens and reads attachments; for
+a workspace's first attachment it reads the config, starts its stdio servers, and only then
+imports the bridge (and with it the SDK) and the host server, which take those processes:
+the servers boot while the SDK loads.
+
+The daemon exits, closing every bridge (and so every server), when no host nor picker has
+been connected for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs
+as another user is refused before a byte is read from it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.abc
+from anyio.abc import SocketAttribute
+
+from agentty_tui.bridge.early import EarlyStarts, loaded_with_version
+from agentty_tui.bridge.inherited import Inherited
+from agentty_tui.config.sources import HOSTS
+from agentty_tui.config.trust import TrustGate
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.errors import AgenttyError, ConfigError
+from agentty_tui.gateway.attachment import Attachment, json_object
+from agentty_tui.gateway.daemon.sharing import sharing_key
+from agentty_tui.gateway.picker.link import LineReader, LineWriter
+from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
+from agentty_tui.model import PluginConfig
+
+# What imports the SDK is imported once a workspace's servers are started (the module
+# docstring): the bridge, the host server and its streams, the registry, the picker's service.
+if TYPE_CHECKING:
+    from agentty_tui.bridge import Bridge
+    from agentty_tui.gateway.daemon.picker_asks import PickerAsks
+    from agentty_tui.gateway.daemon.registry import HostRegistry
+
+__all__ = [
+    "DEFAULT_IDLE",
+    "MAX_HEADER",
+    "Attachment",
+    "daemon_status",
+    "idle_setting",
+    "run_daemon",
+]
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_IDLE = 30.0
+"""Seconds the daemon stays with no host attached."""
+
+MAX_HEADER = 1024 * 1024
+"""The longest attachment line the daemon reads (it carries the host's environment)."""
+
+HEADER_TIMEOUT = 10.0
+"""Seconds a connection may take to say what it wants (its attachment line)."""
+
+
+def idle_setting(env: Mapping[str, str]) -> float:
+    """``AGENTTY_GATEWAY_IDLE`` in seconds (``DEFAULT_IDLE`` when unset or not a number)."""
+    try:
+        return max(0.0, float(env.get("AGENTTY_GATEWAY_IDLE", DEFAULT_IDLE)))
+    except ValueError:
+        return DEFAULT_IDLE
+
+
+class _Daemon:
+    """The bridges and the attachments of one daemon."""
+
+    def __init__(self, group: anyio.abc.TaskGroup) -> None:
+        self._group = group
+        self._bridges: dict[tuple[str, str, bool, str], Bridge] = {}
+        self._opening = anyio.Lock()
+        self.attached = 0
+        """How many hosts are attached now, or attaching (their bridge opening)."""
+        self.changed = anyio.Event()
+        """Set when a host attaches or leaves (then replaced)."""
+
+    @functools.cached_property
+    def registry(self) -> HostRegistry:
+        """The attached hosts and pickers (``status``, and what a picker shows); made on first
+        use (its module imports the SDK)."""
+        from agentty_tui.gateway.daemon.registry import HostRegistry
+
+        return HostRegistry()
+
+    @functools.cached_property
+    def asks(self) -> PickerAsks:
+        """The attached pickers, asked what servers ask that nobody else answers; made on first
+        use (its module imports the SDK)."""
+        from agentty_tui.gateway.daemon.picker_asks import PickerAsks
+
+        return PickerAsks()
+
+    def _moved(self) -> None:
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    async def bridge(self, attachment: Attachment, *, any_view: bool = False) -> Bridge:
+        """The bridge of ``attachment``'s workspace, opened on first use; an ``AgenttyError``
+        for an attachment from another home. ``any_view`` (a picker): a bridge already open
+        for the workspace serves it, whatever its hosts' environments, so that the picker
+        shares their servers' processes rather than starting its own."""
+        if attachment.home is not None and Path(attachment.home) != Path.home():
+            raise AgenttyError(f"this daemon serves the home {Path.home()}, not {attachment.home}")
+        if attachment.host is not None and attachment.host not in HOSTS:
+            raise AgenttyError(
+                f"unknown host {attachment.host!r}; the hosts are {', '.join(HOSTS)}"
+            )
+        if any_view and (shared := self._open_for(attachment)) is not None:
+            return shared
+        workspace = attachment.workspace()
+        environ, folder = attachment.environ(), attachment.folder()
+        try:
+            version, config = await anyio.to_thread.run_sync(loaded_with_version, workspace)
+        except ConfigError:  # the bridge says what is wrong with it
+            version, config = None, PluginConfig()
+        # One bridge (one process per server) for every host whose servers would see the same.
+        key = (*attachment.key(), sharing_key(config, environ, folder, Path.home()))
+        async with self._opening:
+            # A host may have opened the workspace's bridge while this one waited for the lock
+            # (its servers' start and the SDK's import take a while): a picker takes that one.
+            if any_view and (shared := self._open_for(attachment)) is not None:
+                return shared
+            known = self._bridges.get(key)
+            if known is None:
+                # Its stdio servers first (the daemon's first bridge: before the SDK is
+                # imported), then the bridge, which takes them and owns what it does not take.
+                early = EarlyStarts(Inherited(environ, folder))
+                if version is not None:
+                    early.keep_loaded(version, config)  # the bridge reads the files once
+                try:
+                    await early.start(config, TrustGate(everything=attachment.trust))
+                    known = await self._group.start(_kept, workspace, attachment.trust, early)
+                except BaseException:
+                    await early.aclose()
+                    raise
+                known.set_elicitation(*self.asks.for_bridge(attachment.key()))
+                self._bridges[key] = known
+            return known
+
+    def _open_for(self, attachment: Attachment) -> Bridge | None:
+        """A bridge already open for ``attachment``'s workspace, whatever its environment."""
+        return next((b for k, b in self._bridges.items() if k[:3] == attachment.key()), None)
+
+    @contextlib.asynccontextmanager
+    async def counted(self) -> AsyncIterator[None]:
+        """Count one connection (a host, attaching or attached) for as long as the block
+        runs: the daemon does not leave while one is open."""
+        self.attached += 1
+        self._moved()
+        try:
+            yield
+        finally:
+            self.attached -= 1
+            self._moved()
+
+    def status(self) -> dict[str, Any]:
+        """What ``agentty-tui status`` shows: this daemon, its workspaces' servers, its hosts."""
+        workspaces = [
+            {
+                "workspace": key[1],
+                "servers": [
+                    {
+                        "name": server.name,
+                        "status": server.status,
+                        "pid": server.pid,
+                        "tools": len(server.tools),
+                    }
+                    for server in bridge.snapshot.servers
+                ],
+            }
+            for key, bridge in self._bridges.items()
+        ]
+        return {
+            "pid": os.getpid(),
+            "hosts": [entry.status() for entry in self.registry.hosts()],
+            "pickers": [entry.status() for entry in self.registry.pickers()],
+            "workspaces": workspaces,
+        }
+
+    async def handle(self, stream: anyio.abc.SocketStream) -> None:
+        """Serve one attaching host over ``stream``; whatever goes wrong with one attachment
+        ends it alone, never the daemon (a probe that connects and leaves at once, too)."""
+        try:
+            await self._serve(stream)
+        except Exception:  # one host's trouble: logged, the others go on
+            _log.exception("an attachment ended with an error")
+
+    async def _serve(self, stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            connection = stream.extra(SocketAttribute.raw_socket)
+            uid = peer_uid(connection)
+            if uid is not None and uid != os.getuid():
+                return  # another user's process: not a byte read, not a byte said
+            # Counted from the moment it connects: a host that started this daemon is not
+            # left alone for ``idle`` seconds before it is served (a loaded machine), nor
+            # while its bridge opens; one that says nothing is dropped after a while.
+            async with self.counted():
+                try:
+                    with anyio.fail_after(HEADER_TIMEOUT):
+                        line = await _line(stream)
+                except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, OSError):
+                    return  # left before it said what it wants (a probe): nothing to answer
+                except TimeoutError:
+                    return
+                if json_object(line).get("query") == "status":
+                    await stream.send((json.dumps(self.status()) + "\n").encode())
+                    return
+                try:
+                    attachment = Attachment.of_line(line)
+                    picker = attachment.picker
+                    bridge = await self.bridge(attachment, any_view=picker)
+                except (ValueError, OSError, AgenttyError) as error:
+                    with contextlib.suppress(OSError, anyio.BrokenResourceError):
+                        await stream.send(f"error {error}\n".encode())
+                    return
+                await stream.send(b"ok\n")
+                from agentty_tui.gateway.daemon.registry import Attached
+
+                entry = Attached(
+                    attachment.host,
+                    attachment.key()[1],
+                    attachment.key(),
+                    bridge,
+                    _peer_pid(connection),
+                    picker=picker,
+                )
+                with self.registry.listed(entry):
+                    if picker:
+                        from agentty_tui.gateway.daemon.picker_service import serve_picker
+
+                        reader, writer = LineReader(stream), LineWriter(stream)
+                        await serve_picker(
+                            bridge, attachment.key(), self.registry, reader, writer, self.asks
+                        )
+                        return
+                    if attachment.http_token is not None:  # serve --http --shared
+                        await _serve_http(stream, bridge, attachment)
+                        return
+                    from agentty_tui.gateway.host.server import HostServer
+                    from agentty_tui.gateway.stdio.pipe import message_streams
+
+                    descriptor = connection.fileno()
+                    async with message_streams(descriptor, descriptor) as (read, write):
+                        elsewhere = self.asks.for_host(
+                            attachment.key(), attachment.host, entry.workspace
+                        )
+                        server = HostServer(
+                            bridge,
+                            attachment.host,
+                            wait=attachment.wait,
+                            offers=bridge,
+                            elsewhere=elsewhere,
+                        )
+                        await server.serve(read, write)
+
+
+async def _serve_http(
+    stream: anyio.abc.SocketStream, bridge: Bridge, attachment: Attachment
+) -> None:
+    """Serve the HTTP listener a ``serve --http --shared`` hands over (``daemon.http_handover``)."""
+    # Imported here: uvicorn is loaded only by a daemon that serves HTTP.
+    from agentty_tui.gateway.daemon.http_handover import serve_handed_listener
+
+    await serve_handed_listener(stream, bridge, attachment)
+
+
+def _peer_pid(connection: Any) -> int | None:
+    """The attaching process's id, as the kernel says (``None`` where it cannot)."""
+    return peer_credentials(connection)[0]
+
+
+async def _kept(
+    workspace: Workspace,
+    trust: bool,
+    early: EarlyStarts,
+    *,
+    task_status: anyio.abc.TaskStatus[Bridge] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """A bridge on ``workspace``, live, until the daemon ends (opened and closed in this one
+    task, as its servers' task groups require), taking the processes ``early`` started (and
+    stopping, as it closes, those it did not take)."""
+    from agentty_tui.bridge import Bridge  # the SDK, once the servers are started
+
+    bridge = Bridge(workspace, trust=trust, early=early)
+    async with bridge, anyio.create_task_group() as group:
+        await group.start(bridge.watch)
+        task_status.started(bridge)
+        await anyio.sleep_forever()
+
+
+async def _line(stream: anyio.abc.SocketStream) -> bytes:
+    """The first line ``stream`` sends (the peer sends nothing else before the answer)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = await stream.receive(MAX_HEADER)
+        data += chunk
+        if len(data) > MAX_HEADER:
+            raise ValueError(f"an attachment line longer than {MAX_HEADER} bytes")
+    return data
+
+
+async def run_daemon(place: Rendezvous, idle: float = DEFAULT_IDLE) -> int:
+    """Listen at ``place`` until no host has been attached for ``idle`` seconds; the exit
+    status (0; 0 too when another daemon already listens there)."""
+    if await _answers(place.socket):
+        return 0
+    place.socket.unlink(missing_ok=True)  # a daemon that died left it: nobody listens
+    listener = await anyio.create_unix_listener(place.socket)
+    place.pid.write_text(f"{os.getpid()}\n")
+    try:
+        async with anyio.create_task_group() as group:
+            daemon = _Daemon(group)
+            group.start_soon(listener.serve, daemon.handle, group)
+            while True:
+                if daemon.attached:
+                    await daemon.changed.wait()
+                    continue
+                with anyio.move_on_after(idle):
+                    await daemon.changed.wait()
+                    continue
+                break
+            _leave(place)  # first: a host that comes now starts a new daemon
+            group.cancel_scope.cancel()
+    finally:
+        _leave(place)  # on a signal too: no host then finds the socket of a dead daemon
+    return 0
+
+
+def _leave(place: Rendezvous) -> None:
+    """Take this daemon's socket and pid file away, unless they are already another's (a
+    daemon started once this one stopped listening)."""
+    with contextlib.suppress(OSError, ValueError):
+        if int(place.pid.read_text()) == os.getpid():
+            place.socket.unlink(missing_ok=True)
+            place.pid.unlink(missing_ok=True)
+
+
+async def _answers(path: Path) -> bool:
+    """Whether a daemon listens at ``path``."""
+    try:
+        stream = await anyio.connect_unix(path)
+    except OSError:
+        return False
+    await stream.aclose()
+    return True
+
+
+async def daemon_status(place: Rendezvous) -> dict[str, Any] | None:
+    """What the user's daemon says of itself (``_Daemon.status``), or ``None`` when none
+    answers at ``place``."""
+    try:
+        stream = await anyio.connect_unix(place.socket)
+    except OSError:
+        return None
+    async with stream:
+        await stream.send(b'{"query": "status"}\n')
+        data = b""
+        with contextlib.suppress(anyio.EndOfStream):
+            while not data.endswith(b"\n"):
+                data += await stream.receive()
+    answer = json_object(data)
+    return answer or None

@@ -1,0 +1,437 @@
+"""``agentty-tui serve --http``: the gateway over Streamable HTTP, on 127.0.0.1 only.
+
+One process, one ``Bridge`` (as ``serve`` over stdio), any number of hosts:
+
+- **Listening**: a socket bound to ``127.0.0.1`` (``LOOPBACK``) and nothing else, whatever the
+  port; a taken port is an ``AgenttyError`` that says so, port 0 takes a free one. Served by
+  uvicorn on that socket (its own signal handling unused: the app's way out stops it).
+- **Every request** passes ``HttpGuard`` first: a ``Host`` other than ``127.0.0.1:PORT`` or
+  ``localhost:PORT`` (a DNS rebinding page's request names its own host) and an ``Origin``
+  that is not a page of those two hosts are refused 403; then a request without
+  ``Authorization: Bearer <token>`` 401 (the token's file: ``read_or_make_token``); a path
+  other than ``/mcp`` 404; a body over 4 MiB 413.
+- **2025 era** (an ``initialize`` handshake, ``Mcp-Session-Id``): each session is one host,
+  served by its own ``HostServer`` over the SDK's ``StreamableHTTPServerTransport``; its list
+  changes go out on the session's standalone GET stream. A session that has no request in
+  flight and no GET stream open for ``SESSION_IDLE`` seconds is ended; at most
+  ``MAX_SESSIONS`` at once (503 beyond).
+- **2026-07-28 era** (each request whole, no session): one ``HostServer`` for all such
+  requests, through the SDK's ``StreamableHTTPSessionManager``; its list changes go out on
+  every open ``subscriptions/listen`` stream.
+
+Leaving (a signal: the command runs under ``shutdown.run_command``) ends the sessions and the
+listen streams first, so that no open stream holds the HTTP server's stop up, then the HTTP
+server, then the bridge, which stops every server it started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+import os
+import socket
+import sys
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, TextIO, cast
+from urllib.parse import urlsplit
+
+import anyio
+import anyio.abc
+import uvicorn
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.shared.message import SessionMessage
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse, Response
+from starlette.types import Message, Receive, Scope, Send
+
+from agentty_tui.bridge import Bridge
+from agentty_tui.config.workspace import Workspace
+from agentty_tui.gateway.host.offers import OfferSource
+from agentty_tui.gateway.host.server import DEFAULT_WAIT, GatewaySource, HostServer
+from agentty_tui.gateway.http.answers import (
+    ANSWER_ALONE,
+    AnswerChoosingTransport,
+    answered_alone,
+    asks_nothing,
+    replaying,
+)
+from agentty_tui.gateway.http.loopback import (
+    DEFAULT_PORT,
+    MCP_PATH,
+    announcement,
+    listen_socket,
+)
+from agentty_tui.gateway.http.token import read_or_make_token, token_path
+
+__all__ = [
+    "MAX_SESSIONS",
+    "SESSION_IDLE",
+    "HttpGateway",
+    "HttpGuard",
+    "http_gateway",
+    "serve_http",
+]
+
+MAX_SESSIONS = 64
+"""2025-era sessions at once (each one is a host); beyond, a new one is refused 503."""
+
+SESSION_IDLE = 30 * 60.0
+"""Seconds a 2025-era session may go without a request in flight or a GET stream open."""
+
+STOP_GRACE = 2
+"""Seconds the HTTP server waits for responses still open when it stops (the sessions' and the
+listen streams are ended before)."""
+
+_Incoming = anyio.abc.ObjectReceiveStream[SessionMessage | Exception]
+_Outgoing = anyio.abc.ObjectSendStream[SessionMessage]
+
+_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
+
+logger = logging.getLogger(__name__)
+
+
+class HttpGuard:
+    """The checks every request passes before any MCP is read (an ASGI middleware)."""
+
+    def __init__(self, app: Any, token: str, port: int) -> None:
+        """``app``: what a request that passes reaches; ``token``: the bearer token;
+        ``port``: the port listened on (the one a ``Host`` may name)."""
+        self._app = app
+        self._expected = f"Bearer {token}".encode()
+        self._hosts = frozenset(f"{name}:{port}" for name in _LOCAL_HOSTS)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse the request, or pass it on."""
+        if scope["type"] != "http":
+            return  # no lifespan or websocket is served
+        headers = Headers(scope=scope)
+        refusal = self._refusal(headers, scope["path"])
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self._app(scope, receive, send)
+
+    def _refusal(self, headers: Headers, path: str) -> Response | None:
+        # Host and Origin first: a page that rebinds a name to 127.0.0.1 is told nothing more.
+        if headers.get("host", "").lower() not in self._hosts:
+            return _plain(403, "Host not allowed: use 127.0.0.1 or localhost")
+        origin = headers.get("origin")
+        if origin is not None and not _local_origin(origin):
+            return _plain(403, "Origin not allowed")
+        given = headers.get("authorization", "").encode("latin-1")
+        scheme, _, credential = given.partition(b" ")
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(
+            b"Bearer " + credential.strip(), self._expected
+        ):
+            response = _plain(401, "a bearer token is required (see agentty-tui serve --http)")
+            response.headers["WWW-Authenticate"] = 'Bearer realm="agentty"'
+            return response
+        if path.rstrip("/") != MCP_PATH:
+            return _plain(404, f"not found: the gateway is at {MCP_PATH}")
+        return None
+
+
+def _plain(status: int, text: str) -> Response:
+    return Response(text, status_code=status, media_type="text/plain")
+
+
+def _local_origin(origin: str) -> bool:
+    """A page of 127.0.0.1 or localhost, on any port (``null`` or a malformed one is not)."""
+    try:
+        parts = urlsplit(origin)
+        _ = parts.port  # raises on a malformed port
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and (parts.hostname or "") in _LOCAL_HOSTS
+
+
+class HttpGateway:
+    """The MCP side of ``serve --http`` (an ASGI app): routes each request to its era's
+    server, and owns the sessions' tasks while ``run`` runs."""
+
+    def __init__(
+        self,
+        source: GatewaySource,
+        host: str | None = None,
+        *,
+        wait: float = DEFAULT_WAIT,
+        offers: OfferSource | None = None,
+    ) -> None:
+        """``source``: the plugin state (a ``Bridge``); ``host``: whose lens; ``wait``: seconds
+        the first request waits for servers still connecting; ``offers``: the servers'
+        resources, prompts and log messages (``None``: tools only)."""
+        self._source = source
+        self._host = host
+        self._wait = wait
+        self._offers = offers
+        self._sessions: dict[str, StreamableHTTPServerTransport] = {}
+        self._asking_nothing: set[str] = set()
+        """The sessions whose host declared neither elicitation nor roots
+        (``http.answers``)."""
+        self._group: anyio.abc.TaskGroup | None = None
+        self._modern: StreamableHTTPSessionManager | None = None
+        self._modern_ready = anyio.Event()
+        self._modern_host: HostServer | None = None
+
+    @property
+    def sessions(self) -> int:
+        """How many 2025-era sessions are open (diagnostics, tests)."""
+        return len(self._sessions)
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        """Serve until cancelled; started (``task_status``) once requests can be taken."""
+        try:
+            async with anyio.create_task_group() as group:
+                self._group = group
+                group.start_soon(self._serve_modern)
+                task_status.started()
+                await anyio.sleep_forever()
+        finally:
+            self._group = None
+
+    async def close(self) -> None:
+        """End every session and every listen stream (their responses end with them)."""
+        if self._modern_host is not None:
+            self._modern_host.end_listens()
+        for transport in list(self._sessions.values()):
+            with anyio.CancelScope(shield=True):
+                await transport.terminate()
+        self._sessions.clear()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """One HTTP request (it passed ``HttpGuard``)."""
+        headers = Headers(scope=scope)
+        version = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            await self._modern_request(scope, receive, send)
+            return
+        session_id = headers.get(MCP_SESSION_ID_HEADER)
+        if session_id is None:
+            await self._open_session(scope, receive, send)
+            return
+        transport = self._sessions.get(session_id)
+        if transport is None:
+            await _error(404, "Session not found")(scope, receive, send)
+            return
+        alone = False
+        if scope["method"] == "POST" and session_id in self._asking_nothing:
+            # The body is whole already (the body limit reads it first): one message.
+            first = await receive()
+            alone = _whole(first) and answered_alone(first.get("body", b""))
+            receive = replaying(first, receive)
+        choice = ANSWER_ALONE.set(alone)
+        try:
+            await transport.handle_request(scope, receive, send)
+        finally:
+            ANSWER_ALONE.reset(choice)
+        if transport.is_terminated:  # the host ended it (DELETE)
+            self._sessions.pop(session_id, None)
+            self._asking_nothing.discard(session_id)
+
+    def _host_server(self) -> HostServer:
+        return HostServer(self._source, self._host, wait=self._wait, offers=self._offers)
+
+    async def _modern_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._modern_ready.wait()  # at most the first settling, ``wait`` seconds
+        manager = self._modern
+        if manager is None:  # stopping
+            await _error(503, "the gateway is stopping")(scope, receive, send)
+            return
+        await manager.handle_request(scope, receive, send)
+
+    async def _serve_modern(self) -> None:
+        """The one server of every 2026-07-28 request, from the first settling on."""
+        served = self._host_server()
+        await served.settle()
+        manager = StreamableHTTPSessionManager(served.build())
+        self._modern_host = served
+        try:
+            async with manager.run(), anyio.create_task_group() as group:
+                await group.start(served.follow)
+                self._modern = manager
+                self._modern_ready.set()
+        finally:
+            self._modern = None
+            self._modern_ready.set()  # a request still waiting is told the gateway stops
+
+    async def _open_session(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request without a session: only an ``initialize`` opens one (the transport
+        answers anything else with an error, and the session is dropped again)."""
+        group = self._group
+        if group is None:
+            await _error(503, "the gateway is stopping")(scope, receive, send)
+            return
+        if len(self._sessions) >= MAX_SESSIONS:
+            await _error(503, "too many open sessions")(scope, receive, send)
+            return
+        session_id = uuid.uuid4().hex
+        transport = AnswerChoosingTransport(session_id, idle_timeout=SESSION_IDLE)
+        self._sessions[session_id] = transport
+        first = await receive()
+        receive = replaying(first, receive)
+        established = False
+        try:
+            await group.start(self._serve_session, session_id, transport)
+            status = await _answered_status(transport, scope, receive, send)
+            established = status is not None and status < 400
+        finally:
+            if not established:
+                await self._drop(session_id, transport)
+        body = first.get("body", b"") if _whole(first) else b""
+        if established and session_id in self._sessions and asks_nothing(body):
+            self._asking_nothing.add(session_id)
+
+    async def _serve_session(
+        self,
+        session_id: str,
+        transport: StreamableHTTPServerTransport,
+        *,
+        task_status: anyio.abc.TaskStatus[None],
+    ) -> None:
+        """One 2025-era host, until its session ends (DELETE, idle, the gateway's stop)."""
+        try:
+            async with transport.connect() as (read_stream, write_stream):
+                task_status.started()
+                idle = transport.idle_scope or anyio.CancelScope()
+                with idle:
+                    host = self._host_server()
+                    # The transport's streams are the SDK's own kind, which its ``Server.run``
+                    # takes as it takes anyio's; ``HostServer.serve`` names anyio's.
+                    await host.serve(cast(_Incoming, read_stream), cast(_Outgoing, write_stream))
+        except Exception:  # one session's failure ends it alone, never the others
+            logger.exception("gateway HTTP session %s failed", session_id[:8])
+        finally:
+            await self._drop(session_id, transport)
+
+    async def _drop(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        """Forget a session (its id answers 404 from now on) and end its transport."""
+        self._sessions.pop(session_id, None)
+        self._asking_nothing.discard(session_id)
+        if not transport.is_terminated:
+            with anyio.CancelScope(shield=True):
+                await transport.terminate()
+
+
+def _whole(message: Message) -> bool:
+    """Whether ``message`` is a request's whole body."""
+    return message["type"] == "http.request" and not message.get("more_body", False)
+
+
+def _error(status: int, message: str) -> Response:
+    """A JSON-RPC error without an id, with the HTTP status."""
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    return JSONResponse(body, status_code=status)
+
+
+async def _answered_status(
+    transport: StreamableHTTPServerTransport, scope: Scope, receive: Receive, send: Send
+) -> int | None:
+    """Let ``transport`` answer the request; the HTTP status it answered with."""
+    status: int | None = None
+
+    async def watched(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = int(message["status"])
+        await send(message)
+
+    await transport.handle_request(scope, receive, watched)
+    return status
+
+
+@contextlib.asynccontextmanager
+async def http_server(app: Any, listener: socket.socket) -> AsyncIterator[None]:
+    """uvicorn serving ``app`` on ``listener`` while the context is open.
+
+    Driven through its parts (``startup``, ``shutdown``) rather than ``serve``, which would
+    take the process's SIGINT and SIGTERM from the app's own handling."""
+    config = uvicorn.Config(
+        app,
+        log_config=None,  # the app's logging is set already (the log file); keep it
+        access_log=False,
+        lifespan="off",
+        ws="none",
+        http="h11",
+        proxy_headers=False,  # nothing sits in front of a loopback server
+        server_header=False,
+        date_header=False,
+        timeout_graceful_shutdown=STOP_GRACE,
+    )
+    config.load()
+    server = uvicorn.Server(config)
+    server.lifespan = config.lifespan_class(config)
+    await server.startup(sockets=[listener])
+    try:
+        yield
+    finally:
+        with anyio.CancelScope(shield=True):
+            server.should_exit = True
+            await server.shutdown(sockets=[listener])
+
+
+@contextlib.asynccontextmanager
+async def http_gateway(
+    listener: socket.socket,
+    token: str,
+    source: GatewaySource,
+    host: str | None = None,
+    *,
+    wait: float = DEFAULT_WAIT,
+    offers: OfferSource | None = None,
+) -> AsyncIterator[HttpGateway]:
+    """The gateway served on ``listener`` (bound to ``LOOPBACK``) to every host with ``token``,
+    over ``source``, while the block runs. Leaving ends the sessions and the listen streams
+    first (no open stream holds the HTTP server's stop up), then the HTTP server, which closes
+    ``listener``: ``serve --http`` over its own bridge, and the gateway daemon over the bridge
+    of a ``serve --http --shared`` (``gateway/daemon/http_handover``)."""
+    port = int(listener.getsockname()[1])
+    async with anyio.create_task_group() as group:
+        gateway = HttpGateway(source, host, wait=wait, offers=offers)
+        await group.start(gateway.run)
+        app = HttpGuard(
+            RequestBodyLimitMiddleware(gateway, DEFAULT_MAX_REQUEST_BODY_SIZE), token, port
+        )
+        try:
+            async with http_server(app, listener):
+                try:
+                    yield gateway
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await gateway.close()
+        finally:
+            group.cancel_scope.cancel()
+
+
+async def serve_http(
+    workspace: Workspace,
+    host: str | None = None,
+    trust: bool = False,
+    wait: float = DEFAULT_WAIT,
+    *,
+    port: int = DEFAULT_PORT,
+    show_token: bool = False,
+    out: TextIO | None = None,
+    env: Mapping[str, str] | None = None,
+) -> int:
+    """Serve ``host``'s view of ``workspace`` over HTTP until cancelled (a signal); says on
+    ``out`` (stdout) where, and where the token is (the token itself only with
+    ``show_token``). ``env``: where the token file is (``os.environ``)."""
+    token_file = token_path(os.environ if env is None else env)
+    token = read_or_make_token(token_file)
+    listener = listen_socket(port)  # a taken port fails before any server starts
+    chosen = int(listener.getsockname()[1])
+    stream = sys.stdout if out is None else out
+    with listener:
+        async with Bridge(workspace, trust=trust) as bridge, anyio.create_task_group() as group:
+            await group.start(bridge.watch)
+            async with http_gateway(listener, token, bridge, host, wait=wait, offers=bridge):
+                stream.write(announcement(chosen, token_file, token if show_token else None))
+                stream.flush()
+                await anyio.sleep_forever()
+    return 0

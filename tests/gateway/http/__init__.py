@@ -1,0 +1,1 @@
+"""Tests of agentty_tui.gateway.http."""
