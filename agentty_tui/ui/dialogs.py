@@ -45,6 +45,7 @@ from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
 from agentty_tui.secrets import mask_url, mask_value, masked_command_line
 from agentty_tui.terminal_text import safe_json, safe_line
+from agentty_tui.ui.pin_text import pin_lines
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.text import PlainText
 from agentty_tui.ui.tool_marks import TASK_REASON, hint_lines
@@ -297,6 +298,7 @@ class ToolDetailsScreen(Dialog[None]):
                 *hint_lines(tool),
                 *self._hosts_line(),
                 *([f"tokens     {self._tokens}"] if self._tokens else []),
+                *pin_lines(server, tool),
             )
         )
         schema = safe_json(thaw(tool.input_schema))
@@ -365,6 +367,7 @@ class ServerDetailsScreen(Dialog[str | None]):
             lines.append(f"tools      {server.enabled_count}/{len(server.tools)} on")
             if self._tokens:
                 lines.append(f"tokens     {self._tokens}")
+            lines += pin_lines(server)
         info = server.info
         if info is not None and info.name:
             lines.append(safe_line(f"server     {info.name} {info.version or ''}".rstrip()))
