@@ -252,7 +252,7 @@ def wire_status(server: ServerState, tool: ToolState, catalog: WireCatalog) -> s
     if server.status != "connected":
         return f"not on the wire: the server is {server.status}"
     if catalog.is_trimmed(server.name, tool.bare):
-        return f"not on the wire: trimmed by the tool budget of {catalog.budget}"
+        return f"not on the wire: trimmed by {catalog.trimmed_by()}"
     return "on the wire"
 
 
