@@ -835,18 +835,20 @@ async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
     import itself starts none of them in every project from then on.
     """
     from agentty_tui.config import apply_import, plan_import
-    from agentty_tui.config.importing import disabled_additions
+    from agentty_tui.config.importing import disabled_additions, read_source, with_notes
     from agentty_tui.config.sources import is_project_file
 
-    source = existing_store(args.source, args.from_format, "the file to import from").load()
+    # Its pins come with it: from the file itself, or from the pin store for a host's file.
+    source_store = existing_store(args.source, args.from_format, "the file to import from")
     opened = load_config(path, args, create=True)[0]
+    source, notes = read_source(source_store, opened.pins)
     # A workspace imports into our own user file, where ``add`` writes too (the one file of
     # ``--config``).
     store = opened.store(opened.add_to)
     target = store.load()
     # Where a project's servers will start: their executables inside it are flagged.
     project = None if opened.single else opened.root
-    plan = plan_import(source, target, carried=store.dialect.timeout_fields)
+    plan = with_notes(plan_import(source, target, carried=store.dialect.timeout_fields), notes)
     parked = is_project_file(args.source, Path.home())
     if parked:
         plan = disabled_additions(plan)
@@ -860,7 +862,7 @@ async def cmd_import(path: Path | None, args: argparse.Namespace) -> int:
         return 0
     if not await _confirmed(args, f"add {len(plan.add)} server(s) to {store.path}? [y/N] "):
         return 0
-    result = apply_import(plan, store)
+    result = apply_import(plan, store, pins=opened.pins, place=opened.pin_place(opened.add_to))
     for name in result.added:
         say(f"added {name!r}")
     for name, why in result.failed:

@@ -75,3 +75,30 @@ def _natives(listed: dict[str, object]) -> int:
     tools = listed["tools"]
     assert isinstance(tools, list)
     return sum(1 for tool in tools if tool["server"] is None)
+
+
+def test_a_hosts_ceiling_and_the_token_budget_trim_together_and_both_are_named(
+    home: Path,
+) -> None:
+    """VS Code's lens under a token budget: by tokens alone, by its ceiling alone, and by both
+    (the tighter cut ships, the warning names each budget with its excess)."""
+    everything = json.loads(_catalog(home, "--host", "vscode", "--json", "--budget", "1000"))
+    counts = [tool["tokens"]["claude"] for tool in everything["tools"]]
+    natives = _natives(everything)
+    room = sum(counts[: natives + 10])  # the natives and the first ten MCP tools
+    by_tokens = json.loads(
+        _catalog(
+            home, "--host", "vscode", "--json", "--budget", "1000", "--token-budget", "9999999"
+        )
+    )
+    assert by_tokens["tools"] == everything["tools"]  # a token budget that fits: the ceiling
+    over = everything["total"] - 128  # the natives and the 130 tools, past the ceiling
+    assert by_tokens["warning"].startswith(f"{over} tools over the budget of 128 — ")
+    both = json.loads(
+        _catalog(
+            home, "--host", "vscode", "--json", "--budget", "1000", "--token-budget", str(room)
+        )
+    )
+    assert len(both["tools"]) == natives + 10  # the token budget is the tighter cut
+    assert both["warning"].startswith(f"{over} tools over the budget of 128 and ")
+    assert f"tokens over the token budget of {room:,} — " in both["warning"]

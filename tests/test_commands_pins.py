@@ -83,3 +83,23 @@ def test_pin_names_an_unknown_server(tmp_path: Path) -> None:
     result = run(fake, "pin", "nobody", "add")
     assert result.returncode != 0
     assert "nobody" in result.stderr
+
+
+def test_import_carries_a_hosts_pins_into_our_file(tmp_path: Path) -> None:
+    """``import ~/.codex/config.toml`` in a workspace: the Codex server's pins, kept in the pin
+    store, come with it into our own file (its ``tools.pin`` and ``"priority"``); the plan
+    says so, and the Codex file and its record are left as they are."""
+    fake = small_fake_home(tmp_path, ("agentty-user", "codex-user"))
+    store = Path(fake.env["XDG_CONFIG_HOME"]) / "agentty" / PINS_FILE_NAME
+    codex = _name(fake, "codex-user")
+    assert run(fake, "pin", codex, "add").returncode == 0
+    assert run(fake, "pin", codex).returncode == 0
+    records = store.read_text()
+    before = fake.files["codex-user"].read_bytes()
+    result = run(fake, "import", str(fake.files["codex-user"]), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "\n    pinned  every tool (priority 1); add (carried over)\n" in result.stdout
+    written = json.loads(fake.files["agentty-user"].read_text())["mcpServers"][codex]
+    assert written["tools"]["pin"] == ["add"] and written["priority"] == 1
+    assert fake.files["codex-user"].read_bytes() == before
+    assert store.read_text() == records

@@ -592,7 +592,7 @@ class Bridge:
         project's file's servers come disabled); nothing is written. ``ConfigError`` when a
         file is refused."""
         store = self._import_store()
-        return await anyio.to_thread.run_sync(prepare_import, source, store)
+        return await anyio.to_thread.run_sync(prepare_import, source, store, self.store.pins)
 
     async def import_servers(self, prepared: PreparedImport) -> tuple[ImportResult, ReloadReport]:
         """Write ``prepared``'s additions (a name taken meanwhile is refused, in the result),
@@ -613,7 +613,10 @@ class Bridge:
     def _write_import(self, prepared: PreparedImport, store: ConfigStore) -> ImportResult:
         # Announced to the running bridges once our own fingerprint is noted (``_write``).
         with one_announcement():
-            result = apply_import(prepared.plan, store)
+            # The imported servers' pins go where the workspace keeps those of its file.
+            workspace = self.store
+            place = workspace.pin_place(workspace.add_to)
+            result = apply_import(prepared.plan, store, pins=workspace.pins, place=place)
             # Our own write: the live reload leaves it to the reload that follows.
             self._seen_version = self.store.version()
         return result

@@ -143,6 +143,16 @@ class WireCatalog(Frozen):
         """The trimmed tools grouped by server, ``{server: {bare, ...}}`` (built once)."""
         return self._index("_by_server_cache", self.trimmed, lambda: group_trimmed(self.trimmed))
 
+    def trimmed_by(self) -> str:
+        """Which budgets trimmed tools, in words: ``the tool budget of 128``, ``the token
+        budget of 20,000``, or both joined by ``and`` (each one the requested tools are over)."""
+        budgets = []
+        if self.total_requested > self.budget:
+            budgets.append(f"the tool budget of {self.budget:,}")
+        if self.tokens_over_by > 0 and self.token_budget is not None:
+            budgets.append(f"the token budget of {self.token_budget:,}")
+        return " and ".join(budgets) or f"the tool budget of {self.budget:,}"
+
     def is_trimmed(self, server: str, tool: str) -> bool:
         """Whether this enabled tool was dropped for the budget (constant time)."""
         return ToolRef(server, tool) in self._trimmed_set()

@@ -9,6 +9,13 @@ copied either: the line that skips it says why.
 ``apply_import(plan, store)`` writes the additions through ``AddServer`` (then ``SetToolFilter``
 and ``SetServerDisabled`` where the source has them), one atomic edit at a time. Nothing that
 exists is ever overwritten: a name taken meanwhile is refused by ``AddServer`` and reported.
+
+**Pins travel with their servers.** A source server's pins (``tools.pin``, ``priority``) come
+from wherever the source keeps them: its own file (agentty's), or agentty's pin store for a
+host's file (``read_source``, keyed by the source's absolute path as ``config.pins`` keys it).
+They are written wherever the target keeps them: the target's own ``tools.pin`` and
+``"priority"`` (``SetToolPinned``, ``SetServerPriority``), or the pin store under the target's
+path for a host's file, so the imported server is pinned as it was.
 ``prepare_import(found, store)`` is the picker's plan of one host file found
 (``config.discover``) into one config file, as the bridge's import makes it.
 """
@@ -16,20 +23,39 @@ exists is ever overwritten: a name taken meanwhile is refused by ``AddServer`` a
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentty_tui.config.detect import dialect_by_name
 from agentty_tui.config.discover import HostFile
-from agentty_tui.config.engine import AddServer, RemoveServer, SetServerDisabled, SetToolFilter
+from agentty_tui.config.engine import (
+    AddServer,
+    ConfigEdit,
+    RemoveServer,
+    SetServerDisabled,
+    SetServerPriority,
+    SetToolFilter,
+    SetToolPinned,
+)
 from agentty_tui.config.entry_rules import entry_facts, fact_lines, name_problem
+from agentty_tui.config.pins import (
+    PinEdit,
+    PinPlace,
+    PinServer,
+    PinStore,
+    PinTool,
+    holds_pins,
+    with_book_pins,
+)
 from agentty_tui.config.store import ConfigStore
-from agentty_tui.errors import AgenttyError
+from agentty_tui.errors import AgenttyError, ConfigError
 from agentty_tui.secrets import mask_url
 from agentty_tui.specs import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_REQUEST_TIMEOUT,
+    EntryFact,
     HttpSpec,
     PluginConfig,
     ServerConfig,
@@ -47,6 +73,8 @@ __all__ = [
     "disabled_additions",
     "plan_import",
     "prepare_import",
+    "read_source",
+    "with_notes",
 ]
 
 
@@ -93,6 +121,8 @@ class ImportPlan:
             lines.append(f"+ {safe_line(server.name)}  {safe_line(_describe_spec(server))}")
             if server.spec is not None:
                 facts = entry_facts(server.spec, env_file=server.env_file, project=project)
+                if pins := _pins_text(server):
+                    facts = (*facts, EntryFact(label="pinned", value=f"{pins} (carried over)"))
                 # The first fact (the command line, the URL) is the line above.
                 lines += fact_lines(facts[1:], indent="    ")
         for name in self.identical:
@@ -174,6 +204,7 @@ def _diff(target: ServerConfig, source: ServerConfig) -> tuple[str, ...]:
     if target.tools != source.tools:
         lines.append(f"tools: {_filter_text(target.tools)} → {_filter_text(source.tools)}")
     for field, label in (
+        ("priority", "priority"),
         ("disabled", "disabled"),
         ("connect_timeout", "connect timeout"),
         ("request_timeout", "request timeout"),
@@ -189,7 +220,21 @@ def _filter_text(rule: ToolFilter) -> str:
         parts.append(f"only {list(rule.include)}")
     if rule.exclude:
         parts.append(f"off {list(rule.exclude)}")
+    if rule.pin:
+        parts.append(f"pinned {list(rule.pin)}")
     return ", ".join(parts) or "all on"
+
+
+def _pins_text(server: ServerConfig) -> str:
+    """What ``server`` pins, in words (empty: nothing): its priority, its pinned tools."""
+    parts = []
+    if server.priority > 0:
+        parts.append(f"every tool (priority {server.priority})")
+    elif server.priority < 0:
+        parts.append(f"priority {server.priority}")
+    if server.tools.pin:
+        parts.append(", ".join(server.tools.pin))
+    return "; ".join(parts)
 
 
 _TIMEOUTS = (
@@ -274,20 +319,55 @@ def _addition(server: ServerConfig, carried: Collection[str]) -> AddServer:
     )
 
 
+def _pin_edits(server: ServerConfig) -> list[ConfigEdit]:
+    """The edits that pin ``server`` in a file that holds pins as its source pinned it."""
+    edits: list[ConfigEdit] = [
+        SetToolPinned(server=server.name, tool=tool, pinned=True) for tool in server.tools.pin
+    ]
+    if server.priority:
+        edits.append(SetServerPriority(server=server.name, priority=server.priority))
+    return edits
+
+
+def _kept_pins(server: ServerConfig, place: PinPlace) -> list[PinEdit]:
+    """The pin store's edits that pin ``server`` of the file at ``place`` as its source did."""
+    edits: list[PinEdit] = [PinTool(place, server.name, tool, True) for tool in server.tools.pin]
+    if server.priority:
+        edits.append(PinServer(place, server.name, server.priority))
+    return edits
+
+
+def _place_of(store: ConfigStore) -> PinPlace:
+    """Where the pin store keys the servers of ``store``'s file (as ``Workspace.pin_place``
+    keys a file named alone: its absolute path)."""
+    return PinPlace(os.path.abspath(store.path))
+
+
+def _user_pins() -> PinStore:
+    return PinStore.of_user(Path.home(), os.environ)
+
+
 def apply_import(
     plan: ImportPlan,
     store: ConfigStore,
     *,
     progress: Callable[[str], None] | None = None,
+    pins: PinStore | None = None,
+    place: PinPlace | None = None,
 ) -> ImportResult:
     """Write the plan's additions into ``store``'s file, each server as its own atomic edits.
 
     A server the target refuses (a name taken meanwhile, a transport the format cannot say) is
     reported in ``failed``; if a server's later edit fails after it was added, it is removed
     again, so that no server ends up with more tools on than its source had.
+
+    An addition's pins are written where the target keeps them: its own ``tools.pin`` and
+    ``priority``, or, for a host's file, the pin store ``pins`` (default: the user's) under
+    ``place`` (default: the target's absolute path; a workspace passes its ``pin_place``).
     """
     added: list[str] = []
     failed: list[tuple[str, str]] = []
+    own_pins = holds_pins(store)
     for server in plan.add:
         assert server.spec is not None
         try:
@@ -296,16 +376,18 @@ def apply_import(
             failed.append((server.name, str(error)))
             continue
         try:
-            if server.tools != ToolFilter():
+            rule = server.tools
+            if rule.include is not None or rule.exclude:
                 store.apply(
-                    SetToolFilter(
-                        server=server.name,
-                        include=server.tools.include,
-                        exclude=server.tools.exclude,
-                    )
+                    SetToolFilter(server=server.name, include=rule.include, exclude=rule.exclude)
                 )
             if server.disabled:
                 store.apply(SetServerDisabled(server=server.name, disabled=True))
+            if own_pins:
+                if edits := _pin_edits(server):
+                    store.apply(edits)
+            elif kept := _kept_pins(server, place or _place_of(store)):
+                (pins or _user_pins()).apply(kept)
         except AgenttyError as error:
             store.apply(RemoveServer(name=server.name))
             failed.append((server.name, str(error)))
@@ -336,10 +418,37 @@ class PreparedImport:
     """``plan_import``'s plan (its additions disabled for a project's file)."""
 
 
-def prepare_import(source: HostFile, target: ConfigStore) -> PreparedImport:
-    """The plan of importing ``source``'s servers into ``target``'s file (which need not exist
-    yet). A project's file (a folder's ``.mcp.json``) is not trusted by the import: its servers
-    are planned disabled. Reads files; ``ConfigError`` when one is refused."""
-    config = ConfigStore(source.path, dialect=dialect_by_name(source.dialect)).load()
+def read_source(
+    store: ConfigStore, pins: PinStore | None = None
+) -> tuple[PluginConfig, tuple[str, ...]]:
+    """The servers of an import's source file with their pins, and notes on what could not be
+    read. A host's file cannot hold pins: the pin store ``pins`` (default: the user's) keeps
+    them, under the file's absolute path; one that does not read carries none (a note says so).
+    ``ConfigError`` when the source itself is refused."""
+    config = store.load()
+    if holds_pins(store):
+        return config, ()
+    try:
+        book = (pins or _user_pins()).read()
+    except ConfigError as error:
+        return config, (f"no pins are carried over: {error}",)
+    return with_book_pins(config, book, _place_of(store)), ()
+
+
+def with_notes(plan: ImportPlan, notes: tuple[str, ...]) -> ImportPlan:
+    """``plan`` with ``notes`` added after its own."""
+    return dataclasses.replace(plan, notes=(*plan.notes, *notes)) if notes else plan
+
+
+def prepare_import(
+    source: HostFile, target: ConfigStore, pins: PinStore | None = None
+) -> PreparedImport:
+    """The plan of importing ``source``'s servers, with their pins, into ``target``'s file
+    (which need not exist yet). A project's file (a folder's ``.mcp.json``) is not trusted by
+    the import: its servers are planned disabled. Reads files (``pins``: the pin store, default
+    the user's); ``ConfigError`` when one is refused."""
+    store = ConfigStore(source.path, dialect=dialect_by_name(source.dialect))
+    config, notes = read_source(store, pins)
     plan = plan_import(config, target.load(), carried=target.dialect.timeout_fields)
-    return PreparedImport(source, target.path, disabled_additions(plan) if source.project else plan)
+    plan = with_notes(disabled_additions(plan) if source.project else plan, notes)
+    return PreparedImport(source, target.path, plan)

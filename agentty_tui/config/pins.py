@@ -40,10 +40,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeAlias
 
+from agentty_tui.config.engine import Adapter
 from agentty_tui.config.files import FileVersion
 from agentty_tui.config.sources import our_user_file
-from agentty_tui.config.store import DocumentStore
+from agentty_tui.config.store import ConfigStore, DocumentStore
 from agentty_tui.errors import ConfigError
+from agentty_tui.specs import PluginConfig
 
 __all__ = [
     "MAX_NAME",
@@ -59,6 +61,8 @@ __all__ = [
     "PinTool",
     "PinsView",
     "ServerPins",
+    "holds_pins",
+    "with_book_pins",
 ]
 
 PINS_FILE_NAME = "pins.json"
@@ -104,6 +108,31 @@ class PinBook:
     def get(self, place: PinPlace, server: str) -> ServerPins | None:
         """The pins of ``server`` of the file at ``place``, or ``None``."""
         return self.servers.get((place, server))
+
+
+def holds_pins(store: ConfigStore) -> bool:
+    """Whether ``store``'s format spells pins and priorities itself (agentty's own); the pins
+    of the servers of any other file are kept in the pin store."""
+    dialect = store.dialect
+    return isinstance(dialect, Adapter) and dialect.pin_key is not None
+
+
+def with_book_pins(config: PluginConfig, book: PinBook, place: PinPlace) -> PluginConfig:
+    """``config`` (the file at ``place``, which cannot hold pins) with what ``book`` keeps for
+    its servers, read in as a file's own ``tools.pin`` and ``priority`` are (an import's source:
+    its pins travel with its servers)."""
+    servers = []
+    for server in config.servers:
+        pins = book.get(place, server.entry_name)
+        if pins is None:
+            servers.append(server)
+            continue
+        pin = tuple(dict.fromkeys([*server.tools.pin, *pins.tools]))
+        tools = server.tools.model_copy(update={"pin": pin})
+        servers.append(
+            server.model_copy(update={"tools": tools, "priority": server.priority or pins.priority})
+        )
+    return config.model_copy(update={"servers": tuple(servers)})
 
 
 @dataclass(frozen=True, slots=True)

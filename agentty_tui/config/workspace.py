@@ -117,6 +117,7 @@ from agentty_tui.config.pins import (
     PinServer,
     PinStore,
     PinTool,
+    holds_pins,
 )
 from agentty_tui.config.routing import routed_sources, routed_view, without_gateway
 from agentty_tui.config.sources import (
@@ -274,7 +275,7 @@ class Workspace:
         source = SourceFile(ref, store.dialect.name)
         root = Path(path).absolute().parent
         # A file of a host's format keeps its pins in the user's pin store, as in a workspace.
-        pins = None if _holds_pins(store) else PinStore.of_user(Path.home(), os.environ)
+        pins = None if holds_pins(store) else PinStore.of_user(Path.home(), os.environ)
         workspace = cls((source,), root=root, trust=None, add_to=ref, pins=pins)
         workspace._stores[ref] = store  # the caller's store: its dialect, its seams
         return workspace
@@ -495,14 +496,15 @@ class Workspace:
         """Whether the file ``ref`` holds its servers' pins itself (agentty's own files);
         the others' are kept in the pin store (``config.pins``)."""
         store = self._stores.get(ref)
-        return ref.host == "agentty" and store is not None and _holds_pins(store)
+        return ref.host == "agentty" and store is not None and holds_pins(store)
 
     def pin_place(self, ref: SourceRef) -> PinPlace:
         """Where the pin store keys the pins of ``ref``'s servers: the file (a connected host's
         own, not its stash, so its pins outlive connecting and disconnecting), and for Claude
-        Code's local scope the project."""
-        file = self.routed.get(ref, Path(ref.path))
-        return PinPlace(str(file), str(self.root) if ref.scope == "local" else None)
+        Code's local scope the project. The path is absolute (``--config x.toml`` given from
+        another folder is the same file, with the same pins)."""
+        file = os.path.abspath(self.routed.get(ref, Path(ref.path)))
+        return PinPlace(file, str(self.root) if ref.scope == "local" else None)
 
     def _with_kept_pins(self, config: PluginConfig) -> PluginConfig:
         """``config`` with the pins the pin store keeps for its servers, read in as a file's
@@ -1032,12 +1034,6 @@ class Workspace:
         # The entry the caller saw (a bridge, a command: each loads before it edits); reading
         # every file again here would double an edit's cost.
         return self.owner(self._layered or self.load(), name)
-
-
-def _holds_pins(store: ConfigStore) -> bool:
-    """Whether ``store``'s format spells pins and priorities (agentty's own)."""
-    dialect = store.dialect
-    return isinstance(dialect, Adapter) and dialect.pin_key is not None
 
 
 def _version(path: Path) -> FileVersion | None:

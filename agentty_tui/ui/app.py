@@ -1237,14 +1237,20 @@ class PickerApp(KeyOrderApp):
 
     def _tokens_text(self, server: ServerState, tool: ToolState | None) -> str | None:
         """The details' token line: the tool's tokens, or the server's tools' that are on, in
-        the lens's family (``None`` while not counted)."""
+        the lens's family, and under it the family's per-request overhead, apart (``None``
+        while not counted)."""
         cost = None if self._costs is None else self._costs.of(server, self.family)
         if cost is None:
             return None
         spec = FAMILIES[self.family]
         how = "exact" if spec.exact else "an o200k estimate"
         if tool is None:
-            return f"{cost.enabled:,} for its tools that are on ({spec.label}, {how})"
+            text = f"{cost.enabled:,} for its tools that are on ({spec.label}, {how})"
+            if spec.request_overhead is None:
+                return text
+            # The tool-use prompt is paid once a request, whatever the tools: kept apart.
+            overhead = f"+ {spec.request_overhead:,} once a request, for tool use (not per tool)"
+            return f"{text}\n           {overhead}"
         count = cost.tools.get(tool.bare)
         return None if count is None else f"{count:,} ({spec.label}, {how})"
 

@@ -45,6 +45,7 @@ from agentty_tui.frozen import thaw
 from agentty_tui.model import ServerState, ToolState
 from agentty_tui.secrets import mask_url, mask_value, masked_command_line
 from agentty_tui.terminal_text import safe_json, safe_line
+from agentty_tui.ui.pin_text import pin_lines
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.text import PlainText
 from agentty_tui.ui.tool_marks import TASK_REASON, hint_lines
@@ -251,7 +252,7 @@ def wire_status(server: ServerState, tool: ToolState, catalog: WireCatalog) -> s
     if server.status != "connected":
         return f"not on the wire: the server is {server.status}"
     if catalog.is_trimmed(server.name, tool.bare):
-        return f"not on the wire: trimmed by the tool budget of {catalog.budget}"
+        return f"not on the wire: trimmed by {catalog.trimmed_by()}"
     return "on the wire"
 
 
@@ -297,6 +298,7 @@ class ToolDetailsScreen(Dialog[None]):
                 *hint_lines(tool),
                 *self._hosts_line(),
                 *([f"tokens     {self._tokens}"] if self._tokens else []),
+                *pin_lines(server, tool),
             )
         )
         schema = safe_json(thaw(tool.input_schema))
@@ -365,6 +367,7 @@ class ServerDetailsScreen(Dialog[str | None]):
             lines.append(f"tools      {server.enabled_count}/{len(server.tools)} on")
             if self._tokens:
                 lines.append(f"tokens     {self._tokens}")
+            lines += pin_lines(server)
         info = server.info
         if info is not None and info.name:
             lines.append(safe_line(f"server     {info.name} {info.version or ''}".rstrip()))

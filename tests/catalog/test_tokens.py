@@ -135,11 +135,13 @@ def test_token_budget_trims_lowest_priority_first_and_says_by_how_much() -> None
         f"{over:,} tokens over the token budget of {budget:,} — 2 MCP tools were dropped "
         "from this session; disable some to make room"
     )
+    assert catalog.trimmed_by() == f"the token budget of {budget:,}"  # not the tool budget
 
 
 def test_both_budgets_the_tighter_one_wins_and_both_are_named() -> None:
     """Over the count budget and the token budget at once: the stricter cut applies, and the
-    warning names both budgets with their excess."""
+    warning names both budgets with their excess, as ``trimmed_by`` does (a trimmed tool's
+    details say it)."""
     native = _cost("read", "")
     a, b, c, d = (_cost(f"mcp__s__{bare}", text) for bare, text in TOOLS)
     by_count = project_catalog(_model(*TOOLS, budget=2, tokens=native + a + b + c + d - 1))
@@ -147,6 +149,9 @@ def test_both_budgets_the_tighter_one_wins_and_both_are_named() -> None:
     assert by_count.warning is not None
     assert by_count.warning.startswith("3 tools over the budget of 2 and 1 tokens over the token")
     assert by_count.tokens_shipped == native + a  # the count budget's cut, not the tokens'
+    assert by_count.trimmed_by() == "the tool budget of 2 and the token budget of " + (
+        f"{native + a + b + c + d - 1:,}"
+    )
     by_tokens = project_catalog(_model(*TOOLS, budget=4, tokens=native + a))
     assert [tool.tool for tool in by_tokens.tools] == ["read", "a"]
     assert by_tokens.over_by == 1 and by_tokens.tokens_over_by == b + c + d

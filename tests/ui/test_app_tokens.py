@@ -111,11 +111,36 @@ async def test_details_say_what_a_tool_and_a_server_cost(counter: GatedCounter) 
         assert isinstance(app.screen, ToolDetailsScreen)
         facts = str(app.screen.query_one("#details-facts", Static).render())
         assert "tokens     " in facts and "(Claude, an o200k estimate)" in facts
+        assert "once a request" not in facts  # the request's overhead is never a tool's
         await pilot.press("escape", "up", "enter")
         await pilot.pause()
         assert isinstance(app.screen, ServerDetailsScreen)
         facts = str(app.screen.query_one("#server-facts", Static).render())
-        assert "for its tools that are on (Claude, an o200k estimate)" in facts
+        assert (
+            "for its tools that are on (Claude, an o200k estimate)\n"
+            "           + 346 once a request, for tool use (not per tool)\n"
+        ) in facts
+
+
+async def test_a_tool_trimmed_by_the_token_budget_says_that_budget(
+    counter: GatedCounter,
+) -> None:
+    """With a token budget that only the first tools fit, a trimmed tool's details name the
+    token budget (not the tool budget, which everything fits)."""
+    counter.gate.set()
+    priced = _priced().model_copy(update={"tool_token_budget": 200})
+    app = PickerApp(StaticSource(priced), count_tokens=True)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await _counted(app)
+        with anyio.fail_after(30):
+            while not app.catalog.is_trimmed("dear", "big"):
+                await pilot.pause()
+        assert app.picker.select_key(("tool", "dear", "big"))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ToolDetailsScreen)
+        facts = str(app.screen.query_one("#details-facts", Static).render())
+        assert "wire       not on the wire: trimmed by the token budget of 200\n" in facts
 
 
 async def test_a_hosts_lens_counts_in_its_family_and_says_its_limits(

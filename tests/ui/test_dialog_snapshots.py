@@ -15,7 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from agentty_tui.config.discover import HostFile
-from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
+from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, StdioSpec
 from agentty_tui.ui.app import PickerApp
 from tests.ui.fakes import (
     StaticSource,
@@ -23,7 +23,9 @@ from tests.ui.fakes import (
     hinted_model,
     model,
     over_budget_model,
+    server,
     settle,
+    tool,
 )
 from tests.ui.test_snapshots import no_blink
 
@@ -210,8 +212,9 @@ def test_first_run_lists_other_hosts_files(snap_compare: SnapCompare) -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_tool_details(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
-    """A tool's details: its facts (server, wire name, on the wire), its description and its
-    input schema; at 60×20 the dialog fills the screen with a scroll bar."""
+    """A tool's details: its facts (server, wire name, on the wire, not pinned, pins kept in
+    its config file), its description and its input schema; at 60×20 the dialog fills the
+    screen with a scroll bar."""
 
     async def open_details(pilot: Pilot[None]) -> None:
         await pilot.press("down")  # the first tool of the first server
@@ -293,4 +296,49 @@ def test_task_only_tool_details(snap_compare: SnapCompare) -> None:
         await no_blink(pilot)
 
     app = PickerApp(StaticSource(hinted_model()), follow=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_details)
+
+
+def pinned_codex_model() -> PluginModel:
+    """A Codex server whose pins agentty's pin store keeps (Codex's file cannot hold them),
+    with one tool pinned, and one server of our own file with a priority."""
+    codex = server(
+        "github",
+        tool("search_issues", description="Search issues.", query="string"),
+        tool("create_issue", description="Create an issue.", title="string"),
+    )
+    tools = (codex.tools[0].model_copy(update={"pinned": True}), *codex.tools[1:])
+    codex = codex.model_copy(
+        update={
+            "tools": tools,
+            "source": SourceRef(path="/home/u/.codex/config.toml", scope="user", host="codex"),
+            "pins_kept_in": "/home/u/.config/agentty/pins.json",
+        }
+    )
+    ours = server("notes", tool("add_note", description="Add a note.", text="string"))
+    return model(codex, ours.model_copy(update={"priority": 1}))
+
+
+@pytest.mark.parametrize(
+    ("keys", "shows"),
+    [
+        pytest.param(("down",), "tool", id="tool"),
+        pytest.param((), "server", id="server"),
+        pytest.param(("down", "down", "down"), "own", id="own-file"),
+    ],
+)
+def test_details_say_what_is_pinned_and_where_the_pins_are_kept(
+    snap_compare: SnapCompare, keys: tuple[str, ...], shows: str
+) -> None:
+    """The details' pin lines: `tool`, a pinned tool of a Codex server ("pin  pinned (p unpins
+    it)", "pins kept  in agentty's pin store:", its path, "(Codex's file cannot hold pins)");
+    `server`, that server's details (its pinned tool named, the same store); `own-file`, a
+    server of our own file with a priority ("pinned  every tool (priority 1)", "pins kept  in
+    its config file: tools.pin and "priority"")."""
+
+    async def open_details(pilot: Pilot[None]) -> None:
+        await pilot.press(*keys, "enter")
+        await no_blink(pilot)
+
+    app = PickerApp(StaticSource(pinned_codex_model()), follow=False)
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_details)

@@ -7,6 +7,7 @@ servers are real MCP servers; the import runs through a real bridge, which start
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from textual.widgets import OptionList
 from agentty_tui.bridge import Bridge
 from agentty_tui.config import ConfigStore
 from agentty_tui.config.discover import HostFile, host_config_files
+from agentty_tui.config.pins import PINS_FILE_NAME, PinPlace, PinServer, PinStore, PinTool
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.dialogs import ConfirmScreen
 from agentty_tui.ui.import_dialog import ImportScreen
@@ -151,3 +153,42 @@ async def test_a_folders_mcp_json_is_a_projects_and_its_servers_come_disabled(
             assert bridge.server_pid("gamma") is None
     written = json.loads(target.read_text())["mcpServers"]
     assert written["gamma"]["disabled"] is True
+
+
+async def test_i_carries_the_pins_the_pin_store_keeps_for_a_hosts_servers(
+    tmp_path: Path, home: Path
+) -> None:
+    """Codex's file cannot hold pins; agentty's pin store keeps them by its path. Imported with
+    `i`, the plan says what is pinned, our file holds the pins, and the servers it starts are
+    pinned as they were (a tool's ⚑, every tool of a server with a priority)."""
+    target = tmp_path / "project" / "mcp.json"
+    codex_file = home / ".codex" / "config.toml"
+    pins = Path(os.environ["XDG_CONFIG_HOME"]) / "agentty" / PINS_FILE_NAME
+    place = PinPlace(str(codex_file))
+    PinStore(pins).apply([PinTool(place, "alpha", "echo", True), PinServer(place, "beta", 1)])
+
+    def found(config: Path | None) -> tuple[HostFile, ...]:
+        return host_config_files(home, {}, None, exclude=config)
+
+    async with Bridge(ConfigStore(target), log_dir=tmp_path / "logs") as bridge:
+        with anyio.fail_after(TIMEOUT):
+            await bridge.settled()
+        app = PickerApp(bridge, host_files=found)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("i")
+            await until(pilot, lambda: isinstance(app.screen, ImportScreen))
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            text = plan_text(app)
+            assert "    pinned  echo (carried over)\n+ beta" in text
+            assert "    pinned  every tool (priority 1) (carried over)\n" in text
+            await pilot.press("y")
+            await until(
+                pilot,
+                lambda: [s.status for s in app.model.servers] == ["connected", "connected"],
+            )
+            alpha, beta = app.model.servers
+            assert [tool.bare for tool in alpha.tools if tool.pinned] == ["echo"]
+            assert beta.priority == 1
+    written = json.loads(target.read_text())["mcpServers"]
+    assert written["alpha"]["tools"] == {"pin": ["echo"]} and written["beta"]["priority"] == 1

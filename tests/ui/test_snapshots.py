@@ -112,7 +112,8 @@ def test_filtered_list(snap_compare: SnapCompare) -> None:
 
 
 def test_tool_details(snap_compare: SnapCompare) -> None:
-    """Details of notes/add_note: on, its wire name, "on the wire", description and schema."""
+    """Details of notes/add_note: on, its wire name, "on the wire", not pinned and where a pin
+    is kept (its config file), description and schema."""
 
     async def open_details(pilot: Pilot[None]) -> None:
         await pilot.press("down", "enter")

@@ -20,7 +20,7 @@ from agentty_tui.config.trust import default_trust_file
 from agentty_tui.config.workspace import Workspace, open_workspace
 from agentty_tui.model import SourceRef
 from agentty_tui.ui.app import PickerApp
-from agentty_tui.ui.dialogs import ConfirmScreen
+from agentty_tui.ui.dialogs import ConfirmScreen, ServerDetailsScreen, ToolDetailsScreen
 from agentty_tui.ui.server_form import AddServerScreen
 from tests.fake_home import LAYERED, REPO_TOOL, FakeHome, build_fake_home
 from tests.servers import plain_argv
@@ -223,3 +223,42 @@ async def test_t_trusts_the_entry_it_showed_and_asks_again_when_the_file_changed
     trusted = workspace_of(fake).load().server(REPO_TOOL)
     assert trusted is not None and trusted.untrusted is None
     assert trusted.spec is not None and "swapped" in trusted.spec.model_dump_json()
+
+
+async def test_details_say_where_p_kept_the_pin(fake: FakeHome, bridge: Bridge) -> None:
+    """`p` on a tool of Claude Code's local entry: the pin lands in agentty's pin store, not in
+    Claude Code's file, and the tool's and the server's details say so as plain text; a server
+    of our own file says its pins are in its config file."""
+    before = fake.snapshot()
+    store = Path(fake.env["XDG_CONFIG_HOME"]) / "agentty" / "pins.json"
+    app = PickerApp(bridge)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: "tools on" in text_of(app, ("server", LAYERED)))
+        rows = app.picker.rows
+        first = next(row.key for row in rows if row.kind == "tool" and row.server == LAYERED)
+        assert app.picker.select_key(first)
+        await pilot.press("p")
+        await settle(app)
+        await until(pilot, lambda: "⚑" in text_of(app, first))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ToolDetailsScreen))
+        facts = str(app.screen.query_one("#details-facts", Static).render())
+        assert "pin        pinned (p unpins it)\n" in facts
+        assert (
+            f"pins kept  in agentty's pin store:\n           {store}\n"
+            "           (Claude Code's file cannot hold pins)"
+        ) in facts
+        await pilot.press("escape")
+        assert app.picker.select_key(("server", LAYERED))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ServerDetailsScreen))
+        facts = str(app.screen.query_one("#server-facts", Static).render())
+        assert f"pinned     {first[-1]}\npins kept  in agentty's pin store:\n" in facts
+        await pilot.press("escape")
+        assert app.picker.select_key(("server", f"{LAYERED}@agentty"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ServerDetailsScreen))
+        facts = str(app.screen.query_one("#server-facts", Static).render())
+        assert 'pins kept  in its config file: tools.pin and "priority"' in facts
+    assert fake.snapshot() == before  # no host's file written for the pin
+    assert json.loads(store.read_text())["pins"][0]["tools"] == [first[-1]]
