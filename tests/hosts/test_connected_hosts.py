@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import tomlkit
 from tests.helpers import run_cli
 from tests.hosts import codex_cli, gemini_cli
 from tests.hosts.claude_code import ClaudeCodeHome, light_entry
+from tests.hosts.claude_session import interactive_session
 from tests.hosts.codex_cli import CodexHome
 from tests.hosts.gemini_cli import LIST_LINE, GeminiHome
 from tests.hosts.programs import light_argv, light_tools, program_path
@@ -22,6 +25,16 @@ from tests.hosts.programs import light_argv, light_tools, program_path
 def _agentty(home: Path, project: Path, *args: str) -> str:
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
     result = run_cli(*args, env=env, whole_env=True, cwd=project)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _agentty_process(home: Path, project: Path, *args: str) -> str:
+    """``_agentty`` in a process of its own, as a user runs it: beside a host program this
+    process started, since a command's way out ends its own children outside its session."""
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    argv = [sys.executable, "-m", "agentty_tui", *args]
+    result = subprocess.run(argv, env=env, cwd=project, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -113,6 +126,45 @@ def test_claude_code_sends_a_connected_servers_tools_through_agentty_once_and_ob
     assert "permissions.deny in ~/.claude/settings.json" in said, said
     sent = sorted(claude.mcp_tools_sent(write=False))
     assert sent == sorted([through[0], through[2], *direct]), sent
+
+
+LIVE = 20.0
+"""Seconds a running Claude Code session may take to carry a change in its requests (about
+one second measured; a loaded machine starts a new server more slowly)."""
+
+
+def test_a_running_claude_code_session_takes_a_toggle_and_a_new_server_live(
+    claude: ClaudeCodeHome,
+) -> None:
+    """Claude Code's interactive mode (its TUI under a pty), connected: within one session,
+    a turn soon after ``agentty-tui disable`` leaves the tool out, one after ``enable`` has it
+    back, and a server added to the connected servers' file while it runs comes in too (that
+    one only ``tools/list_changed`` can tell it: Claude Code's own files did not change)."""
+    claude.add("user", "time", light_entry("time", 3))
+    claude.write()
+    _agentty(claude.home, claude.project, "connect", "claude", "--yes")
+    through = [f"mcp__agentty__time__{tool}" for tool in light_tools(3)]
+    with interactive_session(claude) as session:
+        assert session.first_turn("first") == through
+        _agentty_process(claude.home, claude.project, "disable", "time", "tool_0001")
+        taken = [through[0], through[2]]
+        assert session.turns_until("second", taken, within=LIVE) == taken
+        _agentty_process(claude.home, claude.project, "enable", "time", "tool_0001")
+        assert session.turns_until("third", through, within=LIVE) == through
+        moved = claude.home / ".config" / "agentty" / "connected" / "claude" / "servers.json"
+        servers = json.loads(moved.read_text())
+        servers["mcpServers"]["clock"] = light_entry("clock", 2)
+        _replace_as_an_editor_saves(moved, json.dumps(servers, indent=2) + "\n")
+        clock = [f"mcp__agentty__clock__{tool}" for tool in light_tools(2)]
+        both = sorted([*clock, *through])
+        assert session.turns_until("fourth", both, within=LIVE) == both
+
+
+def _replace_as_an_editor_saves(path: Path, text: str) -> None:
+    """Write ``text`` to a file beside ``path`` and rename it over ``path``."""
+    temporary = path.with_name(path.name + ".saving")
+    temporary.write_text(text)
+    temporary.replace(path)
 
 
 def test_claude_code_gets_the_tools_of_a_server_slower_to_start_than_serves_default_wait(
