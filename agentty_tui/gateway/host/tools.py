@@ -156,6 +156,33 @@ def _ceiling(now: HostTools) -> str:
     return f"{HOST_NAMES.get(host, host)}'s limit of {now.ceiling} tools"
 
 
+def _over_what(now: HostTools) -> str:
+    """What cut the host's list, in words: the host's ceiling or the tool budget (whichever
+    the catalog was cut to, when more tools were asked for), the token budget when the tools
+    cost more, or both joined by ``and``."""
+    catalog = now.catalog
+    over = []
+    if catalog.total_requested > catalog.budget:
+        over.append(
+            _ceiling(now) if now.ceiling is not None else f"the tool budget of {catalog.budget:,}"
+        )
+    if catalog.tokens_over_by > 0 and catalog.token_budget is not None:
+        over.append(f"the token budget of {catalog.token_budget:,} tokens")
+    return " and ".join(over) or f"the tool budget of {catalog.budget:,}"
+
+
+def _raise(now: HostTools) -> str:
+    """The budgets of agentty's config the user could raise instead (a host's ceiling is not
+    one of them): ``, or raise toolBudget in agentty's config``, or nothing."""
+    catalog = now.catalog
+    settings = []
+    if catalog.total_requested > catalog.budget and now.ceiling is None:
+        settings.append("toolBudget")
+    if catalog.tokens_over_by > 0 and catalog.token_budget is not None:
+        settings.append("toolTokenBudget")
+    return f", or raise {' and '.join(settings)} in agentty's config" if settings else ""
+
+
 def _line(text: str) -> str:
     """A server's or a file's text for the model: one line, controls visible, bounded."""
     return safe_message(clip(text, ERROR_ROOM))
@@ -212,17 +239,10 @@ def refusal(name: str, ref: ToolRef | None, now: HostTools) -> str:
             f"{_command(host, 'enable', ref.server, ref.tool)} (or switch it on in the picker)"
         )
     if now.catalog.is_trimmed(ref.server, ref.tool):
-        budget = now.catalog.budget
-        if now.ceiling is not None:
-            return (
-                f"tool {tool} of server {_line(ref.server)} is over {_ceiling(now)} "
-                f"({len(now.catalog.trimmed)} tools were left out, the lowest priority first); "
-                "switch other tools off in agentty-tui, or pin this one there (p)"
-            )
         return (
-            f"tool {tool} of server {_line(ref.server)} is over the tool budget of {budget} "
-            f"({len(now.catalog.trimmed)} tools were left out); switch other tools off, or "
-            "raise toolBudget in agentty's config"
+            f"tool {tool} of server {_line(ref.server)} is over {_over_what(now)} "
+            f"({len(now.catalog.trimmed)} tools were left out, the lowest priority first); "
+            f"switch other tools off in agentty-tui, or pin this one there (p){_raise(now)}"
         )
     return f"tool {tool} of server {_line(ref.server)} has another name now; list the tools again"
 
@@ -236,10 +256,10 @@ def instructions(now: HostTools) -> str:
     ]
     if now.model.config_error:
         lines.append(f"The config could not be read: {_line(now.model.config_error)}")
-    if now.ceiling is not None and now.catalog.trimmed:
+    if now.catalog.trimmed:
         count = len(now.catalog.trimmed)
         lines.append(
-            f"Over {_ceiling(now)}: {count} tool{'s' * (count > 1)} of the lowest priority "
+            f"Over {_over_what(now)}: {count} tool{'s' * (count > 1)} of the lowest priority "
             f"{'were' if count > 1 else 'was'} left out."
         )
     for server in now.model.servers:

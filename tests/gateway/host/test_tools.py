@@ -183,3 +183,22 @@ def test_a_hosts_tool_ceiling_trims_the_lowest_priority_first_and_is_named() -> 
     tight = ToolsMaker("vscode").of(model(_ours("first", 100), budget=50))
     assert len(tight.tools) == 50 - len(NATIVES) and tight.ceiling is None
     assert "over the tool budget of 50" in refusal("first__t099", ToolRef("first", "t099"), tight)
+
+
+def test_a_list_cut_by_the_token_budget_names_that_budget_not_the_ceiling() -> None:
+    """Under VS Code's ceiling but over a token budget: the instructions and the refusal of a
+    cut tool name the token budget (and the setting to raise), never the host's limit; over
+    both, both are named."""
+    under = model(_ours("first", 40), budget=500).model_copy(update={"tool_token_budget": 600})
+    vscode = ToolsMaker("vscode").of(under)
+    assert vscode.catalog.trimmed and vscode.catalog.total_requested <= 128
+    cut = vscode.catalog.trimmed[-1]
+    why = refusal(f"first__{cut.tool}", cut, vscode)
+    assert "over the token budget of 600 tokens" in why, why
+    assert "limit" not in why and "toolTokenBudget" in why and "toolBudget " not in why
+    assert "Over the token budget of 600 tokens:" in instructions(vscode)
+    assert "limit" not in instructions(vscode)
+    over = model(_ours("first", 100), _ours("second", 100), budget=500)
+    both = ToolsMaker("vscode").of(over.model_copy(update={"tool_token_budget": 600}))
+    text = instructions(both)
+    assert "Over VS Code's limit of 128 tools and the token budget of 600 tokens:" in text
