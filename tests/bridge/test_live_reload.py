@@ -8,6 +8,7 @@ the workspace; a burst of writes is one reload or two, not one each.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -118,6 +119,38 @@ async def test_a_burst_of_writes_is_one_reload_or_two(watched: tuple[Bridge, Pat
         )
     await bridge.wait_for(lambda m: m.server("extra9") is not None, TIMEOUT)
     assert bridge.reload_runs - runs <= 2
+
+
+async def test_an_editors_save_in_two_steps_is_one_reload(watched: tuple[Bridge, Path]) -> None:
+    """Vim's save (``backupcopy=no``): the file renamed away to a backup, then the new text
+    written under its name, flushed and synced. The watch's quiet takes both steps as one
+    edit: one reload, of the new text (the server left as it was keeps its process); the
+    moment without the file is never read."""
+    bridge, path = watched
+    before = bridge.snapshot
+    runs = bridge.reload_runs
+    path.rename(path.with_name("mcp.json~"))
+    with path.open("w") as saved:
+        saved.write(
+            json.dumps(
+                {
+                    "mcpServers": {
+                        "one": stdio_entry(plain_argv("--name", "one")),
+                        "two": stdio_entry(plain_argv("--name", "two-saved")),
+                    }
+                },
+                indent=2,
+            )
+        )
+        saved.flush()
+        os.fsync(saved.fileno())
+    model = await bridge.wait_for(
+        lambda m: pid(m, "two") not in (None, pid(before, "two")) and connected("two")(m),
+        TIMEOUT,
+    )
+    assert pid(model, "one") == pid(before, "one")
+    assert bridge.reload_runs - runs == 1
+    assert bridge.live.reloads == 1
 
 
 def tool_enabled(model: PluginModel, server: str, tool: str) -> bool | None:
