@@ -18,7 +18,7 @@ libraries under it cost a call, whatever the machine's load does to the wall tim
 
 Then toggles of one tool (off, on, ...) written by this process through a ``ConfigStore`` (the
 write ``agentty-tui disable`` makes) reach the 2025-era host on its session's GET stream: from
-the write to the notice (serve's live reload sees an outside edit: its 0.15 s of quiet
+the write to the notice (serve's live reload sees an outside edit: its 0.07 s of quiet
 included).
 
 ``python bench/bench_gateway_http.py`` (400 calls each, 30 toggles) or ``--quick`` (60 calls,

@@ -1,7 +1,7 @@
 """Config writes announced to the bridges running on this machine, so they reload at once.
 
 A bridge's live reload learns of an outside edit from the file watcher, which must wait for
-quiet (an editor's save is a burst of writes) and so takes a quarter of a second. A write of
+quiet (an editor's save is a burst of writes) and so takes a tenth of a second. A write of
 ours needs no such wait: it is one whole atomic rename, complete when it lands. So after each
 write the store tells every listening bridge of the same user: one datagram (``b"written"``,
 nothing else; the listener reads no meaning into it) to each socket in ``listeners/`` of the

@@ -8,7 +8,9 @@ the workspace; a burst of writes is one reload or two, not one each.
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -118,6 +120,47 @@ async def test_a_burst_of_writes_is_one_reload_or_two(watched: tuple[Bridge, Pat
         )
     await bridge.wait_for(lambda m: m.server("extra9") is not None, TIMEOUT)
     assert bridge.reload_runs - runs <= 2
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.2])
+async def test_an_editors_save_in_two_steps_is_one_reload(
+    watched: tuple[Bridge, Path], gap: float
+) -> None:
+    """Vim's save (``backupcopy=no``): the file renamed away to a backup, then (``gap`` s
+    later: editors take microseconds, a loaded machine more) the new text written under its
+    name, flushed and synced. One reload, of the new text: the server left as it was keeps its
+    process, never stopped for the moment without the file (the quiet holds the steps together
+    up to 50 ms apart; a missing file is waited for beyond that)."""
+    bridge, path = watched
+    before = bridge.snapshot
+    runs = bridge.reload_runs
+    text = json.dumps(
+        {
+            "mcpServers": {
+                "one": stdio_entry(plain_argv("--name", "one")),
+                "two": stdio_entry(plain_argv("--name", "two-saved")),
+            }
+        },
+        indent=2,
+    )
+
+    def save() -> None:
+        # In a thread: the steps are an editor's, apart from the bridge's event loop.
+        path.rename(path.with_name("mcp.json~"))
+        time.sleep(gap)
+        with path.open("w") as saved:
+            saved.write(text)
+            saved.flush()
+            os.fsync(saved.fileno())
+
+    await anyio.to_thread.run_sync(save)
+    model = await bridge.wait_for(
+        lambda m: pid(m, "two") not in (None, pid(before, "two")) and connected("two")(m),
+        TIMEOUT,
+    )
+    assert pid(model, "one") == pid(before, "one")
+    assert bridge.reload_runs - runs == 1
+    assert bridge.live.reloads == 1
 
 
 def tool_enabled(model: PluginModel, server: str, tool: str) -> bool | None:

@@ -29,8 +29,9 @@ imports the bridge (and with it the SDK) and the host server, which take those p
 the servers boot while the SDK loads.
 
 The daemon exits, closing every bridge (and so every server), when no host nor picker has
-been connected for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30). A peer that runs
-as another user is refused before a byte is read from it.
+been attached for ``idle`` seconds (``AGENTTY_GATEWAY_IDLE``, default 30), and at once when its
+socket's path is gone or another daemon's (``daemon.lifetime``). A peer that runs as another
+user is refused before a byte is read from it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import functools
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,7 @@ from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError, ConfigError
 from agentty_tui.gateway.attachment import Attachment, json_object
+from agentty_tui.gateway.daemon.lifetime import Lifetime, until_hung_up
 from agentty_tui.gateway.daemon.sharing import sharing_key
 from agentty_tui.gateway.picker.link import LineReader, LineWriter
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
@@ -99,14 +101,12 @@ def idle_setting(env: Mapping[str, str]) -> float:
 class _Daemon:
     """The bridges and the attachments of one daemon."""
 
-    def __init__(self, group: anyio.abc.TaskGroup) -> None:
+    def __init__(self, group: anyio.abc.TaskGroup, lifetime: Lifetime) -> None:
         self._group = group
         self._bridges: dict[tuple[str, str, bool, str], Bridge] = {}
         self._opening = anyio.Lock()
-        self.attached = 0
-        """How many hosts are attached now, or attaching (their bridge opening)."""
-        self.changed = anyio.Event()
-        """Set when a host attaches or leaves (then replaced)."""
+        self.lifetime = lifetime
+        """Its connections and attachments, counted for its idle exit."""
 
     @functools.cached_property
     def registry(self) -> HostRegistry:
@@ -123,10 +123,6 @@ class _Daemon:
         from agentty_tui.gateway.daemon.picker_asks import PickerAsks
 
         return PickerAsks()
-
-    def _moved(self) -> None:
-        self.changed.set()
-        self.changed = anyio.Event()
 
     async def bridge(self, attachment: Attachment, *, any_view: bool = False) -> Bridge:
         """The bridge of ``attachment``'s workspace, opened on first use; an ``AgenttyError``
@@ -175,18 +171,6 @@ class _Daemon:
         """A bridge already open for ``attachment``'s workspace, whatever its environment."""
         return next((b for k, b in self._bridges.items() if k[:3] == attachment.key()), None)
 
-    @contextlib.asynccontextmanager
-    async def counted(self) -> AsyncIterator[None]:
-        """Count one connection (a host, attaching or attached) for as long as the block
-        runs: the daemon does not leave while one is open."""
-        self.attached += 1
-        self._moved()
-        try:
-            yield
-        finally:
-            self.attached -= 1
-            self._moved()
-
     def status(self) -> dict[str, Any]:
         """What ``agentty-tui status`` shows: this daemon, its workspaces' servers, its hosts."""
         workspaces = [
@@ -227,8 +211,9 @@ class _Daemon:
                 return  # another user's process: not a byte read, not a byte said
             # Counted from the moment it connects: a host that started this daemon is not
             # left alone for ``idle`` seconds before it is served (a loaded machine), nor
-            # while its bridge opens; one that says nothing is dropped after a while.
-            async with self.counted():
+            # while its bridge opens; one that says nothing is dropped after a while. Only
+            # an attachment's end restarts the idle time (``daemon.lifetime``).
+            with self.lifetime.visit() as visit:
                 try:
                     with anyio.fail_after(HEADER_TIMEOUT):
                         line = await _line(stream)
@@ -247,6 +232,7 @@ class _Daemon:
                     with contextlib.suppress(OSError, anyio.BrokenResourceError):
                         await stream.send(f"error {error}\n".encode())
                     return
+                visit.attach()
                 await stream.send(b"ok\n")
                 from agentty_tui.gateway.daemon.registry import Attached
 
@@ -285,7 +271,7 @@ class _Daemon:
                             offers=bridge,
                             elsewhere=elsewhere,
                         )
-                        await server.serve(read, write)
+                        await _until_either(server.serve(read, write), until_hung_up(connection))
 
 
 async def _serve_http(
@@ -296,6 +282,18 @@ async def _serve_http(
     from agentty_tui.gateway.daemon.http_handover import serve_handed_listener
 
     await serve_handed_listener(stream, bridge, attachment)
+
+
+async def _until_either(*waits: Awaitable[None]) -> None:
+    """Await ``waits`` together until the first of them returns; the others are cancelled."""
+    async with anyio.create_task_group() as group:
+
+        async def run(wait: Awaitable[None]) -> None:
+            await wait
+            group.cancel_scope.cancel()
+
+        for wait in waits:
+            group.start_soon(run, wait)
 
 
 def _peer_pid(connection: Any) -> int | None:
@@ -340,32 +338,30 @@ async def run_daemon(place: Rendezvous, idle: float = DEFAULT_IDLE) -> int:
         return 0
     place.socket.unlink(missing_ok=True)  # a daemon that died left it: nobody listens
     listener = await anyio.create_unix_listener(place.socket)
+    lifetime = Lifetime(idle, place.socket)
     place.pid.write_text(f"{os.getpid()}\n")
     try:
         async with anyio.create_task_group() as group:
-            daemon = _Daemon(group)
+            daemon = _Daemon(group, lifetime)
             group.start_soon(listener.serve, daemon.handle, group)
-            while True:
-                if daemon.attached:
-                    await daemon.changed.wait()
-                    continue
-                with anyio.move_on_after(idle):
-                    await daemon.changed.wait()
-                    continue
-                break
-            _leave(place)  # first: a host that comes now starts a new daemon
+            why = await lifetime.until_leaving()
+            _log.info("the gateway daemon leaves: %s", why)
+            _leave(place, lifetime)  # first: a host that comes now starts a new daemon
+            # Every attachment ends with it (their serve finds the daemon at the socket, or
+            # starts one), then every bridge closes, stopping its servers.
             group.cancel_scope.cancel()
     finally:
-        _leave(place)  # on a signal too: no host then finds the socket of a dead daemon
+        _leave(place, lifetime)  # on a signal too: no host finds the socket of a dead daemon
     return 0
 
 
-def _leave(place: Rendezvous) -> None:
+def _leave(place: Rendezvous, lifetime: Lifetime) -> None:
     """Take this daemon's socket and pid file away, unless they are already another's (a
-    daemon started once this one stopped listening)."""
+    daemon started once this one could no longer be reached, or stopped listening)."""
     with contextlib.suppress(OSError, ValueError):
-        if int(place.pid.read_text()) == os.getpid():
+        if lifetime.reachable():
             place.socket.unlink(missing_ok=True)
+        if int(place.pid.read_text()) == os.getpid():
             place.pid.unlink(missing_ok=True)
 
 
