@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agentty_tui.errors import AgenttyError
 
-__all__ = ["private_runtime_folder", "runtime_folder_path"]
+__all__ = ["made_private", "private_runtime_folder", "runtime_folder_path"]
 
 
 def _session_runtime(uid: int) -> Path | None:
@@ -41,7 +41,13 @@ def private_runtime_folder(env: Mapping[str, str], uid: int | None = None) -> Pa
     """The user's runtime folder, made private if new; an ``AgenttyError`` naming the folder
     when it is not the user's alone."""
     uid = os.getuid() if uid is None else uid
-    folder = runtime_folder_path(env, uid)
+    return made_private(runtime_folder_path(env, uid), uid)
+
+
+def made_private(folder: Path, uid: int | None = None) -> Path:
+    """``folder``, made (0700) if it is gone (a cleaner of ``/tmp`` may take it while agentty
+    runs); an ``AgenttyError`` naming it when it is not the user's alone."""
+    uid = os.getuid() if uid is None else uid
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = os.lstat(folder)
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:

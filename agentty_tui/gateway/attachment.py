@@ -8,6 +8,7 @@ is used, in the daemon).
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,10 +18,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agentty_tui.config.workspace import Workspace
 
-__all__ = ["DEFAULT_WAIT", "Attachment", "json_object"]
+__all__ = ["DEFAULT_WAIT", "MAX_WAIT", "Attachment", "json_object"]
 
 DEFAULT_WAIT = 5.0
 """Seconds the host's first request waits for servers still connecting (``serve --wait``)."""
+
+MAX_WAIT = 600.0
+"""The longest ``--wait`` taken: a host's first request waits at most this long (Claude Code
+gives a server 30 s to start), whatever an attachment asks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +91,7 @@ class Attachment:
             config=config if isinstance(config, str) else None,
             host=host if isinstance(host, str) else None,
             trust=value.get("trust") is True,
-            wait=float(value.get("wait", DEFAULT_WAIT)),
+            wait=_wait(value.get("wait", DEFAULT_WAIT)),
             home=home if isinstance(home, str) else None,
             env=env,
             picker=value.get("picker") is True,
@@ -128,3 +133,11 @@ def json_object(line: bytes) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def _wait(value: object) -> float:
+    """An attachment's ``wait``: a number of seconds from 0 to ``MAX_WAIT`` (a larger one is
+    cut to it); ``ValueError`` for anything else (``NaN``, a string, ``true``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ValueError("an attachment's wait is a number of seconds")
+    return min(max(float(value), 0.0), MAX_WAIT)

@@ -34,6 +34,7 @@ from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import Attachment, json_object
 from agentty_tui.gateway.rendezvous import Rendezvous
 from agentty_tui.gateway.stdio.descriptors import MAX_LINE, host_descriptors, read_chunks, write_all
+from agentty_tui.runtime_folder import made_private
 
 __all__ = ["START_TIMEOUT", "attach_stdio", "attach_to_daemon", "daemon_argv", "ensure_daemon"]
 
@@ -57,6 +58,7 @@ def ensure_daemon(place: Rendezvous, argv: Sequence[str] | None = None) -> None:
     once it listens (blocking; called before the app's own machinery starts, so that the
     daemon is never one of its children)."""
     argv = daemon_argv() if argv is None else argv
+    made_private(place.folder)  # the folder may have been taken since it was found
     with open(place.lock, "a+b") as lock:
         os.fchmod(lock.fileno(), 0o600)
         fcntl.flock(lock, fcntl.LOCK_EX)

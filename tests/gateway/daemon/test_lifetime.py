@@ -13,8 +13,10 @@ import contextlib
 import itertools
 import json
 import os
+import shutil
 import signal
 import socket
+import stat
 import sys
 from collections.abc import Awaitable, Mapping
 from pathlib import Path
@@ -235,6 +237,25 @@ async def test_a_daemon_whose_socket_was_taken_away_stops_its_servers_and_leaves
         await notices.until(1, timeout=60)  # attached to a new daemon (its start: seconds)
         again = int(text_of(await host.call_tool("alpha__pid", {})))
         assert again != server and process_alive(again)
+
+
+async def test_a_runtime_folder_taken_away_is_made_again_by_the_next_attachment(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """The whole runtime folder deleted (a cleaner of ``/tmp``) under an attached host: the
+    daemon leaves, and the host's ``serve`` makes the folder again, private, and starts a new
+    daemon there rather than dying on the lock it cannot open."""
+    notices = Notices()
+    async with attached(config, runtime, tmp_path / "host", notices) as host:
+        server = int(text_of(await host.call_tool("alpha__pid", {})))
+        place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+        daemon = int(place.pid.read_text())
+        shutil.rmtree(place.folder)
+        await daemon_leaves(daemon, server)
+        await notices.until(1, timeout=60)
+        again = int(text_of(await host.call_tool("alpha__pid", {})))
+        assert again != server and process_alive(again)
+        assert stat.S_IMODE(place.folder.stat().st_mode) == 0o700
 
 
 async def test_a_daemon_whose_socket_is_another_daemons_now_leaves(
