@@ -262,7 +262,10 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
         type=float,
         default=5.0,
         metavar="SECONDS",
-        help="how long the host's first request waits for servers still connecting (default 5, at most 600)",
+        help=(
+            "how long the host's first request waits for servers still connecting "
+            "(default 5, at most 600)"
+        ),
     )
     return parser, tuple(commands.choices or ())
 
