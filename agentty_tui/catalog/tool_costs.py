@@ -130,8 +130,9 @@ class CostBook:
         """Tokens of what ``catalog`` (``model``'s) ships: each connected server's tools that
         are on, less those trimmed, and the natives (``natives=False``: the MCP tools alone);
         ``None`` while a server is not counted, or a native's count is neither kept nor
-        countable without loading the encoding (never loaded here: the UI thread asks). A look-up per server and per trimmed tool, not
-        per tool: the status bar asks on every snapshot."""
+        countable without loading the encoding (never loaded here: the UI thread asks). A
+        look-up per server and per trimmed tool, not per tool: the status bar asks on every
+        snapshot."""
         total = 0
         if natives:
             native_tools = [tool for tool in catalog.tools if tool.server is None]
