@@ -290,7 +290,7 @@ def test_a_census_reads_only_the_environments_of_processes_started_since_its_own
     env = {**os.environ, reaper.SESSION_VARIABLE: "token-of-an-older-process"}
     older = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)
     try:
-        time.sleep(0.02)  # a clock tick (10 ms) at least between its start and the census's
+        _wait_for_the_next_tick_after(older.pid)
         done = subprocess.run(
             [sys.executable, "-c", _CENSUS],
             capture_output=True,
@@ -305,3 +305,15 @@ def test_a_census_reads_only_the_environments_of_processes_started_since_its_own
     found = json.loads(done.stdout)
     assert "token-of-a-newer-process" in found
     assert "token-of-an-older-process" not in found
+
+
+def _wait_for_the_next_tick_after(pid: int) -> None:
+    """Return once the clock ticks that start times count (``/proc/uptime`` in ticks) are past
+    ``pid``'s own start: a process started now is seen as started after it."""
+    start = reaper.start_time(pid)
+    assert start is not None
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 10
+    while float(Path("/proc/uptime").read_text().split()[0]) * ticks <= start + 1:
+        assert time.monotonic() < deadline, "the clock did not move"
+        time.sleep(0.005)  # polled: a tick is 10 ms and gives no event to wait on
