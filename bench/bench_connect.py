@@ -18,6 +18,18 @@ always runs first after the previous one's teardown), after one discarded warm-u
 Target (issue 25): median(A) / median(B) <= 0.85 (printed for A0 too): ``list`` starts its
 stdio servers before it imports the SDK (``bridge/early.py``), so they boot while it loads.
 
+Beside each wall time, the **CPU time** of the command's process tree (user + system of the
+command and every process it waited for, its servers included: ``getrusage(RUSAGE_CHILDREN)``
+of this process before and after the run, which runs one command at a time). Both sides start
+the same servers, so the CPU ratio says what the command itself costs, and a loaded machine,
+which stretches wall times by whatever else runs, moves it far less. The load average is
+printed before and after.
+
+Every child runs with its bytecode cached (``PYTHONPYCACHEPREFIX`` in the benchmark's temp dir,
+filled by the first run), as an installed program runs: pip compiles the SDK's modules when it
+installs them, and this environment's ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile
+every one of our modules at every start (about 0.2 s of CPU) while the SDK's come compiled.
+
 ``python bench/bench_connect.py`` (10 servers x 20 tools, 12 rounds) or ``--quick``;
 ``--npm-memory PREFIX`` runs the npm reference server ``@modelcontextprotocol/server-memory``
 instead (installed with ``npm install --prefix PREFIX @modelcontextprotocol/server-memory``), a
@@ -28,6 +40,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -60,11 +74,20 @@ TARGET = 0.85
 RUN_TIMEOUT = 120.0
 
 
-def _run(argv: list[str], dirs: BenchDirs, cache: Path) -> tuple[float, str]:
-    """Wall time of one command from spawn to exit, and its stdout; ``cache`` is its
-    ``$XDG_CACHE_HOME``."""
+def _tree_cpu() -> float:
+    """User + system seconds of every child this process has waited for, and their own."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _run(argv: list[str], dirs: BenchDirs, cache: Path) -> tuple[float, float, str]:
+    """Wall time of one command from spawn to exit, the CPU time of its process tree (see the
+    module docstring), and its stdout; ``cache`` is its ``$XDG_CACHE_HOME``."""
     env = env_for_child(dirs)
     env["XDG_CACHE_HOME"] = str(cache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(dirs.root / "pycache")
+    cpu = _tree_cpu()
     start = time.perf_counter()
     done = subprocess.run(
         argv,
@@ -76,11 +99,12 @@ def _run(argv: list[str], dirs: BenchDirs, cache: Path) -> tuple[float, str]:
         check=False,
     )
     elapsed = time.perf_counter() - start
+    cpu = _tree_cpu() - cpu
     if done.returncode != 0:
         raise RuntimeError(
             f"{argv[:4]} exited with {done.returncode}:\n{done.stderr.decode(errors='replace')}"
         )
-    return elapsed, done.stdout.decode()
+    return elapsed, cpu, done.stdout.decode()
 
 
 def _check_agentty(output: str, servers: int, tools: int | None) -> None:
@@ -170,7 +194,10 @@ def main() -> int:
         # emptied before each run.
         warm, cold = dirs.root / "cache-warm", dirs.root / "cache-cold"
         _run(list_json, dirs, warm)
+        _run(commands["SDK concurrent"], dirs, warm)  # both sides' bytecode cached
         times: dict[str, list[float]] = {name: [] for name in names}
+        cpus: dict[str, list[float]] = {name: [] for name in names}
+        load_before = os.getloadavg()
         orphans = dict.fromkeys(names, 0)
         kind = "npm server-memory" if args.npm_memory else f"scalable_server.py x {tools} tools"
         print(
@@ -184,16 +211,21 @@ def main() -> int:
             for name in order:
                 shutil.rmtree(cold, ignore_errors=True)
                 cache = cold if name == "agentty list --json (cold cache)" else warm
-                elapsed, output = _run(commands[name], dirs, cache)
+                elapsed, cpu, output = _run(commands[name], dirs, cache)
                 checks[name](output, servers, expected)
                 if round_index > 0:
                     times[name].append(elapsed)
+                    cpus[name].append(cpu)
                 # Every command must have stopped its servers before it exited.
                 orphans[name] += len(pids_with_marker(token))
             label = "warm-up" if round_index == 0 else f"round {round_index}/{rounds}"
             print(f"  {label} done", flush=True)
 
+        load_after = os.getloadavg()
+
     summary = {name: stats(sample) for name, sample in times.items()}
+    cpu_summary = {name: stats(sample) for name, sample in cpus.items()}
+    cpu_base = cpu_summary["SDK concurrent"].median
     base = summary["SDK concurrent"].median
     rows = [
         [
@@ -212,6 +244,22 @@ def main() -> int:
         "wall time from spawn to exit (ms)",
         ["command", "n", "median", "p90", "IQR", "min", "max", "/ SDK concurrent"],
         rows,
+    )
+    print_table(
+        "CPU time of the process tree, user + system, servers included (ms)",
+        ["command", "n", "median", "IQR", "min", "max", "/ SDK concurrent"],
+        [
+            [
+                name,
+                s.n,
+                ms(s.median),
+                ms(s.iqr),
+                ms(s.minimum),
+                ms(s.maximum),
+                ratio(s.median, cpu_base),
+            ]
+            for name, s in cpu_summary.items()
+        ],
     )
     # Per-round ratios (each pair measured back to back) as a spread of the headline ratio.
     per_round = [
@@ -245,6 +293,19 @@ def main() -> int:
         f"IQR {per_round_cold.q1:.3f}-{per_round_cold.q3:.3f})   target <= {TARGET:.2f}: "
         f"{'MET' if cold_cache <= TARGET else 'MISSED'}"
     )
+    cpu_headline = ratio(cpu_summary["agentty list --json"].median, cpu_base)
+    cpu_extra = cpu_summary["agentty list --json"].median - cpu_base
+    print(
+        f"agentty list --json, warm cache / SDK concurrent, CPU time (medians): "
+        f"{cpu_headline:.3f} ({ms(cpu_extra):+.0f} ms)   target <= {TARGET:.2f}: "
+        f"{'MET' if cpu_headline <= TARGET else 'MISSED'}"
+    )
+    print(
+        "load average (1, 5, 15 min) before: "
+        + ", ".join(f"{x:.1f}" for x in load_before)
+        + "; after: "
+        + ", ".join(f"{x:.1f}" for x in load_after)
+    )
     text = ratio(summary["agentty list"].median, base)
     print(f"agentty list (no token counts) / SDK concurrent (medians): {text:.3f}")
     print(f"agentty / SDK sequential (medians): {vs_seq:.3f}")
@@ -259,6 +320,11 @@ def main() -> int:
             "rounds": rounds,
             "stats_seconds": {name: s.as_dict() for name, s in summary.items()},
             "samples_seconds": times,
+            "cpu_stats_seconds": {name: s.as_dict() for name, s in cpu_summary.items()},
+            "cpu_samples_seconds": cpus,
+            "ratio_cpu_agentty_vs_concurrent": cpu_headline,
+            "load_average_before": load_before,
+            "load_average_after": load_after,
             "ratio_agentty_vs_concurrent": headline,
             "per_round_ratio": rs.as_dict(),
             "ratio_agentty_vs_sequential": vs_seq,

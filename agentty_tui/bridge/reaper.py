@@ -437,31 +437,42 @@ def _carrying(match: Callable[[bytes], bool]) -> Members:
     return found
 
 
-def _own_environments() -> Iterable[tuple[int, int, bytes]]:
+def _own_environments(
+    table: Mapping[int, Stat] | None = None, since: int = 0
+) -> Iterable[tuple[int, int, bytes]]:
     """``(pid, start time, environment)`` of our own user's live processes but this one.
 
     The start time is read before the environment: a caller that reads it again after and
-    finds it changed knows the pid was handed on meanwhile.
+    finds it changed knows the pid was handed on meanwhile. ``table``: a process table read just
+    before (its start times are used, not read again); ``since``: only the processes started at
+    or after that start time (clock ticks after boot) are read.
     """
     uid, me = os.getuid(), os.getpid()
-    try:
-        entries = os.scandir("/proc")
-    except OSError:
-        return
-    with entries:
-        for entry in entries:
-            if not entry.name.isdigit() or int(entry.name) == me:
+    if table is None:
+        table = process_table()
+    for pid, stat in table.items():
+        if pid == me or stat.zombie or stat.start < since:
+            continue
+        try:
+            if os.stat(f"/proc/{pid}").st_uid != uid:
                 continue
-            pid = int(entry.name)
-            before = read_stat(pid)
-            try:
-                if before is None or before.zombie or entry.stat().st_uid != uid:
-                    continue
-                with open(f"/proc/{pid}/environ", "rb") as handle:
-                    environ = handle.read()
-            except OSError:
-                continue
-            yield pid, before.start, environ
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        yield pid, stat.start, environ
+
+
+def _own_start() -> int:
+    """This process's start time (clock ticks after boot; 0 where there is no ``/proc``)."""
+    pid = os.getpid()
+    if _started[0] != pid:  # read once per process (a fork is another process)
+        _started[:] = [pid, start_time(pid) or 0]
+    return _started[1]
+
+
+_started: list[int] = [0, 0]
+"""This process's pid and start time, as ``_own_start`` last read them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,7 +481,8 @@ class Census:
     own user's processes carries (``SESSION_VARIABLE``).
 
     Servers stopped together record their trees together, twice each; each of those reads the
-    whole of ``/proc`` (every process's stat, every one of our processes' environment), in a
+    whole of ``/proc`` (every process's stat, the environment of every one of our processes
+    started since this one: what carries our token cannot be older), in a
     worker thread, where the reads of a dozen servers queue for the one interpreter lock. So
     they share: ``after(moment)`` gives a census whose read started after ``moment``, one
     that is done or the next one; a thread that finds another reading waits for it, then
@@ -497,7 +509,10 @@ class Census:
         table = process_table()
         prefix = f"{SESSION_VARIABLE}=".encode()
         tokens: dict[int, tuple[int, bytes]] = {}
-        for pid, start, environ in _own_environments():
+        # Only what started since this process did: whatever carries a token of ours was
+        # started by a server of ours, so after us; the environments of the rest of the
+        # machine (most of it, and all of it is ours to read as root) are not read.
+        for pid, start, environ in _own_environments(table, since=_own_start()):
             for entry in environ.split(b"\0"):
                 if entry.startswith(prefix):
                     if start_time(pid) == start:

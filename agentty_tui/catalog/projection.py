@@ -34,8 +34,9 @@ servers whose revision changed since its previous snapshot, which is what a togg
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate
 from typing import Literal
 
@@ -141,12 +142,15 @@ class CatalogProjector:
         native_tools: Sequence[NativeTool] | None = None,
         budget: int | None = None,
         token_budget: int | Literal["model"] | None = "model",
+        may_load: bool = True,
     ) -> WireCatalog:
         """The wire catalog of ``model``; arguments as for :func:`project_catalog`.
 
-        With a token budget the tools are counted (:mod:`.tokens`): the first count of a
-        process loads the encoding, about 1.5 s, so a caller that must not wait passes
-        ``token_budget=None`` until :attr:`TokenCounter.ready`.
+        With a token budget the tools are counted (:mod:`.tokens`): the counts kept by an
+        earlier process are read, and the first count of a definition not kept loads the
+        encoding, about 1.5 s. A caller that must not wait passes ``may_load=False``: the
+        projection then raises :class:`~.tokens.CountNotKept` instead of loading it (and the
+        caller can project with ``token_budget=None`` until :attr:`TokenCounter.ready`).
         """
         if native_tools is None:
             native_tools = model.native_tools or DEFAULT_NATIVE_TOOLS
@@ -174,8 +178,9 @@ class CatalogProjector:
         wire_of = names.by_identity
         tokens: _TokenFit | None = None
         if token_budget is not None:
-            native = self._natives_tokens(natives)
-            tokens = _fit_tokens(self._counter, native, parts, wire_of, plain, token_budget, room)
+            count = partial(self._counter.count_tool, may_load=may_load)
+            native = self._natives_tokens(natives, may_load)
+            tokens = _fit_tokens(count, native, parts, wire_of, plain, token_budget, room)
             room = tokens.room
         for part in parts:
             if len(tools) - len(natives) >= room:
@@ -237,10 +242,11 @@ class CatalogProjector:
             cached = self._natives = (native_tools, wire)
         return cached[1]
 
-    def _natives_tokens(self, natives: tuple[WireTool, ...]) -> int:
+    def _natives_tokens(self, natives: tuple[WireTool, ...], may_load: bool) -> int:
         kept = self._native_tokens
         if kept is None or kept[0] is not natives:
-            kept = self._native_tokens = (natives, self._counter.total(natives))
+            total = self._counter.total(natives, may_load=may_load)
+            kept = self._native_tokens = (natives, total)
         return kept[1]
 
     def _server_parts(self, model: PluginModel) -> list[_ServerPart]:
@@ -302,7 +308,7 @@ class _TokenFit:
 
 
 def _fit_tokens(
-    counter: TokenCounter,
+    count: Callable[[WireTool], int],
     native: int,
     parts: Sequence[_ServerPart],
     wire_of: Mapping[ToolRef, str],
@@ -327,7 +333,7 @@ def _fit_tokens(
             # the two calls that would find them (most servers, on a toggle's re-projection).
             counts, total = kept[1], kept[2]
         else:
-            counts, total = _part_tokens(counter, part, _wire_tools(part, wire_of, plain))
+            counts, total = _part_tokens(count, part, _wire_tools(part, wire_of, plain))
         requested += total
         if cut:
             continue
@@ -349,26 +355,28 @@ def _fit_tokens(
 
 
 def _part_tokens(
-    counter: TokenCounter, part: _ServerPart, tools: tuple[WireTool, ...]
+    count: Callable[[WireTool], int], part: _ServerPart, tools: tuple[WireTool, ...]
 ) -> tuple[tuple[int, ...], int]:
-    """The counts of ``tools`` (the part's wire tools) and their sum, kept on the part."""
+    """The counts of ``tools`` (the part's wire tools, each counted by ``count``) and their
+    sum, kept on the part."""
     kept = part.tokens
     if kept is not None and kept[0] is tools:
         return kept[1], kept[2]
     plain = tools is part.wire_tools  # each tool under its qualified name: counts carry over
     inherited = part.inherited if plain else None
-    part.inherited = None  # the previous part's states may go once this is done
     if inherited is not None:
         # A toggle's re-projection: the server's other tools are the very states counted
         # before, each found by a dictionary look-up made in C.
         found = list(map(inherited[1].get, map(id, part.states)))
         if None in found:
-            for i, count in enumerate(found):
-                if count is None:
-                    found[i] = counter.count_tool(tools[i])
+            for i, tokens in enumerate(found):
+                if tokens is None:
+                    found[i] = count(tools[i])
         counts: tuple[int, ...] = tuple(found)  # type: ignore[arg-type]
     else:
-        counts = tuple(counter.count_tool(tool) for tool in tools)
+        counts = tuple(map(count, tools))
+    # Counted (a count not kept raises before this): the previous part's states may go now.
+    part.inherited = None
     if plain:
         part.by_state = (part.states, dict(zip(map(id, part.states), counts, strict=True)))
     total = sum(counts)

@@ -115,7 +115,16 @@ class TokenCache:
     ``max_entries``: the bound (:data:`MAX_ENTRIES`).
     """
 
-    __slots__ = ("_known", "_known_from", "_lock", "_max_entries", "_new", "_path", "_used")
+    __slots__ = (
+        "_default",
+        "_known",
+        "_known_from",
+        "_lock",
+        "_max_entries",
+        "_new",
+        "_path",
+        "_used",
+    )
 
     def __init__(self, path: Path | None = None, *, max_entries: int = MAX_ENTRIES) -> None:
         self._path = path
@@ -125,13 +134,23 @@ class TokenCache:
         # follows $XDG_CACHE_HOME: a test, or an embedder, may move it between uses).
         self._known: dict[bytes, int] | None = None
         self._known_from: Path | None = None
+        # The default path as last resolved, by the variables it follows: a look-up builds no
+        # Path while they are unchanged (a catalog's counts are hundreds of look-ups).
+        self._default: tuple[tuple[str | None, str | None], Path] | None = None
         self._new: dict[bytes, int] = {}  # counted by this process, not written yet
         self._used: dict[bytes, int] = {}  # read from the file and used by this process
 
     @property
     def path(self) -> Path:
         """The cache file (the default one as the environment says now)."""
-        return default_cache_path() if self._path is None else self._path
+        if self._path is not None:
+            return self._path
+        environ = os.environ
+        key = (environ.get("XDG_CACHE_HOME"), environ.get("HOME"))
+        default = self._default
+        if default is None or default[0] != key:
+            default = self._default = (key, default_cache_path())
+        return default[1]
 
     def get(self, key: bytes) -> int | None:
         """The count kept for ``key`` (a :func:`definition_digest`), or ``None``."""
@@ -140,7 +159,7 @@ class TokenCache:
             if found is not None:
                 return found
             path = self.path
-            if self._known is None or self._known_from != path:
+            if self._known is None or (self._known_from is not path and self._known_from != path):
                 self._known, self._known_from = self._read(path), path
             found = self._known.get(key)
             if found is not None:

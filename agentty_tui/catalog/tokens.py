@@ -30,7 +30,9 @@ definition is counted once: :class:`TokenCounter` keeps every count by the defin
 and by the very ``WireTool`` object, so a toggle or a reload that leaves a definition unchanged
 recounts nothing. The process's counter (:data:`TOKEN_COUNTER`) also keeps its counts across
 processes (:mod:`.token_cache`, by the digest of the text counted) and reads them before it
-would load the encoding: a catalog counted before is counted again without loading it.
+would load the encoding: a catalog counted before is counted again without loading it. A caller
+that must not wait for the load (the picker's UI thread) counts with ``may_load=False``: a
+definition not kept then raises :class:`CountNotKept` instead.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ __all__ = [
     "DEFAULT_FAMILY",
     "FAMILIES",
     "TOKEN_COUNTER",
+    "CountNotKept",
     "FamilyName",
     "ModelFamily",
     "TokenCounter",
@@ -112,8 +115,9 @@ DEFAULT_FAMILY: FamilyName = "claude"
 
 
 def _plain(value: object) -> object:
-    # The model's schemas are frozen (read-only mappings inside); json needs dicts.
-    if isinstance(value, Mapping):
+    # The model's schemas are frozen (read-only mappings inside); json needs dicts. The exact
+    # type first: an ABC check per nested mapping was a third of a kept count's cost.
+    if type(value) is MappingProxyType or isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"{type(value).__name__} is not JSON")
 
@@ -127,6 +131,11 @@ def tool_definition(
     entry["description"] = description
     entry[family.schema_key] = input_schema
     return json.dumps(entry, separators=(",", ":"), ensure_ascii=False, default=_plain)
+
+
+class CountNotKept(LookupError):
+    """A count asked for without loading the encoding (``may_load=False``) whose definition
+    is not counted yet: neither in this process nor in the kept counts (:mod:`.token_cache`)."""
 
 
 class _Encoding(Protocol):
@@ -202,28 +211,37 @@ class TokenCounter:
         description: str,
         input_schema: Mapping[str, Any],
         family: FamilyName = DEFAULT_FAMILY,
+        *,
+        may_load: bool = True,
     ) -> int:
-        """Tokens of one tool definition in ``family`` (counted once per distinct text)."""
+        """Tokens of one tool definition in ``family`` (counted once per distinct text).
+
+        ``may_load=False``: a definition counted neither in this process nor in the kept counts
+        raises :class:`CountNotKept` while the encoding is not loaded, instead of loading it.
+        """
         spec = FAMILIES[family]
         text = tool_definition(spec, name, description, input_schema)
         cache = self._by_text[family]
         found = cache.get(text)
         if found is None:
-            found = self._counted(spec, text)
+            found = self._counted(spec, text, may_load)
             if len(cache) >= _MEMO_LIMIT:
                 cache.clear()
             cache[text] = found
         return found
 
-    def _counted(self, spec: ModelFamily, text: str) -> int:
-        """``text``'s count from the kept counts, else from the encoding (then kept)."""
+    def _counted(self, spec: ModelFamily, text: str, may_load: bool) -> int:
+        """``text``'s count from the kept counts, else from the encoding (then kept); without
+        ``may_load`` an encoding not loaded yet is not loaded (:class:`CountNotKept`)."""
         kept = self._cache
-        if kept is None:
-            return _count(self._encoding(spec.encoding), text)
-        key = definition_digest(spec.name, spec.encoding, text)
-        found = kept.get(key)
-        if found is None:
-            found = _count(self._encoding(spec.encoding), text)
+        key = None if kept is None else definition_digest(spec.name, spec.encoding, text)
+        found = None if kept is None or key is None else kept.get(key)
+        if found is not None:
+            return found
+        if not may_load and spec.encoding not in self._encodings:
+            raise CountNotKept(f"{spec.name}: a definition not counted yet")
+        found = _count(self._encoding(spec.encoding), text)
+        if kept is not None and key is not None:
             kept.put(key, found)
         return found
 
@@ -232,25 +250,35 @@ class TokenCounter:
         milliseconds; nothing when no count was new); whether they were written."""
         return self._cache is not None and self._cache.save()
 
-    def count_tool(self, tool: WireTool, family: FamilyName = DEFAULT_FAMILY) -> int:
+    def count_tool(
+        self, tool: WireTool, family: FamilyName = DEFAULT_FAMILY, *, may_load: bool = True
+    ) -> int:
         """Tokens of a wire tool's definition; a tool whose description and schema are the
-        very objects counted before (a toggle's re-projection) is looked up, not serialised."""
+        very objects counted before (a toggle's re-projection) is looked up, not serialised.
+        ``may_load``: as for :meth:`count`."""
         memo = self._by_tool[family]
         description, schema = tool.description, tool.input_schema
         key = (tool.name, id(description), id(schema))
         entry = memo.get(key)
         if entry is not None and entry[0] is description and entry[1] is schema:
             return entry[2]
-        found = self.count(tool.name, description, schema, family)
+        found = self.count(tool.name, description, schema, family, may_load=may_load)
         if len(memo) >= _MEMO_LIMIT:
             memo.clear()
         memo[key] = (description, schema, found)
         return found
 
-    def total(self, tools: Iterable[WireTool], family: FamilyName = DEFAULT_FAMILY) -> int:
-        """Tokens of all of ``tools`` together (the request's overhead not included)."""
+    def total(
+        self,
+        tools: Iterable[WireTool],
+        family: FamilyName = DEFAULT_FAMILY,
+        *,
+        may_load: bool = True,
+    ) -> int:
+        """Tokens of all of ``tools`` together (the request's overhead not included);
+        ``may_load``: as for :meth:`count`."""
         count = self.count_tool
-        return sum(count(tool, family) for tool in tools)
+        return sum(count(tool, family, may_load=may_load) for tool in tools)
 
 
 TOKEN_COUNTER = TokenCounter(TokenCache())

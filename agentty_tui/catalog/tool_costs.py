@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from agentty_tui.catalog.names import qualified_name
-from agentty_tui.catalog.tokens import DEFAULT_FAMILY, TOKEN_COUNTER, FamilyName, TokenCounter
+from agentty_tui.catalog.tokens import (
+    DEFAULT_FAMILY,
+    TOKEN_COUNTER,
+    CountNotKept,
+    FamilyName,
+    TokenCounter,
+)
 from agentty_tui.catalog.values import WireCatalog
 from agentty_tui.model import PluginModel, ServerState, ToolState
 
@@ -123,14 +129,17 @@ class CostBook:
     ) -> int | None:
         """Tokens of what ``catalog`` (``model``'s) ships: each connected server's tools that
         are on, less those trimmed, and the natives (``natives=False``: the MCP tools alone);
-        ``None`` while a server is not counted. A look-up per server and per trimmed tool, not
-        per tool: the status bar asks on every snapshot."""
+        ``None`` while a server is not counted, or a native's count is neither kept nor
+        countable without loading the encoding (never loaded here: the UI thread asks). A
+        look-up per server and per trimmed tool, not per tool: the status bar asks on every
+        snapshot."""
         total = 0
         if natives:
             native_tools = [tool for tool in catalog.tools if tool.server is None]
-            if native_tools and not self._counter.ready:
+            try:  # kept counts, or the loaded encoding: this thread never loads it
+                total += self._counter.total(native_tools, family, may_load=False)
+            except CountNotKept:
                 return None
-            total += sum(self._counter.count_tool(tool, family) for tool in native_tools)
         trimmed = catalog.trimmed_by_server()
         for server in model.servers:
             if server.status != "connected":

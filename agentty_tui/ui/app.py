@@ -49,7 +49,7 @@ from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.catalog import FAMILIES, TOKEN_COUNTER, CatalogProjector, WireCatalog
 from agentty_tui.catalog.host_lens import host_lens, hosts_of
 from agentty_tui.catalog.host_limits import host_limits
-from agentty_tui.catalog.tokens import DEFAULT_FAMILY, FamilyName
+from agentty_tui.catalog.tokens import DEFAULT_FAMILY, CountNotKept, FamilyName
 from agentty_tui.catalog.tool_costs import CostBook
 from agentty_tui.config.discover import HostFile, host_config_files
 from agentty_tui.config.hosts.switches import HOST_NAMES
@@ -583,15 +583,21 @@ class PickerApp(KeyOrderApp):
         self._count_if_needed()  # snapshots that came meanwhile
 
     def _project(self, model: PluginModel) -> WireCatalog:
-        """The wire catalog of ``model``; with a token budget only once the encoding is loaded.
+        """The wire catalog of ``model``; with a token budget once its counts are known.
 
-        Loading it holds the interpreter's lock for about 2 s, in whichever thread: the first
-        frame does not wait for it. Until a worker thread has loaded it, the count budget alone
-        applies; then the snapshot is shown again with both. Without a token budget nothing is
-        counted or loaded.
+        The counts kept by an earlier run (``catalog/token_cache.py``) apply the token budget
+        at once, without the encoding. A count not kept needs it loaded, which holds the
+        interpreter's lock for about 2 s, in whichever thread: the first frame does not wait
+        for it. Until a worker thread has loaded it, the count budget alone applies; then the
+        snapshot is shown again with both. Without a token budget nothing is counted or loaded.
         """
         if model.tool_token_budget is None or self._projector.counter.ready:
             return self._projector.project(model)
+        if not self._warming_tokens:
+            try:
+                return self._projector.project(model, may_load=False)
+            except CountNotKept:
+                pass  # a definition not counted before: the encoding is needed
         if not self._warming_tokens and self.is_running:
             self._warming_tokens = True
             self._load_token_encoding()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
+import os
 import subprocess
 import sys
 import threading
@@ -260,3 +262,58 @@ async def test_trees_recorded_together_share_a_census_that_started_after_each_as
     assert len(reads) == 1, reads
     later = time.monotonic()
     assert reaper.Census.after(later).started >= later  # an old census is never handed out
+
+
+_CENSUS = """
+import json
+import os
+import subprocess
+import sys
+
+from agentty_tui.bridge import reaper
+
+env = {**os.environ, reaper.SESSION_VARIABLE: "token-of-a-newer-process"}
+newer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)
+try:
+    census = reaper.Census.read()
+finally:
+    newer.kill()
+    newer.wait()
+print(json.dumps({held.decode(): pid for pid, (_, held) in census.tokens.items()}))
+"""
+
+
+def test_a_census_reads_only_the_environments_of_processes_started_since_its_own() -> None:
+    """What carries a token of a process's servers was started after that process: its census
+    finds a carrier it started, and does not read the environment of one that is older (the
+    rest of the machine, most of ``/proc``)."""
+    env = {**os.environ, reaper.SESSION_VARIABLE: "token-of-an-older-process"}
+    older = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)
+    try:
+        _wait_for_the_next_tick_after(older.pid)
+        done = subprocess.run(
+            [sys.executable, "-c", _CENSUS],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+            env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        )
+    finally:
+        older.kill()
+        older.wait()
+    found = json.loads(done.stdout)
+    assert "token-of-a-newer-process" in found
+    assert "token-of-an-older-process" not in found
+
+
+def _wait_for_the_next_tick_after(pid: int) -> None:
+    """Return once the clock ticks that start times count (``/proc/uptime`` in ticks) are past
+    ``pid``'s own start: a process started now is seen as started after it."""
+    start = reaper.start_time(pid)
+    assert start is not None
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 10
+    while float(Path("/proc/uptime").read_text().split()[0]) * ticks <= start + 1:
+        assert time.monotonic() < deadline, "the clock did not move"
+        time.sleep(0.005)  # polled: a tick is 10 ms and gives no event to wait on

@@ -4,6 +4,7 @@ each distinct definition once, and the token budget's trimming beside the count 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import quicktok
@@ -13,12 +14,14 @@ from agentty_tui.catalog import (
     FAMILIES,
     TOKEN_COUNTER,
     CatalogProjector,
+    CountNotKept,
     FamilyName,
     TokenCounter,
     WireTool,
     project_catalog,
     tool_definition,
 )
+from agentty_tui.catalog.token_cache import TokenCache
 from agentty_tui.model import NativeTool, PluginModel, ServerState, StdioSpec, ToolState
 
 SCHEMA = {
@@ -177,6 +180,28 @@ def test_projector_with_token_budget_equals_a_fresh_projection() -> None:
         assert projector.project(model) == project_catalog(model)
 
 
+def test_a_projection_that_may_not_load_takes_kept_counts_or_raises(tmp_path: Path) -> None:
+    """``may_load=False``: with every definition kept by an earlier counter the token budget
+    applies as with the encoding, which stays unloaded; one definition not kept raises
+    ``CountNotKept`` (nothing loaded), and the same projector then projects it in full."""
+    path = tmp_path / "counts.bin"
+    model = _model(*TOOLS, tokens=_cost("read", "") + _cost("mcp__s__a", "short"))
+    earlier = TokenCounter(TokenCache(path))
+    expected = CatalogProjector(earlier).project(model)
+    assert expected.trimmed and earlier.save()
+    counter = TokenCounter(TokenCache(path))
+    projector = CatalogProjector(counter)
+    assert projector.project(model, may_load=False) == expected
+    assert not counter.ready  # every count was kept: the encoding was not loaded
+    grown = _model(*TOOLS, ("e", "a definition never counted"), tokens=expected.token_budget)
+    with pytest.raises(CountNotKept):
+        projector.project(grown, may_load=False)
+    assert not counter.ready
+    assert projector.project(grown) == project_catalog(grown)
+    assert counter.ready  # the missing count loaded it
+    assert projector.project(grown, may_load=False) == project_catalog(grown)  # loaded: counts
+
+
 @pytest.mark.parametrize("count_budget", [1, 3, 5, 128])
 def test_every_token_budget_ships_the_longest_run_that_fits(count_budget: int) -> None:
     """For every token budget from nothing to everything, with several count budgets: the
@@ -202,9 +227,11 @@ class _CountingCounter(TokenCounter):
         super().__init__()
         self.asked: list[str] = []
 
-    def count_tool(self, tool: WireTool, family: FamilyName = DEFAULT_FAMILY) -> int:
+    def count_tool(
+        self, tool: WireTool, family: FamilyName = DEFAULT_FAMILY, *, may_load: bool = True
+    ) -> int:
         self.asked.append(tool.tool)
-        return super().count_tool(tool, family)
+        return super().count_tool(tool, family, may_load=may_load)
 
 
 def _toggled(model: PluginModel, bare: str) -> PluginModel:

@@ -87,9 +87,11 @@ class _Spy(TokenCounter):
         description: str,
         input_schema: Mapping[str, Any],
         family: FamilyName = DEFAULT_FAMILY,
+        *,
+        may_load: bool = True,
     ) -> int:
         self.asked.append(name)
-        return super().count(name, description, input_schema, family)
+        return super().count(name, description, input_schema, family, may_load=may_load)
 
 
 def test_a_toggle_counts_only_the_toggled_tool_and_gone_servers_are_forgotten() -> None:

@@ -27,7 +27,7 @@ CODEX = SourceRef(path="/h/.codex/config.toml", scope="user", host="codex")
 
 
 class GatedCounter(TokenCounter):
-    """A counter that counts only once the test opens the gate."""
+    """A counter that counts only once the test opens the gate (a slow encoding's load)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -39,10 +39,14 @@ class GatedCounter(TokenCounter):
         description: str,
         input_schema: Mapping[str, Any],
         family: FamilyName = DEFAULT_FAMILY,
+        *,
+        may_load: bool = True,
     ) -> int:
-        """Wait for the gate (at most 30 s), then count."""
-        self.gate.wait(30)
-        return super().count(name, description, input_schema, family)
+        """Wait for the gate (at most 30 s), then count; a count that may not load the
+        encoding (the status bar's, on the UI thread) never waits."""
+        if may_load:
+            self.gate.wait(30)
+        return super().count(name, description, input_schema, family, may_load=may_load)
 
 
 def _priced() -> PluginModel:
