@@ -285,8 +285,7 @@ async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:
             async def read_host() -> None:
                 async with to_daemon:
                     async for line in _lines(wire_in):
-                        session.from_host(line)
-                        await to_daemon.send(line)
+                        await to_daemon.send(line)  # noted by the relay that sends it on
 
             group.start_soon(read_host)
             resumed = False
@@ -317,6 +316,9 @@ async def _relay(
 
         async def upstream() -> None:
             async for line in from_host:
+                # Noted as sent only now: a request the host made while no daemon was attached
+                # reaches the next one, and is not answered as lost by the one before.
+                session.from_host(line)
                 if not await write_all(descriptor, line):
                     return
             host_done.set()

@@ -8,6 +8,7 @@ shortened with ``AGENTTY_GATEWAY_IDLE``).
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import json
 import os
@@ -265,6 +266,38 @@ async def test_a_daemon_killed_is_replaced_under_its_hosts_which_hear_the_list_c
         assert "alpha__echo" not in {tool.name for tool in (await host.list_tools()).tools}
     await daemon_gone(runtime)
     await wait_until_gone(after)
+
+
+async def test_a_call_made_while_its_serve_starts_a_new_daemon_is_answered_once_by_it(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """``kill -9`` of the daemon, then a call while the host's ``serve`` holds the start lock
+    (starting the next daemon): no daemon took the call, so the new one answers it, and the
+    host does not get "restarted: ask again" for it (nor two answers for one id)."""
+    notices = Notices()
+    async with attached(config, runtime, tmp_path / "one", notices) as host:
+        before = int(text_of(await host.call_tool("alpha__pid", {})))
+        place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+        os.kill(int(place.pid.read_text()), signal.SIGKILL)
+        with anyio.fail_after(30):
+            while not _held(place.lock):  # noqa: ASYNC110 (another process's lock: no event)
+                await anyio.sleep(0.005)
+        after = int(text_of(await host.call_tool("alpha__pid", {})))
+        assert after != before and process_alive(after)
+
+
+def _held(lock: Path) -> bool:
+    """Whether another process holds ``lock`` (the daemon's start lock) right now."""
+    try:
+        with open(lock, "rb") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return False
+    except FileNotFoundError:
+        return False
 
 
 async def test_status_shows_the_daemon_its_hosts_and_their_one_server(
