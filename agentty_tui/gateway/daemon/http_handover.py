@@ -28,6 +28,7 @@ import anyio.abc
 from agentty_tui.bridge import Bridge
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.host.requests import AskElsewhere
 from agentty_tui.gateway.http.endpoint import http_gateway
 from agentty_tui.gateway.http.loopback import HANDOVER, LISTENING, loopback_listener
 
@@ -38,11 +39,15 @@ HANDOVER_TIMEOUT = 10.0
 
 
 async def serve_handed_listener(
-    stream: anyio.abc.SocketStream, bridge: Bridge, attachment: Attachment
+    stream: anyio.abc.SocketStream,
+    bridge: Bridge,
+    attachment: Attachment,
+    elsewhere: AskElsewhere | None = None,
 ) -> None:
     """Take the listening socket ``stream`` brings and serve the gateway on it over
     ``bridge`` until ``stream`` ends; a socket that is not one, or none, is refused
-    (``error <why>``) and nothing is served."""
+    (``error <why>``) and nothing is served. ``elsewhere``: who is asked a server's form or
+    page during a call of a host that cannot answer it (the workspace's attached picker)."""
     token = attachment.http_token
     try:
         if token is None or not isinstance(stream, anyio.abc.UNIXSocketStream):
@@ -54,7 +59,13 @@ async def serve_handed_listener(
         return
     with listener:
         async with http_gateway(
-            listener, token, bridge, attachment.host, wait=attachment.wait, offers=bridge
+            listener,
+            token,
+            bridge,
+            attachment.host,
+            wait=attachment.wait,
+            offers=bridge,
+            elsewhere=elsewhere,
         ):
             await stream.send(LISTENING)
             await _until_closed(stream)

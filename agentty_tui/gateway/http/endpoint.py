@@ -53,6 +53,7 @@ from starlette.types import Message, Receive, Scope, Send
 from agentty_tui.bridge import Bridge
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.gateway.host.offers import OfferSource
+from agentty_tui.gateway.host.requests import AskElsewhere
 from agentty_tui.gateway.host.server import DEFAULT_WAIT, GatewaySource, HostServer
 from agentty_tui.gateway.http.answers import (
     ANSWER_ALONE,
@@ -162,14 +163,18 @@ class HttpGateway:
         *,
         wait: float = DEFAULT_WAIT,
         offers: OfferSource | None = None,
+        elsewhere: AskElsewhere | None = None,
     ) -> None:
         """``source``: the plugin state (a ``Bridge``); ``host``: whose lens; ``wait``: seconds
         the first request waits for servers still connecting; ``offers``: the servers'
-        resources, prompts and log messages (``None``: tools only)."""
+        resources, prompts and log messages (``None``: tools only); ``elsewhere``: who is
+        asked a server's form or page during a host's call when the host cannot answer it
+        (the daemon's attached picker, ``serve --http --shared``; ``None``: declined)."""
         self._source = source
         self._host = host
         self._wait = wait
         self._offers = offers
+        self._elsewhere = elsewhere
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
         self._asking_nothing: set[str] = set()
         """The sessions whose host declared neither elicitation nor roots
@@ -235,7 +240,13 @@ class HttpGateway:
             self._asking_nothing.discard(session_id)
 
     def _host_server(self) -> HostServer:
-        return HostServer(self._source, self._host, wait=self._wait, offers=self._offers)
+        return HostServer(
+            self._source,
+            self._host,
+            wait=self._wait,
+            offers=self._offers,
+            elsewhere=self._elsewhere,
+        )
 
     async def _modern_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._modern_ready.wait()  # at most the first settling, ``wait`` seconds
@@ -384,15 +395,17 @@ async def http_gateway(
     *,
     wait: float = DEFAULT_WAIT,
     offers: OfferSource | None = None,
+    elsewhere: AskElsewhere | None = None,
 ) -> AsyncIterator[HttpGateway]:
     """The gateway served on ``listener`` (bound to ``LOOPBACK``) to every host with ``token``,
     over ``source``, while the block runs. Leaving ends the sessions and the listen streams
     first (no open stream holds the HTTP server's stop up), then the HTTP server, which closes
     ``listener``: ``serve --http`` over its own bridge, and the gateway daemon over the bridge
-    of a ``serve --http --shared`` (``gateway/daemon/http_handover``)."""
+    of a ``serve --http --shared`` (``gateway/daemon/http_handover``), which passes its
+    attached picker as ``elsewhere`` (``HttpGateway``)."""
     port = int(listener.getsockname()[1])
     async with anyio.create_task_group() as group:
-        gateway = HttpGateway(source, host, wait=wait, offers=offers)
+        gateway = HttpGateway(source, host, wait=wait, offers=offers, elsewhere=elsewhere)
         await group.start(gateway.run)
         app = HttpGuard(
             RequestBodyLimitMiddleware(gateway, DEFAULT_MAX_REQUEST_BODY_SIZE), token, port
