@@ -85,9 +85,8 @@ async def cancel_a_waiting_call(host: Client, server: str, marker: Path) -> None
             group.start_soon(call)
             await started.wait()
             group.cancel_scope.cancel()
-        while not marker.exists():  # noqa: ASYNC110 - the server writes a file, no event
+        while not await anyio.Path(marker).exists():  # noqa: ASYNC110 - a file, no event
             await anyio.sleep(0.02)
-    assert marker.read_text() == "cancelled"
+    assert await anyio.Path(marker).read_text() == "cancelled"
     counted = await host.call_tool(f"{server}__count", {"steps": 1})
     assert counted.content == [types.TextContent(type="text", text="counted 1")]
-

@@ -120,7 +120,7 @@ class _Daemon:
     def asks(self) -> PickerAsks:
         """The attached pickers, asked what servers ask that nobody else answers; made on first
         use (its module imports the SDK)."""
-        from agentty_tui.gateway.daemon.picker_asks import HostAsks, PickerAsks
+        from agentty_tui.gateway.daemon.picker_asks import PickerAsks
 
         return PickerAsks()
 

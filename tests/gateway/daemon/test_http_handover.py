@@ -81,9 +81,7 @@ async def test_a_form_during_an_http_hosts_call_is_asked_of_the_attached_picker(
                 AskedBy(server, "confirm", by_host=True, host=None, project=str(config))
                 for server in SERVERS
             ]
-            assert [params.message for _by, params in asked.seen] == [
-                "Proceed with the thing?"
-            ] * 2
+            assert [params.message for _by, params in asked.seen] == ["Proceed with the thing?"] * 2
     await daemon_gone(runtime)
 
 
