@@ -14,7 +14,11 @@ One process, one ``Bridge`` (as ``serve`` over stdio), any number of hosts:
   served by its own ``HostServer`` over the SDK's ``StreamableHTTPServerTransport``; its list
   changes go out on the session's standalone GET stream. A session that has no request in
   flight and no GET stream open for ``SESSION_IDLE`` seconds is ended; at most
-  ``MAX_SESSIONS`` at once (503 beyond).
+  ``MAX_SESSIONS`` at once (503 beyond). An unknown session id is answered 404 (the spec's
+  "start a new session"), unless it is one the daemon before this one had open
+  (``serve --http --shared``, ``http.kept_sessions``): then it is taken up under the same id,
+  the host's ``initialize`` replayed to its new ``HostServer``, and its next GET stream opens
+  with ``tools/list_changed``.
 - **2026-07-28 era** (each request whole, no session): one ``HostServer`` for all such
   requests, through the SDK's ``StreamableHTTPSessionManager``; its list changes go out on
   every open ``subscriptions/listen`` stream.
@@ -28,17 +32,19 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import logging
 import os
 import socket
 import sys
 import uuid
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, TextIO, cast
+from typing import Any, Protocol, TextIO, cast
 from urllib.parse import urlsplit
 
 import anyio
 import anyio.abc
+import mcp_types as types
 import uvicorn
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -71,10 +77,12 @@ from agentty_tui.gateway.http.loopback import (
 from agentty_tui.gateway.http.token import read_or_make_token, token_path
 
 __all__ = [
+    "LIST_CHANGED_EVENT",
     "MAX_SESSIONS",
     "SESSION_IDLE",
     "HttpGateway",
     "HttpGuard",
+    "SessionBook",
     "http_gateway",
     "serve_http",
 ]
@@ -88,6 +96,29 @@ SESSION_IDLE = 30 * 60.0
 STOP_GRACE = 2
 """Seconds the HTTP server waits for responses still open when it stops (the sessions' and the
 listen streams are ended before)."""
+
+LIST_CHANGED_EVENT = (
+    b'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\r\n\r\n'
+)
+"""The SSE event a session taken up from a daemon before opens its next GET stream with: the
+host's list may have changed while no daemon ran."""
+
+TAKEN_UP = "agentty-taken-up"
+"""The id of the ``initialize`` replayed to a session taken up (its answer goes nowhere)."""
+
+
+class SessionBook(Protocol):
+    """Who is told of the 2025-era sessions opened and ended (``serve --http --shared``'s
+    process, which keeps them for the next daemon: ``http.kept_sessions``)."""
+
+    def opened(self, session_id: str, initialize: dict[str, Any]) -> None:
+        """A session was opened by a host's ``initialize`` with these params."""
+        ...
+
+    def ended(self, session_id: str) -> None:
+        """A session ended."""
+        ...
+
 
 _Incoming = anyio.abc.ObjectReceiveStream[SessionMessage | Exception]
 _Outgoing = anyio.abc.ObjectSendStream[SessionMessage]
@@ -164,17 +195,27 @@ class HttpGateway:
         wait: float = DEFAULT_WAIT,
         offers: OfferSource | None = None,
         elsewhere: AskElsewhere | None = None,
+        book: SessionBook | None = None,
+        kept: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
         """``source``: the plugin state (a ``Bridge``); ``host``: whose lens; ``wait``: seconds
         the first request waits for servers still connecting; ``offers``: the servers'
         resources, prompts and log messages (``None``: tools only); ``elsewhere``: who is
         asked a server's form or page during a host's call when the host cannot answer it
-        (the daemon's attached picker, ``serve --http --shared``; ``None``: declined)."""
+        (the daemon's attached picker, ``serve --http --shared``; ``None``: declined);
+        ``book``: told of each session opened and ended; ``kept``: the sessions a daemon
+        before this one had open, by id, with their ``initialize`` params, taken up when
+        their host comes back."""
         self._source = source
         self._host = host
         self._wait = wait
         self._offers = offers
         self._elsewhere = elsewhere
+        self._book = book
+        self._kept = dict(kept or {})
+        self._taking_up: dict[str, anyio.Event] = {}
+        self._unannounced: set[str] = set()
+        """Sessions taken up whose GET stream has not opened since (it opens with a notice)."""
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
         self._asking_nothing: set[str] = set()
         """The sessions whose host declared neither elicitation nor roots
@@ -222,8 +263,13 @@ class HttpGateway:
             return
         transport = self._sessions.get(session_id)
         if transport is None:
+            transport = await self._taken_up(session_id)
+        if transport is None:
             await _error(404, "Session not found")(scope, receive, send)
             return
+        if scope["method"] == "GET" and session_id in self._unannounced:
+            self._unannounced.discard(session_id)
+            send = _opening_with_notice(send)
         alone = False
         if scope["method"] == "POST" and session_id in self._asking_nothing:
             # The body is whole already (the body limit reads it first): one message.
@@ -236,8 +282,7 @@ class HttpGateway:
         finally:
             ANSWER_ALONE.reset(choice)
         if transport.is_terminated:  # the host ended it (DELETE)
-            self._sessions.pop(session_id, None)
-            self._asking_nothing.discard(session_id)
+            self._forget(session_id)
 
     def _host_server(self) -> HostServer:
         return HostServer(
@@ -295,17 +340,48 @@ class HttpGateway:
             if not established:
                 await self._drop(session_id, transport)
         body = first.get("body", b"") if _whole(first) else b""
-        if established and session_id in self._sessions and asks_nothing(body):
+        if established and session_id in self._sessions:
+            if asks_nothing(body):
+                self._asking_nothing.add(session_id)
+            params = _initialize_params(body)
+            if self._book is not None and params is not None:
+                self._book.opened(session_id, params)
+
+    async def _taken_up(self, session_id: str) -> StreamableHTTPServerTransport | None:
+        """The session ``session_id`` taken up again when a daemon before this one had it open
+        (its host's ``initialize`` replayed); ``None`` when it is not one (404)."""
+        taking = self._taking_up.get(session_id)
+        if taking is not None:  # another request of the host is taking it up: its session
+            await taking.wait()
+            return self._sessions.get(session_id)
+        group = self._group
+        if group is None or session_id not in self._kept or len(self._sessions) >= MAX_SESSIONS:
+            return None
+        initialize = self._kept.pop(session_id)
+        taking = self._taking_up[session_id] = anyio.Event()
+        transport = AnswerChoosingTransport(session_id, idle_timeout=SESSION_IDLE)
+        self._sessions[session_id] = transport
+        try:
+            await group.start(self._serve_session, session_id, transport, initialize)
+        finally:
+            del self._taking_up[session_id]
+            taking.set()
+        if asks_nothing(json.dumps({"params": initialize}).encode()):
             self._asking_nothing.add(session_id)
+        self._unannounced.add(session_id)
+        return transport
 
     async def _serve_session(
         self,
         session_id: str,
         transport: StreamableHTTPServerTransport,
+        initialize: dict[str, Any] | None = None,
         *,
         task_status: anyio.abc.TaskStatus[None],
     ) -> None:
-        """One 2025-era host, until its session ends (DELETE, idle, the gateway's stop)."""
+        """One 2025-era host, until its session ends (DELETE, idle, the gateway's stop);
+        ``initialize``: the params of the host's ``initialize``, replayed first (a session
+        taken up from a daemon before)."""
         try:
             async with transport.connect() as (read_stream, write_stream):
                 task_status.started()
@@ -314,19 +390,88 @@ class HttpGateway:
                     host = self._host_server()
                     # The transport's streams are the SDK's own kind, which its ``Server.run``
                     # takes as it takes anyio's; ``HostServer.serve`` names anyio's.
-                    await host.serve(cast(_Incoming, read_stream), cast(_Outgoing, write_stream))
+                    incoming = cast(_Incoming, read_stream)
+                    outgoing = cast(_Outgoing, write_stream)
+                    if initialize is None:
+                        await host.serve(incoming, outgoing)
+                    else:
+                        async with _replaying_handshake(incoming, initialize) as replayed:
+                            await host.serve(replayed, outgoing)
         except Exception:  # one session's failure ends it alone, never the others
             logger.exception("gateway HTTP session %s failed", session_id[:8])
         finally:
             await self._drop(session_id, transport)
 
-    async def _drop(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
-        """Forget a session (its id answers 404 from now on) and end its transport."""
-        self._sessions.pop(session_id, None)
+    def _forget(self, session_id: str) -> None:
+        """Forget a session: its id answers 404 from now on (the book is told)."""
+        if self._sessions.pop(session_id, None) is not None and self._book is not None:
+            self._book.ended(session_id)
         self._asking_nothing.discard(session_id)
+        self._unannounced.discard(session_id)
+
+    async def _drop(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        """Forget a session and end its transport."""
+        self._forget(session_id)
         if not transport.is_terminated:
             with anyio.CancelScope(shield=True):
                 await transport.terminate()
+
+
+def _initialize_params(body: bytes) -> dict[str, Any] | None:
+    """The params of the ``initialize`` request ``body`` holds (``None``: not one)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    params = message.get("params") if isinstance(message, dict) else None
+    return params if isinstance(params, dict) else None
+
+
+@contextlib.asynccontextmanager
+async def _replaying_handshake(
+    incoming: _Incoming, initialize: dict[str, Any]
+) -> AsyncIterator[_Incoming]:
+    """``incoming`` after an ``initialize`` with ``initialize`` (its answer, to an id no
+    request of the host's has, goes nowhere) and ``notifications/initialized``: a session taken
+    up serves as the one its host opened."""
+    relay_in, relayed = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    handshake = [
+        SessionMessage(
+            types.JSONRPCRequest(jsonrpc="2.0", id=TAKEN_UP, method="initialize", params=initialize)
+        ),
+        SessionMessage(
+            types.JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized")
+        ),
+    ]
+    async with anyio.create_task_group() as group:
+
+        async def relay() -> None:
+            async with relay_in, incoming:
+                for message in handshake:
+                    await relay_in.send(message)
+                async for item in incoming:
+                    await relay_in.send(item)
+
+        group.start_soon(relay)
+        async with relayed:
+            yield relayed
+        group.cancel_scope.cancel()
+
+
+def _opening_with_notice(send: Send) -> Send:
+    """``send`` of a GET stream whose first event, once it opened, is ``LIST_CHANGED_EVENT``."""
+    told = False
+
+    async def opening(message: Message) -> None:
+        nonlocal told
+        await send(message)
+        if not told and message["type"] == "http.response.start" and message["status"] == 200:
+            told = True
+            await send(
+                {"type": "http.response.body", "body": LIST_CHANGED_EVENT, "more_body": True}
+            )
+
+    return opening
 
 
 def _whole(message: Message) -> bool:
@@ -396,16 +541,21 @@ async def http_gateway(
     wait: float = DEFAULT_WAIT,
     offers: OfferSource | None = None,
     elsewhere: AskElsewhere | None = None,
+    book: SessionBook | None = None,
+    kept: Mapping[str, dict[str, Any]] | None = None,
 ) -> AsyncIterator[HttpGateway]:
     """The gateway served on ``listener`` (bound to ``LOOPBACK``) to every host with ``token``,
     over ``source``, while the block runs. Leaving ends the sessions and the listen streams
     first (no open stream holds the HTTP server's stop up), then the HTTP server, which closes
     ``listener``: ``serve --http`` over its own bridge, and the gateway daemon over the bridge
     of a ``serve --http --shared`` (``gateway/daemon/http_handover``), which passes its
-    attached picker as ``elsewhere`` (``HttpGateway``)."""
+    attached picker as ``elsewhere``, and its sessions' ``book`` and those ``kept`` from a daemon
+    before (``HttpGateway``)."""
     port = int(listener.getsockname()[1])
     async with anyio.create_task_group() as group:
-        gateway = HttpGateway(source, host, wait=wait, offers=offers, elsewhere=elsewhere)
+        gateway = HttpGateway(
+            source, host, wait=wait, offers=offers, elsewhere=elsewhere, book=book, kept=kept
+        )
         await group.start(gateway.run)
         app = HttpGuard(
             RequestBodyLimitMiddleware(gateway, DEFAULT_MAX_REQUEST_BODY_SIZE), token, port
