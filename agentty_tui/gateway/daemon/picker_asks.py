@@ -44,12 +44,12 @@ from agentty_tui.bridge.call_hooks import calls_during
 from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
 from agentty_tui.gateway.host.requests import HostRequests
 from agentty_tui.gateway.picker.link import LINK_ENDED, LineWriter
+from agentty_tui.gateway.picker.view import MAX_DURING
 
 __all__ = [
     "ASK_TIMEOUT",
     "MAX_ASK",
     "MAX_ASKS",
-    "MAX_DURING",
     "MAX_PAGES",
     "HostAsks",
     "PickerAsks",
@@ -67,9 +67,6 @@ MAX_ASK = 1024 * 1024
 
 MAX_ASKS = 32
 """Requests that may wait for one picker's answer; more are declined at once."""
-
-MAX_DURING = 8
-"""Hosts named as those whose calls were in flight when a request no call owns came."""
 
 MAX_PAGES = 64
 """Pages a picker accepted that are remembered until the server says each is done."""
