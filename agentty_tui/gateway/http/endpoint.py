@@ -261,6 +261,9 @@ class HttpGateway:
         if session_id is None:
             await self._open_session(scope, receive, send)
             return
+        taking = self._taking_up.get(session_id)
+        if taking is not None:  # another request of the host is taking it up: wait for that
+            await taking.wait()
         transport = self._sessions.get(session_id)
         if transport is None:
             transport = await self._taken_up(session_id)
@@ -349,11 +352,9 @@ class HttpGateway:
 
     async def _taken_up(self, session_id: str) -> StreamableHTTPServerTransport | None:
         """The session ``session_id`` taken up again when a daemon before this one had it open
-        (its host's ``initialize`` replayed); ``None`` when it is not one (404)."""
-        taking = self._taking_up.get(session_id)
-        if taking is not None:  # another request of the host is taking it up: its session
-            await taking.wait()
-            return self._sessions.get(session_id)
+        (its host's ``initialize`` replayed); ``None`` when it is not one (404). Another
+        request of the session meanwhile waits (``__call__``): the transport is listed before
+        it is connected."""
         group = self._group
         if group is None or session_id not in self._kept or len(self._sessions) >= MAX_SESSIONS:
             return None
@@ -446,11 +447,13 @@ async def _replaying_handshake(
     async with anyio.create_task_group() as group:
 
         async def relay() -> None:
-            async with relay_in, incoming:
-                for message in handshake:
-                    await relay_in.send(message)
-                async for item in incoming:
-                    await relay_in.send(item)
+            # The session's end closes the transport's stream under the relay: its end too.
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async with relay_in, incoming:
+                    for message in handshake:
+                        await relay_in.send(message)
+                    async for item in incoming:
+                        await relay_in.send(item)
 
         group.start_soon(relay)
         async with relayed:

@@ -267,11 +267,16 @@ async def _killed_and_replaced(config: Path, runtime: Path) -> None:
     await wait_until_gone(after)
 
 
-async def test_a_2025_session_outlives_a_daemon_killed(config: Path, runtime: Path) -> None:
+@pytest.mark.parametrize("first", ["get", "request"])
+async def test_a_2025_session_outlives_a_daemon_killed(
+    first: str, config: Path, runtime: Path
+) -> None:
     """``kill -9`` of the daemon under a 2025-era host (the SDK's client, which never opens a
     new session by itself): the new daemon takes its session up, so its GET stream (which the
     client reopens) starts with ``tools/list_changed``, a toggle made after reaches it as
-    another, and its next ``tools/list`` shows the toggle."""
+    another, and its next ``tools/list`` shows the toggle. ``first``: what of the host's
+    reaches the new daemon first, its GET stream or a request (which then takes the session up
+    while the GET comes in: the GET waits for it)."""
     notices = Notices()
     with anyio.fail_after(150):
         async with (
@@ -284,6 +289,8 @@ async def test_a_2025_session_outlives_a_daemon_killed(config: Path, runtime: Pa
             with anyio.fail_after(60):  # a new daemon's start: seconds on a loaded machine
                 while _pid_or_none(runtime) in (None, daemon):  # noqa: ASYNC110 (its files)
                     await anyio.sleep(0.05)
+            if first == "request":
+                assert "alpha__add" in {tool.name for tool in (await host.list_tools()).tools}
             await notices.until(1, timeout=60)  # the reopened GET stream's first event
             await disable(config, "alpha", "add")
             await notices.until(2)
