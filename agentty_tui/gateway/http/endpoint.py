@@ -17,8 +17,8 @@ One process, one ``Bridge`` (as ``serve`` over stdio), any number of hosts:
   ``MAX_SESSIONS`` at once (503 beyond). An unknown session id is answered 404 (the spec's
   "start a new session"), unless it is one the daemon before this one had open
   (``serve --http --shared``, ``http.kept_sessions``): then it is taken up under the same id,
-  the host's ``initialize`` replayed to its new ``HostServer``, and its next GET stream opens
-  with ``tools/list_changed``.
+  the host's ``initialize`` replayed to its new ``HostServer``, and its next GET stream is
+  ``tools/list_changed`` alone, after which the host's client opens the session's own.
 - **2026-07-28 era** (each request whole, no session): one ``HostServer`` for all such
   requests, through the SDK's ``StreamableHTTPSessionManager``; its list changes go out on
   every open ``subscriptions/listen`` stream.
@@ -98,10 +98,14 @@ STOP_GRACE = 2
 listen streams are ended before)."""
 
 LIST_CHANGED_EVENT = (
-    b'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\r\n\r\n'
+    b"retry: 100\r\nevent: message\r\n"
+    b'data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\r\n\r\n'
 )
-"""The SSE event a session taken up from a daemon before opens its next GET stream with: the
-host's list may have changed while no daemon ran."""
+"""The whole of the first GET stream of a session taken up from a daemon before: the host's
+list may have changed while no daemon ran. The stream then ends, and the host's client opens
+the next one 100 ms later (``retry``), a stream of the session's transport. Ending it is what
+keeps the host's next GET streams coming: the mcp SDK's client gives a GET stream that breaks
+two tries in a row up, and counts its tries afresh only after a stream that ended cleanly."""
 
 TAKEN_UP = "agentty-taken-up"
 """The id of the ``initialize`` replayed to a session taken up (its answer goes nowhere)."""
@@ -215,7 +219,7 @@ class HttpGateway:
         self._kept = dict(kept or {})
         self._taking_up: dict[str, anyio.Event] = {}
         self._unannounced: set[str] = set()
-        """Sessions taken up whose GET stream has not opened since (it opens with a notice)."""
+        """Sessions taken up whose GET stream has not opened since (it is a notice alone)."""
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
         self._asking_nothing: set[str] = set()
         """The sessions whose host declared neither elicitation nor roots
@@ -272,7 +276,8 @@ class HttpGateway:
             return
         if scope["method"] == "GET" and session_id in self._unannounced:
             self._unannounced.discard(session_id)
-            send = _opening_with_notice(send)
+            await _notice(session_id)(scope, receive, send)
+            return
         alone = False
         if scope["method"] == "POST" and session_id in self._asking_nothing:
             # The body is whole already (the body limit reads it first): one message.
@@ -461,20 +466,10 @@ async def _replaying_handshake(
         group.cancel_scope.cancel()
 
 
-def _opening_with_notice(send: Send) -> Send:
-    """``send`` of a GET stream whose first event, once it opened, is ``LIST_CHANGED_EVENT``."""
-    told = False
-
-    async def opening(message: Message) -> None:
-        nonlocal told
-        await send(message)
-        if not told and message["type"] == "http.response.start" and message["status"] == 200:
-            told = True
-            await send(
-                {"type": "http.response.body", "body": LIST_CHANGED_EVENT, "more_body": True}
-            )
-
-    return opening
+def _notice(session_id: str) -> Response:
+    """The first GET stream of a session taken up: ``LIST_CHANGED_EVENT``, then its end."""
+    headers = {MCP_SESSION_ID_HEADER: session_id, "Cache-Control": "no-cache, no-transform"}
+    return Response(LIST_CHANGED_EVENT, media_type="text/event-stream", headers=headers)
 
 
 def _whole(message: Message) -> bool:

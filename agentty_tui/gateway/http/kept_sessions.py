@@ -15,8 +15,8 @@ holds the listening socket (``http.shared``):
   away (``Attachment.http_sessions``);
 - that daemon takes a session up when the host's next request names it: the host's
   ``initialize`` is replayed to a new ``HostServer`` of that id (``http.endpoint``), so its
-  capabilities are known again, and its first GET stream opens with ``tools/list_changed``
-  (whatever changed while no daemon ran).
+  capabilities are known again, and its first GET stream is ``tools/list_changed`` alone
+  (whatever changed while no daemon ran), after which its client opens the session's own.
 
 Nothing here imports the SDK: the serve process reads these lines. The lines pass over the
 user's own uid-checked socket only.

@@ -32,7 +32,7 @@ from tests.conftest import WriteConfig
 from tests.gateway.daemon.test_process import attached, daemon_gone, disable, environment
 from tests.gateway.hosts import MODES, Notices
 from tests.gateway.http.test_endpoint import ACCEPT, ANNOUNCED, Gateway, http_host, post
-from tests.gateway.stdio.test_serve import text_of
+from tests.gateway.stdio.test_serve import text_of, toggle
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
 
@@ -272,8 +272,8 @@ async def test_a_2025_session_outlives_a_daemon_killed(
     first: str, config: Path, runtime: Path
 ) -> None:
     """``kill -9`` of the daemon under a 2025-era host (the SDK's client, which never opens a
-    new session by itself): the new daemon takes its session up, so its GET stream (which the
-    client reopens) starts with ``tools/list_changed``, a toggle made after reaches it as
+    new session by itself), twice: the new daemon takes its session up, so its GET stream
+    (which the client reopens) brings ``tools/list_changed``, a toggle made after reaches it as
     another, and its next ``tools/list`` shows the toggle. ``first``: what of the host's
     reaches the new daemon first, its GET stream or a request (which then takes the session up
     while the GET comes in: the GET waits for it)."""
@@ -284,18 +284,20 @@ async def test_a_2025_session_outlives_a_daemon_killed(
             http_host(served, "legacy", notices) as host,
         ):
             assert "alpha__add" in {tool.name for tool in (await host.list_tools()).tools}
-            daemon = daemon_pid(runtime)
-            os.kill(daemon, signal.SIGKILL)
-            with anyio.fail_after(60):  # a new daemon's start: seconds on a loaded machine
-                while _pid_or_none(runtime) in (None, daemon):  # noqa: ASYNC110 (its files)
-                    await anyio.sleep(0.05)
-            if first == "request":
-                assert "alpha__add" in {tool.name for tool in (await host.list_tools()).tools}
-            await notices.until(1, timeout=60)  # the reopened GET stream's first event
-            await disable(config, "alpha", "add")
-            await notices.until(2)
-            listed = {tool.name for tool in (await host.list_tools()).tools}
-            assert "alpha__add" not in listed and "alpha__echo" in listed
+            # Twice: the host's client gives its GET stream up after two broken ones in a row.
+            for kill, (verb, enabled) in enumerate([("disable", False), ("enable", True)]):
+                daemon = daemon_pid(runtime)
+                os.kill(daemon, signal.SIGKILL)
+                with anyio.fail_after(60):  # a new daemon's start: seconds on a loaded machine
+                    while _pid_or_none(runtime) in (None, daemon):  # noqa: ASYNC110 (its files)
+                        await anyio.sleep(0.05)
+                if first == "request":
+                    await host.list_tools()
+                await notices.until(2 * kill + 1, timeout=60)  # the reopened GET stream's notice
+                await toggle(verb, config, "alpha", "add")
+                await notices.until(2 * kill + 2)
+                listed = {tool.name for tool in (await host.list_tools()).tools}
+                assert ("alpha__add" in listed) == enabled and "alpha__echo" in listed
             echoed = await host.call_tool("alpha__echo", {"text": "still here"})
             assert text_of(echoed) == "still here"
             assert served.process.returncode is None  # the serve process went on
