@@ -2,8 +2,8 @@
 daemons, so that a daemon that replaces a dead one takes its hosts' sessions up again.
 
 A 2025-era host holds its ``Mcp-Session-Id`` for as long as it runs. The spec has a host that
-gets 404 for it start a new session, but the mcp SDK's client does not: it answers every later
-request with "Session terminated" until the host restarts. So the session must outlive the
+gets 404 for it start a new session, but the mcp SDK's client does not: it keeps the id, and
+every later request fails (with the 404's "Session not found") until the host restarts. So the session must outlive the
 daemon that opened it, and the one process that does is the ``serve --http --shared`` that
 holds the listening socket (``http.shared``):
 
