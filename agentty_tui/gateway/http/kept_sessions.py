@@ -3,9 +3,9 @@ daemons, so that a daemon that replaces a dead one takes its hosts' sessions up 
 
 A 2025-era host holds its ``Mcp-Session-Id`` for as long as it runs. The spec has a host that
 gets 404 for it start a new session, but the mcp SDK's client does not: it keeps the id, and
-every later request fails (with the 404's "Session not found") until the host restarts. So the session must outlive the
-daemon that opened it, and the one process that does is the ``serve --http --shared`` that
-holds the listening socket (``http.shared``):
+every later request fails (with the 404's "Session not found") until the host restarts. So the
+session must outlive the daemon that opened it, and the one process that does is the
+``serve --http --shared`` that holds the listening socket (``http.shared``):
 
 - the daemon says each session it opens, with the params of the host's ``initialize`` (at
   most ``MAX_INITIALIZE`` bytes of JSON, else it is not kept), and each one that ends, as
