@@ -13,7 +13,8 @@ say which call they serve, so each session ties them with a ``CallRouter``:
   knows no call. It belongs to a call in flight on that session: the one call, or, with
   several, the newest call of their one owner (the same host) when they all have the same.
   Calls of different owners in flight at once leave it ambiguous: nobody's hooks answer it
-  (no form goes to a host whose call may not have asked), and the session's fallback does.
+  (no form goes to a host whose call may not have asked), and the session's fallback does,
+  which can read whose calls were in flight then (``calls_during``).
 
 A URL request that a call's hooks (or the session's fallback) accepted, or that the server's
 ``-32042`` error (URL elicitation required) named to a call with hooks, is remembered by its
@@ -44,6 +45,7 @@ __all__ = [
     "CallRouter",
     "answer_elicitation",
     "answer_roots",
+    "calls_during",
     "decline",
     "url_elicitations",
 ]
@@ -74,6 +76,18 @@ MAX_URLS = 64
 # The call whose task is running: set around each call, read by a request answered in that
 # task (a 2026-07-28 ``input_required`` round).
 _CURRENT: ContextVar[CallHooks | None] = ContextVar("agentty_call_hooks", default=None)
+
+# The owners of the calls in flight when a request no call owns came: set around the session's
+# fallback, read by it (``calls_during``).
+_DURING: ContextVar[tuple[object, ...]] = ContextVar("agentty_calls_during", default=())
+
+
+def calls_during() -> tuple[object, ...]:
+    """Inside a session's fallback answering a server's request: the owners (``CallHooks.owner``)
+    of the calls in flight on that session when it came, each once, oldest first, none of which
+    owned it (calls of several owners at once: ambiguous); ``()`` when no call was in flight,
+    and anywhere else."""
+    return _DURING.get()
 
 
 class CallRouter:
@@ -118,6 +132,11 @@ class CallRouter:
             for url in urls:
                 if url.elicitation_id is not None:
                     self.accepted_url(url.elicitation_id, hooks)
+
+    def owners(self) -> tuple[object, ...]:
+        """The owners of the calls in flight, each once, oldest first (a call of nobody's,
+        ``None``, left out)."""
+        return tuple(dict.fromkeys(h.owner for h in self._in_flight if h.owner is not None))
 
     @property
     def in_flight(self) -> int:
@@ -173,7 +192,11 @@ def answer_elicitation(
     ) -> types.ElicitResult | types.ErrorData:
         hooks = router.owner_of_request()
         if hooks is None or hooks.elicitation is None:
-            answer = await fallback(context, params)
+            during = _DURING.set(router.owners() if hooks is None else ())
+            try:
+                answer = await fallback(context, params)
+            finally:
+                _DURING.reset(during)
             hooks = remembered if fallback_complete is not None else None
         else:
             answer = await hooks.elicitation(context, params)

@@ -57,6 +57,11 @@ class Attachment:
     (the listening socket itself follows the daemon's ``ok``, passed as a descriptor:
     ``gateway/daemon/http_handover``). Sent over the user's private socket only; never logged nor
     shown."""
+    http_sessions: Mapping[str, Mapping[str, Any]] | None = None
+    """``serve --http --shared`` starting a daemon to replace one that went away: the 2025-era
+    sessions the old one had open, by id, each with its host's ``initialize`` params, for the
+    new one to take up (``gateway/http/kept_sessions``). Sent over the user's private socket
+    only."""
 
     def line(self) -> bytes:
         """The attachment as the line sent."""
@@ -70,6 +75,9 @@ class Attachment:
             "env": None if self.env is None else dict(self.env),
             "picker": self.picker,
             "http_token": self.http_token,
+            "http_sessions": None
+            if self.http_sessions is None
+            else {key: dict(params) for key, params in self.http_sessions.items()},
         }
         return (json.dumps(fields) + "\n").encode()
 
@@ -81,6 +89,7 @@ class Attachment:
             raise ValueError("an attachment is a JSON object with a cwd")
         config, host, home = value.get("config"), value.get("host"), value.get("home")
         env, http_token = value.get("env"), value.get("http_token")
+        sessions = value.get("http_sessions")
         if env is not None and not (
             isinstance(env, dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
@@ -96,6 +105,7 @@ class Attachment:
             env=env,
             picker=value.get("picker") is True,
             http_token=http_token if isinstance(http_token, str) else None,
+            http_sessions=sessions if isinstance(sessions, dict) else None,
         )
 
     def key(self) -> tuple[str, str, bool]:

@@ -41,11 +41,18 @@ class Asker:
     host_call: str | None = None
     """The host attached to the gateway daemon whose call of ``tool`` asks, with its project
     (``host claude (project /home/u/app)``); ``None``: a call of the user's, or none."""
+    during: str | None = None
+    """Outside any one call, but during calls of several hosts attached to the gateway daemon,
+    none of them known to be the one it is for: those hosts, already bounded and made safe
+    (``host claude (project /a), host cursor (project /b)``); ``None``: not so."""
 
     def who(self) -> str:
         """``Server 'x' asks, during your call of 'y'`` (or ``outside any call of yours``, or
-        ``during the call of 'y' by host claude (project /p)``)."""
-        if self.host_call is not None:
+        ``during the call of 'y' by host claude (project /p)``, or ``during calls of several
+        hosts at once, not saying whose: host claude (project /a), ...``)."""
+        if self.during is not None:
+            when = f"during calls of several hosts at once, not saying whose: {self.during}"
+        elif self.host_call is not None:
             when = f"during the call of {self.tool!r} by {self.host_call}"
         elif self.tool is not None:
             when = f"during your call of {self.tool!r}"

@@ -38,7 +38,7 @@ import anyio
 import anyio.to_thread
 from textual.app import App
 
-from agentty_tui.terminal_text import safe_line
+from agentty_tui.terminal_text import clip, safe_line
 from agentty_tui.ui.ask_dialog import AskDialog, Asker
 from agentty_tui.ui.form_dialog import FormDialog
 from agentty_tui.ui.url_dialog import UrlDialog
@@ -51,7 +51,16 @@ if TYPE_CHECKING:  # the SDK: imported at the first call or request, not at the 
     from agentty_tui.bridge.call_hooks import CallHooks
     from agentty_tui.gateway.picker.view import AskedBy
 
-__all__ = ["MAX_PAGES_REMEMBERED", "MAX_WAITING", "UNANSWERED_SECONDS", "ServerAsk", "ServerAsks"]
+__all__ = [
+    "MAX_PAGES_REMEMBERED",
+    "MAX_WAITING",
+    "NAMED_DURING",
+    "UNANSWERED_SECONDS",
+    "ServerAsk",
+    "ServerAsks",
+    "during_text",
+    "host_text",
+]
 
 UNANSWERED_SECONDS = 600.0
 """How long a request may wait for an answer (from its arrival) before it is declined: ten
@@ -64,6 +73,31 @@ in a loop must not pile up dialogs, nor tasks)."""
 MAX_PAGES_REMEMBERED = 64
 """Pages accepted outside any call whose domain is kept until the server says each is done (a
 server that never says so keeps no memory)."""
+
+NAMED_DURING = 3
+"""Hosts a dialog names as those whose calls were in flight (the rest are counted)."""
+
+PROJECT_SHOWN = 200
+"""Characters of a host's project a dialog shows (a longer one is cut, saying so)."""
+
+
+def host_text(host: str | None, project: str) -> str:
+    """``host claude (project /home/u/app)``: an attached host as a dialog names it, its name
+    and project made safe for one line and bounded."""
+    who = f"host {safe_line(clip(host, 40))}" if host else "a host served every host's servers"
+    return f"{who} (project {safe_line(clip(project, PROJECT_SHOWN))})"
+
+
+def during_text(by: AskedBy) -> str:
+    """The hosts whose calls were in flight when a request no call owns came, as a dialog says
+    them: at most ``NAMED_DURING`` named, then how many more, then the picker's own call."""
+    named = [host_text(host, project) for host, project in by.during[:NAMED_DURING]]
+    more = by.during_more + max(0, len(by.during) - NAMED_DURING)
+    if more:
+        named.append(f"{more} more host{'s' if more > 1 else ''}")
+    if by.during_others:
+        named.append("your own call" if by.during_others == 1 else "your own calls")
+    return ", ".join(named)
 
 
 @dataclass(eq=False)
@@ -140,9 +174,10 @@ class ServerAsks:
         """The source's ``DaemonAsk``: a request the gateway daemon asks of this picker."""
         host_call = None
         if by.by_host:
-            who = f"host {by.host}" if by.host else "a host served every host's servers"
-            host_call = f"{who} (project {by.project or '?'})"
-        return await self.outside_call(Asker(by.server, by.tool, self.timeout, host_call), params)
+            host_call = host_text(by.host, by.project or "?")
+        during = during_text(by) if by.during_calls else None
+        asker = Asker(by.server, by.tool, self.timeout, host_call, during)
+        return await self.outside_call(asker, params)
 
     async def outside_call(
         self, asker: Asker, params: types.ElicitRequestParams

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import anyio
 import anyio.abc
@@ -63,3 +64,29 @@ async def listening(client: Client, notices: Notices) -> AsyncIterator[None]:
         await group.start(follow)
         yield
         group.cancel_scope.cancel()
+
+
+async def cancel_a_waiting_call(host: Client, server: str, marker: Path) -> None:
+    """Call ``wait`` of ``server``, cancel it once its progress came (the host's SDK cancels
+    the way its era does), and wait until the server says it heard the cancellation (its
+    marker file: no event to wait on, polled); the host then calls on."""
+    started = anyio.Event()
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        started.set()
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+
+            async def call() -> None:
+                arguments = {"marker": str(marker)}
+                await host.call_tool(f"{server}__wait", arguments, progress_callback=progress)
+
+            group.start_soon(call)
+            await started.wait()
+            group.cancel_scope.cancel()
+        while not await anyio.Path(marker).exists():  # noqa: ASYNC110 - a file, no event
+            await anyio.sleep(0.02)
+    assert await anyio.Path(marker).read_text() == "cancelled"
+    counted = await host.call_tool(f"{server}__count", {"steps": 1})
+    assert counted.content == [types.TextContent(type="text", text="counted 1")]

@@ -15,9 +15,10 @@ import mcp_types as types
 import pytest
 from textual.pilot import Pilot
 
+from agentty_tui.gateway.picker.view import AskedBy
 from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.ask_dialog import AskDialog, Asker
-from agentty_tui.ui.server_asks import UNANSWERED_SECONDS
+from agentty_tui.ui.server_asks import UNANSWERED_SECONDS, during_text
 from tests.servers.elicit_server import FIELDS
 from tests.ui.fakes import StaticSource, connected_model
 from tests.ui.test_snapshots import no_blink
@@ -105,4 +106,25 @@ def test_form_of_a_hosts_call_through_the_daemon(snap_compare: SnapCompare) -> N
     schema = {"type": "object", "properties": {"proceed": {"type": "boolean", "title": "Proceed"}}}
     request = types.ElicitRequestFormParams(message="Proceed?", requested_schema=schema)
     asker = Asker("old", "confirm", UNANSWERED_SECONDS, "host claude (project /home/u/app)")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=asking(asker, request))
+
+
+def test_form_during_calls_of_several_hosts(snap_compare: SnapCompare) -> None:
+    """A form the gateway daemon asks that came during calls of several hosts (a 2025 server's
+    request that names none of them): under the title, "Server 'old' asks, during calls of
+    several hosts at once, not saying whose: host claude (project /home/u/app), host cursor
+    (project /home/u/site), a host served every host's servers (project /home/u/app), 2 more
+    hosts, your own call:", wrapped, then the server's message and the form."""
+    app = PickerApp(StaticSource(connected_model()), follow=False)
+    schema = {"type": "object", "properties": {"proceed": {"type": "boolean", "title": "Proceed"}}}
+    request = types.ElicitRequestFormParams(message="Proceed?", requested_schema=schema)
+    hosts = (
+        ("claude", "/home/u/app"),
+        ("cursor", "/home/u/site"),
+        (None, "/home/u/app"),
+        ("codex", "/home/u/app"),
+        ("gemini", "/home/u/app"),
+    )
+    by = AskedBy("old", during=hosts, during_others=1)
+    asker = Asker("old", None, UNANSWERED_SECONDS, during=during_text(by))
     assert snap_compare(app, terminal_size=(80, 24), run_before=asking(asker, request))

@@ -396,3 +396,31 @@ async def test_a_server_asking_in_a_loop_piles_up_no_more_than_max_waiting() -> 
             pilot, lambda: any("requests wait: declined" in n.message for n in app._notifications)
         )
         await pilot.pause()
+
+
+def test_the_hosts_of_calls_in_flight_are_said_bounded_and_safe() -> None:
+    """What the daemon says of the hosts whose calls were in flight is the daemon's, but
+    their projects are folders a host named: the link's list is cut at ``MAX_DURING`` (the
+    rest counted), anything of the wrong shape dropped; a dialog names ``NAMED_DURING``,
+    counts the rest, shows controls as visible marks and cuts a long project."""
+    from agentty_tui.gateway.picker.view import MAX_DURING, AskedBy
+    from agentty_tui.ui.server_asks import NAMED_DURING, PROJECT_SHOWN, during_text
+
+    hosts = [{"host": "claude", "project": "/p\x1b[31m\n"}, {"host": None, "project": "/q"}]
+    hosts += [{"host": "codex", "project": "/x" * PROJECT_SHOWN}] * MAX_DURING
+    hosts += [{"host": 1, "project": "/bad"}, "nothing", {"host": "gemini"}]
+    said = {"during": hosts, "during_more": 3, "during_others": True}
+    by = AskedBy.of_json("old", said)
+    assert len(by.during) == MAX_DURING and by.during[:2] == (
+        ("claude", "/p\x1b[31m\n"),
+        (None, "/q"),
+    )
+    assert by.during_more == 3 + 2 and by.during_others == 0 and by.during_calls
+    text = during_text(by)
+    assert "\x1b" not in text and "\n" not in text
+    assert text.startswith("host claude (project /p␛[31m⏎), a host served every host's servers")
+    assert text.count("(project ") == NAMED_DURING
+    assert "more characters not shown" in text
+    assert text.endswith(f", {MAX_DURING + 5 - NAMED_DURING} more hosts")
+    assert not AskedBy.of_json("old", {"during": "x"}).during_calls
+    assert during_text(AskedBy("s", during_others=2)) == "your own calls"

@@ -22,7 +22,7 @@ from agentty_tui.ui.call import CANCELLED
 from agentty_tui.ui.form_dialog import FormDialog
 from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.url_dialog import UrlDialog
-from tests.gateway.daemon.test_picker_asks import config, ready, runtime
+from tests.gateway.daemon.test_picker_asks import config, ready, runtime, waiting_call
 from tests.gateway.daemon.test_process import attached, text_of
 from tests.gateway.picker.test_remote_source import picker_source, until_model
 from tests.ui.test_app_live import until
@@ -61,6 +61,45 @@ async def test_a_hosts_call_asks_the_attached_picker_naming_the_host(
                 f"Server 'old' asks, during the call of 'confirm' by a host served every "
                 f"host's servers (project {config}):" in screen_text(app)
             )
+            await pilot.press("ctrl+s")  # accept, with the form's defaults
+            with anyio.fail_after(TIMEOUT):
+                while not got:
+                    await pilot.pause(0.05)
+        assert got == ['accept {"note": "", "proceed": false}']
+
+
+async def test_a_form_during_calls_of_two_hosts_names_both_in_the_picker(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """A 2025 server asks while calls of two hosts are in flight: the dialog says it came
+    during calls of several hosts, naming both (not "outside any call of yours"); the
+    picker's answer reaches the server."""
+    async with (
+        attached(config, runtime, tmp_path / "one") as one,
+        attached(config, runtime, tmp_path / "two") as two,
+        picker_source(config, runtime, tmp_path / "picker") as source,
+    ):
+        await until_model(source, ready)
+        app = PickerApp(source)
+        async with (
+            app.run_test(size=(120, 45)) as pilot,
+            waiting_call(one, tmp_path / "cancelled.txt"),
+            anyio.create_task_group() as group,
+        ):
+            got: list[str] = []
+
+            async def host_call() -> None:
+                got.append(text_of(await two.call_tool("old__confirm", {})))
+
+            group.start_soon(host_call)
+            await until(pilot, lambda: isinstance(app.screen, FormDialog))
+            every = f"a host served every host's servers (project {config})"
+            said = " ".join(screen_text(app).split())
+            assert (
+                "Server 'old' asks, during calls of several hosts at once, not saying whose: "
+                f"{every}, {every}:" in said
+            )
+            assert "outside any call" not in said
             await pilot.press("ctrl+s")  # accept, with the form's defaults
             with anyio.fail_after(TIMEOUT):
                 while not got:

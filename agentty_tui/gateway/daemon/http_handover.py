@@ -14,35 +14,48 @@ for the daemon's idle exit while it is open.
 
 The ``serve`` keeps its own copy of the socket: a daemon that dies leaves the port bound (the
 kernel queues new connections) and the next daemon is handed the same socket, so the hosts
-find the same port and token.
+find the same port and token. After ``listening`` the daemon says each 2025-era session it
+opens and ends, a line each (``http.kept_sessions``), which the ``serve`` keeps and hands the
+next daemon in its attachment: that one takes the sessions up (``http.endpoint``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
+from typing import Any
 
 import anyio
 import anyio.abc
+from anyio.streams.memory import MemoryObjectSendStream
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.host.requests import AskElsewhere
 from agentty_tui.gateway.http.endpoint import http_gateway
+from agentty_tui.gateway.http.kept_sessions import MAX_KEPT, ended_line, kept_sessions, opened_line
 from agentty_tui.gateway.http.loopback import HANDOVER, LISTENING, loopback_listener
 
 __all__ = ["HANDOVER_TIMEOUT", "serve_handed_listener"]
+
+_log = logging.getLogger(__name__)
 
 HANDOVER_TIMEOUT = 10.0
 """Seconds the daemon waits for the socket after its ``ok``."""
 
 
 async def serve_handed_listener(
-    stream: anyio.abc.SocketStream, bridge: Bridge, attachment: Attachment
+    stream: anyio.abc.SocketStream,
+    bridge: Bridge,
+    attachment: Attachment,
+    elsewhere: AskElsewhere | None = None,
 ) -> None:
     """Take the listening socket ``stream`` brings and serve the gateway on it over
     ``bridge`` until ``stream`` ends; a socket that is not one, or none, is refused
-    (``error <why>``) and nothing is served."""
+    (``error <why>``) and nothing is served. ``elsewhere``: who is asked a server's form or
+    page during a call of a host that cannot answer it (the workspace's attached picker)."""
     token = attachment.http_token
     try:
         if token is None or not isinstance(stream, anyio.abc.UNIXSocketStream):
@@ -52,12 +65,54 @@ async def serve_handed_listener(
         with contextlib.suppress(OSError, anyio.BrokenResourceError):
             await stream.send(f"error {error}\n".encode())
         return
-    with listener:
+    lines_in, lines = anyio.create_memory_object_stream[bytes](MAX_KEPT * 4)
+    with listener, lines_in, lines:
         async with http_gateway(
-            listener, token, bridge, attachment.host, wait=attachment.wait, offers=bridge
+            listener,
+            token,
+            bridge,
+            attachment.host,
+            wait=attachment.wait,
+            offers=bridge,
+            elsewhere=elsewhere,
+            book=_Book(lines_in),
+            kept=kept_sessions(attachment.http_sessions),
         ):
             await stream.send(LISTENING)
-            await _until_closed(stream)
+            async with anyio.create_task_group() as group:
+                group.start_soon(_say, stream, lines)
+                await _until_closed(stream)
+                group.cancel_scope.cancel()
+
+
+class _Book:
+    """The gateway's ``SessionBook``: each session opened and ended, a line for the ``serve``."""
+
+    def __init__(self, lines: MemoryObjectSendStream[bytes]) -> None:
+        self._lines = lines
+
+    def opened(self, session_id: str, initialize: dict[str, Any]) -> None:
+        line = opened_line(session_id, initialize)
+        if line is not None:
+            self._put(line)
+
+    def ended(self, session_id: str) -> None:
+        self._put(ended_line(session_id))
+
+    def _put(self, line: bytes) -> None:
+        try:
+            self._lines.send_nowait(line)
+        except anyio.WouldBlock:  # the serve does not read: the session is not kept
+            _log.info("a session line was not said: the serve process reads none")
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # the listener is closing: nothing is kept any more
+
+
+async def _say(stream: anyio.abc.SocketStream, lines: anyio.abc.ObjectReceiveStream[bytes]) -> None:
+    """Send each session line to the ``serve`` (until it is gone)."""
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        async for line in lines:
+            await stream.send(line)
 
 
 async def _handed(stream: anyio.abc.UNIXSocketStream) -> socket.socket:

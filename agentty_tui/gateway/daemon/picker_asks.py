@@ -5,7 +5,9 @@ through an attached picker. ``PickerAsks`` knows the daemon's attached pickers (
 ``PickerChannel`` each, newest last) and asks the newest one of the request's workspace:
 
 - a request no call owns (no call in flight, or an ambiguous one) on a bridge of that
-  workspace: the bridge's ``ServerElicitation`` (``for_bridge``);
+  workspace: the bridge's ``ServerElicitation`` (``for_bridge``); an ambiguous one (a 2025
+  server's request during calls of several hosts at once) says which hosts' calls were in
+  flight (``"during"``: at most ``MAX_DURING`` of them, with how many more);
 - a request during a host's call when the host cannot answer it (it did not declare
   elicitation, or not that mode): the host's ``HostRequests`` asks ``for_host``, which says
   which host's call asks (its name and project);
@@ -38,8 +40,11 @@ from anyio.streams.memory import MemoryObjectSendStream
 from mcp.client.session import ClientRequestContext
 from pydantic import ValidationError
 
+from agentty_tui.bridge.call_hooks import calls_during
 from agentty_tui.bridge.elicit import ServerElicitation, ServerElicitationComplete
+from agentty_tui.gateway.host.requests import HostRequests
 from agentty_tui.gateway.picker.link import LINK_ENDED, LineWriter
+from agentty_tui.gateway.picker.view import MAX_DURING
 
 __all__ = [
     "ASK_TIMEOUT",
@@ -177,7 +182,10 @@ class HostAsks:
         """``host`` (``None``: every host's view) attached for the project ``project``."""
         self._asks = asks
         self._key = key
-        self._by = {"host": host, "project": project, "by_host": True}
+        self.host: dict[str, str | None] = {"host": host, "project": project}
+        """The host as the link names it: its name (``None``: every host's view), its
+        project."""
+        self._by = {**self.host, "by_host": True}
 
     async def ask(
         self, server: str, tool: str, params: types.ElicitRequestParams
@@ -235,7 +243,7 @@ class PickerAsks:
         async def handler(
             server: str, context: ClientRequestContext, params: types.ElicitRequestParams
         ) -> types.ElicitResult:
-            return await self.ask(key, server, params, {})
+            return await self.ask(key, server, params, _during(calls_during()))
 
         async def completed(server: str, elicitation_id: str) -> None:
             await self.completed(server, elicitation_id)
@@ -246,3 +254,22 @@ class PickerAsks:
         """How a request during a call of the host ``host`` (of the project ``project``) is
         asked of a picker when the host cannot answer it."""
         return HostAsks(self, key, host, project)
+
+
+def _during(owners: tuple[object, ...]) -> dict[str, Any]:
+    """Who asks, for a request no call owns: whose calls were in flight when it came
+    (``owners``, the calls' ``CallHooks.owner``): the attached hosts (at most ``MAX_DURING``
+    named, ``during_more`` counts the rest) and how many other callers (a picker's own call);
+    ``{}`` when no call was (outside any call)."""
+    hosts = [
+        owner.elsewhere.host
+        for owner in owners
+        if isinstance(owner, HostRequests) and isinstance(owner.elsewhere, HostAsks)
+    ]
+    if not owners:
+        return {}
+    return {
+        "during": hosts[:MAX_DURING],
+        "during_more": max(0, len(hosts) - MAX_DURING),
+        "during_others": len(owners) - len(hosts),
+    }

@@ -66,7 +66,7 @@ from agentty_tui.model import PluginConfig
 # docstring): the bridge, the host server and its streams, the registry, the picker's service.
 if TYPE_CHECKING:
     from agentty_tui.bridge import Bridge
-    from agentty_tui.gateway.daemon.picker_asks import PickerAsks
+    from agentty_tui.gateway.daemon.picker_asks import HostAsks, PickerAsks
     from agentty_tui.gateway.daemon.registry import HostRegistry
 
 __all__ = [
@@ -253,17 +253,17 @@ class _Daemon:
                             bridge, attachment.key(), self.registry, reader, writer, self.asks
                         )
                         return
+                    elsewhere = self.asks.for_host(
+                        attachment.key(), attachment.host, entry.workspace
+                    )
                     if attachment.http_token is not None:  # serve --http --shared
-                        await _serve_http(stream, bridge, attachment)
+                        await _serve_http(stream, bridge, attachment, elsewhere)
                         return
                     from agentty_tui.gateway.host.server import HostServer
                     from agentty_tui.gateway.stdio.pipe import message_streams
 
                     descriptor = connection.fileno()
                     async with message_streams(descriptor, descriptor) as (read, write):
-                        elsewhere = self.asks.for_host(
-                            attachment.key(), attachment.host, entry.workspace
-                        )
                         server = HostServer(
                             bridge,
                             attachment.host,
@@ -275,13 +275,18 @@ class _Daemon:
 
 
 async def _serve_http(
-    stream: anyio.abc.SocketStream, bridge: Bridge, attachment: Attachment
+    stream: anyio.abc.SocketStream,
+    bridge: Bridge,
+    attachment: Attachment,
+    elsewhere: HostAsks,
 ) -> None:
-    """Serve the HTTP listener a ``serve --http --shared`` hands over (``daemon.http_handover``)."""
+    """Serve the HTTP listener a ``serve --http --shared`` hands over (``daemon.http_handover``);
+    its hosts' calls ask the workspace's attached picker what they cannot answer
+    (``elsewhere``), as a stdio host's do."""
     # Imported here: uvicorn is loaded only by a daemon that serves HTTP.
     from agentty_tui.gateway.daemon.http_handover import serve_handed_listener
 
-    await serve_handed_listener(stream, bridge, attachment)
+    await serve_handed_listener(stream, bridge, attachment, elsewhere)
 
 
 async def _until_either(*waits: Awaitable[None]) -> None:

@@ -115,6 +115,12 @@ class HostRequests:
         self.offered = 0
         """How many times the host's roots were offered to the bridge (diagnostics, tests)."""
 
+    @property
+    def elsewhere(self) -> AskElsewhere | None:
+        """Who is asked what the host cannot answer (the owner of the host's calls names its
+        host through it: ``daemon.picker_asks``)."""
+        return self._elsewhere
+
     # --- per call -------------------------------------------------------------------
 
     def hooks(self, ctx: ServerRequestContext[Any, Any], server: str, tool: str) -> CallHooks:

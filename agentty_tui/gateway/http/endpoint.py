@@ -14,7 +14,11 @@ One process, one ``Bridge`` (as ``serve`` over stdio), any number of hosts:
   served by its own ``HostServer`` over the SDK's ``StreamableHTTPServerTransport``; its list
   changes go out on the session's standalone GET stream. A session that has no request in
   flight and no GET stream open for ``SESSION_IDLE`` seconds is ended; at most
-  ``MAX_SESSIONS`` at once (503 beyond).
+  ``MAX_SESSIONS`` at once (503 beyond). An unknown session id is answered 404 (the spec's
+  "start a new session"), unless it is one the daemon before this one had open
+  (``serve --http --shared``, ``http.kept_sessions``): then it is taken up under the same id,
+  the host's ``initialize`` replayed to its new ``HostServer``, and its next GET stream is
+  ``tools/list_changed`` alone, after which the host's client opens the session's own.
 - **2026-07-28 era** (each request whole, no session): one ``HostServer`` for all such
   requests, through the SDK's ``StreamableHTTPSessionManager``; its list changes go out on
   every open ``subscriptions/listen`` stream.
@@ -28,17 +32,19 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import logging
 import os
 import socket
 import sys
 import uuid
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, TextIO, cast
+from typing import Any, Protocol, TextIO, cast
 from urllib.parse import urlsplit
 
 import anyio
 import anyio.abc
+import mcp_types as types
 import uvicorn
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -53,6 +59,7 @@ from starlette.types import Message, Receive, Scope, Send
 from agentty_tui.bridge import Bridge
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.gateway.host.offers import OfferSource
+from agentty_tui.gateway.host.requests import AskElsewhere
 from agentty_tui.gateway.host.server import DEFAULT_WAIT, GatewaySource, HostServer
 from agentty_tui.gateway.http.answers import (
     ANSWER_ALONE,
@@ -70,10 +77,12 @@ from agentty_tui.gateway.http.loopback import (
 from agentty_tui.gateway.http.token import read_or_make_token, token_path
 
 __all__ = [
+    "LIST_CHANGED_EVENT",
     "MAX_SESSIONS",
     "SESSION_IDLE",
     "HttpGateway",
     "HttpGuard",
+    "SessionBook",
     "http_gateway",
     "serve_http",
 ]
@@ -87,6 +96,33 @@ SESSION_IDLE = 30 * 60.0
 STOP_GRACE = 2
 """Seconds the HTTP server waits for responses still open when it stops (the sessions' and the
 listen streams are ended before)."""
+
+LIST_CHANGED_EVENT = (
+    b"retry: 100\r\nevent: message\r\n"
+    b'data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\r\n\r\n'
+)
+"""The whole of the first GET stream of a session taken up from a daemon before: the host's
+list may have changed while no daemon ran. The stream then ends, and the host's client opens
+the next one 100 ms later (``retry``), a stream of the session's transport. Ending it is what
+keeps the host's next GET streams coming: the mcp SDK's client gives a GET stream that breaks
+two tries in a row up, and counts its tries afresh only after a stream that ended cleanly."""
+
+TAKEN_UP = "agentty-taken-up"
+"""The id of the ``initialize`` replayed to a session taken up (its answer goes nowhere)."""
+
+
+class SessionBook(Protocol):
+    """Who is told of the 2025-era sessions opened and ended (``serve --http --shared``'s
+    process, which keeps them for the next daemon: ``http.kept_sessions``)."""
+
+    def opened(self, session_id: str, initialize: dict[str, Any]) -> None:
+        """A session was opened by a host's ``initialize`` with these params."""
+        ...
+
+    def ended(self, session_id: str) -> None:
+        """A session ended."""
+        ...
+
 
 _Incoming = anyio.abc.ObjectReceiveStream[SessionMessage | Exception]
 _Outgoing = anyio.abc.ObjectSendStream[SessionMessage]
@@ -162,14 +198,28 @@ class HttpGateway:
         *,
         wait: float = DEFAULT_WAIT,
         offers: OfferSource | None = None,
+        elsewhere: AskElsewhere | None = None,
+        book: SessionBook | None = None,
+        kept: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
         """``source``: the plugin state (a ``Bridge``); ``host``: whose lens; ``wait``: seconds
         the first request waits for servers still connecting; ``offers``: the servers'
-        resources, prompts and log messages (``None``: tools only)."""
+        resources, prompts and log messages (``None``: tools only); ``elsewhere``: who is
+        asked a server's form or page during a host's call when the host cannot answer it
+        (the daemon's attached picker, ``serve --http --shared``; ``None``: declined);
+        ``book``: told of each session opened and ended; ``kept``: the sessions a daemon
+        before this one had open, by id, with their ``initialize`` params, taken up when
+        their host comes back."""
         self._source = source
         self._host = host
         self._wait = wait
         self._offers = offers
+        self._elsewhere = elsewhere
+        self._book = book
+        self._kept = dict(kept or {})
+        self._taking_up: dict[str, anyio.Event] = {}
+        self._unannounced: set[str] = set()
+        """Sessions taken up whose GET stream has not opened since (it is a notice alone)."""
         self._sessions: dict[str, StreamableHTTPServerTransport] = {}
         self._asking_nothing: set[str] = set()
         """The sessions whose host declared neither elicitation nor roots
@@ -215,9 +265,18 @@ class HttpGateway:
         if session_id is None:
             await self._open_session(scope, receive, send)
             return
+        taking = self._taking_up.get(session_id)
+        if taking is not None:  # another request of the host is taking it up: wait for that
+            await taking.wait()
         transport = self._sessions.get(session_id)
         if transport is None:
+            transport = await self._taken_up(session_id)
+        if transport is None:
             await _error(404, "Session not found")(scope, receive, send)
+            return
+        if scope["method"] == "GET" and session_id in self._unannounced:
+            self._unannounced.discard(session_id)
+            await _notice(session_id)(scope, receive, send)
             return
         alone = False
         if scope["method"] == "POST" and session_id in self._asking_nothing:
@@ -231,11 +290,16 @@ class HttpGateway:
         finally:
             ANSWER_ALONE.reset(choice)
         if transport.is_terminated:  # the host ended it (DELETE)
-            self._sessions.pop(session_id, None)
-            self._asking_nothing.discard(session_id)
+            self._forget(session_id)
 
     def _host_server(self) -> HostServer:
-        return HostServer(self._source, self._host, wait=self._wait, offers=self._offers)
+        return HostServer(
+            self._source,
+            self._host,
+            wait=self._wait,
+            offers=self._offers,
+            elsewhere=self._elsewhere,
+        )
 
     async def _modern_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._modern_ready.wait()  # at most the first settling, ``wait`` seconds
@@ -284,17 +348,46 @@ class HttpGateway:
             if not established:
                 await self._drop(session_id, transport)
         body = first.get("body", b"") if _whole(first) else b""
-        if established and session_id in self._sessions and asks_nothing(body):
+        if established and session_id in self._sessions:
+            if asks_nothing(body):
+                self._asking_nothing.add(session_id)
+            params = _initialize_params(body)
+            if self._book is not None and params is not None:
+                self._book.opened(session_id, params)
+
+    async def _taken_up(self, session_id: str) -> StreamableHTTPServerTransport | None:
+        """The session ``session_id`` taken up again when a daemon before this one had it open
+        (its host's ``initialize`` replayed); ``None`` when it is not one (404). Another
+        request of the session meanwhile waits (``__call__``): the transport is listed before
+        it is connected."""
+        group = self._group
+        if group is None or session_id not in self._kept or len(self._sessions) >= MAX_SESSIONS:
+            return None
+        initialize = self._kept.pop(session_id)
+        taking = self._taking_up[session_id] = anyio.Event()
+        transport = AnswerChoosingTransport(session_id, idle_timeout=SESSION_IDLE)
+        self._sessions[session_id] = transport
+        try:
+            await group.start(self._serve_session, session_id, transport, initialize)
+        finally:
+            del self._taking_up[session_id]
+            taking.set()
+        if asks_nothing(json.dumps({"params": initialize}).encode()):
             self._asking_nothing.add(session_id)
+        self._unannounced.add(session_id)
+        return transport
 
     async def _serve_session(
         self,
         session_id: str,
         transport: StreamableHTTPServerTransport,
+        initialize: dict[str, Any] | None = None,
         *,
         task_status: anyio.abc.TaskStatus[None],
     ) -> None:
-        """One 2025-era host, until its session ends (DELETE, idle, the gateway's stop)."""
+        """One 2025-era host, until its session ends (DELETE, idle, the gateway's stop);
+        ``initialize``: the params of the host's ``initialize``, replayed first (a session
+        taken up from a daemon before)."""
         try:
             async with transport.connect() as (read_stream, write_stream):
                 task_status.started()
@@ -303,19 +396,80 @@ class HttpGateway:
                     host = self._host_server()
                     # The transport's streams are the SDK's own kind, which its ``Server.run``
                     # takes as it takes anyio's; ``HostServer.serve`` names anyio's.
-                    await host.serve(cast(_Incoming, read_stream), cast(_Outgoing, write_stream))
+                    incoming = cast(_Incoming, read_stream)
+                    outgoing = cast(_Outgoing, write_stream)
+                    if initialize is None:
+                        await host.serve(incoming, outgoing)
+                    else:
+                        async with _replaying_handshake(incoming, initialize) as replayed:
+                            await host.serve(replayed, outgoing)
         except Exception:  # one session's failure ends it alone, never the others
             logger.exception("gateway HTTP session %s failed", session_id[:8])
         finally:
             await self._drop(session_id, transport)
 
-    async def _drop(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
-        """Forget a session (its id answers 404 from now on) and end its transport."""
-        self._sessions.pop(session_id, None)
+    def _forget(self, session_id: str) -> None:
+        """Forget a session: its id answers 404 from now on (the book is told)."""
+        if self._sessions.pop(session_id, None) is not None and self._book is not None:
+            self._book.ended(session_id)
         self._asking_nothing.discard(session_id)
+        self._unannounced.discard(session_id)
+
+    async def _drop(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        """Forget a session and end its transport."""
+        self._forget(session_id)
         if not transport.is_terminated:
             with anyio.CancelScope(shield=True):
                 await transport.terminate()
+
+
+def _initialize_params(body: bytes) -> dict[str, Any] | None:
+    """The params of the ``initialize`` request ``body`` holds (``None``: not one)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    params = message.get("params") if isinstance(message, dict) else None
+    return params if isinstance(params, dict) else None
+
+
+@contextlib.asynccontextmanager
+async def _replaying_handshake(
+    incoming: _Incoming, initialize: dict[str, Any]
+) -> AsyncIterator[_Incoming]:
+    """``incoming`` after an ``initialize`` with ``initialize`` (its answer, to an id no
+    request of the host's has, goes nowhere) and ``notifications/initialized``: a session taken
+    up serves as the one its host opened."""
+    relay_in, relayed = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    handshake = [
+        SessionMessage(
+            types.JSONRPCRequest(jsonrpc="2.0", id=TAKEN_UP, method="initialize", params=initialize)
+        ),
+        SessionMessage(
+            types.JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized")
+        ),
+    ]
+    async with anyio.create_task_group() as group:
+
+        async def relay() -> None:
+            # The session's end closes the transport's stream under the relay: its end too.
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async with relay_in, incoming:
+                    for message in handshake:
+                        await relay_in.send(message)
+                    async for item in incoming:
+                        await relay_in.send(item)
+
+        group.start_soon(relay)
+        async with relayed:
+            yield relayed
+        group.cancel_scope.cancel()
+
+
+def _notice(session_id: str) -> Response:
+    """The first GET stream of a session taken up: ``LIST_CHANGED_EVENT``, then its end."""
+    headers = {MCP_SESSION_ID_HEADER: session_id, "Cache-Control": "no-cache, no-transform"}
+    return Response(LIST_CHANGED_EVENT, media_type="text/event-stream", headers=headers)
 
 
 def _whole(message: Message) -> bool:
@@ -387,15 +541,22 @@ async def http_gateway(
     *,
     wait: float = DEFAULT_WAIT,
     offers: OfferSource | None = None,
+    elsewhere: AskElsewhere | None = None,
+    book: SessionBook | None = None,
+    kept: Mapping[str, dict[str, Any]] | None = None,
 ) -> AsyncIterator[HttpGateway]:
     """The gateway served on ``listener`` (bound to ``LOOPBACK``) to every host with ``token``,
     over ``source``, while the block runs. Leaving ends the sessions and the listen streams
     first (no open stream holds the HTTP server's stop up), then the HTTP server, which closes
     ``listener``: ``serve --http`` over its own bridge, and the gateway daemon over the bridge
-    of a ``serve --http --shared`` (``gateway/daemon/http_handover``)."""
+    of a ``serve --http --shared`` (``gateway/daemon/http_handover``), which passes its
+    attached picker as ``elsewhere``, and its sessions' ``book`` and those ``kept`` from a daemon
+    before (``HttpGateway``)."""
     port = int(listener.getsockname()[1])
     async with anyio.create_task_group() as group:
-        gateway = HttpGateway(source, host, wait=wait, offers=offers)
+        gateway = HttpGateway(
+            source, host, wait=wait, offers=offers, elsewhere=elsewhere, book=book, kept=kept
+        )
         await group.start(gateway.run)
         app = HttpGuard(
             RequestBodyLimitMiddleware(gateway, DEFAULT_MAX_REQUEST_BODY_SIZE), token, port

@@ -14,12 +14,16 @@ closes its copy of the socket, and waits for that (at most ``STOP_WAIT`` seconds
 leaves, so that the port is free once the process is gone. A daemon that goes away meanwhile
 (killed, crashed) is replaced at once: a new one is started and handed the same socket (this
 process kept it bound: the kernel queues the hosts' new connections meanwhile), so hosts find
-the same port and token; what the old daemon held (2025-era sessions, open streams) is lost.
+the same port and token. The old daemon's open streams are lost, but not its 2025-era
+sessions: the daemon says each one it opens and ends on the attachment's connection, this
+process keeps them (``http.kept_sessions``) and hands them to the new daemon in its
+``Attachment``, which takes each up when its host's next request names it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import signal
 import socket
 import sys
@@ -27,9 +31,11 @@ from typing import TextIO
 
 import anyio
 import anyio.abc
+from anyio.streams.buffered import BufferedByteReceiveStream
 
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.http.kept_sessions import MAX_LINE, KeptSessions
 from agentty_tui.gateway.http.loopback import HANDOVER, LISTENING
 from agentty_tui.gateway.rendezvous import Rendezvous
 from agentty_tui.gateway.stdio.shared import ATTEMPTS, attach_to_daemon
@@ -82,13 +88,17 @@ async def _hold(
     out: TextIO,
     announcement: str,
 ) -> None:
-    """Have a daemon serve ``listener`` until ``stop``, a new one whenever one goes away."""
+    """Have a daemon serve ``listener`` until ``stop``, a new one whenever one goes away (handed
+    the sessions the one before had open)."""
     announced = False
     failures = 0
+    sessions = KeptSessions()
     while not stop.is_set():
-        stream = await attach_to_daemon(attachment, place)
+        kept = dataclasses.replace(attachment, http_sessions=sessions.table() or None)
+        stream = await attach_to_daemon(kept, place)
         async with stream:
-            if not await _hand_over(stream, listener):
+            replies = BufferedByteReceiveStream(stream)
+            if not await _hand_over(stream, replies, listener):
                 failures += 1  # the daemon went away as it was handed the socket
                 if failures >= ATTEMPTS:
                     raise AgenttyError(f"the gateway daemon at {place.socket} went away")
@@ -97,7 +107,7 @@ async def _hold(
             if not announced:
                 _say(out, announcement)
                 announced = True
-            await _until_daemon_ends_or(stop, stream)
+            await _until_daemon_ends_or(stop, replies, sessions)
             if stop.is_set():
                 await _close_and_wait(stream)
 
@@ -118,24 +128,32 @@ async def _signals(
                 stop.set()
 
 
-async def _hand_over(stream: anyio.abc.UNIXSocketStream, listener: socket.socket) -> bool:
+async def _hand_over(
+    stream: anyio.abc.UNIXSocketStream,
+    replies: BufferedByteReceiveStream,
+    listener: socket.socket,
+) -> bool:
     """Send ``listener`` to the daemon; whether it listens on it (``False``: the daemon went
-    away; an ``AgenttyError`` with its reason when it refused it)."""
-    answer = b""
+    away; an ``AgenttyError`` with its reason when it refused it). ``replies``: what the daemon
+    says on ``stream``, read a line at a time (its sessions' lines may follow at once)."""
     try:
         await stream.send_fds(HANDOVER, [listener.fileno()])
-        while not answer.endswith(b"\n") and len(answer) < 4096:
-            answer += await stream.receive(4096)
-    except (OSError, anyio.EndOfStream, anyio.BrokenResourceError):
+        answer = await replies.receive_until(b"\n", 4096) + b"\n"
+    except (OSError, anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
         return False
+    except anyio.DelimiterNotFound:
+        answer = b"error an answer longer than a line"
     if answer == LISTENING:
         return True
     said = answer.decode("utf-8", "replace").strip().removeprefix("error ")
     raise AgenttyError(f"the gateway daemon refused the listener: {said}")
 
 
-async def _until_daemon_ends_or(stop: anyio.Event, stream: anyio.abc.SocketStream) -> None:
-    """Until the daemon's end of ``stream`` closes, or ``stop`` is set."""
+async def _until_daemon_ends_or(
+    stop: anyio.Event, replies: BufferedByteReceiveStream, sessions: KeptSessions
+) -> None:
+    """Until the daemon's end of the connection (``replies``) closes, or ``stop`` is set; what it
+    says meanwhile (the sessions it opens and ends) goes into ``sessions``."""
     async with anyio.create_task_group() as group:
 
         async def stopping() -> None:
@@ -143,9 +161,14 @@ async def _until_daemon_ends_or(stop: anyio.Event, stream: anyio.abc.SocketStrea
             group.cancel_scope.cancel()
 
         group.start_soon(stopping)
-        with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, OSError):
+        ended = (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, OSError)
+        with contextlib.suppress(*ended):
             while True:
-                await stream.receive()  # the daemon sends nothing more: this is its end
+                try:
+                    sessions.heard(await replies.receive_until(b"\n", MAX_LINE))
+                except anyio.DelimiterNotFound:  # not a line of ours: kept no more
+                    while True:
+                        await replies.receive()
         group.cancel_scope.cancel()
 
 

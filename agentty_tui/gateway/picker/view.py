@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the SDK's types: named here, imported by whoever asks
     import mcp_types as types
 
-__all__ = ["AskedBy", "AttachedHost", "DaemonAsk", "DaemonView"]
+__all__ = ["MAX_DURING", "AskedBy", "AttachedHost", "DaemonAsk", "DaemonView"]
+
+MAX_DURING = 8
+"""Hosts an ``AskedBy`` names as those whose calls were in flight (more are counted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +33,19 @@ class AskedBy:
     """That host's name (``None``: a ``serve`` without ``--host``)."""
     project: str | None = None
     """The project (or the one file) that host is served."""
+    during: tuple[tuple[str | None, str], ...] = ()
+    """Outside any one call, but during calls of several hosts at once (a 2025 server's request
+    that names none of them): each host's name (``None``: every host's view) and project, at
+    most ``MAX_DURING``."""
+    during_more: int = 0
+    """How many more hosts' calls were in flight than ``during`` names."""
+    during_others: int = 0
+    """How many other callers' calls were in flight too (the picker's own)."""
+
+    @property
+    def during_calls(self) -> bool:
+        """Whether it came during calls of several callers, none of them known to be its."""
+        return bool(self.during or self.during_more or self.during_others)
 
     @classmethod
     def of_json(cls, server: str, value: Any) -> AskedBy:
@@ -40,12 +56,27 @@ class AskedBy:
             item = found.get(name)
             return item if isinstance(item, str) else None
 
+        def count(name: str) -> int:
+            item = found.get(name)
+            return item if isinstance(item, int) and not isinstance(item, bool) and item > 0 else 0
+
+        listed = found.get("during")
+        hosts = [
+            (entry.get("host"), entry["project"])
+            for entry in (listed if isinstance(listed, list) else [])
+            if isinstance(entry, Mapping)
+            and isinstance(entry.get("project"), str)
+            and isinstance(entry.get("host"), str | None)
+        ]
         return cls(
             server=server,
             tool=text("tool"),
             by_host=found.get("by_host") is True,
             host=text("host"),
             project=text("project"),
+            during=tuple(hosts[:MAX_DURING]),
+            during_more=count("during_more") + max(0, len(hosts) - MAX_DURING),
+            during_others=count("during_others"),
         )
 
 

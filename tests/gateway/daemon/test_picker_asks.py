@@ -14,6 +14,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -187,6 +188,46 @@ async def test_a_host_without_elicitation_has_its_calls_form_asked_of_the_picker
         assert text_of(result) == 'accept {"note": "ok", "proceed": true}'
         ((by, _params),) = asked.seen
         assert by == AskedBy("old", "confirm", by_host=True, host=None, project=str(config))
+
+
+@asynccontextmanager
+async def waiting_call(host: Client, marker: Path) -> AsyncIterator[None]:
+    """``host``'s call of ``old``'s ``wait`` in flight (its progress came) while the block
+    runs; cancelled after it."""
+    started = anyio.Event()
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        started.set()
+
+    async with anyio.create_task_group() as group:
+        arguments = {"marker": str(marker)}
+        group.start_soon(
+            partial(host.call_tool, "old__wait", arguments, progress_callback=progress)
+        )
+        with anyio.fail_after(TIMEOUT):
+            await started.wait()
+        yield
+        group.cancel_scope.cancel()
+
+
+async def test_a_form_during_calls_of_two_hosts_says_both_hosts(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """A 2025 server asks while calls of two hosts are in flight on its one connection: which
+    call it is for is not known, so no host is asked, the picker is, told whose calls were in
+    flight (both hosts, with their project); the server gets the picker's answer."""
+    asked = Asked(accept_reply)
+    async with (
+        attached(config, runtime, tmp_path / "one") as one,
+        attached(config, runtime, tmp_path / "two") as two,
+        asked_picker(config, runtime, tmp_path, asked),
+        waiting_call(one, tmp_path / "cancelled.txt"),
+    ):
+        result = await two.call_tool("old__confirm", {})
+        assert text_of(result) == 'accept {"note": "ok", "proceed": true}'
+    ((by, _params),) = asked.seen
+    assert by == AskedBy("old", during=((None, str(config)), (None, str(config))))
+    assert by.during_calls and not by.by_host and by.tool is None
 
 
 async def test_the_pickers_own_call_gets_progress_asks_and_is_cancelled_in_the_daemon(

@@ -31,10 +31,10 @@ from mcp.shared.exceptions import MCPError
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.http.loopback import listen_socket
 from tests.conftest import WriteConfig
-from tests.gateway.hosts import MODES, Notices, listening
+from tests.gateway.hosts import MODES, Notices, cancel_a_waiting_call, listening
 from tests.gateway.stdio.test_serve import environment, text_of, toggle
 from tests.helpers import process_alive, stdio_entry
-from tests.servers import offers_argv, plain_argv
+from tests.servers import asking_argv, offers_argv, plain_argv
 
 pytestmark = pytest.mark.anyio
 
@@ -181,6 +181,21 @@ async def test_a_toggle_reaches_every_host_once_each_way(mode: str, config: Path
         added = await other.call_tool("alpha__add", {"a": 1, "b": 1})
         assert added.structured_content == {"result": 2}
         assert (first.count, second.count) == (2, 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_host_cancelling_its_call_cancels_the_servers_request_over_http(
+    mode: str, write_config: WriteConfig, tmp_path: Path
+) -> None:
+    """A 2025 session's ``notifications/cancelled`` (a POST of its own), a 2026-07-28
+    request's closed response stream (that era's cancellation over HTTP): either way the
+    server under the gateway hears ``notifications/cancelled``, whichever era it speaks."""
+    config = write_config(
+        {"old": stdio_entry(asking_argv("--legacy")), "ask": stdio_entry(asking_argv())}
+    )
+    async with gateway(config) as served, http_host(served, mode) as client:
+        for server in ("old", "ask"):
+            await cancel_a_waiting_call(client, server, tmp_path / f"{server}-cancelled.txt")
 
 
 @pytest.mark.parametrize("mode", MODES)

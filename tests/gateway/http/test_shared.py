@@ -32,7 +32,7 @@ from tests.conftest import WriteConfig
 from tests.gateway.daemon.test_process import attached, daemon_gone, disable, environment
 from tests.gateway.hosts import MODES, Notices
 from tests.gateway.http.test_endpoint import ACCEPT, ANNOUNCED, Gateway, http_host, post
-from tests.gateway.stdio.test_serve import text_of
+from tests.gateway.stdio.test_serve import text_of, toggle
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
 
@@ -243,8 +243,7 @@ async def test_a_daemon_killed_is_replaced_on_the_same_port_and_token(
 ) -> None:
     """``kill -9`` of the daemon: the serve process starts a new one at once and hands it the
     same socket; a 2026-07-28 host goes on calling (a new server process), and a 2025-era host
-    opens a session with the same port and token (one of the old daemon's would be 404, as the
-    protocol has it, and the host opens a new one)."""
+    that comes then opens a session with the same port and token."""
     with anyio.fail_after(150):  # a host left waiting must fail the test, not hang it
         await _killed_and_replaced(config, runtime)
 
@@ -266,6 +265,49 @@ async def _killed_and_replaced(config: Path, runtime: Path) -> None:
     assert served.stderr == b"agentty-tui: stopped by SIGTERM\n"
     await daemon_gone(runtime)
     await wait_until_gone(after)
+
+
+@pytest.mark.parametrize("first", ["get", "request"])
+async def test_a_2025_session_outlives_a_daemon_killed(
+    first: str, config: Path, runtime: Path
+) -> None:
+    """``kill -9`` of the daemon under a 2025-era host (the SDK's client, which never opens a
+    new session by itself), twice: the new daemon takes its session up, so its GET stream
+    (which the client reopens) brings ``tools/list_changed``, a toggle made after reaches it as
+    another, and its next ``tools/list`` shows the toggle. ``first``: what of the host's
+    reaches the new daemon first, its GET stream or a request (which then takes the session up
+    while the GET comes in: the GET waits for it)."""
+    notices = Notices()
+    with anyio.fail_after(150):
+        async with (
+            shared_gateway(config, runtime) as served,
+            http_host(served, "legacy", notices) as host,
+        ):
+            assert "alpha__add" in {tool.name for tool in (await host.list_tools()).tools}
+            # Twice: the host's client gives its GET stream up after two broken ones in a row.
+            for kill, (verb, enabled) in enumerate([("disable", False), ("enable", True)]):
+                daemon = daemon_pid(runtime)
+                os.kill(daemon, signal.SIGKILL)
+                with anyio.fail_after(60):  # a new daemon's start: seconds on a loaded machine
+                    while _pid_or_none(runtime) in (None, daemon):  # noqa: ASYNC110 (its files)
+                        await anyio.sleep(0.05)
+                if first == "request":
+                    await host.list_tools()
+                await notices.until(2 * kill + 1, timeout=60)  # the reopened GET stream's notice
+                await toggle(verb, config, "alpha", "add")
+                await notices.until(2 * kill + 2)
+                listed = {tool.name for tool in (await host.list_tools()).tools}
+                assert ("alpha__add" in listed) == enabled and "alpha__echo" in listed
+            echoed = await host.call_tool("alpha__echo", {"text": "still here"})
+            assert text_of(echoed) == "still here"
+            assert served.process.returncode is None  # the serve process went on
+            # A session no daemon had open is still unknown: 404, as the protocol has it.
+            headers = {"Authorization": f"Bearer {served.token}", "Mcp-Session-Id": "0" * 32}
+            async with httpx2.AsyncClient() as http:
+                listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+                stranger = await http.post(served.url, json=listing, headers={**ACCEPT, **headers})
+            assert stranger.status_code == 404
+    await daemon_gone(runtime)
 
 
 @asynccontextmanager
