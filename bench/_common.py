@@ -13,7 +13,9 @@ import gc
 import json
 import os
 import platform
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -295,6 +297,46 @@ def env_for_child(dirs: BenchDirs) -> dict[str, str]:
 
 
 # --- processes -----------------------------------------------------------------------------
+
+
+def tree_cpu() -> float:
+    """User + system seconds of every child this process has waited for, and their own."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed_command(
+    argv: Sequence[str], env: dict[str, str], cwd: Path, timeout: float
+) -> tuple[float, float, str]:
+    """Run ``argv`` to its end; its wall time from spawn to exit, the CPU time of its process
+    tree (every descendant it waited for: ``RUSAGE_CHILDREN``) and its stdout. A failure
+    raises with its stderr's end."""
+    cpu = tree_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    cpu = tree_cpu() - cpu
+    if done.returncode != 0:
+        stderr = done.stderr.decode(errors="replace")[-3000:]
+        raise RuntimeError(f"{list(argv)[:4]} exited with {done.returncode}:\n{stderr}")
+    return elapsed, cpu, done.stdout.decode()
+
+
+def with_cached_bytecode(env: dict[str, str], dirs: BenchDirs) -> dict[str, str]:
+    """``env`` with every child's bytecode cached under the bench's tree (filled by the first
+    run), as an installed program runs: this environment's ``PYTHONDONTWRITEBYTECODE=1`` would
+    compile every module at each run."""
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(dirs.root / "pycache")
+    return env
 
 
 def marker(prefix: str) -> str:

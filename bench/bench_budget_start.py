@@ -26,11 +26,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +44,8 @@ from _common import (
     report_leftovers,
     server_entry,
     stats,
+    timed_command,
+    with_cached_bytecode,
     write_config,
     write_results,
 )
@@ -109,36 +108,12 @@ print(json.dumps({"first": first, "trimmed": len(app.catalog.trimmed),
 """
 
 
-def _tree_cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
 def _run(argv: list[str], tree: Path, dirs: BenchDirs, cache: Path) -> tuple[float, float, str]:
     """Wall and process-tree CPU seconds of one command run in ``tree``, and its stdout."""
-    env = env_for_child(dirs)
+    env = with_cached_bytecode(env_for_child(dirs), dirs)
     env["XDG_CACHE_HOME"] = str(cache)
     env["PYTHONPATH"] = str(tree)
-    # Bytecode cached for both checkouts (filled by the first run), as an installed program
-    # runs: this environment's PYTHONDONTWRITEBYTECODE=1 would compile every module each run.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(dirs.root / "pycache")
-    cpu = _tree_cpu()
-    start = time.perf_counter()
-    done = subprocess.run(
-        argv,
-        cwd=tree,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
-    elapsed = time.perf_counter() - start
-    cpu = _tree_cpu() - cpu
-    if done.returncode != 0:
-        raise RuntimeError(f"{argv[:4]} exited {done.returncode}:\n{done.stderr.decode()[-3000:]}")
-    return elapsed, cpu, done.stdout.decode()
+    return timed_command(argv, env, tree, RUN_TIMEOUT)
 
 
 def _options(parser: argparse.ArgumentParser) -> None:

@@ -41,11 +41,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +61,8 @@ from _common import (
     report_leftovers,
     server_entry,
     stats,
+    timed_command,
+    with_cached_bytecode,
     write_config,
     write_results,
 )
@@ -74,37 +73,12 @@ TARGET = 0.85
 RUN_TIMEOUT = 120.0
 
 
-def _tree_cpu() -> float:
-    """User + system seconds of every child this process has waited for, and their own."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
 def _run(argv: list[str], dirs: BenchDirs, cache: Path) -> tuple[float, float, str]:
     """Wall time of one command from spawn to exit, the CPU time of its process tree (see the
     module docstring), and its stdout; ``cache`` is its ``$XDG_CACHE_HOME``."""
-    env = env_for_child(dirs)
+    env = with_cached_bytecode(env_for_child(dirs), dirs)
     env["XDG_CACHE_HOME"] = str(cache)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(dirs.root / "pycache")
-    cpu = _tree_cpu()
-    start = time.perf_counter()
-    done = subprocess.run(
-        argv,
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
-    elapsed = time.perf_counter() - start
-    cpu = _tree_cpu() - cpu
-    if done.returncode != 0:
-        raise RuntimeError(
-            f"{argv[:4]} exited with {done.returncode}:\n{done.stderr.decode(errors='replace')}"
-        )
-    return elapsed, cpu, done.stdout.decode()
+    return timed_command(argv, env, REPO_ROOT, RUN_TIMEOUT)
 
 
 def _check_agentty(output: str, servers: int, tools: int | None) -> None:
