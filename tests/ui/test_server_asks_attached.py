@@ -22,7 +22,8 @@ from agentty_tui.ui.call import CANCELLED
 from agentty_tui.ui.form_dialog import FormDialog
 from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.url_dialog import UrlDialog
-from tests.gateway.daemon.test_picker_asks import config, ready, runtime, waiting_call
+from tests.gateway.conftest import runtime
+from tests.gateway.daemon.test_picker_asks import config, ready, waiting_call
 from tests.gateway.daemon.test_process import attached, text_of
 from tests.gateway.picker.test_remote_source import picker_source, until_model
 from tests.ui.test_app_live import until

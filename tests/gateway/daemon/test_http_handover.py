@@ -37,13 +37,6 @@ SERVERS = ("old", "ask")
 
 
 @pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    return folder
-
-
-@pytest.fixture
 def config(write_config: WriteConfig) -> Path:
     return write_config(
         {"old": stdio_entry(asking_argv("--legacy")), "ask": stdio_entry(asking_argv())}

@@ -39,13 +39,6 @@ Answer = Callable[[AskedBy, types.ElicitRequestParams], Awaitable[types.ElicitRe
 
 
 @pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    return folder
-
-
-@pytest.fixture
 def config(write_config: WriteConfig) -> Path:
     return write_config(
         {

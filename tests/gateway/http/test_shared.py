@@ -40,13 +40,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def runtime(tmp_path: Path) -> Path:
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    return folder
-
-
-@pytest.fixture
 def marker(tmp_path: Path) -> str:
     """A server name of this test alone: its processes are counted by it."""
     return f"alpha-{tmp_path.name}"
