@@ -212,6 +212,12 @@ class Route:
         return self.folder / f"original.{self.extension}"
 
     @property
+    def before_disconnect(self) -> Path:
+        """The host's file as it was when disconnect last rewrote it (kept after; the next
+        disconnect replaces it)."""
+        return self.folder / f"before-disconnect.{self.extension}"
+
+    @property
     def record(self) -> Path:
         """What connect wrote (``route.json``): its presence means connected."""
         return self.folder / "route.json"
@@ -461,6 +467,8 @@ class DisconnectPlan:
             back = ", ".join(self.entries) or "none"
             lines.append(f"  take {GATEWAY_NAME!r} out of {self.source.path} and put back: {back}")
         lines += [f"  {name} has no switch for it: {line}" for line in self.lost]
+        if self.text is not None:
+            lines.append(f"  keep the file as it is now at {self.route.before_disconnect}")
         return "\n".join(lines)
 
 
@@ -517,6 +525,8 @@ def disconnect(plan: DisconnectPlan, store: ConfigStore) -> None:
 
 
 def _disconnect(plan: DisconnectPlan, store: ConfigStore) -> None:
+    if plan.text is not None:  # first: a write that fails after it leaves the copy
+        _write_text(plan.route.before_disconnect, plan.text)
     if plan.exact is not None and plan.absent:
         if read_text(plan.source.path) != plan.text:
             raise ConfigError(

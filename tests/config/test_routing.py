@@ -86,9 +86,13 @@ def test_connect_then_disconnect_gives_the_file_back_byte_for_byte(
     route = route_of(fake.home, fake.env, host, source.dialect)
     plan = plan_disconnect(source, store, route)
     assert plan.exact is not None
+    connected_text = fake.files[key].read_text()
+    assert f"keep the file as it is now at {route.before_disconnect}" in plan.describe()
     disconnect(plan, store)
     assert fake.files[key].read_bytes() == before
-    assert not route.folder.exists() or not any(route.folder.iterdir())
+    # What disconnect replaced is kept: the file as it was while connected, and nothing else.
+    assert route.before_disconnect.read_text() == connected_text
+    assert [path.name for path in route.folder.iterdir()] == [route.before_disconnect.name]
 
 
 def test_a_host_that_rewrote_its_file_meanwhile_keeps_its_edit_and_gets_its_servers_back(
