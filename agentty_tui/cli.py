@@ -238,14 +238,21 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
     serve.add_argument(
         "--shared",
         action="store_true",
-        help="attach to the user's gateway daemon (started if none runs): every host shares "
-        "its servers",
+        help="attach to the user's gateway daemon (started if none runs), so every host shares "
+        "its servers: the default, kept for the entries that name it",
+    )
+    serve.add_argument(
+        "--no-daemon",
+        dest="alone",
+        action="store_true",
+        help="run a bridge of this process's own, its servers for this host alone, instead of "
+        "attaching to the gateway daemon",
     )
     serve.add_argument(
         "--http",
         action="store_true",
-        help="serve Streamable HTTP on 127.0.0.1 (every host that has the bearer token); with "
-        "--shared, served by the gateway daemon",
+        help="serve Streamable HTTP on 127.0.0.1 (every host that has the bearer token), "
+        "served by the gateway daemon (with --no-daemon, by this process)",
     )
     serve.add_argument(
         "--port",
@@ -292,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.argv = command_line
     config_path = chosen_config(args)
     # A relay of bytes to the daemon logs nothing and imports neither the model nor the SDK.
-    relay = args.command == "serve" and args.shared
+    relay = args.command == "serve" and not args.alone
     try:
         if not relay:
             # Imported here, past --help and --version; neither module imports the SDK.
@@ -423,7 +430,11 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
         raise UsageError("--wait must be zero or more")
     if not args.http and (args.port is not None or args.show_token):
         raise UsageError("--port and --show-token go with --http")
-    if args.shared:
+    if args.shared and args.alone:
+        raise UsageError("--shared and --no-daemon exclude each other")
+    if not args.alone:
+        if args.host is not None and config_path is not None:
+            raise UsageError("--host chooses a host of a workspace; --config is one file")
         if args.http:
             return _serve_http_shared(config_path, args)
         return _serve_shared(config_path, args)

@@ -68,7 +68,15 @@ async def main() -> None:
         config = write_config(
             dirs.root / "mcp.json", {"alpha": server_entry(plain_argv("--name", token))}
         )
-        serve = [sys.executable, "-m", "agentty_tui", "serve", "--config", str(config)]
+        serve = [
+            sys.executable,
+            "-m",
+            "agentty_tui",
+            "serve",
+            "--no-daemon",
+            "--config",
+            str(config),
+        ]
         notices = Notices()
         direct_client = Client(params(plain_argv("--name", token), env), mode="legacy", cache=None)
         gateway_client = Client(

@@ -119,7 +119,9 @@ async def main() -> None:
         serve = [sys.executable, "-m", "agentty_tui", "serve", "--http", "--port", "0"]
         async with AsyncExitStack() as processes, AsyncExitStack() as stack:
             gateways = {
-                "serve --http": await started(processes, [*serve, "--config", str(config)], env),
+                "serve --http": await started(
+                    processes, [*serve, "--no-daemon", "--config", str(config)], env
+                ),
                 "serve --http --shared": await started(
                     processes, [*serve, "--shared", "--config", str(config)], env
                 ),

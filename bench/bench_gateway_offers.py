@@ -58,7 +58,15 @@ async def main() -> None:
         config = write_config(
             dirs.root / "mcp.json", {"memo": server_entry(offers_argv("--name", token))}
         )
-        serve = [sys.executable, "-m", "agentty_tui", "serve", "--config", str(config)]
+        serve = [
+            sys.executable,
+            "-m",
+            "agentty_tui",
+            "serve",
+            "--no-daemon",
+            "--config",
+            str(config),
+        ]
         direct_client = Client(params(offers_argv("--name", token), env), mode="legacy", cache=None)
         gateway_client = Client(params(serve, env), mode="legacy", cache=None)
         samples: dict[str, dict[str, list[float]]] = {}

@@ -54,7 +54,7 @@ def rss_kib(pid: int) -> int:
 @contextlib.asynccontextmanager
 async def two_hosts(config: Path, env: dict[str, str], shared: bool) -> AsyncIterator[None]:
     """Two hosts attached, each having listed its tools."""
-    extra = ["--shared"] if shared else []
+    extra = ["--shared"] if shared else ["--no-daemon"]
     argv = ["-m", "agentty_tui", "serve", "--config", str(config), *extra]
     params = StdioServerParameters(command=sys.executable, args=argv, env=env)
     async with (

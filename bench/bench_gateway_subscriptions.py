@@ -113,7 +113,7 @@ async def measure(
 ) -> dict[str, list[float]]:
     """The times of ``count`` updates each way, alternating."""
     config = write_config(root / "mcp.json", {"memo": server_entry(argv)})
-    serve = [sys.executable, "-m", "agentty_tui", "serve", "--config", str(config)]
+    serve = [sys.executable, "-m", "agentty_tui", "serve", "--no-daemon", "--config", str(config)]
     straight, through = Updates(), Updates()
     direct_client = Client(params(argv, env), mode=mode, message_handler=straight.handler)
     gateway_client = Client(params(serve, env), mode=mode, message_handler=through.handler)

@@ -69,9 +69,12 @@ _CREDENTIAL = st.sampled_from(
     ["token", "key", "api_key", "apikey", "access_token", "secret", "password", "sig", "Auth"]
 )
 _SECRET = st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=1, max_size=20)
+_PLAIN = st.text(st.characters(codec="ascii", categories=["Ll", "N"]), min_size=1, max_size=20)
+"""A value that is no credential: without the marker ``S`` the secrets are planted behind, so
+it can never hold one of them (``other='S0'`` beside ``value='0'`` did)."""
 
 
-@given(user=_SECRET, password=_SECRET, name=_CREDENTIAL, value=_SECRET, other=_SECRET)
+@given(user=_SECRET, password=_SECRET, name=_CREDENTIAL, value=_SECRET, other=_PLAIN)
 def test_no_credential_survives_masking(
     user: str, password: str, name: str, value: str, other: str
 ) -> None:

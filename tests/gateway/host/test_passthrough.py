@@ -96,9 +96,9 @@ async def host(
     (a 2026-07-28 host's calls are then answered in ``input_required`` rounds)."""
     errors = tmp_path.parent / f"serve-stderr-{tmp_path.name}.txt"
     extra = () if wait is None else ("--wait", str(wait))
-    argv, env = serve_argv(config, *extra)[1:], environment()
+    argv, env = serve_argv(config, *extra, shared=runtime is not None)[1:], environment()
     if runtime is not None:
-        argv, env = [*argv, "--shared"], daemon_environment(runtime)
+        env = daemon_environment(runtime)
     params = StdioServerParameters(command=sys.executable, args=argv, env=env, cwd=tmp_path)
     with errors.open("w") as errlog:
         client = Client(

@@ -95,7 +95,7 @@ async def attached(
     daemon, which leaves 1 s after the host), its servers connected; its stderr stays empty."""
     errors = tmp_path / "serve-stderr.txt"
     # A long --wait: the first listing must hold both servers, even on a loaded machine.
-    argv = serve_argv(config, "--wait", "30", *(("--shared",) if shared else ()))
+    argv = serve_argv(config, "--wait", "30", shared=shared)
     env = {**environment(), "AGENTTY_GATEWAY_IDLE": "1"}
     params = StdioServerParameters(command=sys.executable, args=argv[1:], env=env, cwd=tmp_path)
     with errors.open("w") as errlog:

@@ -59,7 +59,17 @@ class Gateway:
 
 
 def serve_http_argv(config: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "agentty_tui", "serve", "--http", "--config", str(config), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "agentty_tui",
+        "serve",
+        "--no-daemon",
+        "--http",
+        "--config",
+        str(config),
+        *extra,
+    ]
 
 
 @pytest.fixture
@@ -349,7 +359,16 @@ async def test_options_that_do_not_go_together_are_refused(
     words: list[str], status: int, said: str, config: Path
 ) -> None:
     done = await anyio.run_process(
-        [sys.executable, "-m", "agentty_tui", "serve", "--config", str(config), *words],
+        [
+            sys.executable,
+            "-m",
+            "agentty_tui",
+            "serve",
+            "--no-daemon",
+            "--config",
+            str(config),
+            *words,
+        ],
         env=environment(),
         check=False,
     )

@@ -396,11 +396,17 @@ async def test_the_serve_process_imports_neither_the_sdk_nor_the_http_server(
 
 
 async def test_a_refused_attachment_is_said_and_nothing_listens(
-    config: Path, runtime: Path
+    runtime: Path, tmp_path: Path
 ) -> None:
-    argv = serve_argv(config, "--port", "0", "--host", "nosuch")
+    """A host the daemon does not know, for the workspace of the folder ``serve`` runs in
+    (``--host`` with ``--config`` is refused before any daemon is asked)."""
+    argv = [*serve_argv(Path("unused"), "--port", "0", "--host", "nosuch")]
+    cut = argv.index("--config")
+    del argv[cut : cut + 2]
     with anyio.fail_after(60):
-        done = await anyio.run_process(argv, env=host_environment(runtime), check=False)
+        done = await anyio.run_process(
+            argv, env=host_environment(runtime), check=False, cwd=tmp_path
+        )
     assert done.returncode == 1 and done.stdout == b""
     said = done.stderr.decode()
     assert said.startswith("agentty-tui: the gateway daemon refused: unknown host 'nosuch'")

@@ -44,8 +44,10 @@ def environment() -> dict[str, str]:
     return {name: os.environ[name] for name in keep if name in os.environ}
 
 
-def serve_argv(config: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "agentty_tui", "serve", "--config", str(config), *extra]
+def serve_argv(config: Path, *extra: str, shared: bool = False) -> list[str]:
+    """``serve`` on ``config`` with a bridge of its own (``shared``: through the daemon)."""
+    how = "--shared" if shared else "--no-daemon"
+    return [sys.executable, "-m", "agentty_tui", "serve", how, "--config", str(config), *extra]
 
 
 @pytest.fixture
@@ -236,7 +238,7 @@ async def test_a_host_gets_what_it_reaches_through_agentty_and_never_what_it_run
     async def served(*extra: str) -> set[str]:
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "agentty_tui", "serve", *extra],
+            args=["-m", "agentty_tui", "serve", "--no-daemon", *extra],
             env=env,
             cwd=fake.cwd,
         )

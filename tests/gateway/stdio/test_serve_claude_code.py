@@ -47,7 +47,7 @@ def test_claude_code_sends_the_gateways_tools_under_its_prefix_and_obeys_a_toggl
         {
             "type": "stdio",
             "command": sys.executable,
-            "args": ["-m", "agentty_tui", "serve", "--config", str(config)],
+            "args": ["-m", "agentty_tui", "serve", "--no-daemon", "--config", str(config)],
             "env": {"XDG_STATE_HOME": str(state)},
         },
     )
