@@ -6,7 +6,8 @@ The mcp SDK's server speaks both protocol eras; this one answers ``server/discov
 ending its session) and every ``initialize`` is appended to ``--events`` as ``delete ID`` /
 ``initialize``, so a test can tell whether a session was closed, and whether a client
 re-established one after the server restarted (a restart forgets every session: the old ID
-answers 404).
+answers 404). With ``--headers FILE`` each request's headers are appended to it as one JSON
+object a line (names lowercased), so a test can see what a client sent.
 
 Tools: ``add(a, b)``, ``pid()``. Run: ``python tests/servers/session_http_server.py --port N
 --events FILE``. Only protocol goes to stdout; logs go to stderr at WARNING.
@@ -44,9 +45,10 @@ def build_server() -> MCPServer:
 class Recorder:
     """ASGI middleware: the 2025 era only, and a line per session begun or ended."""
 
-    def __init__(self, app: Any, events: Path) -> None:
+    def __init__(self, app: Any, events: Path, headers: Path | None = None) -> None:
         self.app = app
         self.events = events
+        self.headers = headers
 
     def _note(self, line: str) -> None:
         with self.events.open("a") as handle:
@@ -57,6 +59,10 @@ class Recorder:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
+        if self.headers is not None:
+            seen = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in headers.items()}
+            with self.headers.open("a") as handle:
+                handle.write(json.dumps(seen) + "\n")
         if scope["method"] == "DELETE":
             self._note("delete " + headers.get(b"mcp-session-id", b"-").decode())
             await self.app(scope, receive, send)
@@ -110,10 +116,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--events", type=Path, required=True)
+    parser.add_argument("--headers", type=Path, default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     app = build_server().streamable_http_app(host="127.0.0.1")
-    uvicorn.run(Recorder(app, args.events), host="127.0.0.1", port=args.port, log_level="warning")
+    recorder = Recorder(app, args.events, args.headers)
+    uvicorn.run(recorder, host="127.0.0.1", port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":
