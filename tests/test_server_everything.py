@@ -109,8 +109,9 @@ async def test_get_roots_list_shows_the_project_root_then_what_a_client_offered(
             assert config.parent.absolute().as_uri() in first
             bridge.roots.offer("host", [HOST_ROOT])
             await bridge.roots_changed(["everything"])
-            # The server asks again when told of the change, on its own time: read until it has.
-            while str(HOST_ROOT.uri) not in (
+            # The server asks again when told of the change and keeps the answer, on its own
+            # time: no event says it has, so its tool is read until it shows the offer.
+            while str(HOST_ROOT.uri) not in (  # noqa: ASYNC110 - the server's state, no event
                 shown := text_of(await bridge.call_tool("everything", "get-roots-list", {}))
             ):
                 await anyio.sleep(0.05)
