@@ -141,15 +141,19 @@ def screen_tools(
     """Split advertised tools into the valid ones (in order) and the dropped ones (with why).
 
     ``cut_marker`` is what replaced the parts of the listing that were nested too deep to
-    read; a tool whose schema holds it is dropped.
+    read; a tool whose input or output schema holds it is dropped.
     """
     kept: list[AdvertisedTool] = []
     dropped: list[DroppedTool] = list(already_dropped)
     seen: set[str] = set()
     for tool in advertised:
         problem = _problem(tool, seen)
-        if problem is None and cut_marker is not None and _holds(tool.input_schema, cut_marker):
-            problem = "the input schema is nested too deep to read"
+        if problem is None and cut_marker is not None:
+            # Either schema goes on to the hosts through the gateway: neither may hold a cut.
+            if _holds(tool.input_schema, cut_marker):
+                problem = "the input schema is nested too deep to read"
+            elif tool.output_schema is not None and _holds(tool.output_schema, cut_marker):
+                problem = "the output schema is nested too deep to read"
         if problem is not None:
             dropped.append(DroppedTool(name=tool.name, reason=problem))
             continue

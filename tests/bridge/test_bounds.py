@@ -183,6 +183,21 @@ async def test_a_schema_too_deep_to_parse_costs_only_its_tool(
         assert result.content[0].text == "fine"  # type: ignore[union-attr]
 
 
+async def test_an_output_schema_too_deep_to_parse_costs_only_its_tool(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    # The output schema goes on to the gateway's hosts as the server gave it: never with a cut.
+    argv = flood_argv("--deep-output-schema", "10000")
+    path = write_config({"deep": stdio_entry(argv, connectTimeout=10)})
+    async with Bridge(ConfigStore(path), log_dir=log_dir) as bridge:
+        deep = _server(await bridge.settled(SETTLE), "deep")
+        assert deep.status == "connected", deep.error
+        assert [tool.bare for tool in deep.tools] == ["ok", "echo"]
+        assert [(d.name, d.reason) for d in deep.dropped_tools] == [
+            ("deep_output", "the output schema is nested too deep to read")
+        ]
+
+
 @pytest.mark.parametrize(
     "answers", [pytest.param((), id="json"), pytest.param(("--event-answers",), id="events")]
 )

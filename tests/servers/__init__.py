@@ -34,6 +34,10 @@ running the tests, so the venv's mcp 2.x is importable).
 - ``legacy_ts/``         a TypeScript-SDK server that speaks only the 2025 handshake era
                          (answers ``server/discover`` with -32601); needs node and
                          ``npm ci`` in that folder (see ``legacy_ts_available``).
+- ``everything_argv()``  not ours: the reference server ``@modelcontextprotocol/server-everything``
+                         from npm (pinned in ``legacy_ts/package.json``), a peer that gates
+                         tools on the client's capabilities; ``require_everything()`` skips a
+                         test, saying why, where node or the package is missing.
 """
 
 from __future__ import annotations
@@ -43,12 +47,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from mcp import StdioServerParameters
 
 SERVERS_DIR = Path(__file__).resolve().parent
 LEGACY_TS_DIR = SERVERS_DIR / "legacy_ts"
 LEGACY_TS_SERVER = LEGACY_TS_DIR / "server.js"
 LEGACY_TS_OFFERS = LEGACY_TS_DIR / "offers.js"
+EVERYTHING_DIR = LEGACY_TS_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything"
+EVERYTHING_MAIN = EVERYTHING_DIR / "dist" / "index.js"
 
 # What each server advertises, in advertised order (kept in step with the servers).
 PLAIN_TOOLS: tuple[str, ...] = ("echo", "add", "pid", "sleep")
@@ -67,6 +74,28 @@ PAGED_DEFAULT_TOOLS = 25
 PAGED_DEFAULT_PAGE_SIZE = 10
 LEGACY_TS_TOOLS: tuple[str, ...] = ("echo", "pid", "reveal", "hide")
 LEGACY_TS_REVEALED_TOOL = "revealed_tool"
+EVERYTHING_TOOLS: tuple[str, ...] = (
+    "echo",
+    "get-annotated-message",
+    "get-env",
+    "get-resource-links",
+    "get-resource-reference",
+    "get-structured-content",
+    "get-sum",
+    "get-tiny-image",
+    "gzip-file-as-resource",
+    "toggle-simulated-logging",
+    "toggle-subscriber-updates",
+    "trigger-long-running-operation",
+    # Registered only for a client that declares roots, form elicitation, URL elicitation:
+    "get-roots-list",
+    "trigger-elicitation-request",
+    "trigger-url-elicitation",
+    # A task-only tool (``execution.taskSupport: "required"``), registered for every client:
+    "simulate-research-query",
+)
+"""What server-everything (the pinned version) lists to a client with agentty's capabilities
+(elicitation in both modes and roots, no sampling, no tasks), in its order."""
 
 
 def python_server_argv(script: str, *extra: str) -> list[str]:
@@ -167,6 +196,22 @@ def legacy_ts_available() -> bool:
     return shutil.which("node") is not None and sdk.is_file()
 
 
+def everything_argv() -> list[str]:
+    """argv for server-everything over stdio (call ``require_everything()`` first)."""
+    return [shutil.which("node") or "node", str(EVERYTHING_MAIN), "stdio"]
+
+
+def require_everything() -> None:
+    """Skip the calling test, saying why, unless node is on PATH and server-everything is
+    installed (``npm ci --prefix tests/servers/legacy_ts``, which ``.ci/run`` does)."""
+    if shutil.which("node") is None:
+        pytest.skip("server-everything needs node, which is not on PATH")
+    if not EVERYTHING_MAIN.is_file():
+        pytest.skip(
+            "server-everything is not installed: run npm ci --prefix tests/servers/legacy_ts"
+        )
+
+
 def stdio_params(
     argv: Sequence[str],
     env: dict[str, str] | None = None,
@@ -177,6 +222,9 @@ def stdio_params(
 
 
 __all__ = [
+    "EVERYTHING_DIR",
+    "EVERYTHING_MAIN",
+    "EVERYTHING_TOOLS",
     "GATED_BASE_TOOLS",
     "GATED_TOOLSETS",
     "LEGACY_TS_DIR",
@@ -190,6 +238,7 @@ __all__ = [
     "SERVERS_DIR",
     "demo_argv",
     "endless_http_argv",
+    "everything_argv",
     "flood_argv",
     "gated_argv",
     "hostile_argv",
@@ -201,6 +250,7 @@ __all__ = [
     "plain_argv",
     "plain_sdk_argv",
     "python_server_argv",
+    "require_everything",
     "scalable_argv",
     "scalable_tool_names",
     "stdio_params",

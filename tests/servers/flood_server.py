@@ -10,6 +10,8 @@ option adds one hostile habit (they combine):
 - ``--notify-loop``    sends ``notifications/tools/list_changed`` in a tight loop (a thread);
                        with ``--notify-every S``, one every S seconds, each a little different;
 - ``--deep-schema N``  also advertises ``deep``, whose ``inputSchema`` is nested N levels;
+- ``--deep-output-schema N`` also advertises ``deep_output``, whose ``outputSchema`` is nested
+                       N levels (its input schema is plain);
 - ``--endless-pages``  answers every ``tools/list`` page with one more tool and a next cursor;
 - ``--long-line BYTES`` has a tool ``long_line`` that answers with one line of that many bytes;
 - ``--name NAME``      its ``serverInfo`` name (benchmarks tag their processes with it).
@@ -61,6 +63,13 @@ def tools_page(args: argparse.Namespace, cursor: str | None) -> str:
     tools = [json.dumps({"name": "ok", "inputSchema": OBJECT})]
     if args.deep_schema:
         tools.append('{"name": "deep", "inputSchema": ' + deep_schema(args.deep_schema) + "}")
+    if args.deep_output_schema:
+        output = deep_schema(args.deep_output_schema)
+        tools.append(
+            '{"name": "deep_output", "inputSchema": {"type": "object"}, "outputSchema": '
+            + output
+            + "}"
+        )
     tools.append(json.dumps({"name": "echo", "inputSchema": OBJECT}))
     if args.long_line:
         tools.append(json.dumps({"name": "long_line", "inputSchema": OBJECT}))
@@ -181,6 +190,7 @@ def main() -> None:
     parser.add_argument("--notify-loop", action="store_true")
     parser.add_argument("--notify-every", type=float, default=0.0)
     parser.add_argument("--deep-schema", type=int, default=0)
+    parser.add_argument("--deep-output-schema", type=int, default=0)
     parser.add_argument("--endless-pages", action="store_true")
     parser.add_argument("--long-line", type=int, default=0)
     parser.add_argument("--name", default="flood", help="its serverInfo name")

@@ -10,7 +10,8 @@ sends itself and the gateway never serves. A host that takes only so many tools
 taking the tool budget's place where it is lower: the lowest priority is trimmed first, and the
 instructions and refusals name the host's ceiling. Each shipped MCP tool gets its gateway name
 (``host.naming.gateway_names``) and goes out as the server described it (description, title,
-input schema, all already bounded by the bridge).
+input schema, annotations, output schema; all already bounded by the bridge, which drops a
+tool with a schema nested too deep to read). A change of any of these is a change of the list.
 
 What the host cannot call, and why, is said here too (``refusal``): a tool switched off, one
 the budget trimmed, one whose server is down (with what to run about it), in words made safe
@@ -31,7 +32,7 @@ from agentty_tui.catalog.host_limits import host_limits
 from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.frozen import thaw
 from agentty_tui.gateway.host.naming import gateway_names
-from agentty_tui.model import PluginModel, ServerState, hosts_in_use
+from agentty_tui.model import PluginModel, ServerState, ToolHints, hosts_in_use
 from agentty_tui.terminal_text import clip, safe_message
 
 __all__ = ["HostTools", "ToolsMaker", "instructions", "refusal", "served_lens", "why_down"]
@@ -54,9 +55,10 @@ class HostTools:
     """What ``tools/list`` answers, in priority order."""
     refs: Mapping[str, ToolRef] = field(default_factory=dict)
     """Each gateway name to its tool."""
-    key: tuple[tuple[str, WireTool], ...] = ()
-    """Gateway names with the wire tools behind them: equal keys, equal lists (compared
-    item by item by identity first, so an unchanged catalog compares fast)."""
+    key: tuple[tuple[str, types.Tool], ...] = ()
+    """Gateway names with the tools as served (annotations and output schema included, which
+    the wire tool does not hold): equal keys, equal lists (compared item by item by identity
+    first, and a tool of an unchanged server is the same object, so this compares fast)."""
     ceiling: int | None = None
     """The host's own tool ceiling when it is what the catalog was cut to (lower than the
     tool budget); ``None``: the tool budget applies."""
@@ -113,7 +115,7 @@ class ToolsMaker:
         names = gateway_names(ToolRef(tool.server or "", tool.tool) for tool in shipped)
         built: dict[tuple[str, int], tuple[WireTool, types.Tool]] = {}
         tools: list[types.Tool] = []
-        key: list[tuple[str, WireTool]] = []
+        key: list[tuple[str, types.Tool]] = []
         for wire in shipped:
             name = names.wire(wire.server or "", wire.tool)
             memo = (name, id(wire))
@@ -122,7 +124,7 @@ class ToolsMaker:
                 known = (wire, _served(name, wire, model))
             built[memo] = known
             tools.append(known[1])
-            key.append((name, wire))
+            key.append((name, known[1]))
         self._built = built
         result = HostTools(
             host=self._host,
@@ -139,14 +141,35 @@ class ToolsMaker:
 
 
 def _served(name: str, wire: WireTool, model: PluginModel) -> types.Tool:
-    """``wire`` as the host gets it, under ``name``, with the server's own title."""
+    """``wire`` as the host gets it, under ``name``, with what else the server said of it: its
+    title, its annotations (hints the host may show or act on, as the server's word) and its
+    output schema (which a host's client checks structured results against)."""
     state = model.server(wire.server or "")
     tool = state.tool(wire.tool) if state is not None else None
+    if tool is None:  # not in the lens's snapshot: never so for a projected tool
+        return types.Tool(
+            name=name, description=wire.description or None, input_schema=thaw(wire.input_schema)
+        )
     return types.Tool(
         name=name,
-        title=tool.title if tool is not None else None,
+        title=tool.title,
         description=wire.description or None,
         input_schema=thaw(wire.input_schema),
+        output_schema=None if tool.output_schema is None else thaw(tool.output_schema),
+        annotations=_annotations(tool.hints),
+    )
+
+
+def _annotations(hints: ToolHints | None) -> types.ToolAnnotations | None:
+    """The annotations the server gave (the fields MCP defines), or ``None`` for none."""
+    if hints is None:
+        return None
+    return types.ToolAnnotations(
+        title=hints.title,
+        read_only_hint=hints.read_only,
+        destructive_hint=hints.destructive,
+        idempotent_hint=hints.idempotent,
+        open_world_hint=hints.open_world,
     )
 
 

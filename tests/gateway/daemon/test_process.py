@@ -114,6 +114,65 @@ async def test_two_hosts_share_one_server_process_and_the_daemon_leaves_when_idl
     await wait_until_gone(one)  # the daemon stopped its server on the way out
 
 
+def daemons_of(runtime: Path) -> list[int]:
+    """The process ids of the gateway daemons running for ``runtime`` (their environment's
+    ``XDG_RUNTIME_DIR``), read from ``/proc``: whatever each one's pid file says."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        # The daemon's own command line, not its go-between's (``python -c … gateway-daemon``).
+        daemon = argv[1:] == [b"-m", b"agentty_tui", b"gateway-daemon", b""]
+        if daemon and f"XDG_RUNTIME_DIR={runtime}".encode() in environ:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_two_hosts_starting_serve_at_once_start_one_daemon(
+    config: Path, runtime: Path, tmp_path: Path
+) -> None:
+    """Both hosts spawn ``serve --shared`` together against an empty runtime folder: each
+    finds no daemon, and the start lock lets only one of them start one; the other attaches
+    to it. One daemon process, one server process."""
+    assert [entry async for entry in anyio.Path(runtime).iterdir()] == []
+    pids: dict[str, int] = {}
+    both, done = anyio.Event(), anyio.Event()
+
+    async def host(name: str) -> None:
+        async with attached(config, runtime, tmp_path / name) as client:
+            pids[name] = int(text_of(await client.call_tool("alpha__pid", {})))
+            if len(pids) == 2:
+                both.set()
+            await done.wait()
+
+    seen: set[int] = set()
+
+    async def watch() -> None:
+        # Every daemon that ran while the hosts started, however briefly (one that lost a race
+        # for the socket would leave soon): other processes give no event, so /proc is read.
+        while not both.is_set():
+            seen.update(daemons_of(runtime))
+            await anyio.sleep(0.01)
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch)
+            group.start_soon(host, "one")
+            group.start_soon(host, "two")
+            await both.wait()
+            seen.update(daemons_of(runtime))
+            recorded = int(rendezvous({"XDG_RUNTIME_DIR": str(runtime)}).pid.read_text())
+            done.set()
+    assert seen == {recorded}
+    assert pids["one"] == pids["two"]
+    await daemon_gone(runtime)
+
+
 async def test_hosts_share_a_server_process_only_when_what_it_sees_of_their_environment_is_the_same(
     write_config: WriteConfig, runtime: Path, tmp_path: Path
 ) -> None:

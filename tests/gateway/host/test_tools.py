@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+import mcp_types as types
+
 from agentty_tui.catalog import ToolRef
 from agentty_tui.gateway.host.tools import ToolsMaker, instructions, refusal
 from agentty_tui.model import (
@@ -15,6 +17,7 @@ from agentty_tui.model import (
     ServerStatus,
     SourceRef,
     StdioSpec,
+    ToolHints,
     ToolState,
 )
 
@@ -85,6 +88,28 @@ def test_the_same_snapshot_gives_the_same_result_and_an_unchanged_list_the_same_
     again = maker.of(model(state, server("late", status="connecting"), revision=2))
     assert again is not first and again.key == first.key
     assert maker.of(model(server("s", ["a", "b"], off=["b"]), revision=3)).key != first.key
+
+
+def test_annotations_and_output_schema_are_served_and_a_change_of_them_changes_the_key() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    hinted = ToolState(
+        bare="look",
+        enabled=True,
+        hints=ToolHints(title="Look", read_only=True, open_world=False),
+        output_schema=schema,
+    )
+    maker = ToolsMaker(None)
+    first = maker.of(model(server("s").model_copy(update={"tools": (hinted,)}), revision=1))
+    (served,) = first.tools
+    assert served.annotations == types.ToolAnnotations(
+        title="Look", read_only_hint=True, open_world_hint=False
+    )
+    assert served.output_schema == schema
+    # Only a hint changes (the server re-listed): the host's list changed, so it is told.
+    flipped = hinted.model_copy(update={"hints": ToolHints(title="Look", read_only=False)})
+    again = maker.of(model(server("s").model_copy(update={"tools": (flipped,)}), revision=2))
+    assert again.tools[0].annotations == types.ToolAnnotations(title="Look", read_only_hint=False)
+    assert again.key != first.key
 
 
 def test_refusals_say_why_and_what_to_run() -> None:
