@@ -538,8 +538,11 @@ async def _advertised(store: Workspace, config: ServerConfig) -> frozenset[str] 
     """The tools ``config``'s live server lists, or ``None`` (with a warning) when it did not
     connect."""
     from agentty_tui.bridge.probe import open_server
+    from agentty_tui.bridge.roots import server_roots
 
-    async with open_server(config, default_log_dir(), store.path) as session:
+    # Offered the roots a bridge offers it: a tool gated on roots is listed as it is there.
+    roots = server_roots(config, store.root)
+    async with open_server(config, default_log_dir(), store.path, roots=roots) as session:
         if session.state.status == "connected":
             return frozenset(t.name for t in session.state.tools)
         error = pointing_to_log(session.state.error or "", session.log)
@@ -700,6 +703,7 @@ async def _call(
     from agentty_tui.bridge.call_hooks import CallHooks, decline
     from agentty_tui.bridge.elicit import accept_defaults
     from agentty_tui.bridge.probe import open_server
+    from agentty_tui.bridge.roots import server_roots
     from agentty_tui.call_result import output_mismatch
     from agentty_tui.report import result_text
     from agentty_tui.tty_elicit import TerminalAsker
@@ -726,6 +730,9 @@ async def _call(
         elicitation=elicitation,
         login_ui=login_ui,
         early=early,
+        # The roots a bridge offers it (the entry's, else the project's): a server that asks
+        # gets them, and tools gated on roots are not hidden.
+        roots=server_roots(config, store.root),
     ) as session:
         state = session.state
         if state.status != "connected":
