@@ -17,6 +17,7 @@ from agentty_tui.model import (
     StdioSpec,
     ToolFilter,
 )
+from tests.conftest import WriteConfig
 
 EXAMPLE: dict[str, Any] = {
     "toolBudget": 100,
@@ -348,3 +349,16 @@ def test_bad_roots_name_file_server_and_field(roots: object, field: str, fragmen
     assert (error.path, error.server, error.field) == ("/p/mcp.json", "s", field)
     assert fragment in str(error)
     assert str(error).startswith("/p/mcp.json: server 's', field ")
+
+
+def test_a_roots_problem_in_a_file_names_its_line(write_config: WriteConfig) -> None:
+    path = write_config(
+        {"good": {"command": "x", "roots": ["."]}, "bad": {"command": "x", "roots": ["ftp://h/"]}}
+    )
+    good, bad = ConfigStore(path).load().servers
+    assert good.problem is None and good.roots == (path.parent.as_uri(),)
+    line = path.read_text().splitlines().index('    "bad": {') + 3  # command, then roots
+    assert bad.problem == (
+        f"{path}:{line}: server 'bad', field 'roots[0]': "
+        "'ftp://h/': roots are folders or file:// URIs, not ftp:// URLs"
+    )
