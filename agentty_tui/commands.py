@@ -538,8 +538,11 @@ async def _advertised(store: Workspace, config: ServerConfig) -> frozenset[str] 
     """The tools ``config``'s live server lists, or ``None`` (with a warning) when it did not
     connect."""
     from agentty_tui.bridge.probe import open_server
+    from agentty_tui.bridge.roots import server_roots
 
-    async with open_server(config, default_log_dir(), store.path) as session:
+    # Offered the roots a bridge offers it: a tool gated on roots is listed as it is there.
+    roots = server_roots(config, store.root)
+    async with open_server(config, default_log_dir(), store.path, roots=roots) as session:
         if session.state.status == "connected":
             return frozenset(t.name for t in session.state.tools)
         error = pointing_to_log(session.state.error or "", session.log)
@@ -697,9 +700,10 @@ async def _call(
     """``cmd_call`` once the server is starting: connect, check the tool, call it, print."""
     from mcp.client.session import ClientRequestContext, ElicitationFnT
 
-    from agentty_tui.bridge.call_hooks import CallHooks, decline
+    from agentty_tui.bridge.call_hooks import CallHooks, decline, url_elicitations
     from agentty_tui.bridge.elicit import accept_defaults
     from agentty_tui.bridge.probe import open_server
+    from agentty_tui.bridge.roots import server_roots
     from agentty_tui.call_result import output_mismatch
     from agentty_tui.report import result_text
     from agentty_tui.tty_elicit import TerminalAsker
@@ -708,6 +712,9 @@ async def _call(
     # Errors are raised once the session's task group is left, so they reach the command
     # line as themselves rather than wrapped in an exception group.
     problem: Exception | None = None
+    # The pages a ``-32042`` refusal names (URL elicitation required), shown once the
+    # session is left.
+    pages: list[types.ElicitRequestURLParams] | None = None
     # A form: its defaults when told so, else asked on a terminal; where nobody can be asked
     # the server hears a decline (the capability is declared either way).
     elicitation: ElicitationFnT
@@ -726,6 +733,9 @@ async def _call(
         elicitation=elicitation,
         login_ui=login_ui,
         early=early,
+        # The roots a bridge offers it (the entry's, else the project's): a server that asks
+        # gets them, and tools gated on roots are not hidden.
+        roots=server_roots(config, store.root),
     ) as session:
         state = session.state
         if state.status != "connected":
@@ -757,9 +767,12 @@ async def _call(
             except OperationError as exc:
                 # The server's stderr an error quotes goes to its log: the message says where.
                 problem = OperationError(pointing_to_log(str(exc), session.log))
+                pages = url_elicitations(exc.__cause__)
             finally:
                 if progress is not None:
                     progress.clear()
+    if pages:
+        raise _pages_first(config.name, args.tool, pages, elicitation)
     if problem is not None:
         raise problem
     if outcome is None:
@@ -774,6 +787,33 @@ async def _call(
     else:
         say(result_text(result, output_schema))
     return 1 if result.is_error or mismatch is not None else 0
+
+
+def _pages_first(
+    server: str,
+    tool: str,
+    pages: list[types.ElicitRequestURLParams],
+    elicitation: object,
+) -> OperationError:
+    """The error of a call refused until ``pages`` are opened (``-32042``), once they were
+    shown: on a terminal (``elicitation`` is the ``TerminalAsker``) each is opened on a yes;
+    without one the error lists them (made safe, domains apart) for the person to open."""
+    from agentty_tui.tty_elicit import TerminalAsker, pages_text
+
+    if not isinstance(elicitation, TerminalAsker):
+        print(safe_block(pages_text(pages)), file=sys.stderr)
+        return OperationError(
+            f"server {safe_line(server)!r} needs the {len(pages)} page(s) above opened in a "
+            f"browser before {safe_line(tool)!r} can run (URL elicitation required); nothing "
+            "was opened (standard input is not a terminal): open them yourself, then call "
+            f"{safe_line(tool)!r} again once they are done"
+        )
+    opened = elicitation.open_pages_first(tool, pages)
+    done = "once the page says you are done" if opened else "once you have opened the page(s)"
+    return OperationError(
+        f"{safe_line(tool)!r} on {safe_line(server)!r} was refused until its page(s) are "
+        f"visited (URL elicitation required): call it again {done}"
+    )
 
 
 async def _call_interruptibly(

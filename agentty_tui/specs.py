@@ -262,6 +262,11 @@ class ServerConfig(Frozen):
     """Seconds any one request may take."""
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     """The largest HTTP response body (or server-sent event) a URL server may send."""
+    roots: tuple[str, ...] | None = None
+    """The roots offered to the server when it asks (``roots/list``), as absolute ``file://``
+    URIs (the entry's ``roots``, relative paths taken against its file's folder); ``None``:
+    the project's root. Not part of the connection: a change is announced to the running
+    server (``notifications/roots/list_changed``), never a restart."""
     env_file: str | None = None
     """The file some of the spec's ``env`` was read from (VS Code's ``envFile``), if any."""
     env_file_keys: tuple[str, ...] = ()

@@ -8,6 +8,10 @@ the whole URL with its domain apart, warns when the domain is punycode or mixes 
 opens the page only when the person says yes (``url_domain``: its warnings, and only ``http``
 and ``https`` pages are opened); it is never fetched here.
 
+A call the server refuses with ``-32042`` (URL elicitation required) names the pages to open
+before calling again: on a terminal each is shown the same way and opened on a yes
+(``open_pages_first``); without one they are listed for the person to open (``pages_text``).
+
 Everything the server sent is shown with its controls made visible (``safe_line``). The
 prompts run in a worker thread so the connection stays served while the person types.
 """
@@ -27,7 +31,10 @@ from agentty_tui.elicit_form import Answer, FieldError, FormField, form_fields
 from agentty_tui.terminal_text import safe_line
 from agentty_tui.url_domain import openable, url_parts, url_warnings
 
-__all__ = ["TerminalAsker"]
+__all__ = ["MAX_PAGES_SHOWN", "TerminalAsker", "pages_text"]
+
+MAX_PAGES_SHOWN = 8
+"""The most pages of one ``-32042`` error shown (a server may name many): the rest are counted."""
 
 ReadLine = Callable[[], str]
 """Reads one line the person typed (without its end); ``EOFError`` when input ended."""
@@ -133,17 +140,37 @@ class TerminalAsker:
 
     # --- a URL -------------------------------------------------------------------------
 
-    def _ask_url(self, params: types.ElicitRequestURLParams) -> types.ElicitResult:
-        url = params.url
-        host = url_parts(url).host
+    def open_pages_first(self, tool: str, pages: list[types.ElicitRequestURLParams]) -> int:
+        """A call of ``tool`` was refused until ``pages`` are opened (``-32042``): show each
+        (at most ``MAX_PAGES_SHOWN``) and open it on a yes; how many were opened."""
+        count = len(pages)
         self._say(
-            f"server {safe_line(self._server)!r} asks you to open a page: "
-            f"{safe_line(params.message)}"
+            f"server {safe_line(self._server)!r} needs you to open {count} page(s) before "
+            f"{safe_line(tool)!r} can run:"
         )
-        self._say(f"  {safe_line(url)}")
-        self._say(f"  domain: {safe_line(host) or '(none)'}")
-        for warning in url_warnings(url):
-            self._say(f"  warning: {warning}")
+        opened = 0
+        try:
+            for page in pages[:MAX_PAGES_SHOWN]:
+                opened += self._ask_url(page, asking=False).action == "accept"
+        except EOFError:
+            self._say("(input ended: nothing more is opened)")
+        if count > MAX_PAGES_SHOWN:
+            self._say(f"  ({count - MAX_PAGES_SHOWN} more page(s) not shown)")
+        return opened
+
+    def _ask_url(
+        self, params: types.ElicitRequestURLParams, *, asking: bool = True
+    ) -> types.ElicitResult:
+        url = params.url
+        if asking:
+            self._say(
+                f"server {safe_line(self._server)!r} asks you to open a page: "
+                f"{safe_line(params.message)}"
+            )
+        else:
+            self._say(f"- {safe_line(params.message)}")
+        for line in _page_lines(url):
+            self._say(line)
         if not openable(url):
             return types.ElicitResult(action="decline")
         if self._question("Open it in your browser? [y]es / [N]o: ").lower() not in ("y", "yes"):
@@ -151,6 +178,25 @@ class TerminalAsker:
         if not self._open_url(url):
             self._say("  no browser could be opened: open the page yourself")
         return types.ElicitResult(action="accept")
+
+
+def _page_lines(url: str) -> list[str]:
+    """How a page is shown: the whole URL, its domain on a line of its own, the warnings."""
+    host = url_parts(url).host
+    lines = [f"  {safe_line(url)}", f"  domain: {safe_line(host) or '(none)'}"]
+    return lines + [f"  warning: {warning}" for warning in url_warnings(url)]
+
+
+def pages_text(pages: list[types.ElicitRequestURLParams]) -> str:
+    """The pages of a ``-32042`` refusal when nobody can be asked (no terminal), a few lines
+    each: message, URL, domain and warnings (at most ``MAX_PAGES_SHOWN``, the rest counted)."""
+    lines = []
+    for page in pages[:MAX_PAGES_SHOWN]:
+        lines.append(f"- {safe_line(page.message)}")
+        lines += _page_lines(page.url)
+    if len(pages) > MAX_PAGES_SHOWN:
+        lines.append(f"  ({len(pages) - MAX_PAGES_SHOWN} more page(s) not shown)")
+    return "\n".join(lines)
 
 
 def _shown(value: Answer) -> str:

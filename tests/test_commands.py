@@ -16,7 +16,7 @@ from agentty_tui.bridge.logs import LOG_FILE_NAME
 from agentty_tui.catalog import FAMILIES, TOKEN_COUNTER
 from tests.conftest import WriteConfig
 from tests.helpers import each_dialect_file, free_port, run_cli, stdio_entry, write_file
-from tests.servers import PLAIN_TOOLS, gated_argv, plain_argv, python_server_argv
+from tests.servers import PLAIN_TOOLS, asking_argv, gated_argv, plain_argv, python_server_argv
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -200,6 +200,20 @@ def test_call_accept_defaults_answers_the_servers_form(write_config: WriteConfig
     result = run("call", "--accept-defaults", "form", "ask", "--config", str(path))
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith('accept {"age": 36, "name": "Ada"')
+
+
+@pytest.mark.parametrize("era", [(), ("--legacy",)])
+def test_call_offers_the_project_root_or_the_entrys_roots(
+    write_config: WriteConfig, tmp_path: Path, era: tuple[str, ...]
+) -> None:
+    path = write_config({"ask": stdio_entry(asking_argv(*era))})
+    plain = run("call", "ask", "roots", "--config", str(path))
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.strip() == tmp_path.as_uri()  # the config file's folder
+    rooted = write_config({"ask": stdio_entry(asking_argv(*era), roots=["sub", "file:///srv"])})
+    result = run("call", "ask", "roots", "--config", str(rooted))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [(tmp_path / "sub").as_uri(), "file:///srv"]
 
 
 def test_add_and_remove(config: Path) -> None:

@@ -11,14 +11,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import mcp_types as types
 
-from agentty_tui.tty_elicit import TerminalAsker
+from agentty_tui.tty_elicit import MAX_PAGES_SHOWN, TerminalAsker, pages_text
 from agentty_tui.url_domain import domain_warnings
 from tests.conftest import WriteConfig
 from tests.helpers import run_cli, stdio_entry
-from tests.servers import python_server_argv
+from tests.servers import asking_argv, python_server_argv
 
 FORM = {
     "type": "object",
@@ -164,3 +165,75 @@ def test_call_without_a_terminal_declines_the_form(write_config: WriteConfig) ->
     result = run_cli("call", "form", "ask", "--config", str(path))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "decline null"
+
+
+def page(number: int, url: str = "https://example.org/a") -> types.ElicitRequestURLParams:
+    return types.ElicitRequestURLParams(
+        message=f"Page {number}\x1b[2J", url=url, elicitation_id=f"p{number}"
+    )
+
+
+def test_pages_of_a_refusal_are_each_shown_and_opened_only_on_a_yes() -> None:
+    ask, out, opened = asker("y", "n", "y")
+    pages = [page(1), page(2, "https://xn--80ak6aa92e.com/"), page(3, "file:///etc/passwd")]
+    assert ask.open_pages_first("authorize", pages) == 1
+    assert opened == ["https://example.org/a"]
+    text = out.getvalue()
+    assert "server 'srv' needs you to open 3 page(s) before 'authorize' can run:" in text
+    assert "domain: xn--80ak6aa92e.com" in text and "punycode" in text
+    assert "this is no http or https page: it is not opened" in text
+    assert "\x1b" not in text and "Page 1␛[2J" in text
+
+
+def test_pages_without_a_terminal_are_listed_safe_and_bounded() -> None:
+    text = pages_text([page(n, f"https://host{n}.example/x\x07") for n in range(12)])
+    assert "\x1b" not in text and "\x07" not in text
+    assert "  domain: host0.example" in text and "host7.example" in text
+    assert "host8.example" not in text and "(4 more page(s) not shown)" in text
+    assert text.count("\n- ") == MAX_PAGES_SHOWN - 1
+
+
+def test_call_without_a_terminal_lists_the_pages_a_refusal_names(write_config: WriteConfig) -> None:
+    """``authorize`` fails with ``-32042`` naming ``https://example.com/authorize``."""
+    path = write_config({"ask": stdio_entry(asking_argv("--legacy"))})
+    result = run_cli("call", "ask", "authorize", "--config", str(path))
+    assert result.returncode == 1
+    assert result.stderr.startswith(
+        "- Authorize the thing\n  https://example.com/authorize\n  domain: example.com\n"
+    )
+    assert "needs the 1 page(s) above opened in a browser before 'authorize' can run" in (
+        result.stderr
+    )
+    assert "call 'authorize' again once they are done" in result.stderr
+
+
+def test_call_on_a_terminal_opens_a_refusals_page_on_a_yes(
+    write_config: WriteConfig, tmp_path: Path
+) -> None:
+    """The real command under a pty, ``$BROWSER`` a script that notes the URL it was given."""
+    path = write_config({"ask": stdio_entry(asking_argv("--legacy"))})
+    marker = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\necho "$1" >> {marker}\n')
+    browser.chmod(0o755)
+    master, slave = pty.openpty()
+    argv = [sys.executable, "-m", "agentty_tui", "call", "ask", "authorize", "--config", str(path)]
+    env = {**os.environ, "BROWSER": str(browser)}
+    child = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, close_fds=True, env=env)
+    os.close(slave)
+    seen: list[str] = []
+    deadline = time.monotonic() + 60
+    try:
+        _read_until(master, "Open it in your browser?", seen, deadline)
+        os.write(master, b"y\r")
+        _read_until(master, "call it again", seen, deadline)
+        assert child.wait(timeout=30) == 1
+    finally:
+        if child.poll() is None:
+            child.kill()
+        os.close(master)
+    text = "".join(seen)
+    assert "needs you to open 1 page(s) before 'authorize' can run" in text
+    assert "domain: example.com" in text
+    assert "call it again once the page says you are done" in text
+    assert marker.read_text() == "https://example.com/authorize\n"

@@ -736,6 +736,8 @@ class Bridge:
     def _reconcile(self, config: PluginConfig, *, retry_failed: bool) -> Reconciled:
         """Converge the sessions on ``config``; returns what it started and stopped."""
         self._config = config
+        # A change of a server's roots alone keeps its process: it is told, and asks again.
+        roots_changed = self.roots.configure(config)
         wanted = wanted_servers(config, {s.name: self._gated(s) for s in config.servers})
         stopped: list[str] = []
         retried: list[str] = []
@@ -753,6 +755,8 @@ class Bridge:
             for name, server in wanted.items()
             if name not in self._sessions
         ]
+        fresh = {session.name for session in started}
+        self._pool.announce_roots(name for name in roots_changed if name not in fresh)
         self._publish()
         return Reconciled(tuple(started), tuple(stopped), tuple(retried))
 

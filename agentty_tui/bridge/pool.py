@@ -146,13 +146,23 @@ class SessionPool:
             resource_uris=lambda: self._resource_uris(name),
             elicitation=elicitation,
             elicitation_complete=completed,
-            roots=self._roots.answer,
+            roots=lambda: self._roots.answer(name),
             inherited=self._inherited,
             early=self._early,
         )
         self.live[config.name] = session
         group.start_soon(self._run, session)
         return session
+
+    def announce_roots(self, names: Iterable[str]) -> None:
+        """Tell the live sessions of ``names`` that their roots changed (beside the caller:
+        a server slow to take the notification delays nothing)."""
+        if self._group is None:
+            return
+        for name in names:
+            session = self.live.get(name)
+            if session is not None:
+                self._group.start_soon(_tell_roots_changed, session)
 
     def release_early(self, sessions: Iterable[ServerSession]) -> None:
         """Stop the processes started early that none of ``sessions`` took, once each of them
@@ -189,6 +199,15 @@ class SessionPool:
     async def _run(self, session: ServerSession) -> None:
         await session.run()
         self._retired.discard(session)
+
+
+async def _tell_roots_changed(session: ServerSession) -> None:
+    """``session.roots_changed()``; a connection that breaks meanwhile is the session's own
+    business (it notices), never an error of the pool's task group."""
+    try:
+        await session.roots_changed()
+    except Exception as exc:  # a server that went away must not stop the others' sessions
+        session.log.note(f"telling it the roots changed failed: {type(exc).__name__}")
 
 
 async def _close_when_settled(early: EarlyStarts, sessions: tuple[ServerSession, ...]) -> None:

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+import mcp_types as types
 from mcp.client.session import ElicitationFnT
 
 from agentty_tui.bridge.auth import LoginUI
@@ -34,20 +35,34 @@ async def open_server(
     elicitation: ElicitationFnT | None = None,
     login_ui: LoginUI | None = None,
     early: EarlyStarts | None = None,
+    roots: tuple[types.Root, ...] | None = None,
 ) -> AsyncIterator[ServerSession]:
     """A session of ``config``'s server, yielded once it is connected or has failed.
 
     ``config_path`` is the file the entry is from: with it, the server writes the same log
     file as under a bridge of that file; ``early``: where its process may have been started
-    already (before the SDK was imported), and stays until the session takes it.
+    already (before the SDK was imported), and stays until the session takes it; ``roots``:
+    what the server gets when it asks for roots (the capability is declared with them; a
+    bridge's are ``bridge.roots.server_roots``), ``None``: roots are not offered.
 
     An exception raised in the ``async with`` block (an unknown tool, a failed call) leaves it
     as itself: the session's task never raises, so the task group's exception group can only
     hold the block's error, and it is unwrapped here where the group is made.
     """
     log = ServerLog(log_dir, config.name, config_path)
+    offered = roots
+
+    async def answer_roots() -> tuple[types.Root, ...]:
+        return offered or ()
+
     session = ServerSession(
-        config, log, lambda _state: None, elicitation=elicitation, login_ui=login_ui, early=early
+        config,
+        log,
+        lambda _state: None,
+        elicitation=elicitation,
+        login_ui=login_ui,
+        roots=None if roots is None else answer_roots,
+        early=early,
     )
     try:
         async with anyio.create_task_group() as group:

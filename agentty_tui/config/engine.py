@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from agentty_tui.config.documents.formats import Format, refuse_duplicates
+from agentty_tui.config.documents.jsonspan import value_span
 from agentty_tui.config.raw import server_or_problem, str_list
 from agentty_tui.errors import ConfigError, UnknownServerError
 from agentty_tui.specs import PluginConfig, ServerConfig, ServerSpec, StdioSpec
@@ -429,6 +430,8 @@ class Adapter:
         """Parse and validate ``text``; whitespace-only text is an empty config."""
         loaded = self.format.load(text, path)
         config = self.validate(loaded.value, path)
+        if path is not None and any(_roots_problem(s, path) for s in config.servers):
+            config = _with_roots_lines(config, text, self.servers_key, path)
         if loaded.warnings:
             config = config.model_copy(update={"warnings": loaded.warnings})
         return loaded.document, config
@@ -447,6 +450,32 @@ class Adapter:
     def dump(self, document: Any, like: str | None) -> str:
         """The document's text, laid out like ``like``."""
         return self.format.dump(document, like)
+
+
+def _roots_problem(server: ServerConfig, path: str) -> bool:
+    """Whether ``server``'s problem is its ``roots`` (as ``raw.validate_server`` words it)."""
+    prefix = f"{path}: server {server.name!r}, field 'roots"
+    return server.problem is not None and server.problem.startswith(prefix)
+
+
+def _with_roots_lines(config: PluginConfig, text: str, servers_key: str, path: str) -> PluginConfig:
+    """``config`` with the line of the ``roots`` key put in each ``roots`` problem
+    (``file:LINE: server …``), found in plain JSON text (our own ``mcpServers`` files, where
+    the key is spelled); other text is left as it is."""
+    servers = []
+    for server in config.servers:
+        problem = server.problem
+        if problem is not None and _roots_problem(server, path):
+            try:
+                span = value_span(text, (servers_key, server.entry_name, "roots"))
+            except ValueError:  # JSONC or TOML: no line, the server and field still named
+                span = None
+            if span is not None:
+                line = text.count("\n", 0, span[0]) + 1
+                problem = f"{path}:{line}{problem[len(path) :]}"
+                server = server.model_copy(update={"problem": problem})
+        servers.append(server)
+    return config.model_copy(update={"servers": tuple(servers)})
 
 
 def _writable(fmt: Format, servers: Any, name: str, path: str | None) -> Any:

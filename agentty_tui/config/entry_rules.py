@@ -63,6 +63,7 @@ __all__ = [
     "DECIDES",
     "INSIDE_PROJECT",
     "MAX_NAME_LENGTH",
+    "MAX_ROOTS",
     "EntryError",
     "EntryField",
     "alert_summary",
@@ -79,6 +80,7 @@ __all__ = [
     "new_server_name",
     "process_text_problem",
     "resolve_executable",
+    "root_uri",
     "stdio_spec",
     "url_problem",
     "url_transport",
@@ -148,6 +150,30 @@ def url_problem(url: str) -> str | None:
     except ValueError as error:
         return f"is not a URL ({error})"
     return None
+
+
+MAX_ROOTS = 64
+"""The most roots one entry may offer its server (each is sent on every ``roots/list``)."""
+
+
+def root_uri(value: str, folder: Path) -> str:
+    """The absolute ``file://`` URI of one ``roots`` item: a ``file://`` URI as it is (it must
+    be absolute), a path taken against ``folder`` (the config file's) when relative.
+    Raises ``ValueError`` saying what is wrong (another scheme, a relative URI, a NUL)."""
+    if not value:
+        raise ValueError("must not be empty; give a folder or a file:// URI")
+    if (why := process_text_problem(value)) is not None or any(ord(c) < 32 for c in value):
+        raise ValueError(why or "it holds a control character")
+    scheme = urlsplit(value).scheme if "://" in value else ""
+    if scheme.lower() == "file":
+        parts = urlsplit(value)
+        if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+            raise ValueError(f"{value!r} is not an absolute file:// URI (file:///abs/folder)")
+        return value
+    if scheme:
+        raise ValueError(f"{value!r}: roots are folders or file:// URIs, not {scheme}:// URLs")
+    path = Path(os.path.expanduser(value))
+    return Path(os.path.normpath(folder / path)).as_uri()
 
 
 def process_text_problem(text: str) -> str | None:

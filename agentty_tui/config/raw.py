@@ -16,15 +16,18 @@ The dialects that resolve variables (Gemini, VS Code) share ``map_strings`` and 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agentty_tui.config.entry_rules import (
+    MAX_ROOTS,
     env_name_problem,
     header_problem,
     process_text_problem,
+    root_uri,
     url_problem,
     url_transport,
 )
@@ -158,6 +161,9 @@ class RawServer(RawBase):
     """The largest HTTP response (or server-sent event) an HTTP server may send."""
     oauth: RawOAuth | None = None
     """OAuth login settings of a URL server."""
+    roots: list[str] | None = None
+    """The roots the server is offered: folders (relative ones against the file's folder) or
+    ``file://`` URIs; absent: the project's root."""
 
 
 def _loc_text(loc: tuple[int | str, ...]) -> str:
@@ -288,7 +294,29 @@ def validate_server(name: str, entry: object, *, path: str | None = None) -> Ser
         connect_timeout=raw.connect_timeout,
         request_timeout=raw.request_timeout,
         max_response_bytes=raw.max_response_bytes,
+        roots=_roots(raw.roots, name, path),
     )
+
+
+def _roots(values: list[str] | None, name: str, path: str | None) -> tuple[str, ...] | None:
+    """The entry's ``roots`` as absolute ``file://`` URIs, each once, relative paths against
+    the folder of ``path`` (the current folder for a config of no file)."""
+    if values is None:
+        return None
+    if len(values) > MAX_ROOTS:
+        raise ConfigError(
+            f"has {len(values)} roots; at most {MAX_ROOTS}", path=path, server=name, field="roots"
+        )
+    folder = Path(path).absolute().parent if path is not None else Path.cwd()
+    found: list[str] = []
+    for index, value in enumerate(values):
+        try:
+            uri = root_uri(value, folder)
+        except ValueError as error:
+            raise ConfigError(str(error), path=path, server=name, field=f"roots[{index}]") from None
+        if uri not in found:
+            found.append(uri)
+    return tuple(found)
 
 
 def server_or_problem(name: str, entry: object, path: str | None) -> ServerConfig:

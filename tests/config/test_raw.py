@@ -17,6 +17,7 @@ from agentty_tui.model import (
     StdioSpec,
     ToolFilter,
 )
+from tests.conftest import WriteConfig
 
 EXAMPLE: dict[str, Any] = {
     "toolBudget": 100,
@@ -312,3 +313,52 @@ def test_oauth_client_secret_is_expanded_from_the_environment() -> None:
     assert expanded.oauth.client_secret == "hush"
     with pytest.raises(ExpansionError, match=r"oauth\.clientSecret"):
         expand_spec(spec, {})
+
+
+def test_roots_are_file_uris_with_relative_paths_against_the_files_folder(tmp_path: Path) -> None:
+    path = tmp_path / "conf" / "mcp.json"
+    entry = {"command": "x", "roots": ["src", "../data", "file:///srv/shared", "/abs/a b", "src"]}
+    server = validate_server("s", entry, path=str(path))
+    assert server.roots == (
+        (tmp_path / "conf" / "src").as_uri(),
+        (tmp_path / "data").as_uri(),
+        "file:///srv/shared",
+        "file:///abs/a%20b",
+    )
+    assert validate_server("s", {"command": "x"}).roots is None
+    # Only the roots changed: the same connection (a reload keeps the process).
+    assert server.connection_key() == validate_server("s", {"command": "x"}).connection_key()
+
+
+@pytest.mark.parametrize(
+    ("roots", "field", "fragment"),
+    [
+        (["ok", "https://example.com/x"], "roots[1]", "not https:// URLs"),
+        (["file://host/share"], "roots[0]", "not an absolute file:// URI"),
+        ([""], "roots[0]", "must not be empty"),
+        (["a\x1b[31mb"], "roots[0]", "control character"),
+        ("src", "roots", "valid list"),
+        ([1], "roots", "valid string"),
+        (["r"] * 65, "roots", "at most 64"),
+    ],
+)
+def test_bad_roots_name_file_server_and_field(roots: object, field: str, fragment: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        validate_server("s", {"command": "x", "roots": roots}, path="/p/mcp.json")
+    error = caught.value
+    assert (error.path, error.server, error.field) == ("/p/mcp.json", "s", field)
+    assert fragment in str(error)
+    assert str(error).startswith("/p/mcp.json: server 's', field ")
+
+
+def test_a_roots_problem_in_a_file_names_its_line(write_config: WriteConfig) -> None:
+    path = write_config(
+        {"good": {"command": "x", "roots": ["."]}, "bad": {"command": "x", "roots": ["ftp://h/"]}}
+    )
+    good, bad = ConfigStore(path).load().servers
+    assert good.problem is None and good.roots == (path.parent.as_uri(),)
+    line = path.read_text().splitlines().index('    "bad": {') + 3  # command, then roots
+    assert bad.problem == (
+        f"{path}:{line}: server 'bad', field 'roots[0]': "
+        "'ftp://h/': roots are folders or file:// URIs, not ftp:// URLs"
+    )

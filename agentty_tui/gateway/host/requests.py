@@ -136,7 +136,7 @@ class HostRequests:
         return CallHooks(
             progress=self._progress(ctx),
             elicitation=self._elicit(ctx, declared, server, tool) if relays else None,
-            roots=self._roots(ctx) if asks and roots is not None else None,
+            roots=self._roots(ctx, server) if asks and roots is not None else None,
             elicitation_complete=self._completed(session, server, elicitation is not None)
             if relays
             else None,
@@ -212,14 +212,15 @@ class HostRequests:
 
         return relay
 
-    def _roots(self, ctx: ServerRequestContext[Any, Any]) -> ListRootsFnT:
+    def _roots(self, ctx: ServerRequestContext[Any, Any], server: str) -> ListRootsFnT:
         session, request_id = ctx.session, ctx.request_id
 
         async def relay(context: ClientRequestContext) -> types.ListRootsResult:
             try:
                 return await _ask_roots(session, request_id)
             except (MCPError, TimeoutError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                return types.ListRootsResult(roots=list(self._source.roots.current()))
+                # The host did not answer: what the bridge offers ``server`` (its config's).
+                return types.ListRootsResult(roots=list(self._source.roots.current(server)))
 
         return relay
 
