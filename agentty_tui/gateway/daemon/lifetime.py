@@ -6,8 +6,10 @@ bridge opens, nor a probe cut off mid-answer), but only an attachment (a host or
 daemon said ``ok`` to) restarts the idle time when it ends. A connection that only looks (a
 starting ``serve`` probing for a daemon, ``agentty-tui status``, an attachment refused) leaves
 the time as it was: else something that looks every few seconds (``watch agentty-tui status``)
-would keep the daemon, and its servers, forever. The time counts from the daemon's start until
-its first attachment.
+would keep the daemon, and its servers, forever. Before its first attachment the daemon waits
+at least ``START_GRACE`` seconds, whatever ``idle`` says: the ``serve`` that started it attaches
+next, and on a loaded machine that may take longer than a short idle time (a daemon that left
+first made that ``serve`` start a second one).
 
 **Unreachable.** The daemon is reached only through its socket's path. When that path is gone
 (the runtime folder cleaned, the file deleted) or is another socket (another daemon listens
@@ -36,10 +38,13 @@ from pathlib import Path
 
 import anyio
 
-__all__ = ["CHECK_EVERY", "Lifetime", "Visit", "until_hung_up"]
+__all__ = ["CHECK_EVERY", "START_GRACE", "Lifetime", "Visit", "until_hung_up"]
 
 CHECK_EVERY = 1.0
 """Seconds between two looks at the socket's path."""
+
+START_GRACE = 10.0
+"""Seconds a new daemon waits for its first attachment at least (see the module docstring)."""
 
 IDLE = "idle"
 """Why the daemon leaves: no attachment for ``idle`` seconds."""
@@ -83,7 +88,9 @@ class Lifetime:
         self._own = _identity(socket)
         self._clock = clock
         self._open = 0
-        self._left = clock()  # the daemon's start stands for a last attachment's end
+        # The daemon's start stands for a last attachment's end, moved so that the first
+        # attachment has START_GRACE seconds at least.
+        self._left = clock() + max(0.0, START_GRACE - idle)
         self._moved = anyio.Event()
 
     @property

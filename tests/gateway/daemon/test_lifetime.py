@@ -27,6 +27,7 @@ import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.daemon.lifetime import START_GRACE, Lifetime
 from agentty_tui.gateway.rendezvous import rendezvous
 from agentty_tui.gateway.stdio.shared import daemon_argv, ensure_daemon
 from tests.conftest import WriteConfig
@@ -338,3 +339,41 @@ async def test_a_host_that_leaves_while_its_servers_still_connect_is_not_waited_
         assert await stream.receive() == b"ok\n"
         await stream.send(request(1, "initialize", HELLO))
     await daemon_leaves(daemon)
+
+
+class Clock:
+    """A clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _leaves_now(lifetime: Lifetime) -> bool:
+    with anyio.move_on_after(0.2):
+        await lifetime.until_leaving()
+        return True
+    return False
+
+
+async def test_a_new_daemon_waits_the_start_grace_for_its_first_host_then_the_idle_time(
+    tmp_path: Path,
+) -> None:
+    """With an idle time of 1 s, a daemon nobody attached to yet stays for ``START_GRACE``
+    (its starter attaches next); once an attachment ended, 1 s of idleness is enough."""
+    socket = tmp_path / "gw.sock"
+    socket.touch()  # any file: the daemon's own for reachable()
+    clock = Clock()
+    lifetime = Lifetime(1.0, socket, clock=clock)
+    clock.now += START_GRACE - 0.5
+    assert not await _leaves_now(lifetime)
+    clock.now += 1.0
+    assert await _leaves_now(lifetime)
+    with lifetime.visit() as visit:
+        visit.attach()
+    clock.now += 0.5
+    assert not await _leaves_now(lifetime)
+    clock.now += 1.0
+    assert await _leaves_now(lifetime)

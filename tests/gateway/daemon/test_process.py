@@ -117,20 +117,23 @@ async def test_two_hosts_share_one_server_process_and_the_daemon_leaves_when_idl
 def daemons_of(runtime: Path) -> list[int]:
     """The process ids of the gateway daemons running for ``runtime`` (their environment's
     ``XDG_RUNTIME_DIR``), read from ``/proc``: whatever each one's pid file says."""
-    found = []
+    found: dict[int, int] = {}  # pid -> parent pid
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
             environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:  # gone meanwhile, or not ours to read
+            parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):  # gone meanwhile, or not ours to read
             continue
         # The daemon's own command line, not its go-between's (``python -c … gateway-daemon``).
         daemon = argv[1:] == [b"-m", b"agentty_tui", b"gateway-daemon", b""]
         if daemon and f"XDG_RUNTIME_DIR={runtime}".encode() in environ:
-            found.append(int(entry.name))
-    return found
+            found[int(entry.name)] = parent
+    # A server the daemon is starting is, between its fork and its exec, a copy of the daemon
+    # (its command line and environment): a child of a daemon is not another daemon.
+    return [pid for pid, parent in found.items() if parent not in found]
 
 
 async def test_two_hosts_starting_serve_at_once_start_one_daemon(
