@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from agentty_tui import __version__
 from agentty_tui.errors import (
+    HOST_WITH_CONFIG,
     AgenttyError,
     ConfigError,
     OperationError,
@@ -432,9 +433,9 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
         raise UsageError("--port and --show-token go with --http")
     if args.shared and args.alone:
         raise UsageError("--shared and --no-daemon exclude each other")
+    if args.host is not None and config_path is not None:
+        raise UsageError(HOST_WITH_CONFIG)
     if not args.alone:
-        if args.host is not None and config_path is not None:
-            raise UsageError("--host chooses a host of a workspace; --config is one file")
         if args.http:
             return _serve_http_shared(config_path, args)
         return _serve_shared(config_path, args)

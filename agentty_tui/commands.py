@@ -43,6 +43,7 @@ from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
 from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace, open_workspace, parse_hosts, source_dialect
 from agentty_tui.errors import (
+    HOST_WITH_CONFIG,
     ConfigError,
     OperationError,
     UnknownServerError,
@@ -151,7 +152,7 @@ def open_config(path: Path | None, args: argparse.Namespace, *, create: bool = F
     if path is None:
         return workspace(args)
     if getattr(args, "host", None) is not None:
-        raise UsageError("--host chooses a host of a workspace; --config is one file")
+        raise UsageError(HOST_WITH_CONFIG)
     format_name = getattr(args, "format", None)
     opened = Workspace.of_file(path, dialect_by_name(format_name) if format_name else None)
     if not create and not opened.exists():

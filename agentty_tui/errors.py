@@ -113,3 +113,7 @@ class UnknownToolError(OperationError):
 
 class UsageError(AgenttyError):
     """Command-line arguments that parse but do not make sense together."""
+
+
+HOST_WITH_CONFIG = "--host chooses a host of a workspace; --config is one file"
+"""Why ``--host`` and ``--config`` are refused together, by every command that takes both."""
