@@ -9,7 +9,9 @@ of dialogs does), else a decline. A URL request that handler accepted is remembe
 ``ServerElicitationComplete`` set beside the handler, told which server says it.
 
 A headless ``call --accept-defaults`` answers every form with the defaults its own schema
-gives, and nothing else: a field without a usable default stays out of the answer. A URL-mode
+gives, and nothing else: a field without a usable default stays out of the answer, and a form
+that requires such a field is declined (an answer without it would break the form; nobody is
+there to fill it in). A URL-mode
 request (open a page, sign in, pay) is declined, since agreeing to it unseen could authorize
 anything. Everything in the request comes from the server, so a schema of the wrong shape
 yields an empty answer, never an error.
@@ -23,7 +25,13 @@ from typing import Any
 import mcp_types as types
 from mcp.client.session import ClientRequestContext
 
-__all__ = ["ServerElicitation", "ServerElicitationComplete", "accept_defaults", "form_defaults"]
+__all__ = [
+    "ServerElicitation",
+    "ServerElicitationComplete",
+    "accept_defaults",
+    "form_defaults",
+    "required_without_default",
+]
 
 ServerElicitation = Callable[
     [str, ClientRequestContext, types.ElicitRequestParams],
@@ -60,10 +68,23 @@ def form_defaults(schema: Mapping[str, Any]) -> dict[str, Answer]:
     return answer
 
 
+def required_without_default(schema: Mapping[str, Any]) -> list[str]:
+    """The fields a requested schema requires that ``form_defaults`` has no value for, in the
+    schema's order (a ``required`` that is not a list of names requires nothing)."""
+    required = schema.get("required")
+    if not isinstance(required, list):
+        return []
+    answered = form_defaults(schema)
+    return [name for name in required if isinstance(name, str) and name not in answered]
+
+
 async def accept_defaults(
     context: ClientRequestContext, params: types.ElicitRequestParams
 ) -> types.ElicitResult:
-    """An elicitation callback: accept a form with its schema's defaults, decline a URL."""
+    """An elicitation callback: accept a form with its schema's defaults, unless it requires a
+    field without one; decline a URL."""
     if isinstance(params, types.ElicitRequestURLParams):
+        return types.ElicitResult(action="decline")
+    if required_without_default(params.requested_schema):
         return types.ElicitResult(action="decline")
     return types.ElicitResult(action="accept", content=form_defaults(params.requested_schema))

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mcp.client.session import ClientRequestContext
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.bridge.elicit import accept_defaults, form_defaults
+from agentty_tui.bridge.elicit import accept_defaults, form_defaults, required_without_default
 from agentty_tui.bridge.probe import open_server
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError
@@ -94,6 +94,30 @@ async def test_a_call_answers_the_servers_form_with_its_defaults(
                 "name": "Ada",
                 "nickname": None,
             }
+
+
+def test_a_required_field_without_a_default_is_named() -> None:
+    schema = {
+        "properties": {"email": {"type": "string"}, "name": {"default": "Ada"}},
+        "required": ["email", "name", 3],
+    }
+    assert required_without_default(schema) == ["email"]
+    assert required_without_default({**schema, "required": "email"}) == []
+    assert required_without_default({"properties": {"name": {"default": "Ada"}}}) == []
+
+
+@pytest.mark.anyio
+async def test_a_form_that_requires_a_field_without_a_default_is_declined(
+    write_config: WriteConfig, log_dir: Path
+) -> None:
+    """Accepting it with the defaults alone would send the server an answer its form forbids."""
+    config = _form_server(write_config)
+    with anyio.fail_after(30):
+        async with open_server(config, log_dir, elicitation=accept_defaults) as session:
+            assert session.state.status == "connected", session.state.error
+            assert _text(await session.call_tool("ask_contact", {})) == "decline null"
+            # The form whose required fields all have defaults is still accepted.
+            assert _text(await session.call_tool("ask", {})).startswith("accept ")
 
 
 @pytest.mark.anyio

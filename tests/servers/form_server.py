@@ -3,6 +3,8 @@
 Tools:
     ask() -> asks for a form with defaults (name "Ada", age 36, plus a field without one)
              and returns ``"<action> <JSON of the answer>"``
+    ask_contact() -> asks for a form that requires a field without a default (an email)
+             and returns the same
 
 The form is asked through a resolver, so the SDK uses whichever way the negotiated protocol
 has: a request mid-call up to 2025-11-25, an ``input_required`` round from 2026-07-28.
@@ -29,6 +31,17 @@ class Profile(BaseModel):
     nickname: str | None = Field(default=None, description="no default worth sending")
 
 
+class Contact(BaseModel):
+    """The form ``ask_contact`` sends: a required field no default can fill."""
+
+    email: str = Field(description="where to reach you")
+    name: str = Field(default="Ada", description="your name")
+
+
+def _contact() -> Elicit[Contact]:
+    return Elicit("How can we reach you?", Contact)
+
+
 def _profile() -> Elicit[Profile]:
     return Elicit("Fill in your profile", Profile)
 
@@ -39,6 +52,11 @@ def build_server() -> MCPServer:
 
     @server.tool(description="Ask for a profile form, return what came back.")
     async def ask(answer: Annotated[ElicitationResult[Profile], Resolve(_profile)]) -> str:
+        data = answer.data.model_dump() if answer.action == "accept" else None
+        return f"{answer.action} {json.dumps(data, sort_keys=True)}"
+
+    @server.tool(description="Ask for a contact form, return what came back.")
+    async def ask_contact(answer: Annotated[ElicitationResult[Contact], Resolve(_contact)]) -> str:
         data = answer.data.model_dump() if answer.action == "accept" else None
         return f"{answer.action} {json.dumps(data, sort_keys=True)}"
 
