@@ -354,7 +354,7 @@ def test_bad_headers_and_url_credentials_never_reach_output_or_logs(
     pasted, creds = servers["pasted"], servers["creds"]
     assert pasted["status"] == creds["status"] == "failed"
     assert pasted["error"] == (
-        f"{config}: server 'pasted', field 'headers.Authorization': its value ends with a line "
+        f"{config}:5: server 'pasted', field 'headers.Authorization': its value ends with a line "
         "break: was it pasted with a newline? (the value is not shown)"
     )
     masked = f"http://••••:•••••@127.0.0.1:{port}/mcp?token=••••••&x=1"

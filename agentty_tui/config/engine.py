@@ -33,6 +33,7 @@ own settings (``oauth``), dropped when it becomes a command server, and a comman
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -430,8 +431,8 @@ class Adapter:
         """Parse and validate ``text``; whitespace-only text is an empty config."""
         loaded = self.format.load(text, path)
         config = self.validate(loaded.value, path)
-        if path is not None and any(_roots_problem(s, path) for s in config.servers):
-            config = _with_roots_lines(config, text, self.servers_key, path)
+        if path is not None and any(s.problem is not None for s in config.servers):
+            config = _with_problem_lines(config, text, self.servers_key, path)
         if loaded.warnings:
             config = config.model_copy(update={"warnings": loaded.warnings})
         return loaded.document, config
@@ -452,28 +453,35 @@ class Adapter:
         return self.format.dump(document, like)
 
 
-def _roots_problem(server: ServerConfig, path: str) -> bool:
-    """Whether ``server``'s problem is its ``roots`` (as ``raw.validate_server`` words it)."""
-    prefix = f"{path}: server {server.name!r}, field 'roots"
-    return server.problem is not None and server.problem.startswith(prefix)
+def _problem_line(server: ServerConfig, text: str, servers_key: str, path: str) -> int | None:
+    """The line of what ``server``'s problem is about, found in plain JSON text: the field
+    its message names (``field 'roots[0]'`` is the ``roots`` key), else its entry; ``None``
+    where the text is not plain JSON (JSONC, TOML: the server and field are still named) or
+    the problem is not an entry's (``raw.server_or_problem`` words those)."""
+    prefix = f"{path}: server {server.name!r}"
+    if server.problem is None or not server.problem.startswith(prefix):
+        return None
+    entry = (servers_key, server.entry_name)
+    field = re.match(r", field '([^'.\[]+)", server.problem[len(prefix) :])
+    try:
+        span = value_span(text, (*entry, field[1])) if field else None
+        span = span or value_span(text, entry)
+    except ValueError:
+        return None
+    return None if span is None else text.count("\n", 0, span[0]) + 1
 
 
-def _with_roots_lines(config: PluginConfig, text: str, servers_key: str, path: str) -> PluginConfig:
-    """``config`` with the line of the ``roots`` key put in each ``roots`` problem
-    (``file:LINE: server …``), found in plain JSON text (our own ``mcpServers`` files, where
-    the key is spelled); other text is left as it is."""
+def _with_problem_lines(
+    config: PluginConfig, text: str, servers_key: str, path: str
+) -> PluginConfig:
+    """``config`` with the line put in each entry's problem (``file:LINE: server …``), where
+    ``_problem_line`` finds one."""
     servers = []
     for server in config.servers:
-        problem = server.problem
-        if problem is not None and _roots_problem(server, path):
-            try:
-                span = value_span(text, (servers_key, server.entry_name, "roots"))
-            except ValueError:  # JSONC or TOML: no line, the server and field still named
-                span = None
-            if span is not None:
-                line = text.count("\n", 0, span[0]) + 1
-                problem = f"{path}:{line}{problem[len(path) :]}"
-                server = server.model_copy(update={"problem": problem})
+        line = _problem_line(server, text, servers_key, path)
+        if line is not None and server.problem is not None:
+            problem = f"{path}:{line}{server.problem[len(path) :]}"
+            server = server.model_copy(update={"problem": problem})
         servers.append(server)
     return config.model_copy(update={"servers": tuple(servers)})
 

@@ -362,3 +362,33 @@ def test_a_roots_problem_in_a_file_names_its_line(write_config: WriteConfig) -> 
         f"{path}:{line}: server 'bad', field 'roots[0]': "
         "'ftp://h/': roots are folders or file:// URIs, not ftp:// URLs"
     )
+
+
+@pytest.mark.parametrize(
+    ("entry", "key", "fragment"),
+    [
+        ({"url": "https://[h"}, "url", "field 'url'"),
+        ({"command": "x", "url": "https://h/"}, None, "has both 'command' and 'url'"),
+        ({"command": "x", "env": {"A": 1}}, "env", "field 'env'"),
+        ({"url": "https://h/", "headers": {"A\nB": "v"}}, "headers", "field 'headers.A"),
+        ({"nothing": "here"}, None, "server 'bad'"),
+    ],
+)
+def test_any_entry_problem_in_a_file_names_its_line(
+    write_config: WriteConfig, entry: dict[str, object], key: str | None, fragment: str
+) -> None:
+    """Every entry's problem says the line of the field it names, else of the entry."""
+    path = write_config({"good": {"command": "x"}, "bad": entry})
+    good, bad = ConfigStore(path).load().servers
+    assert good.problem is None
+    lines = path.read_text().splitlines()
+    start = lines.index('    "bad": {')
+    line = (
+        start + 1
+        if key is None
+        else start
+        + 1
+        + next(i for i, text in enumerate(lines[start:]) if text.strip().startswith(f'"{key}"'))
+    )
+    assert bad.problem is not None and bad.problem.startswith(f"{path}:{line}: "), bad.problem
+    assert fragment in bad.problem
