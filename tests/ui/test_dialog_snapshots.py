@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import TextArea
 
 from agentty_tui.config.discover import HostFile
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, SourceRef, StdioSpec
@@ -266,6 +267,10 @@ def test_call_dialog_with_progress(
         # Until the dialog's timer drew the second report (a loaded machine may take seconds).
         with anyio.fail_after(30):
             while "page[/b] 3" not in str(pilot.app.screen.query_one("#call-progress").render()):
+                await pilot.pause(0.05)
+            # And until the arguments hold the focus (their cursor is drawn only then): on a
+            # loaded machine the dialog's focus may land after its first reports.
+            while not isinstance(pilot.app.screen.focused, TextArea):
                 await pilot.pause(0.05)
         await no_blink(pilot)
 
