@@ -43,6 +43,12 @@ def asking(
                 app.server_asks.waiting < len(requests) - 1
             ):
                 await pilot.pause(0.02)
+            # And until its first field (or the URL) holds the focus, which it takes once it is
+            # shown: on a loaded machine the picture could otherwise be taken before.
+            while app.screen.focused is None or app.screen.focused is not app.screen.query_one(
+                str(app.screen.AUTO_FOCUS)
+            ):
+                await pilot.pause(0.02)
         await pilot.pause()
         await no_blink(pilot)
 
