@@ -43,7 +43,7 @@ from typing import Literal
 from agentty_tui.catalog.allocation import allocate_distinct, plain_names
 from agentty_tui.catalog.names import ToolRef, qualified_name
 from agentty_tui.catalog.native_tools import DEFAULT_NATIVE_TOOLS
-from agentty_tui.catalog.tokens import TOKEN_COUNTER, TokenCounter
+from agentty_tui.catalog.tokens import DEFAULT_FAMILY, TOKEN_COUNTER, FamilyName, TokenCounter
 from agentty_tui.catalog.values import WireCatalog, WireTool, assemble_catalog, budget_warning
 from agentty_tui.model import NativeTool, PluginModel, ServerState, ToolState
 
@@ -56,15 +56,16 @@ def project_catalog(
     native_tools: Sequence[NativeTool] | None = None,
     budget: int | None = None,
     token_budget: int | Literal["model"] | None = "model",
+    family: FamilyName = DEFAULT_FAMILY,
 ) -> WireCatalog:
     """Project a model snapshot onto the wire (see the module docstring for the rules).
 
     ``native_tools`` defaults to ``model.native_tools`` when that is non-empty, else
     :data:`~agentty_tui.catalog.native_tools.DEFAULT_NATIVE_TOOLS`; ``budget`` defaults to
     ``model.tool_budget`` and ``token_budget`` to ``model.tool_token_budget`` (``None``: no
-    token budget).
+    token budget), counted in the model ``family`` of the host that is served.
     """
-    return CatalogProjector().project(
+    return CatalogProjector(family=family).project(
         model, native_tools=native_tools, budget=budget, token_budget=token_budget
     )
 
@@ -113,17 +114,30 @@ class _ServerPart:
 class CatalogProjector:
     """``project_catalog`` for a stream of snapshots, reusing each server's unchanged share.
 
-    Owned by one consumer (the picker keeps one): a server's enabled tools, their qualified
+    Owned by one consumer (the picker keeps one; the gateway one per attached host, counting
+    in that host's model ``family``): a server's enabled tools, their qualified
     names and their ``WireTool`` values are kept from the previous snapshot while the server's
     ``(name, revision)`` is the same, so a toggle re-projects one server instead of all of them.
     The result always equals ``project_catalog`` of the same snapshot; only the servers of the
     latest snapshot are kept. Not thread-safe.
     """
 
-    __slots__ = ("_counter", "_grouped", "_native_tokens", "_natives", "_parts", "_trimmed")
+    __slots__ = (
+        "_counter",
+        "_family",
+        "_grouped",
+        "_native_tokens",
+        "_natives",
+        "_parts",
+        "_trimmed",
+    )
 
-    def __init__(self, counter: TokenCounter = TOKEN_COUNTER) -> None:
+    def __init__(
+        self, counter: TokenCounter = TOKEN_COUNTER, *, family: FamilyName = DEFAULT_FAMILY
+    ) -> None:
+        # One family for the projector's life: the counts its parts keep are that family's.
         self._counter = counter
+        self._family: FamilyName = family
         self._native_tokens: tuple[tuple[WireTool, ...], int] | None = None
         self._parts: dict[str, tuple[_ServerPart, ...]] = {}
         self._natives: tuple[tuple[NativeTool, ...], tuple[WireTool, ...]] | None = None
@@ -134,6 +148,11 @@ class CatalogProjector:
     def counter(self) -> TokenCounter:
         """What counts the tools' tokens for a token budget."""
         return self._counter
+
+    @property
+    def family(self) -> FamilyName:
+        """The model family the token budget is counted in."""
+        return self._family
 
     def project(
         self,
@@ -178,7 +197,7 @@ class CatalogProjector:
         wire_of = names.by_identity
         tokens: _TokenFit | None = None
         if token_budget is not None:
-            count = partial(self._counter.count_tool, may_load=may_load)
+            count = partial(self._counter.count_tool, family=self._family, may_load=may_load)
             native = self._natives_tokens(natives, may_load)
             tokens = _fit_tokens(count, native, parts, wire_of, plain, token_budget, room)
             room = tokens.room
@@ -245,7 +264,7 @@ class CatalogProjector:
     def _natives_tokens(self, natives: tuple[WireTool, ...], may_load: bool) -> int:
         kept = self._native_tokens
         if kept is None or kept[0] is not natives:
-            total = self._counter.total(natives, may_load=may_load)
+            total = self._counter.total(natives, self._family, may_load=may_load)
             kept = self._native_tokens = (natives, total)
         return kept[1]
 

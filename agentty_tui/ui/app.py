@@ -403,8 +403,9 @@ class PickerApp(KeyOrderApp):
         """Looks for other hosts' config files (all but the given config) to offer to import."""
         self._host_files: tuple[HostFile, ...] | None = None  # found once (``host_files``)
         self._stop_hearing: Callable[[], None] | None = None  # ends the outside-edit listener
-        # Re-projects only the servers whose tools changed since the previous snapshot.
-        self._projector = CatalogProjector(TOKEN_COUNTER)
+        # Re-project only the servers whose tools changed since the previous snapshot; one a
+        # model family, so that a host's lens cuts the token budget as its model counts.
+        self._projectors: dict[FamilyName, CatalogProjector] = {}
         self._warming_tokens = False  # whether the worker that loads the encoding was started
         # Each server's token counts, counted off the UI thread (None: not shown).
         self._costs = CostBook(TOKEN_COUNTER) if count_tokens else None
@@ -591,21 +592,25 @@ class PickerApp(KeyOrderApp):
         for it. Until a worker thread has loaded it, the count budget alone applies; then the
         snapshot is shown again with both. Without a token budget nothing is counted or loaded.
         """
-        if model.tool_token_budget is None or self._projector.counter.ready:
-            return self._projector.project(model)
+        family = self.family
+        projector = self._projectors.get(family)
+        if projector is None:
+            projector = self._projectors[family] = CatalogProjector(TOKEN_COUNTER, family=family)
+        if model.tool_token_budget is None or TOKEN_COUNTER.ready:
+            return projector.project(model)
         if not self._warming_tokens:
             try:
-                return self._projector.project(model, may_load=False)
+                return projector.project(model, may_load=False)
             except CountNotKept:
                 pass  # a definition not counted before: the encoding is needed
         if not self._warming_tokens and self.is_running:
             self._warming_tokens = True
             self._load_token_encoding()
-        return self._projector.project(model, token_budget=None)
+        return projector.project(model, token_budget=None)
 
     @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
     def _load_token_encoding(self) -> None:
-        self._projector.counter.warm()
+        TOKEN_COUNTER.warm()
         self.call_from_thread(self._token_encoding_loaded)
 
     def _token_encoding_loaded(self) -> None:

@@ -168,3 +168,26 @@ async def test_a_hosts_lens_counts_in_its_family_and_says_its_limits(
         assert status.startswith("Codex's view · ")
         assert " tokens (OpenAI) · defers MCP tools from the 100th" in status
         assert app.picker.rows[0].text != every  # OpenAI's entry counts differently
+
+
+async def test_a_hosts_lens_cuts_the_token_budget_as_its_model_counts(
+    counter: GatedCounter,
+) -> None:
+    """Through Codex's lens the token budget is counted in OpenAI's family, as the gateway
+    serves Codex: these tools cost more there, so fewer fit than in the view of every host."""
+    counter.gate.set()
+    tools = [tool(f"t{i:02d}", description="does a thing") for i in range(30)]
+    held = server("many", *tools).model_copy(update={"hosts": (HostView(source=CODEX),)})
+    m = model(held).model_copy(update={"tool_token_budget": 800})
+    app = PickerApp(StaticSource(m), follow=False)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await pilot.pause()
+        every = len(app.catalog.tools)
+        await pilot.press("h")
+        await pilot.pause()
+        assert app.lens == "codex"
+        codex = app.catalog.tools
+        mcp = [t for t in codex if t.server is not None]
+        assert 0 < len(codex) < every
+        total = sum(counter.count_tool(t, "openai") for t in codex)
+        assert total <= 800 < total + counter.count_tool(mcp[-1], "openai")

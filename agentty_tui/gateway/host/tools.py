@@ -29,6 +29,7 @@ import mcp_types as types
 from agentty_tui.catalog import CatalogProjector, ToolRef, WireCatalog, WireTool
 from agentty_tui.catalog.host_lens import host_lens
 from agentty_tui.catalog.host_limits import host_limits
+from agentty_tui.catalog.tokens import DEFAULT_FAMILY
 from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.frozen import thaw
 from agentty_tui.gateway.host.naming import gateway_names
@@ -98,7 +99,11 @@ class ToolsMaker:
 
     def __init__(self, host: str | None) -> None:
         self._host = host
-        self._projector = CatalogProjector()
+        # The token budget counted as the host's model counts (its family), as its lens shows.
+        limits = host_limits(host)
+        self._projector = CatalogProjector(
+            family=DEFAULT_FAMILY if limits is None else limits.family
+        )
         self._built: dict[tuple[str, int], tuple[WireTool, types.Tool]] = {}
         self._last: HostTools | None = None
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import mcp_types as types
 
-from agentty_tui.catalog import ToolRef
+from agentty_tui.catalog import TOKEN_COUNTER, ToolRef
 from agentty_tui.gateway.host.tools import ToolsMaker, instructions, refusal
 from agentty_tui.model import (
     HostView,
@@ -227,3 +227,18 @@ def test_a_list_cut_by_the_token_budget_names_that_budget_not_the_ceiling() -> N
     both = ToolsMaker("vscode").of(over.model_copy(update={"tool_token_budget": 600}))
     text = instructions(both)
     assert "Over VS Code's limit of 128 tools and the token budget of 600 tokens:" in text
+
+
+def test_the_token_budget_is_counted_in_each_hosts_model_family() -> None:
+    """A host is cut to the token budget as its own model counts (its lens's family): Codex
+    and Cursor in OpenAI's, Claude Code and a host of every view in Claude's, so the same
+    budget keeps fewer of these tools for Codex; each list fits and one more tool would not."""
+    snapshot = model(_ours("first", 40), budget=500).model_copy(update={"tool_token_budget": 1000})
+    kept: dict[str | None, int] = {}
+    for host, family in (("claude", "claude"), ("codex", "openai"), ("cursor", "openai")):
+        catalog = ToolsMaker(host).of(snapshot).catalog
+        counts = [TOKEN_COUNTER.count_tool(tool, family) for tool in catalog.tools]
+        assert catalog.trimmed and sum(counts) <= 1000 < sum(counts) + counts[-1], host
+        kept[host] = len(catalog.tools)
+    assert kept["codex"] == kept["cursor"] < kept["claude"]
+    assert len(ToolsMaker(None).of(snapshot).catalog.tools) == kept["claude"]
