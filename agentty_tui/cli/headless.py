@@ -71,10 +71,10 @@ if TYPE_CHECKING:
     from agentty_tui.bridge.call_hooks import CallHooks
     from agentty_tui.bridge.early import EarlyStarts
     from agentty_tui.bridge.session import ServerSession
+    from agentty_tui.cli.tty_progress import TerminalProgress
     from agentty_tui.config.routing import Route
     from agentty_tui.config.sources import SourceFile
     from agentty_tui.model import PluginModel
-    from agentty_tui.tty_progress import TerminalProgress
 
 __all__ = [
     "COMMANDS",
@@ -428,7 +428,7 @@ def _host(args: argparse.Namespace) -> str | None:
 async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     """Connect every server concurrently, wait until each settled, print them, stop them."""
     from agentty_tui.catalog import project_catalog
-    from agentty_tui.report import model_json, model_text
+    from agentty_tui.cli.report import model_json, model_text
 
     def render(model: PluginModel) -> Output:
         catalog = project_catalog(model)
@@ -448,7 +448,7 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
         raise UsageError("--token-budget must be zero or more")
     from agentty_tui.catalog import project_catalog
     from agentty_tui.catalog.host_limits import host_limits
-    from agentty_tui.report import catalog_json, catalog_text
+    from agentty_tui.cli.report import catalog_json, catalog_text
 
     def render(model: PluginModel) -> Output:
         # In a host's lens, that host's own ceiling cuts the list as the gateway cuts it for
@@ -706,9 +706,9 @@ async def _call(
     from agentty_tui.bridge.probe import open_server
     from agentty_tui.bridge.roots import server_roots
     from agentty_tui.call_result import output_mismatch
-    from agentty_tui.report import result_text
-    from agentty_tui.tty_elicit import TerminalAsker
-    from agentty_tui.tty_progress import TerminalProgress
+    from agentty_tui.cli.report import result_text
+    from agentty_tui.cli.tty_elicit import TerminalAsker
+    from agentty_tui.cli.tty_progress import TerminalProgress
 
     # Errors are raised once the session's task group is left, so they reach the command
     # line as themselves rather than wrapped in an exception group.
@@ -799,7 +799,7 @@ def _pages_first(
     """The error of a call refused until ``pages`` are opened (``-32042``), once they were
     shown: on a terminal (``elicitation`` is the ``TerminalAsker``) each is opened on a yes;
     without one the error lists them (made safe, domains apart) for the person to open."""
-    from agentty_tui.tty_elicit import TerminalAsker, pages_text
+    from agentty_tui.cli.tty_elicit import TerminalAsker, pages_text
 
     if not isinstance(elicitation, TerminalAsker):
         print(safe_block(pages_text(pages)), file=sys.stderr)

@@ -319,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _picker(_demo_config(), None)
         if args.command == "serve":
             return _serve(config_path, args)
-        from agentty_tui.commands import run_headless
+        from agentty_tui.cli.headless import run_headless
 
         return run_headless(args.command, config_path, args)
     except (ConfigError, UsageError) as exc:
@@ -442,7 +442,7 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
     if args.http:
         return _serve_http(config_path, args)
     from agentty_tui.bridge.shutdown import run_command
-    from agentty_tui.commands import open_config, trusted
+    from agentty_tui.cli.headless import open_config, trusted
     from agentty_tui.config.workspace import parse_hosts
     from agentty_tui.gateway.stdio.serve import serve_stdio
 
@@ -454,7 +454,7 @@ def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
 def _serve_http(config_path: Path | None, args: argparse.Namespace) -> int:
     """``serve --http``: the gateway over Streamable HTTP on 127.0.0.1 (``gateway/http``)."""
     from agentty_tui.bridge.shutdown import run_command
-    from agentty_tui.commands import open_config, trusted
+    from agentty_tui.cli.headless import open_config, trusted
     from agentty_tui.config.workspace import parse_hosts
     from agentty_tui.gateway.http.endpoint import serve_http
     from agentty_tui.gateway.http.loopback import DEFAULT_PORT
@@ -551,7 +551,7 @@ def _demo_config() -> Path:
     """
     import shutil  # here: it imports the compression modules, which nothing else needs
 
-    source = Path(__file__).parent / "demo" / "mcp.example.json"
+    source = Path(__file__).parent.parent / "demo" / "mcp.example.json"
     target = default_demo_dir() / "mcp.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
