@@ -37,13 +37,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agentty_tui.bridge.logs import default_log_dir, pointing_to_log
-from agentty_tui.config import ConfigStore, dialect_by_name, operations
+from agentty_tui.cli.context import (
+    Command,
+    ConfigCommand,
+    ServerCheck,
+    chosen_host,
+    existing_store,
+    load_config,
+    open_config,
+    trusted,
+    warn_about,
+    workspace,
+    workspace_only,
+)
+from agentty_tui.cli.gateway import cmd_status
+from agentty_tui.cli.output import say, say_json, warn
+from agentty_tui.config import ConfigStore, operations
 from agentty_tui.config.engine import RemoveServer, SetServerPriority, SetToolPinned
 from agentty_tui.config.entry_rules import EntryError, http_spec, stdio_spec
 from agentty_tui.config.trust import TrustGate
-from agentty_tui.config.workspace import Workspace, open_workspace, parse_hosts, source_dialect
+from agentty_tui.config.workspace import Workspace, parse_hosts, source_dialect
 from agentty_tui.errors import (
-    HOST_WITH_CONFIG,
     ConfigError,
     OperationError,
     UnknownServerError,
@@ -58,7 +72,7 @@ from agentty_tui.specs import (
     SourceRef,
     hosts_in_use,
 )
-from agentty_tui.terminal_text import safe_block, safe_line, safe_message
+from agentty_tui.terminal_text import safe_block, safe_line
 
 if TYPE_CHECKING:
     # Types alone: routing is imported by connect and disconnect, the live model's classes
@@ -78,134 +92,39 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMANDS",
-    "Command",
-    "ConfigCommand",
-    "ServerCheck",
+    "SETTLE_MARGIN",
+    "Output",
     "TerminalLoginUI",
     "add_target",
     "cmd_add",
     "cmd_call",
     "cmd_catalog",
+    "cmd_connect",
     "cmd_disable",
+    "cmd_disconnect",
     "cmd_enable",
     "cmd_import",
     "cmd_list",
     "cmd_login",
     "cmd_logout",
+    "cmd_pin",
     "cmd_remove",
     "cmd_sources",
     "cmd_trust",
+    "cmd_unpin",
     "edited_file",
-    "existing_store",
-    "load_config",
-    "open_config",
+    "parse_arguments",
+    "parse_pairs",
     "remove_target",
     "run_headless",
-    "say",
-    "say_json",
-    "trusted",
+    "started_early",
     "url_server",
-    "warn",
-    "warn_about",
-    "workspace",
 ]
 
 # --- what a command prints --------------------------------------------------------------
 
 
-def say(text: str) -> None:
-    """Print ``text`` for a person on stdout.
-
-    With ``warn`` and ``say_json``, the only ways these commands write: whatever a server, a
-    file or an argument put into the text, its controls are shown as visible escapes.
-    """
-    print(safe_block(text))
-
-
-def warn(message: str) -> None:
-    """``agentty-tui: message`` on stderr, one line, as ``cli.main`` prints errors (every
-    control visible)."""
-    print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
-
-
-def say_json(value: Any) -> None:
-    """Print ``value`` as indented JSON, lossless: the encoder escapes every control (and
-    every non-ASCII character, bidi controls included), so the text is safe on a terminal."""
-    print(json.dumps(value, indent=2, ensure_ascii=True))
-
-
 # --- the config a command works on ------------------------------------------------------
-
-
-def workspace(args: argparse.Namespace) -> Workspace:
-    """The workspace of the current folder, reading the hosts ``--hosts`` names (if given)."""
-    hosts = getattr(args, "hosts", None)
-    names = None if hosts is None else hosts.split(",")
-    return open_workspace(Path.cwd(), home=Path.home(), env=os.environ, hosts=names)
-
-
-def open_config(path: Path | None, args: argparse.Namespace, *, create: bool = False) -> Workspace:
-    """What a command works on: the workspace of the current folder, or (``--config``) the
-    workspace of the one file ``path``, which must exist unless ``create``: a command that
-    only reads or edits a config names a missing one (a typo in ``--config``) rather than
-    showing it as empty."""
-    if path is None:
-        return workspace(args)
-    if getattr(args, "host", None) is not None:
-        raise UsageError(HOST_WITH_CONFIG)
-    format_name = getattr(args, "format", None)
-    opened = Workspace.of_file(path, dialect_by_name(format_name) if format_name else None)
-    if not create and not opened.exists():
-        raise ConfigError(
-            "the config file does not exist (agentty-tui add creates it)", path=str(path)
-        )
-    return opened
-
-
-def trusted(args: argparse.Namespace) -> bool:
-    """Whether ``--trust`` was given."""
-    return bool(getattr(args, "trust", False))
-
-
-def existing_store(path: Path, format_name: str | None, what: str) -> ConfigStore:
-    """A store for ``path`` (``what`` it is, for the message), which must exist."""
-    store = ConfigStore(path, dialect=dialect_by_name(format_name) if format_name else None)
-    if store.version() is None:
-        raise ConfigError(f"{what} does not exist", path=str(path))
-    return store
-
-
-def load_config(
-    path: Path | None,
-    args: argparse.Namespace,
-    *,
-    runs_servers: bool = False,
-    create: bool = False,
-) -> tuple[Workspace, PluginConfig]:
-    """The config's workspace and the config, loaded once; its warnings go to stderr, one
-    line each (and, for a command that runs servers, why an untrusted file's servers wait).
-
-    A missing ``--config`` file is an error unless ``create``: then it is an empty config, to
-    be written.
-    """
-    store = open_config(path, args, create=create)
-    config = store.load()  # a config that does not load is exit status 2, before anything starts
-    warn_about(config, args, runs_servers=runs_servers)
-    return store, config
-
-
-def warn_about(config: PluginConfig, args: argparse.Namespace, *, runs_servers: bool) -> None:
-    """Print what is wrong with the file but did not stop it loading."""
-    notes = list(config.warnings)
-    if runs_servers and config.insecure is not None and not trusted(args):
-        notes.insert(0, config.insecure)
-    if runs_servers and not trusted(args):
-        waiting = [s.name for s in config.servers if s.untrusted is not None and not s.disabled]
-        if waiting:
-            names = ", ".join(waiting)
-            notes.append(f"not started until trusted (agentty-tui trust NAME, or --all): {names}")
-    for note in notes:
-        print(f"agentty-tui: warning: {note}", file=sys.stderr)
 
 
 # --- the file of a workspace an edit goes to --------------------------------------------
@@ -367,7 +286,7 @@ async def _rendered_while_closing(
         model = await bridge.settled(timeout)
         if model.config_error:
             raise ConfigError(model.config_error)
-        rendering.start(host_lens(model, _host(args)))
+        rendering.start(host_lens(model, chosen_host(args)))
     return await anyio.to_thread.run_sync(rendering.result)
 
 
@@ -417,14 +336,6 @@ class _Rendering:
         return self._output
 
 
-def _host(args: argparse.Namespace) -> str | None:
-    """The host ``--host`` names (checked against the hosts a workspace reads), or ``None``."""
-    host = getattr(args, "host", None)
-    if host is None:
-        return None
-    return parse_hosts([host], "--host")[0]
-
-
 async def cmd_list(path: Path | None, args: argparse.Namespace) -> int:
     """Connect every server concurrently, wait until each settled, print them, stop them."""
     from agentty_tui.catalog import project_catalog
@@ -453,7 +364,7 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
     def render(model: PluginModel) -> Output:
         # In a host's lens, that host's own ceiling cuts the list as the gateway cuts it for
         # that host, when it is tighter than the tool budget.
-        limits = host_limits(_host(args))
+        limits = host_limits(chosen_host(args))
         budget = model.tool_budget if args.budget is None else args.budget
         ceiling = None if limits is None else limits.ceiling_under(budget)
         catalog = project_catalog(
@@ -567,9 +478,9 @@ def _toggle(path: Path | None, args: argparse.Namespace, enabled: bool) -> int |
 
     def write(advertised: frozenset[str] | None) -> int:
         edit = operations.set_tool_enabled(loaded, server, tool, enabled, advertised)
-        after = store.apply(edit, host=_host(args))
+        after = store.apply(edit, host=chosen_host(args))
         # One file says nothing of where; in a workspace the files are news.
-        where = "" if store.single else _switched(after, server, "tool", _host(args))
+        where = "" if store.single else _switched(after, server, "tool", chosen_host(args))
         say(f"{'enabled' if enabled else 'disabled'} {server}/{tool}{where}")
         return 0
 
@@ -621,8 +532,8 @@ def _set_server_disabled(path: Path | None, args: argparse.Namespace, disabled: 
     verb = "disabled" if disabled else "enabled"
     if server.hosts:  # a workspace: each host holding it is switched where it reads it
         edit = operations.set_server_disabled(loaded, args.server, disabled)
-        after = store.apply(edit, host=_host(args))
-        say(f"{verb} {args.server!r}{_switched(after, args.server, 'server', _host(args))}")
+        after = store.apply(edit, host=chosen_host(args))
+        say(f"{verb} {args.server!r}{_switched(after, args.server, 'server', chosen_host(args))}")
         return 0
     where = edited_file(store, loaded, args.server)
     if server.disabled == disabled:
@@ -961,7 +872,7 @@ async def cmd_connect(path: Path | None, args: argparse.Namespace) -> int:
     the host then runs as its one server (``config.routing``)."""
     from agentty_tui.config.routing import connect, plan_connect
 
-    _one_file(path, "connect")
+    workspace_only(path, "connect")
     source, store, route = _host_file(args)
     found = workspace(args)
     config = found.load()
@@ -988,7 +899,7 @@ async def cmd_disconnect(path: Path | None, args: argparse.Namespace) -> int:
     """Give a connected host its own servers back (``config.routing``)."""
     from agentty_tui.config.routing import disconnect, plan_disconnect
 
-    _one_file(path, "disconnect")
+    workspace_only(path, "disconnect")
     source, store, route = _host_file(args)
     plan = plan_disconnect(source, store, route)
     say(plan.describe())
@@ -996,38 +907,6 @@ async def cmd_disconnect(path: Path | None, args: argparse.Namespace) -> int:
         return 0
     disconnect(plan, store)
     say(f"disconnected {args.host}: {source.path} holds its own servers again")
-    return 0
-
-
-async def cmd_status(path: Path | None, args: argparse.Namespace) -> int:
-    """What the user's gateway daemon holds: itself, the hosts attached to it, the servers of
-    each workspace it serves (``--json``: one object, ``{"daemon": null}`` when none runs)."""
-    from agentty_tui.gateway.daemon.process import daemon_status
-    from agentty_tui.gateway.rendezvous import rendezvous
-
-    place = rendezvous(os.environ)
-    found = await daemon_status(place)
-    if getattr(args, "json", False):
-        say_json({"daemon": found, "socket": str(place.socket)})
-        return 0
-    if found is None:
-        say(f"no gateway daemon answers at {place.socket} (agentty-tui serve --shared starts one)")
-        return 0
-    say(f"gateway daemon {found.get('pid')} at {place.socket}")
-    hosts = found.get("hosts") or []
-    say(f"{len(hosts)} host(s) attached" + (":" if hosts else ""))
-    for host in hosts:
-        line = f"{host.get('host') or 'every host'}  {host.get('workspace')}"
-        say(f"  {safe_line(line)}  since {host.get('since')}")
-    for picker in found.get("pickers") or []:
-        line = f"picker {picker.get('pid')} on {picker.get('workspace')}"
-        say(f"{safe_line(line)}  since {picker.get('since')}")
-    for workspace in found.get("workspaces") or []:
-        say(f"workspace {safe_line(str(workspace.get('workspace')))}")
-        for server in workspace.get("servers") or []:
-            pid = f"  pid {server['pid']}" if server.get("pid") else ""
-            line = f"{server.get('name')}  {server.get('status')}  {server.get('tools')} tools{pid}"
-            say(f"  {safe_line(line)}")
     return 0
 
 
@@ -1110,15 +989,10 @@ def cmd_logout(path: Path | None, args: argparse.Namespace) -> int:
 # --- the workspace's own: sources, trust ------------------------------------------------
 
 
-def _one_file(path: Path | None, command: str) -> None:
-    if path is not None:
-        raise UsageError(f"{command} is about the workspace; --config names one file")
-
-
 def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
     """List every source file the workspace considers: scope, host, dialect, whether it
     exists, how many servers it holds, and why it cannot be read."""
-    _one_file(path, "sources")
+    workspace_only(path, "sources")
     found = workspace(args)
     found.load()
     if getattr(args, "json", False):
@@ -1162,7 +1036,7 @@ def cmd_sources(path: Path | None, args: argparse.Namespace) -> int:
 def cmd_trust(path: Path | None, args: argparse.Namespace) -> int:
     """Trust a project's server (or ``--all`` of them) as its entry is now: it starts from
     then on, until its entry changes."""
-    _one_file(path, "trust")
+    workspace_only(path, "trust")
     if (args.name is None) == (not args.all):
         raise UsageError("give a server NAME, or --all")
     found = workspace(args)
@@ -1184,18 +1058,6 @@ def cmd_trust(path: Path | None, args: argparse.Namespace) -> int:
 
 # --- the table of commands --------------------------------------------------------------
 
-
-ServerCheck = Callable[[], Awaitable[int]]
-"""The rest of a config-only command that has to ask a server after all (``enable`` or
-``disable`` of a tool name new to the file): it runs as the app, which may spawn."""
-
-Command = Callable[[Path | None, argparse.Namespace], Awaitable[int]]
-"""A headless command that connects (or waits on a terminal): the config path (``None``: the
-workspace) and the parsed arguments in, an exit status out, awaited as the app."""
-
-ConfigCommand = Callable[[Path | None, argparse.Namespace], "int | ServerCheck"]
-"""A headless command that only reads or edits the config: the same arguments, run without an
-event loop; its exit status, or the ``ServerCheck`` it still has to run."""
 
 COMMANDS: dict[str, Command | ConfigCommand] = {
     "list": cmd_list,
