@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from agentty_tui import cli
-from agentty_tui.cli.headless import COMMANDS, cmd_list
+from agentty_tui.cli.headless import COMMANDS
+from agentty_tui.cli.listing import cmd_list
 from agentty_tui.config import ConfigStore, dialect_by_name
 from agentty_tui.config.detect import FORMAT_NAMES
 from tests.conftest import WriteConfig

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.cli.headless import _spec_from
+from agentty_tui.cli.servers import _spec_from
 from agentty_tui.config import ConfigStore, operations
 from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.errors import OperationError, UsageError

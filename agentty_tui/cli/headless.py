@@ -1,19 +1,15 @@
-"""The headless commands behind ``agentty-tui COMMAND``, for scripts.
+"""The headless commands behind ``agentty-tui COMMAND``: their table, and how one runs.
 
-``list``, ``catalog``, ``add``, ``remove``, ``enable``, ``disable``, ``pin``, ``unpin``,
-``call``, ``import``, ``login``, ``logout``, ``sources`` and ``trust``: each ``cmd_*`` takes the
-config path and the parsed arguments and returns an exit status; the errors they raise are
-turned into messages and statuses by ``cli.main``. ``COMMANDS`` names them, ``run_headless``
-runs one: a command that
-connects (a coroutine function) as the app, one that only reads or edits the config (``add``,
-``remove``, ``enable``, ``disable``, ``pin``, ``unpin``, ``logout``, ``sources``, ``trust``)
-without an event loop.
-
-Every command works on the file ``--config`` (or ``$AGENTTY_CONFIG``) names, or, without one, on
-the workspace of the current folder (``config.opening.open_workspace``): ``path`` is ``None``
-then. It is loaded once, its warnings on stderr; an edit of a workspace goes to the file
-``--scope`` or ``--source`` chooses. A command writes only through ``say``, ``say_json`` and
-``warn``.
+``COMMANDS`` names each and the function that runs it, one module per family: ``cli.servers``
+(``add``, ``remove``), ``cli.tools`` (``enable``, ``disable``, ``pin``, ``unpin``),
+``cli.listing`` (``list``, ``catalog``), ``cli.call``, ``cli.login`` (``login``, ``logout``),
+``cli.hosts`` (``import``, ``connect``, ``disconnect``), ``cli.sources`` (``sources``,
+``trust``) and ``cli.gateway`` (``status``). Each ``cmd_*`` takes the config path and the
+parsed arguments and returns an exit status; the errors they raise are turned into messages
+and statuses by ``cli.main``. ``run_headless`` runs one: a command that connects (a coroutine
+function) as the app, one that only reads or edits the config (``add``, ``remove``,
+``enable``, ``disable``, ``pin``, ``unpin``, ``logout``, ``sources``, ``trust``) without an
+event loop.
 
 What connects to a server (``Bridge``, ``open_server``, ``bridge.auth``) is imported where it
 connects: it imports the SDK, which a command that only reads or edits the config does without
@@ -47,33 +43,6 @@ __all__ = [
     "COMMANDS",
     "run_headless",
 ]
-
-# --- what a command prints --------------------------------------------------------------
-
-
-# --- the config a command works on ------------------------------------------------------
-
-
-# --- the file of a workspace an edit goes to --------------------------------------------
-
-
-# --- list, catalog, add, remove, enable, disable, call ----------------------------------
-
-
-# --- import -----------------------------------------------------------------------------
-
-
-# --- connect, disconnect ----------------------------------------------------------------
-
-
-# --- login, logout ----------------------------------------------------------------------
-
-
-# --- the workspace's own: sources, trust ------------------------------------------------
-
-
-# --- the table of commands --------------------------------------------------------------
-
 
 COMMANDS: dict[str, Command | ConfigCommand] = {
     "list": cmd_list,

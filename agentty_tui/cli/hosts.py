@@ -23,10 +23,7 @@ from agentty_tui.errors import UsageError
 from agentty_tui.specs import SourceRef
 
 if TYPE_CHECKING:
-    # Types alone: routing is imported by connect and disconnect, the live model's classes
-    # and the SDK by a command that connects (a config-only one never defines them), anyio
-    # by a command that runs an event loop.
-
+    # Types alone: routing is imported by connect and disconnect, where they plan.
     from agentty_tui.config.routing import Route
     from agentty_tui.config.sources import SourceFile
 
