@@ -17,14 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from agentty_tui import __version__
+from agentty_tui.cli.parser import chosen_config, parser_and_commands, unknown_command
 from agentty_tui.errors import (
     HOST_WITH_CONFIG,
     AgenttyError,
     ConfigError,
     OperationError,
     UsageError,
-    did_you_mean,
 )
 from agentty_tui.terminal_text import safe_message
 
@@ -32,58 +31,14 @@ if TYPE_CHECKING:
     from agentty_tui.gateway.attachment import Attachment
 
 __all__ = [
-    "FORMAT_CHOICES",
-    "chosen_config",
-    "command_names",
+    "cmd_serve",
     "default_demo_dir",
+    "demo_config",
     "main",
+    "open_picker",
     "run",
+    "run_gateway_daemon",
 ]
-
-FORMAT_CHOICES = ("claude", "cursor", "gemini", "vscode", "codex")
-"""What ``--format`` and ``--from-format`` offer: ``config.detect.FORMAT_NAMES``, written out so
-that the parser needs no config package (``--help`` and ``--version`` import only argparse; a
-test holds the two together)."""
-
-
-def chosen_config(args: argparse.Namespace) -> Path | None:
-    """The one file ``--config`` or ``$AGENTTY_CONFIG`` names; ``None`` for the workspace."""
-    given: Path | None = getattr(args, "config", None)
-    if given is not None:
-        return given
-    explicit = os.environ.get("AGENTTY_CONFIG")
-    return Path(explicit) if explicit else None
-
-
-def _common_options() -> argparse.ArgumentParser:
-    """The options every command takes (a parent parser)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--config",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="one config file, trusted, nothing else (default: $AGENTTY_CONFIG, else the "
-        "workspace: every host's files for this project and user)",
-    )
-    common.add_argument(
-        "--hosts",
-        default=argparse.SUPPRESS,
-        metavar="HOST,...",
-        help="which hosts' files the workspace reads (default: the 'hosts' setting, else all)",
-    )
-    common.add_argument(
-        "--format",
-        choices=FORMAT_CHOICES,
-        default=argparse.SUPPRESS,
-        help="the config file's dialect (default: detected from its name and content)",
-    )
-    common.add_argument(
-        "--trust",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="run the servers of a config file other users can change (for this run only)",
-    )
-    return common
 
 
 def default_demo_dir() -> Path:
@@ -91,191 +46,6 @@ def default_demo_dir() -> Path:
     ``~/.local/state/agentty/demo`` (a folder of its own, wherever the logs go)."""
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "agentty" / "demo"
-
-
-def command_names() -> tuple[str, ...]:
-    """Every COMMAND: ``demo`` opens the picker, ``serve`` is the gateway, the others are the
-    headless ``commands.COMMANDS`` (a test holds them together)."""
-    return _parser_and_commands()[1]
-
-
-def _parser_and_commands() -> tuple[argparse.ArgumentParser, tuple[str, ...]]:
-    common = _common_options()
-    parser = argparse.ArgumentParser(
-        prog="agentty-tui",
-        description=(
-            "Manage the MCP servers of an agent host. With no COMMAND, opens the picker on the "
-            "config; a COMMAND runs headless, for scripts."
-        ),
-        epilog="'agentty-tui COMMAND --help' says more about one command.",
-        parents=[common],
-    )
-    parser.add_argument("--version", action="version", version=f"agentty-tui {__version__}")
-    parser.add_argument(
-        "--no-daemon",
-        action="store_true",
-        help="the picker runs its own servers even when the gateway daemon runs (by default "
-        "it attaches to the daemon, which serves its workspace to the hosts)",
-    )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    commands.add_parser("demo", parents=[common], help="open the picker on a fresh demo config")
-    lens = argparse.ArgumentParser(add_help=False)
-    lens.add_argument(
-        "--host",
-        metavar="HOST",
-        help="one host's view: what its model gets (a switch: that host's alone)",
-    )
-    listing = commands.add_parser(
-        "list", parents=[common, lens], help="connect and list servers, tools"
-    )
-    listing.add_argument("--json", action="store_true", help="one JSON object")
-
-    where = argparse.ArgumentParser(add_help=False)
-    where.add_argument(
-        "--scope", choices=("user", "project", "local"), help="the workspace file to write"
-    )
-    where.add_argument("--source", metavar="PATH", help="the workspace file to write")
-    add = commands.add_parser(
-        "add",
-        parents=[common, where],
-        help="add a server to the config",
-        usage=(
-            "agentty-tui add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARG]...\n"
-            "       agentty-tui add NAME --url URL [--header 'KEY: VALUE']... [--sse]"
-        ),
-    )
-    add.add_argument("name")
-    add.add_argument("--url", help="a Streamable HTTP (or SSE) endpoint instead of a command")
-    add.add_argument("--sse", action="store_true", help="the URL speaks the legacy SSE transport")
-    add.add_argument("--header", action="append", default=[], metavar="'KEY: VALUE'")
-    add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
-    add.add_argument("--cwd", help="working directory of the server")
-
-    remove = commands.add_parser("remove", parents=[common, where], help="remove a server")
-    remove.add_argument("name")
-    for verb in ("enable", "disable"):
-        toggle = commands.add_parser(
-            verb,
-            parents=[common, lens],
-            help=f"{verb} one tool of a server, or (without TOOL) the server itself",
-        )
-        toggle.add_argument("server")
-        toggle.add_argument("tool", nargs="?", help="without it, the server's disabled flag")
-    for verb in ("pin", "unpin"):
-        pinning = commands.add_parser(
-            verb,
-            parents=[common],
-            help=f"{verb} one tool of a server (a pinned tool is trimmed only after every "
-            "unpinned one), or (without TOOL) every tool of it",
-        )
-        pinning.add_argument("server")
-        pinning.add_argument("tool", nargs="?", help="without it, the server's priority")
-
-    catalog = commands.add_parser("catalog", parents=[common, lens], help="the wire catalog")
-    catalog.add_argument("--json", action="store_true", help="one JSON object")
-    catalog.add_argument("--budget", type=int, help="override the tool budget")
-    catalog.add_argument(
-        "--token-budget",
-        type=int,
-        metavar="N",
-        help="override the token budget: the tools' definitions may take N tokens",
-    )
-
-    importing = commands.add_parser(
-        "import", parents=[common], help="copy servers from another host's config into this one"
-    )
-    importing.add_argument("source", type=Path, help="the other config file")
-    importing.add_argument("--yes", action="store_true", help="write without asking")
-    importing.add_argument(
-        "--from-format", choices=FORMAT_CHOICES, help="the other file's dialect (default: detected)"
-    )
-
-    login = commands.add_parser(
-        "login", parents=[common], help="log in to a URL server that wants OAuth"
-    )
-    login.add_argument("name")
-    logout = commands.add_parser(
-        "logout", parents=[common], help="forget a URL server's tokens and client registration"
-    )
-    logout.add_argument("name")
-
-    call = commands.add_parser("call", parents=[common], help="call one tool, print the result")
-    call.add_argument("server")
-    call.add_argument("tool")
-    call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
-    call.add_argument("--json", action="store_true", help="print the whole result as JSON")
-    call.add_argument(
-        "--accept-defaults",
-        action="store_true",
-        help="answer a form the server asks for with its defaults (else the server is told "
-        "forms are not supported); a request to open a URL is declined",
-    )
-    for verb, what in (
-        ("connect", "route a host through agentty's gateway (it then runs agentty-tui serve)"),
-        ("disconnect", "give a connected host its own servers back"),
-    ):
-        routing = commands.add_parser(verb, parents=[common], help=what)
-        routing.add_argument("host", help="claude, claude-desktop, cursor, gemini, codex or vscode")
-        routing.add_argument("--yes", action="store_true", help="write without asking")
-    status = commands.add_parser(
-        "status", parents=[common], help="the gateway daemon: its hosts and their servers"
-    )
-    status.add_argument("--json", action="store_true", help="one JSON object")
-    sources = commands.add_parser(
-        "sources", parents=[common], help="the workspace's files: which exist, what they hold"
-    )
-    sources.add_argument("--json", action="store_true", help="one JSON object")
-    trust = commands.add_parser(
-        "trust", parents=[common], help="trust a project's server (as its entry is now)"
-    )
-    trust.add_argument("name", nargs="?")
-    trust.add_argument("--all", action="store_true", help="every server that waits for trust")
-    serve = commands.add_parser(
-        "serve",
-        parents=[common, lens],
-        help="be the one MCP server of a host, over stdio (or HTTP): the workspace's tools, live",
-    )
-    serve.add_argument(
-        "--shared",
-        action="store_true",
-        help="attach to the user's gateway daemon (started if none runs), so every host shares "
-        "its servers: the default, kept for the entries that name it",
-    )
-    serve.add_argument(
-        "--no-daemon",
-        dest="alone",
-        action="store_true",
-        help="run a bridge of this process's own, its servers for this host alone, instead of "
-        "attaching to the gateway daemon",
-    )
-    serve.add_argument(
-        "--http",
-        action="store_true",
-        help="serve Streamable HTTP on 127.0.0.1 (every host that has the bearer token), "
-        "served by the gateway daemon (with --no-daemon, by this process)",
-    )
-    serve.add_argument(
-        "--port",
-        type=int,
-        default=None,
-        metavar="N",
-        help="with --http: the port (default 8731; 0 takes a free one, which is printed)",
-    )
-    serve.add_argument(
-        "--show-token", action="store_true", help="with --http: print the bearer token too"
-    )
-    serve.add_argument(
-        "--wait",
-        type=float,
-        default=5.0,
-        metavar="SECONDS",
-        help=(
-            "how long the host's first request waits for servers still connecting "
-            "(default 5, at most 600)"
-        ),
-    )
-    return parser, tuple(commands.choices or ())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -291,9 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agentty_tui.bridge.logs import quiet_logging
 
         quiet_logging(None)
-        return _gateway_daemon()
-    parser, names = _parser_and_commands()
-    if (typo := _unknown_command(words, names)) is not None:
+        return run_gateway_daemon()
+    parser, names = parser_and_commands()
+    if (typo := unknown_command(words, names)) is not None:
         _complain(typo)
         return 2
     args = parser.parse_args(words)
@@ -308,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             quiet_logging(None)
         if args.command is None:
-            return _picker(
+            return open_picker(
                 config_path,
                 getattr(args, "format", None),
                 getattr(args, "trust", False),
@@ -316,9 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 no_daemon=args.no_daemon,
             )
         if args.command == "demo":
-            return _picker(_demo_config(), None)
+            return open_picker(demo_config(), None)
         if args.command == "serve":
-            return _serve(config_path, args)
+            return cmd_serve(config_path, args)
         from agentty_tui.cli.headless import run_headless
 
         return run_headless(args.command, config_path, args)
@@ -360,18 +130,6 @@ def run() -> NoReturn:
     os._exit(status)
 
 
-def _unknown_command(words: list[str], names: tuple[str, ...]) -> str | None:
-    """The message for a mistyped COMMAND (``lst``), with the closest command; ``None`` when
-    the words name a command, or none at all (argparse then reports what else is wrong)."""
-    probe = argparse.ArgumentParser(add_help=False, parents=[_common_options()])
-    probe.add_argument("command", nargs="?")
-    known, _ = probe.parse_known_args(words)
-    word: str | None = known.command
-    if word is None or word in names:
-        return None
-    return f"unknown command {word!r}{did_you_mean(word, names)} ('agentty-tui --help' lists them)"
-
-
 def _complain(message: str) -> None:
     """Print an error on stderr: one line ``agentty-tui: …``, every control shown, not sent
     (a server's stderr that an error carries was pointed to its log before)."""
@@ -388,7 +146,7 @@ def _os_error_text(error: OSError, config_path: Path | None) -> str:
     return f"{error.filename or config_path or 'the workspace'}: {reason}"
 
 
-def _picker(
+def open_picker(
     config_path: Path | None,
     format_name: str | None,
     trust: bool = False,
@@ -425,7 +183,7 @@ def _picker(
     return run_picker(StartingSource(found, trust=trust), daemon)
 
 
-def _serve(config_path: Path | None, args: argparse.Namespace) -> int:
+def cmd_serve(config_path: Path | None, args: argparse.Namespace) -> int:
     """``serve``: the gateway over stdio, on the workspace (or file) a command opens."""
     if args.wait < 0:
         raise UsageError("--wait must be zero or more")
@@ -534,7 +292,7 @@ def _serve_http_shared(config_path: Path | None, args: argparse.Namespace) -> in
     return status
 
 
-def _gateway_daemon() -> int:
+def run_gateway_daemon() -> int:
     """The gateway daemon (started by ``serve --shared``; not a command of its own)."""
     from agentty_tui.bridge.shutdown import run_command
     from agentty_tui.gateway.daemon.process import idle_setting, run_daemon
@@ -543,7 +301,7 @@ def _gateway_daemon() -> int:
     return run_command(run_daemon, rendezvous(os.environ), idle_setting(os.environ))
 
 
-def _demo_config() -> Path:
+def demo_config() -> Path:
     """A fresh copy of the packaged demo config, so toggling never edits the shipped one.
 
     The demo servers are console scripts installed next to this interpreter; that folder is
