@@ -16,10 +16,10 @@ from agentty_tui.cli.parser import FORMAT_CHOICES, command_names
 from agentty_tui.cli.picker import default_demo_dir, demo_config
 from agentty_tui.config import ConfigStore, dialect_by_name
 from agentty_tui.config.detect import FORMAT_NAMES
+from tests.cli.test_commands import run
 from tests.conftest import WriteConfig
 from tests.helpers import stdio_entry
 from tests.servers import plain_argv
-from tests.test_commands import run
 
 
 def test_every_command_of_the_parser_has_its_handler() -> None:

@@ -17,8 +17,8 @@ from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.errors import OperationError, UsageError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 from agentty_tui.ui.server_form import Field, FormError, connection_spec, validate_add
+from tests.cli.test_commands import run
 from tests.conftest import WriteConfig
-from tests.test_commands import run
 
 NAME_RULE = "Use up to 64 letters, digits, '.', '_' or '-' in the name."
 
