@@ -21,9 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from agentty_tui.cli.gateway import cmd_serve, run_gateway_daemon
 from agentty_tui.cli.parser import chosen_config, parser_and_commands, unknown_command
-from agentty_tui.cli.picker import demo_config, open_picker
 from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageError
 from agentty_tui.terminal_text import safe_message
 
@@ -44,6 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         words, command_line = words[:cut], words[cut + 1 :]
     if words == ["gateway-daemon"]:  # started by serve --shared, never typed
         from agentty_tui.bridge.logs import quiet_logging
+        from agentty_tui.cli.gateway import run_gateway_daemon
 
         quiet_logging(None)
         return run_gateway_daemon()
@@ -62,7 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from agentty_tui.bridge.logs import quiet_logging
 
             quiet_logging(None)
+        # Each way imported where it is taken: --help and --version stay argparse alone.
         if args.command is None:
+            from agentty_tui.cli.picker import open_picker
+
             return open_picker(
                 config_path,
                 getattr(args, "format", None),
@@ -71,8 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 no_daemon=args.no_daemon,
             )
         if args.command == "demo":
+            from agentty_tui.cli.picker import demo_config, open_picker
+
             return open_picker(demo_config(), None)
         if args.command == "serve":
+            from agentty_tui.cli.gateway import cmd_serve
+
             return cmd_serve(config_path, args)
         from agentty_tui.cli.headless import run_headless
 
