@@ -1,6 +1,6 @@
 """The layering of docs/ARCHITECTURE.md §2, checked on the real import graph.
 
-model → config → bridge → catalog → gateway → ui, with cli, commands and report on top. Each
+model → config → bridge → catalog → gateway → ui, with the ``cli`` package on top. Each
 module's layer follows from where it sits in the package (``agentty_tui/config/…`` is config;
 a top-level module that is none of the named ones is at the model level), so a new module
 needs no entry here. Every ``import`` statement of every module is read, those inside functions and
@@ -43,11 +43,7 @@ _BY_PART: dict[str, int] = {
     "ui": UI,
     # Above the catalog, below the picker: no Textual, and no reach into the picker's rooms.
     "gateway": GATEWAY,
-    "cli": TOP,
-    "commands": TOP,
-    "report": TOP,
-    "tty_elicit": TOP,  # call's questions on a terminal
-    "tty_progress": TOP,  # call's progress on a terminal
+    "cli": TOP,  # the entry, the parser and every command (agentty_tui/cli/)
     "demo": TOP,  # servers of their own, run as programs
     "__main__": TOP,
 }
@@ -209,7 +205,7 @@ def test_the_layers_follow_the_package_layout() -> None:
     assert layer_of("agentty_tui.catalog.names") == layer_of("agentty_tui.names") == CATALOG
     assert layer_of("agentty_tui.gateway.host.server") == GATEWAY
     assert layer_of("agentty_tui.ui.server_form") == UI
-    assert layer_of("agentty_tui.cli") == layer_of("agentty_tui.report") == TOP
+    assert layer_of("agentty_tui.cli") == layer_of("agentty_tui.cli.report") == TOP
     assert layer_of("textual.app") is None
 
 
@@ -252,7 +248,7 @@ def _loaded_after_import(module: str) -> list[str]:
         "agentty_tui.bridge",
         "agentty_tui.catalog",
         "agentty_tui.gateway.stdio.serve",
-        "agentty_tui.commands",
+        "agentty_tui.cli.headless",
     ],
 )
 def test_headless_entry_points_do_not_load_textual(module: str) -> None:
@@ -353,7 +349,7 @@ def test_commands_that_only_read_or_edit_the_config_import_no_sdk_nor_textual(
 
 EVENT_LOOP = ("asyncio", "anyio", *SDK_AND_UI)
 """What a config-only command needs none of: it runs without an event loop
-(``commands.run_headless``)."""
+(``cli.headless.run_headless``)."""
 
 
 def test_config_only_commands_run_without_an_event_loop(tmp_path: Path) -> None:

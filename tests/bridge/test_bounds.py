@@ -18,10 +18,10 @@ from agentty_tui.bridge import Bridge, listing, logs, stdio
 from agentty_tui.bridge.logs import ServerLog
 from agentty_tui.bridge.notice_rate import NOISY_SECONDS
 from agentty_tui.catalog import project_catalog
+from agentty_tui.cli.report import model_json, model_text
 from agentty_tui.config import ConfigStore
 from agentty_tui.errors import OperationError
 from agentty_tui.model import PluginModel, ServerState
-from agentty_tui.report import model_json, model_text
 from agentty_tui.ui.rows import build_rows
 from tests.conftest import WriteConfig
 from tests.helpers import python_argv, serve_over_http, stdio_entry

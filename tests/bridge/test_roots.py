@@ -1,6 +1,6 @@
 """The roots a server is offered: its config entry's ``roots``, else the project's; a change of
 them alone is announced to the running server (``roots/list_changed``), never a restart; a
-host's offered roots win. The one-shot ``call`` offers the same (``tests/test_commands.py``).
+host's offered roots win. The one-shot ``call`` offers the same (``tests/cli/test_commands.py``).
 
 Real server: ``asking_server.py --legacy`` (2025 handshake: ``roots_seen`` counts the
 ``roots/list_changed`` notifications and reports what it got by asking after the last one).

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import mcp_types as types
 
-from agentty_tui.tty_elicit import MAX_PAGES_SHOWN, TerminalAsker, pages_text
+from agentty_tui.cli.tty_elicit import MAX_PAGES_SHOWN, TerminalAsker, pages_text
 from agentty_tui.url_domain import domain_warnings
 from tests.conftest import WriteConfig
 from tests.helpers import run_cli, stdio_entry

@@ -443,8 +443,8 @@ def test_help_says_that_no_command_opens_the_picker() -> None:
 
 def test_list_text_tells_how_to_log_in() -> None:
     from agentty_tui.catalog import project_catalog
+    from agentty_tui.cli.report import model_text
     from agentty_tui.model import PluginModel, ServerState
-    from agentty_tui.report import model_text
 
     state = ServerState(name="remote", status="needs_login", error="needs login: x")
     m = PluginModel(servers=(state,))

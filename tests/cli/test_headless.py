@@ -1,4 +1,4 @@
-"""The config-only commands run without an event loop (``commands.run_headless``), and a stop
+"""The config-only commands run without an event loop (``cli.headless.run_headless``), and a stop
 signal that arrives during their edit still lets the edit end whole before the process does."""
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from agentty_tui.call_progress import CallProgress, elapsed_text, progress_line
-from agentty_tui.tty_progress import TerminalProgress
+from agentty_tui.cli.tty_progress import TerminalProgress
 from tests.conftest import WriteConfig
 from tests.helpers import run_cli, stdio_entry
 from tests.servers import asking_argv

@@ -10,24 +10,26 @@ from pathlib import Path
 
 import pytest
 
-from agentty_tui import cli
-from agentty_tui.commands import COMMANDS, cmd_list
+from agentty_tui.cli.headless import COMMANDS
+from agentty_tui.cli.listing import cmd_list
+from agentty_tui.cli.parser import FORMAT_CHOICES, command_names
+from agentty_tui.cli.picker import default_demo_dir, demo_config
 from agentty_tui.config import ConfigStore, dialect_by_name
 from agentty_tui.config.detect import FORMAT_NAMES
+from tests.cli.test_commands import run
 from tests.conftest import WriteConfig
 from tests.helpers import stdio_entry
 from tests.servers import plain_argv
-from tests.test_commands import run
 
 
 def test_every_command_of_the_parser_has_its_handler() -> None:
-    assert set(cli.command_names()) == {"demo", "serve", *COMMANDS}
+    assert set(command_names()) == {"demo", "serve", *COMMANDS}
     for name, handler in COMMANDS.items():
         assert handler.__name__ == f"cmd_{name}"
 
 
 def test_format_offers_exactly_the_config_layers_names() -> None:
-    assert cli.FORMAT_CHOICES == FORMAT_NAMES  # written out in cli: the parser needs no config
+    assert FORMAT_CHOICES == FORMAT_NAMES  # written out in cli: the parser needs no config
     result = run("--format", "nope", "list")
     assert result.returncode == 2
     assert f"(choose from {', '.join(repr(n) for n in FORMAT_NAMES)})" in result.stderr
@@ -63,7 +65,7 @@ def test_the_demo_config_has_a_folder_of_its_own(
     monkeypatch.setenv("PATH", os.environ.get("PATH", ""))  # the demo puts its scripts first
     elsewhere = tmp_path / "logs-elsewhere" / "agentty" / "logs"
     monkeypatch.setattr("agentty_tui.bridge.logs.default_log_dir", lambda: elsewhere)
-    target = cli._demo_config()
-    assert target == state / "agentty" / "demo" / "mcp.json" == cli.default_demo_dir() / "mcp.json"
+    target = demo_config()
+    assert target == state / "agentty" / "demo" / "mcp.json" == default_demo_dir() / "mcp.json"
     assert json.loads(target.read_text())["mcpServers"]
     assert not (tmp_path / "logs-elsewhere").exists()

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.bridge import Bridge
-from agentty_tui.commands import _spec_from
+from agentty_tui.cli.servers import _spec_from
 from agentty_tui.config import ConfigStore, operations
 from agentty_tui.config.entry_rules import EntryError
 from agentty_tui.errors import OperationError, UsageError
 from agentty_tui.model import HttpSpec, PluginConfig, ServerSpec, StdioSpec
 from agentty_tui.ui.server_form import Field, FormError, connection_spec, validate_add
+from tests.cli.test_commands import run
 from tests.conftest import WriteConfig
-from tests.test_commands import run
 
 NAME_RULE = "Use up to 64 letters, digits, '.', '_' or '-' in the name."
 

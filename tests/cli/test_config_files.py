@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 from tests.bridge.test_trust import untrusted_message, write_config
+from tests.cli.test_commands import run
 from tests.helpers import stdio_entry
 from tests.servers import plain_argv
-from tests.test_commands import run
 
 
 def test_list_warns_and_holds_the_server_back(tmp_path: Path) -> None:

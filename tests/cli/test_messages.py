@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from agentty_tui.config import ConfigStore
+from tests.cli.test_commands import run
 from tests.conftest import WriteConfig
 from tests.helpers import each_dialect_file, stdio_entry, write_file
 from tests.servers import plain_argv
-from tests.test_commands import run
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentty_tui.catalog import project_catalog
+from agentty_tui.cli.report import catalog_json, catalog_text, model_json, model_text, result_text
 from agentty_tui.model import NativeTool, PluginModel, ServerInfo, ServerState, StdioSpec, ToolState
-from agentty_tui.report import catalog_json, catalog_text, model_json, model_text, result_text
 from tests.conftest import WriteConfig
 from tests.helpers import run_cli, stdio_entry
 from tests.hostile_text import hostile_text, unsafe_chars
