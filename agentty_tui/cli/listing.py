@@ -171,6 +171,7 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
         raise UsageError("--token-budget must be zero or more")
     from agentty_tui.catalog import project_catalog
     from agentty_tui.catalog.host_limits import host_limits
+    from agentty_tui.catalog.tokens import DEFAULT_FAMILY
     from agentty_tui.cli.report import catalog_json, catalog_text
 
     def render(model: PluginModel) -> Output:
@@ -183,6 +184,8 @@ async def cmd_catalog(path: Path | None, args: argparse.Namespace) -> int:
             model,
             budget=budget if ceiling is None else ceiling,
             token_budget="model" if args.token_budget is None else args.token_budget,
+            # ... and counts the token budget in that host's model family, as the gateway does.
+            family=DEFAULT_FAMILY if limits is None else limits.family,
         )
         if args.json:
             return catalog_json(catalog, limits)

@@ -83,7 +83,7 @@ def test_a_hosts_ceiling_and_the_token_budget_trim_together_and_both_are_named(
     """VS Code's lens under a token budget: by tokens alone, by its ceiling alone, and by both
     (the tighter cut ships, the warning names each budget with its excess)."""
     everything = json.loads(_catalog(home, "--host", "vscode", "--json", "--budget", "1000"))
-    counts = [tool["tokens"]["claude"] for tool in everything["tools"]]
+    counts = [tool["tokens"]["openai"] for tool in everything["tools"]]  # VS Code's family
     natives = _natives(everything)
     room = sum(counts[: natives + 10])  # the natives and the first ten MCP tools
     by_tokens = json.loads(
