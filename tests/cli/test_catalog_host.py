@@ -83,9 +83,14 @@ def test_a_hosts_ceiling_and_the_token_budget_trim_together_and_both_are_named(
     """VS Code's lens under a token budget: by tokens alone, by its ceiling alone, and by both
     (the tighter cut ships, the warning names each budget with its excess)."""
     everything = json.loads(_catalog(home, "--host", "vscode", "--json", "--budget", "1000"))
-    counts = [tool["tokens"]["openai"] for tool in everything["tools"]]  # VS Code's family
     natives = _natives(everything)
-    room = sum(counts[: natives + 10])  # the natives and the first ten MCP tools
+    # What the natives and the first ten MCP tools cost in Claude's family: in VS Code's own
+    # (OpenAI's), where the cut is counted, the same tools cost more and fewer of them fit.
+    claude = [tool["tokens"]["claude"] for tool in everything["tools"]]
+    room = sum(claude[: natives + 10])
+    openai = [tool["tokens"]["openai"] for tool in everything["tools"]]
+    fit = max(n for n in range(len(openai) + 1) if sum(openai[:n]) <= room)
+    assert natives < fit < natives + 10
     by_tokens = json.loads(
         _catalog(
             home, "--host", "vscode", "--json", "--budget", "1000", "--token-budget", "9999999"
@@ -99,6 +104,6 @@ def test_a_hosts_ceiling_and_the_token_budget_trim_together_and_both_are_named(
             home, "--host", "vscode", "--json", "--budget", "1000", "--token-budget", str(room)
         )
     )
-    assert len(both["tools"]) == natives + 10  # the token budget is the tighter cut
+    assert len(both["tools"]) == fit  # the token budget is the tighter cut, in OpenAI's tokens
     assert both["warning"].startswith(f"{over} tools over the budget of 128 and ")
     assert f"tokens over the token budget of {room:,} — " in both["warning"]
