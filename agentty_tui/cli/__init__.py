@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from agentty_tui.cli.output import warn
 from agentty_tui.cli.parser import chosen_config, parser_and_commands, unknown_command
 from agentty_tui.errors import AgenttyError, ConfigError, OperationError, UsageError
-from agentty_tui.terminal_text import safe_message
 
 __all__ = [
     "main",
@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_gateway_daemon()
     parser, names = parser_and_commands()
     if (typo := unknown_command(words, names)) is not None:
-        _complain(typo)
+        warn(typo)
         return 2
     args = parser.parse_args(words)
     args.argv = command_line
@@ -84,18 +84,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_headless(args.command, config_path, args)
     except (ConfigError, UsageError) as exc:
-        _complain(str(exc))
+        warn(str(exc))
         return 2
     except (OperationError, AgenttyError) as exc:
-        _complain(str(exc))
+        warn(str(exc))
         return 1
     except OSError as exc:  # e.g. a full disk under a config write
-        _complain(_os_error_text(exc, config_path))
+        warn(_os_error_text(exc, config_path))
         return 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug or a library's surprise: still one line, not a traceback
-        _complain(f"unexpected {type(exc).__name__}: {exc}")
+        warn(f"unexpected {type(exc).__name__}: {exc}")
         return 1
 
 
@@ -119,12 +119,6 @@ def run() -> NoReturn:
         except (OSError, ValueError):
             status = status or 120
     os._exit(status)
-
-
-def _complain(message: str) -> None:
-    """Print an error on stderr: one line ``agentty-tui: …``, every control shown, not sent
-    (a server's stderr that an error carries was pointed to its log before)."""
-    print(f"agentty-tui: {safe_message(message)}", file=sys.stderr)
 
 
 def _os_error_text(error: OSError, config_path: Path | None) -> str:
