@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import mcp_types as types
 
-from agentty_tui.catalog import TOKEN_COUNTER, ToolRef
+from agentty_tui.catalog import TOKEN_COUNTER, FamilyName, ToolRef
 from agentty_tui.gateway.host.tools import ToolsMaker, instructions, refusal
 from agentty_tui.model import (
     HostView,
@@ -235,7 +235,12 @@ def test_the_token_budget_is_counted_in_each_hosts_model_family() -> None:
     budget keeps fewer of these tools for Codex; each list fits and one more tool would not."""
     snapshot = model(_ours("first", 40), budget=500).model_copy(update={"tool_token_budget": 1000})
     kept: dict[str | None, int] = {}
-    for host, family in (("claude", "claude"), ("codex", "openai"), ("cursor", "openai")):
+    hosts: tuple[tuple[str, FamilyName], ...] = (
+        ("claude", "claude"),
+        ("codex", "openai"),
+        ("cursor", "openai"),
+    )
+    for host, family in hosts:
         catalog = ToolsMaker(host).of(snapshot).catalog
         counts = [TOKEN_COUNTER.count_tool(tool, family) for tool in catalog.tools]
         assert catalog.trimmed and sum(counts) <= 1000 < sum(counts) + counts[-1], host
