@@ -66,15 +66,19 @@ def test_list_shows_every_tool_our_capabilities_unlock_and_marks_the_task_only_o
     assert tools["get-roots-list"]["hints"]["read_only"] is True
 
 
-def test_its_form_is_answered_with_its_defaults_and_declined_without_the_flag(
+def test_its_form_requires_a_name_without_a_default_so_it_is_declined_and_said(
     config: Path,
 ) -> None:
+    """Its form requires ``name``, which has no default: ``--accept-defaults`` declines it (an
+    answer without it would break the form) and says why; without the flag and a terminal the
+    server hears a decline too."""
     words = ("--no-daemon", "--config", str(config), "call", "everything")
-    accepted = run_cli(*words, "trigger-elicitation-request", "--accept-defaults")
-    assert accepted.returncode == 0, accepted.stderr
-    assert "User provided the requested information" in accepted.stdout
-    assert '"firstLine": "It was a dark and stormy night."' in accepted.stdout
-    assert '"integer": 42' in accepted.stdout
+    defaults = run_cli(*words, "trigger-elicitation-request", "--accept-defaults")
+    assert defaults.returncode == 0, defaults.stderr
+    assert "User declined" in defaults.stdout
+    assert "everything asked for a form that requires 'name' without a default: declined" in (
+        defaults.stderr
+    )
     declined = run_cli(*words, "trigger-elicitation-request")
     assert declined.returncode == 0, declined.stderr
     assert "User declined" in declined.stdout  # the server heard a decline, not an error

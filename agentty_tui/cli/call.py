@@ -23,13 +23,14 @@ from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import ConfigError, OperationError, UnknownToolError, UsageError
 from agentty_tui.specs import ServerConfig
-from agentty_tui.terminal_text import safe_block, safe_line
+from agentty_tui.terminal_text import clip, safe_block, safe_line
 
 if TYPE_CHECKING:
     # Types alone: the SDK and the bridge's session are imported once the server starts.
     import anyio
     import anyio.abc
     import mcp_types as types
+    from mcp.client.session import ClientRequestContext, ElicitationFnT
 
     from agentty_tui.bridge.call_hooks import CallHooks
     from agentty_tui.bridge.early import EarlyStarts
@@ -77,7 +78,6 @@ async def _call(
     early: EarlyStarts,
 ) -> int:
     """``cmd_call`` once the server is starting: connect, check the tool, call it, print."""
-    from mcp.client.session import ClientRequestContext, ElicitationFnT
 
     from agentty_tui.bridge.call_hooks import CallHooks, decline, url_elicitations
     from agentty_tui.bridge.elicit import accept_defaults
@@ -98,7 +98,7 @@ async def _call(
     # the server hears a decline (the capability is declared either way).
     elicitation: ElicitationFnT
     if args.accept_defaults:
-        elicitation = accept_defaults
+        elicitation = _defaults_said(config.name, accept_defaults)
     elif sys.stdin.isatty() and sys.stderr.isatty():
         elicitation = TerminalAsker(config.name)
     else:
@@ -166,6 +166,31 @@ async def _call(
     else:
         say(result_text(result, output_schema))
     return 1 if result.is_error or mismatch is not None else 0
+
+
+def _defaults_said(name: str, answer: ElicitationFnT) -> ElicitationFnT:
+    """``answer`` (``accept_defaults``), saying on stderr why a form is declined when it
+    requires a field without a default (the server only hears the decline)."""
+    import mcp_types as types
+
+    from agentty_tui.bridge.elicit import required_without_default
+
+    async def said(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        if isinstance(params, types.ElicitRequestFormParams):
+            missing = required_without_default(params.requested_schema)
+            if missing:
+                # The names are the server's: clipped, and their controls made visible by warn.
+                fields = ", ".join(repr(clip(field, 40)) for field in missing[:5])
+                more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+                warn(
+                    f"{name} asked for a form that requires {fields}{more} without a default: "
+                    "declined (without --accept-defaults, on a terminal, the form is asked)"
+                )
+        return await answer(context, params)
+
+    return said
 
 
 def _pages_first(

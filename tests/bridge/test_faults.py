@@ -295,12 +295,20 @@ async def test_an_entry_no_process_can_be_given_fails_alone_with_its_field_named
         nul, named, surrogate, alpha = model.servers
         assert alpha.status == "connected", alpha.error
         args = len(plain_argv())  # the NUL is in the argument after the plain server's own
+        # Each message says the line of its field in the file.
+        lines = path.read_text().splitlines()
+
+        def line_of(name: str, key: str) -> int:
+            entry = lines.index(f'    "{name}": {{')
+            return next(i for i in range(entry, len(lines)) if f'"{key}":' in lines[i]) + 1
+
         assert nul.error == (
-            f"{path}: server 'nul', field 'args[{args - 1}]': it holds a NUL character "
-            "(\\u0000), which no process can be given"
+            f"{path}:{line_of('nul', 'args')}: server 'nul', field 'args[{args - 1}]': "
+            "it holds a NUL character (\\u0000), which no process can be given"
         )
         assert named.error == (
-            f"{path}: server 'named', field 'env': 'A=B' cannot be an environment variable "
+            f"{path}:{line_of('named', 'env')}: server 'named', field 'env': 'A=B' cannot be an "
+            "environment variable "
             "(no '=', NUL or lone surrogate; not empty)."
         )
         assert "server 'surrogate', field 'env.K': it holds a lone surrogate" in (
