@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 from typing import Any
 
@@ -34,7 +35,7 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import Attachment
 from agentty_tui.gateway.host.requests import AskElsewhere
-from agentty_tui.gateway.http.endpoint import http_gateway
+from agentty_tui.gateway.http.endpoint import http_gateway, session_idle
 from agentty_tui.gateway.http.kept_sessions import MAX_KEPT, ended_line, kept_sessions, opened_line
 from agentty_tui.gateway.http.loopback import HANDOVER, LISTENING, loopback_listener
 
@@ -77,6 +78,7 @@ async def serve_handed_listener(
             elsewhere=elsewhere,
             book=_Book(lines_in),
             kept=kept_sessions(attachment.http_sessions),
+            idle=session_idle(os.environ),  # the daemon's: its starter's environment
         ):
             await stream.send(LISTENING)
             async with anyio.create_task_group() as group:
