@@ -491,7 +491,11 @@ def port_free(port: int) -> bool:
     return False
 
 
-@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM])
+STOPS = [pytest.param(signal.SIGKILL, id="kill-9"), pytest.param(signal.SIGTERM, id="sigterm")]
+"""The ways a gateway is stopped before it is run again."""
+
+
+@pytest.mark.parametrize("stop", STOPS)
 async def test_a_2025_session_outlives_serve_restarted_on_its_port(
     stop: signal.Signals, config: Path
 ) -> None:
