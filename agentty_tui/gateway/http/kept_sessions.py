@@ -98,7 +98,7 @@ def opened_line(session_id: str, initialize: Mapping[str, Any]) -> bytes | None:
     to keep, or not an id of ours)."""
     if not keepable(session_id, initialize):
         return None
-    params = json.dumps(initialize, separators=(",", ":"))
+    params = _json(initialize)
     return f'{{"session":"{session_id}","initialize":{params}}}\n'.encode()
 
 
@@ -133,6 +133,8 @@ class KeptSessions:
         self._sessions: OrderedDict[str, dict[str, Any]] = OrderedDict(
             kept_sessions(_read(file)) if file is not None else {}
         )
+        self._texts = {key: _json(params) for key, params in self._sessions.items()}
+        """Each session's params as JSON, made once: a rewrite of the file joins them."""
 
     def heard(self, line: bytes) -> None:
         """Apply one line of the daemon's (an opened or an ended session; anything else, or a
@@ -157,13 +159,16 @@ class KeptSessions:
             return
         self._sessions[session_id] = initialize
         self._sessions.move_to_end(session_id)
+        self._texts[session_id] = _json(initialize)
         while len(self._sessions) > MAX_KEPT:
-            self._sessions.popitem(last=False)
+            oldest, _ = self._sessions.popitem(last=False)
+            del self._texts[oldest]
         self._save()
 
     def ended(self, session_id: str) -> None:
         """A session ended for good (its host's DELETE): no longer kept."""
         if self._sessions.pop(session_id, None) is not None:
+            del self._texts[session_id]
             self._save()
 
     def table(self) -> dict[str, dict[str, Any]]:
@@ -180,7 +185,8 @@ class KeptSessions:
         if self._file is None:
             return
         try:
-            _write(self._file, {"sessions": self._sessions})
+            entries = ",".join(f'"{key}":{self._texts[key]}' for key in self._sessions)
+            _write(self._file, f'{{"sessions":{{{entries}}}}}'.encode())
         except OSError as exc:
             _log.warning("cannot keep the HTTP sessions in %s: %s", self._file, exc.strerror)
 
@@ -210,13 +216,18 @@ def _read(path: Path) -> object:
     return said.get("sessions") if isinstance(said, dict) else None
 
 
-def _write(path: Path, content: object) -> None:
-    """``content`` as the JSON of ``path``, replaced atomically, mode 0600 (``mkstemp``'s)."""
+def _json(params: Mapping[str, Any]) -> str:
+    """``params`` as compact JSON."""
+    return json.dumps(params, separators=(",", ":"))
+
+
+def _write(path: Path, content: bytes) -> None:
+    """``content`` as the whole of ``path``, replaced atomically, mode 0600 (``mkstemp``'s)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".http-sessions-", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(json.dumps(content, separators=(",", ":")).encode())
+            file.write(content)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
