@@ -32,6 +32,7 @@ from mcp.shared.exceptions import MCPError
 from agentty_tui.bridge import Bridge
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.http import endpoint
 from agentty_tui.gateway.http.endpoint import HttpGateway, http_gateway
 from agentty_tui.gateway.http.kept_sessions import KeptSessions
 from agentty_tui.gateway.http.loopback import listen_socket
@@ -450,6 +451,36 @@ async def test_an_idle_session_is_freed_and_taken_up_at_its_hosts_next_request(
                         url, json=listing, headers={**ACCEPT, "Mcp-Session-Id": ended}
                     )
                     assert gone.status_code == 404
+
+
+async def test_the_sessions_kept_are_bounded_the_oldest_ending_for_good(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond ``MAX_KEPT`` sessions freed (here 2), the oldest ends for good: 404, and the
+    book forgets it; the others are taken up."""
+    monkeypatch.setattr(endpoint, "MAX_KEPT", 2)
+    token = "t" * 43
+    file = tmp_path / "http-sessions.json"
+    with listen_socket(0) as listener:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        async with (
+            Bridge(Workspace.of_file(config), trust=True) as bridge,
+            http_gateway(listener, token, bridge, book=KeptSessions(file), idle=0.3) as served,
+            httpx2.AsyncClient(headers={**ACCEPT, "Authorization": f"Bearer {token}"}) as http,
+        ):
+            opened = []
+            for _ in range(3):
+                answer = await http.post(url, json=INITIALIZE)
+                assert answer.status_code == 200
+                opened.append(answer.headers["mcp-session-id"])
+            await until_sessions(served, 0)
+            assert list(KeptSessions(file).table()) == opened[1:]
+            listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+            statuses = []
+            for session in opened:
+                headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-06-18"}
+                statuses.append((await http.post(url, json=listing, headers=headers)).status_code)
+            assert statuses == [404, 200, 200]
 
 
 async def restarted_host(
