@@ -15,8 +15,8 @@ for the daemon's idle exit while it is open.
 The ``serve`` keeps its own copy of the socket: a daemon that dies leaves the port bound (the
 kernel queues new connections) and the next daemon is handed the same socket, so the hosts
 find the same port and token. After ``listening`` the daemon says each 2025-era session it
-opens and ends, a line each (``http.kept_sessions``), which the ``serve`` keeps and hands the
-next daemon in its attachment: that one takes the sessions up (``http.endpoint``).
+opens and ends for good, a line each (``http.kept_sessions``), which the ``serve`` keeps and
+hands the next daemon in its attachment: that one takes the sessions up (``http.endpoint``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ session must outlive the daemon that opened it, and the one process that does is
 ``serve --http --shared`` that holds the listening socket (``http.shared``):
 
 - the daemon says each session it opens, with the params of the host's ``initialize`` (at
-  most ``MAX_INITIALIZE`` bytes of JSON, else it is not kept), and each one that ends, as
+  most ``MAX_INITIALIZE`` bytes of JSON, else it is not kept), and each one that ends for good, as
   lines on the attachment's connection after ``listening`` (``opened_line``, ``ended_line``);
 - the serve process keeps them (``KeptSessions``: at most ``MAX_KEPT``, the oldest dropped
   first) and hands them, in its ``Attachment``, to the daemon it starts when this one went
@@ -103,7 +103,8 @@ def opened_line(session_id: str, initialize: Mapping[str, Any]) -> bytes | None:
 
 
 def ended_line(session_id: str) -> bytes:
-    """The daemon's line for a session that ended (the host's DELETE, idle, an error)."""
+    """The daemon's line for a session that ended for good (the host's DELETE, or the oldest
+    kept beyond ``MAX_KEPT``)."""
     return (json.dumps({"ended": session_id}) + "\n").encode()
 
 
@@ -166,7 +167,8 @@ class KeptSessions:
         self._save()
 
     def ended(self, session_id: str) -> None:
-        """A session ended for good (its host's DELETE): no longer kept."""
+        """A session ended for good (its host's DELETE, or dropped beyond a gateway's bound): no
+        longer kept."""
         if self._sessions.pop(session_id, None) is not None:
             del self._texts[session_id]
             self._save()
