@@ -1,0 +1,86 @@
+"""The gateway daemon keeps each host on the bridge its servers' environment calls for, also
+when the config changes under a bridge that runs: a server added with a ``${VAR}`` whose value
+differs between its hosts moves the host whose value differs to a bridge of its own.
+
+Hosts are SDK clients starting ``serve --shared`` (``test_process.attached``), the daemon the
+real one they start; the config is edited from outside, as a user's editor or another host
+would.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+
+from agentty_tui.gateway.daemon.process import daemon_status
+from agentty_tui.gateway.rendezvous import rendezvous
+from tests.conftest import WriteConfig
+from tests.gateway.daemon.test_process import attached, daemon_gone, text_of
+from tests.gateway.hosts import Notices
+from tests.helpers import process_alive, stdio_entry, wait_until_gone
+from tests.servers import plain_argv
+
+pytestmark = pytest.mark.anyio
+
+
+async def argv_of(pid: int) -> list[bytes]:
+    """The command line of process ``pid``."""
+    return (await anyio.Path(f"/proc/{pid}/cmdline").read_bytes()).split(b"\0")
+
+
+async def until_bridges(runtime: Path, count: int) -> None:
+    """Until the daemon reports ``count`` bridges (its status's workspaces)."""
+    place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+    with anyio.fail_after(60):
+        while True:
+            status = await daemon_status(place)
+            if status is not None and len(status["workspaces"]) == count:
+                return
+            await anyio.sleep(0.05)  # another process's state: asked again, no event to wait on
+
+
+async def test_a_server_added_with_a_variable_moves_the_host_whose_value_differs(
+    write_config: WriteConfig, runtime: Path, tmp_path: Path
+) -> None:
+    """Two hosts, ``FOO=red`` (it opened the bridge) and ``FOO=blue``, share one bridge while
+    no entry names ``${FOO}``. A server whose argument names it is added to the file while
+    both run: the red host keeps its bridge (and its connection: its call in flight is
+    answered there), the blue host is moved, once its own call in flight was answered, to a
+    bridge of its own, and hears ``tools/list_changed``; each one's call reaches a process
+    started with its own value."""
+    config = write_config({"alpha": stdio_entry(plain_argv("--name", "alpha"))})
+    folder = tmp_path / "hosts"
+    red_heard, blue_heard = Notices(), Notices()
+    async with attached(config, runtime, folder, red_heard, env={"FOO": "red"}) as red:
+        red_alpha = int(text_of(await red.call_tool("alpha__pid", {})))  # red opens the bridge
+        async with attached(config, runtime, folder, blue_heard, env={"FOO": "blue"}) as blue:
+            assert int(text_of(await blue.call_tool("alpha__pid", {}))) == red_alpha
+            slept: dict[str, str] = {}
+
+            async def sleep(name: str, host: Client) -> None:
+                slept[name] = text_of(await host.call_tool("alpha__sleep", {"seconds": 2}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(sleep, "red", red)
+                group.start_soon(sleep, "blue", blue)
+                beta = stdio_entry(plain_argv("--name", "beta-${FOO}"))
+                write_config({"alpha": stdio_entry(plain_argv("--name", "alpha")), "beta": beta})
+            # Neither call was lost to the move ("restarted: ask again" is an error).
+            assert slept == {"red": "slept 2", "blue": "slept 2"}
+            await until_bridges(runtime, 2)
+            await blue_heard.until(1)  # its serve attached again, and said so
+            await red_heard.until(1)  # beta's tools arrived on red's bridge
+            blue_beta = int(text_of(await blue.call_tool("beta__pid", {})))
+            red_beta = int(text_of(await red.call_tool("beta__pid", {})))
+            assert b"beta-red" in await argv_of(red_beta)
+            assert b"beta-blue" in await argv_of(blue_beta)
+            # Red kept its bridge and its processes; blue has processes of its own now.
+            assert int(text_of(await red.call_tool("alpha__pid", {}))) == red_alpha
+            blue_alpha = int(text_of(await blue.call_tool("alpha__pid", {})))
+            assert blue_alpha != red_alpha and process_alive(blue_alpha)
+    await daemon_gone(runtime)
+    for pid in (red_alpha, red_beta, blue_alpha, blue_beta):
+        await wait_until_gone(pid)
