@@ -19,7 +19,9 @@ from agentty_tui.gateway.daemon.process import daemon_status
 from agentty_tui.gateway.rendezvous import rendezvous
 from tests.conftest import WriteConfig
 from tests.gateway.daemon.test_process import attached, daemon_gone, text_of
-from tests.gateway.hosts import Notices
+from tests.gateway.hosts import MODES, Notices
+from tests.gateway.http.test_endpoint import http_host
+from tests.gateway.http.test_shared import bare_host, shared_gateway
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
 
@@ -84,3 +86,39 @@ async def test_a_server_added_with_a_variable_moves_the_host_whose_value_differs
     await daemon_gone(runtime)
     for pid in (red_alpha, red_beta, blue_alpha, blue_beta):
         await wait_until_gone(pid)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_serve_http_shared_is_moved_as_a_stdio_host_is(
+    write_config: WriteConfig, runtime: Path, tmp_path: Path, mode: str
+) -> None:
+    """A stdio host with ``FOO=red`` opens the bridge; a ``serve --http --shared`` without
+    ``FOO`` shares it. A server whose argument names ``${FOO:-none}`` is added: the HTTP
+    attachment is moved (its ``serve`` attaches again and hands its socket over anew), and its
+    host, on the same port and token, calls a process started with its own value. A 2025-era
+    host keeps its session (taken up by the new bridge: its reopened GET stream brings
+    ``tools/list_changed``); a 2026-07-28 one holds no listen stream here (the move ends it, as
+    a daemon's death does)."""
+    config = write_config({"alpha": stdio_entry(plain_argv("--name", "alpha"))})
+    red_heard, web_heard = Notices(), Notices()
+    async with attached(config, runtime, tmp_path / "stdio", red_heard, env={"FOO": "red"}) as red:
+        red_alpha = int(text_of(await red.call_tool("alpha__pid", {})))
+        async with shared_gateway(config, runtime) as served:
+            host = (
+                http_host(served, mode, web_heard) if mode == "legacy" else bare_host(served, mode)
+            )
+            async with host as web:
+                assert int(text_of(await web.call_tool("alpha__pid", {}))) == red_alpha
+                beta = stdio_entry(plain_argv("--name", "beta-${FOO:-none}"))
+                write_config({"alpha": stdio_entry(plain_argv("--name", "alpha")), "beta": beta})
+                await until_bridges(runtime, 2)
+                if mode == "legacy":
+                    await web_heard.until(1, timeout=60)  # its session, taken up
+                web_beta = int(text_of(await web.call_tool("beta__pid", {})))
+                await red_heard.until(1)  # beta's tools arrived on red's bridge
+                red_beta = int(text_of(await red.call_tool("beta__pid", {})))
+                assert b"beta-none" in await argv_of(web_beta)
+                assert b"beta-red" in await argv_of(red_beta)
+                assert int(text_of(await red.call_tool("alpha__pid", {}))) == red_alpha
+                assert served.process.returncode is None  # the serve process went on
+    await daemon_gone(runtime)
