@@ -20,6 +20,7 @@ from agentty_tui.gateway.daemon import process as daemon
 from agentty_tui.gateway.rendezvous import rendezvous
 from tests.gateway.daemon.test_process import IDLE, attached, text_of
 from tests.gateway.hosts import Notices
+from tests.gateway.picker.test_remote_source import picker_source, until_model
 from tests.helpers import process_alive, stdio_entry, wait_until_gone, write_file
 from tests.servers import plain_argv
 
@@ -41,9 +42,9 @@ async def test_one_bridge_failing_ends_it_alone_and_its_host_attaches_to_a_fresh
 ) -> None:
     """Two workspaces, a host on each. The second one's bridge fails (its watch raises): the
     daemon goes on; that bridge's server process is stopped; its host's ``serve`` attaches
-    again, hears ``tools/list_changed`` and calls a server process started anew; the first
-    host keeps its connection (no notice, no restart) and its server process. The failure is
-    logged by its kind, not its text."""
+    again, hears ``tools/list_changed`` and calls a server process started anew (its picker
+    attaches again too); the first host keeps its connection (no notice, no restart) and its
+    server process. The failure is logged by its kind, not its text."""
     first, second = config_file(tmp_path, "alpha"), config_file(tmp_path, "beta")
     fail, failing = anyio.Event(), list[Bridge]()
     watch = Bridge.watch
@@ -70,6 +71,7 @@ async def test_one_bridge_failing_ends_it_alone_and_its_host_attaches_to_a_fresh
             async with (
                 attached(first, runtime, tmp_path / "one", heard[0]) as one,
                 attached(second, runtime, tmp_path / "two", heard[1]) as two,
+                picker_source(second, runtime, tmp_path / "two") as picker,
             ):
                 alpha = int(text_of(await one.call_tool("alpha__pid", {})))
                 beta = int(text_of(await two.call_tool("beta__pid", {})))
@@ -78,6 +80,10 @@ async def test_one_bridge_failing_ends_it_alone_and_its_host_attaches_to_a_fresh
                 await heard[1].until(1, timeout=60)  # its serve attached again
                 again = int(text_of(await two.call_tool("beta__pid", {})))
                 assert again != beta and process_alive(again)
+                # The picker of that workspace attached again too: it shows a live process.
+                await until_model(
+                    picker, lambda m: any(s.pid not in (None, beta) for s in m.servers)
+                )
                 # The other workspace's host: the same connection and the same process.
                 assert text_of(await one.call_tool("alpha__echo", {"text": "still"})) == "still"
                 assert int(text_of(await one.call_tool("alpha__pid", {}))) == alpha

@@ -22,6 +22,7 @@ from tests.gateway.daemon.test_process import attached, daemon_gone, text_of
 from tests.gateway.hosts import MODES, Notices
 from tests.gateway.http.test_endpoint import http_host
 from tests.gateway.http.test_shared import bare_host, shared_gateway
+from tests.gateway.picker.test_remote_source import picker_source, until_model
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
 
@@ -52,14 +53,26 @@ async def test_a_server_added_with_a_variable_moves_the_host_whose_value_differs
     both run: the red host keeps its bridge (and its connection: its call in flight is
     answered there), the blue host is moved, once its own call in flight was answered, to a
     bridge of its own, and hears ``tools/list_changed``; each one's call reaches a process
-    started with its own value."""
+    started with its own value. A picker attached meanwhile stays on the bridge it shows (its
+    link never ends)."""
     config = write_config({"alpha": stdio_entry(plain_argv("--name", "alpha"))})
     folder = tmp_path / "hosts"
     red_heard, blue_heard = Notices(), Notices()
     async with attached(config, runtime, folder, red_heard, env={"FOO": "red"}) as red:
         red_alpha = int(text_of(await red.call_tool("alpha__pid", {})))  # red opens the bridge
-        async with attached(config, runtime, folder, blue_heard, env={"FOO": "blue"}) as blue:
+        async with (
+            attached(config, runtime, folder, blue_heard, env={"FOO": "blue"}) as blue,
+            picker_source(config, runtime, folder) as picker,
+            anyio.create_task_group() as following,
+        ):
             assert int(text_of(await blue.call_tool("alpha__pid", {}))) == red_alpha
+            links: list[bool] = []
+
+            async def follow() -> None:
+                async for view in picker.daemon_views():
+                    links.append(view.attached)
+
+            following.start_soon(follow)
             slept: dict[str, str] = {}
 
             async def sleep(name: str, host: Client) -> None:
@@ -83,6 +96,9 @@ async def test_a_server_added_with_a_variable_moves_the_host_whose_value_differs
             assert int(text_of(await red.call_tool("alpha__pid", {}))) == red_alpha
             blue_alpha = int(text_of(await blue.call_tool("alpha__pid", {})))
             assert blue_alpha != red_alpha and process_alive(blue_alpha)
+            await until_model(picker, lambda m: any(s.pid == red_beta for s in m.servers))
+            assert links and all(links)  # the picker's link never ended
+            following.cancel_scope.cancel()
     await daemon_gone(runtime)
     for pid in (red_alpha, red_beta, blue_alpha, blue_beta):
         await wait_until_gone(pid)
