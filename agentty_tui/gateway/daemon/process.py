@@ -20,6 +20,16 @@ attaching (its attachment carries a bearer token) hands over its listening socke
 daemon serves over the workspace's bridge for as long as the attachment stays
 (``daemon.http_handover``).
 
+**A bridge's hosts follow its config.** A bridge runs its servers from the environment of the
+host that opened it; when its config changes (the picker, the CLI, an outside edit), the keys
+are computed again on the new config: the bridge's from its opener's environment, each host's
+from its attachment, and a host whose key now differs (a server added whose ``${VAR}`` has
+another value for it) has its connection ended at a moment none of its requests is in flight,
+so that its ``serve`` attaches again, to the bridge of its key (``_Daemon._moved``). A picker
+stays. **A bridge's failure is its own**: logged by its kind, the bridge dropped (its servers
+stopped as it closed), its attachments ended so that they attach again to a new one; the
+daemon and its other bridges go on (``_Daemon._kept``).
+
 **Its servers start before the SDK is imported.** The daemon is started by the first host's
 ``serve --shared``, and what its servers need (the host's environment and folder, its
 workspace) comes with that host's attachment; starting their processes needs nothing of the
@@ -99,7 +109,7 @@ def idle_setting(env: Mapping[str, str]) -> float:
         return DEFAULT_IDLE
 
 
-BridgeKey = tuple[str, str, bool, str]
+_BridgeKey = tuple[str, str, bool, str]
 """Which hosts a bridge serves: their ``Attachment.key`` and their ``sharing_key``."""
 
 
@@ -108,7 +118,7 @@ class _Opened:
     """One open bridge of the daemon: the key it is found by, and what its servers start from
     (the environment and folder of the host that opened it, as the bridge keeps them)."""
 
-    key: BridgeKey
+    key: _BridgeKey
     environ: Mapping[str, str]
     folder: Path
 
@@ -226,7 +236,7 @@ class _Daemon:
             _log.error(
                 "the bridge of %s failed (%s): its servers are stopped, its hosts attach again",
                 where,
-                failure_kinds(error),
+                _failure_kinds(error),
             )
         finally:
             if opened:
@@ -438,11 +448,11 @@ def _peer_pid(connection: Any) -> int | None:
     return peer_credentials(connection)[0]
 
 
-def failure_kinds(error: BaseException) -> str:
+def _failure_kinds(error: BaseException) -> str:
     """The kinds of the exceptions ``error`` is made of (a task group's are grouped), without
     their text: what a bridge's failure is logged as."""
     if isinstance(error, BaseExceptionGroup):
-        return ", ".join(sorted({failure_kinds(inner) for inner in error.exceptions}))
+        return ", ".join(sorted({_failure_kinds(inner) for inner in error.exceptions}))
     return type(error).__name__
 
 

@@ -34,7 +34,7 @@ _STREAMS = ("subscriptions/listen",)
 """Requests that stay open as a stream (2026-07-28): never in flight in that sense, since
 their ``serve`` asks them again of the next connection."""
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 @dataclass(eq=False)
@@ -191,14 +191,16 @@ class InFlight:
             await self._none.wait()
 
 
-class _Received(anyio.abc.ObjectReceiveStream[T], Generic[T]):
+class _Received(anyio.abc.ObjectReceiveStream[_T], Generic[_T]):
     """A receive stream that tells ``seen`` of each item it gives."""
 
-    def __init__(self, inner: anyio.abc.ObjectReceiveStream[T], seen: Callable[[T], None]) -> None:
+    def __init__(
+        self, inner: anyio.abc.ObjectReceiveStream[_T], seen: Callable[[_T], None]
+    ) -> None:
         self._inner = inner
         self._seen = seen
 
-    async def receive(self) -> T:
+    async def receive(self) -> _T:
         item = await self._inner.receive()
         self._seen(item)
         return item
@@ -207,14 +209,14 @@ class _Received(anyio.abc.ObjectReceiveStream[T], Generic[T]):
         await self._inner.aclose()
 
 
-class _Sent(anyio.abc.ObjectSendStream[T], Generic[T]):
+class _Sent(anyio.abc.ObjectSendStream[_T], Generic[_T]):
     """A send stream that tells ``seen`` of each item it takes."""
 
-    def __init__(self, inner: anyio.abc.ObjectSendStream[T], seen: Callable[[T], None]) -> None:
+    def __init__(self, inner: anyio.abc.ObjectSendStream[_T], seen: Callable[[_T], None]) -> None:
         self._inner = inner
         self._seen = seen
 
-    async def send(self, item: T) -> None:
+    async def send(self, item: _T) -> None:
         await self._inner.send(item)
         self._seen(item)
 

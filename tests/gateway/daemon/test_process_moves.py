@@ -104,6 +104,37 @@ async def test_a_server_added_with_a_variable_moves_the_host_whose_value_differs
         await wait_until_gone(pid)
 
 
+async def test_the_bridge_keeps_its_openers_environment_after_it_left(
+    write_config: WriteConfig, runtime: Path, tmp_path: Path
+) -> None:
+    """The host that opened the bridge (``FOO=red``) leaves; the one left (``FOO=blue``) is
+    still moved when a server naming ``${FOO}`` is added: the bridge starts its servers from
+    its opener's environment, not from its oldest host's, so staying would give blue ``red``."""
+    config = write_config({"alpha": stdio_entry(plain_argv("--name", "alpha"))})
+    folder = tmp_path / "hosts"
+    opened, leave, left = anyio.Event(), anyio.Event(), anyio.Event()
+
+    async def red() -> None:
+        async with attached(config, runtime, folder, env={"FOO": "red"}):
+            opened.set()  # its serve attached first: it opened the bridge
+            await leave.wait()
+        left.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(red)
+        await opened.wait()
+        async with attached(config, runtime, folder, env={"FOO": "blue"}) as blue:
+            leave.set()
+            await left.wait()
+            beta = stdio_entry(plain_argv("--name", "beta-${FOO}"))
+            write_config({"alpha": stdio_entry(plain_argv("--name", "alpha")), "beta": beta})
+            await until_bridges(runtime, 2)
+            blue_beta = int(text_of(await blue.call_tool("beta__pid", {})))
+            assert b"beta-blue" in await argv_of(blue_beta)
+    await daemon_gone(runtime)
+    await wait_until_gone(blue_beta)
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_serve_http_shared_is_moved_as_a_stdio_host_is(
     write_config: WriteConfig, runtime: Path, tmp_path: Path, mode: str
