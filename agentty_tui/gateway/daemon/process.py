@@ -267,8 +267,8 @@ class _Daemon:
         on the new config. A host whose key on it differs has its connection ended at a
         moment none of its requests is in flight (``Attached.end``), so its ``serve``
         attaches again, to the bridge of its key (opened for it if none is). A picker stays:
-        it is served any bridge of its workspace. ``only``: that host alone (one attached
-        as the config changed, its key taken from the files as they were)."""
+        it is served any bridge of its workspace. ``only``: that host alone (one listed
+        after the bridge's config changed since the host was given it)."""
         async with self._opening:  # no bridge is opened or looked up meanwhile
             opened = self._bridges.get(bridge)
             if opened is None:
@@ -351,6 +351,7 @@ class _Daemon:
                     attachment = Attachment.of_line(line)
                     picker = attachment.picker
                     bridge = await self.bridge(attachment, any_view=picker)
+                    given_on = bridge.config  # the bridge's config as the host is given it
                 except (ValueError, OSError, AgenttyError) as error:
                     with contextlib.suppress(OSError, anyio.BrokenResourceError):
                         await stream.send(f"error {error}\n".encode())
@@ -373,7 +374,9 @@ class _Daemon:
                 # Until the daemon ends it (``Attached.end``: its bridge failed, or another
                 # bridge is to serve it), or it ends itself.
                 with self.registry.listed(entry):
-                    if not picker:  # the config may have changed since its key was taken
+                    # A change of the config the bridge took meanwhile may have been checked
+                    # before this host was listed: it is checked now.
+                    if not picker and bridge.config is not given_on:
                         await self._moved(bridge, bridge.config, only=entry)
                     await _until_either(
                         self._served(stream, connection, attachment, entry), entry.until_ended()
