@@ -15,14 +15,15 @@ for the daemon's idle exit while it is open.
 The ``serve`` keeps its own copy of the socket: a daemon that dies leaves the port bound (the
 kernel queues new connections) and the next daemon is handed the same socket, so the hosts
 find the same port and token. After ``listening`` the daemon says each 2025-era session it
-opens and ends, a line each (``http.kept_sessions``), which the ``serve`` keeps and hands the
-next daemon in its attachment: that one takes the sessions up (``http.endpoint``).
+opens and ends for good, a line each (``http.kept_sessions``), which the ``serve`` keeps and
+hands the next daemon in its attachment: that one takes the sessions up (``http.endpoint``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 from typing import Any
 
@@ -34,7 +35,7 @@ from agentty_tui.bridge import Bridge
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import Attachment
 from agentty_tui.gateway.host.requests import AskElsewhere
-from agentty_tui.gateway.http.endpoint import http_gateway
+from agentty_tui.gateway.http.endpoint import http_gateway, session_idle
 from agentty_tui.gateway.http.kept_sessions import MAX_KEPT, ended_line, kept_sessions, opened_line
 from agentty_tui.gateway.http.loopback import HANDOVER, LISTENING, loopback_listener
 
@@ -77,6 +78,7 @@ async def serve_handed_listener(
             elsewhere=elsewhere,
             book=_Book(lines_in),
             kept=kept_sessions(attachment.http_sessions),
+            idle=session_idle(os.environ),  # the daemon's: its starter's environment
         ):
             await stream.send(LISTENING)
             async with anyio.create_task_group() as group:

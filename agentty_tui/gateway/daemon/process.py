@@ -20,6 +20,16 @@ attaching (its attachment carries a bearer token) hands over its listening socke
 daemon serves over the workspace's bridge for as long as the attachment stays
 (``daemon.http_handover``).
 
+**A bridge's hosts follow its config.** A bridge runs its servers from the environment of the
+host that opened it; when its config changes (the picker, the CLI, an outside edit), the keys
+are computed again on the new config: the bridge's from its opener's environment, each host's
+from its attachment, and a host whose key now differs (a server added whose ``${VAR}`` has
+another value for it) has its connection ended at a moment none of its requests is in flight,
+so that its ``serve`` attaches again, to the bridge of its key (``_Daemon._moved``). A picker
+stays. **A bridge's failure is its own**: logged by its kind, the bridge dropped (its servers
+stopped as it closed), its attachments ended so that they attach again to a new one; the
+daemon and its other bridges go on (``_Daemon._kept``).
+
 **Its servers start before the SDK is imported.** The daemon is started by the first host's
 ``serve --shared``, and what its servers need (the host's environment and folder, its
 workspace) comes with that host's attachment; starting their processes needs nothing of the
@@ -42,6 +52,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,7 +78,7 @@ from agentty_tui.model import PluginConfig
 if TYPE_CHECKING:
     from agentty_tui.bridge import Bridge
     from agentty_tui.gateway.daemon.picker_asks import HostAsks, PickerAsks
-    from agentty_tui.gateway.daemon.registry import HostRegistry
+    from agentty_tui.gateway.daemon.registry import Attached, HostRegistry
 
 __all__ = [
     "DEFAULT_IDLE",
@@ -98,12 +109,28 @@ def idle_setting(env: Mapping[str, str]) -> float:
         return DEFAULT_IDLE
 
 
+_BridgeKey = tuple[str, str, bool, str]
+"""Which hosts a bridge serves: their ``Attachment.key`` and their ``sharing_key``."""
+
+
+@dataclass
+class _Opened:
+    """One open bridge of the daemon: the key it is found by, and what its servers start from
+    (the environment and folder of the host that opened it, as the bridge keeps them)."""
+
+    key: _BridgeKey
+    environ: Mapping[str, str]
+    folder: Path
+
+
 class _Daemon:
     """The bridges and the attachments of one daemon."""
 
     def __init__(self, group: anyio.abc.TaskGroup, lifetime: Lifetime) -> None:
         self._group = group
-        self._bridges: dict[tuple[str, str, bool, str], Bridge] = {}
+        # Two bridges may come to have one key (a reload made their environments' views
+        # equal): the older one is found by it, the other keeps serving its hosts.
+        self._bridges: dict[Bridge, _Opened] = {}
         self._opening = anyio.Lock()
         self.lifetime = lifetime
         """Its connections and attachments, counted for its idle exit."""
@@ -150,7 +177,7 @@ class _Daemon:
             # (its servers' start and the SDK's import take a while): a picker takes that one.
             if any_view and (shared := self._open_for(attachment)) is not None:
                 return shared
-            known = self._bridges.get(key)
+            known = next((b for b, opened in self._bridges.items() if opened.key == key), None)
             if known is None:
                 # Its stdio servers first (the daemon's first bridge: before the SDK is
                 # imported), then the bridge, which takes them and owns what it does not take.
@@ -159,23 +186,119 @@ class _Daemon:
                     early.keep_loaded(version, config)  # the bridge reads the files once
                 try:
                     await early.start(config, TrustGate(everything=attachment.trust))
-                    known = await self._group.start(_kept, workspace, attachment.trust, early)
+                    known = await self._group.start(self._kept, workspace, attachment.trust, early)
                 except BaseException:
                     await early.aclose()
                     raise
                 known.set_elicitation(*self.asks.for_bridge(attachment.key()))
-                self._bridges[key] = known
+                self._bridges[known] = _Opened(key, environ, folder)
             return known
 
     def _open_for(self, attachment: Attachment) -> Bridge | None:
         """A bridge already open for ``attachment``'s workspace, whatever its environment."""
-        return next((b for k, b in self._bridges.items() if k[:3] == attachment.key()), None)
+        wanted = attachment.key()
+        return next((b for b, opened in self._bridges.items() if opened.key[:3] == wanted), None)
+
+    async def _kept(
+        self,
+        workspace: Workspace,
+        trust: bool,
+        early: EarlyStarts,
+        *,
+        task_status: anyio.abc.TaskStatus[Bridge] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """A bridge on ``workspace``, live, until the daemon ends (opened and closed in this one
+        task, as its servers' task groups require), taking the processes ``early`` started (and
+        stopping, as it closes, those it did not take); its hosts follow each change of its
+        config (``_follow``).
+
+        A failure of the bridge once open ends it alone, not the daemon (this task runs in the
+        daemon's task group): it is logged by its kind only (its text may hold what a server
+        or the config said), its servers are stopped as it closes, and it is dropped, its hosts
+        and pickers ended: their ``serve`` (or picker) attaches again, to a bridge opened anew.
+        """
+        from agentty_tui.bridge import Bridge  # the SDK, once the servers are started
+
+        bridge = Bridge(workspace, trust=trust, early=early)
+        opened = False
+        try:
+            async with bridge, anyio.create_task_group() as group:
+                await group.start(bridge.watch)
+                group.start_soon(self._follow, bridge)
+                task_status.started(bridge)
+                opened = True
+                await anyio.sleep_forever()
+        except Exception as error:
+            if not opened:
+                raise  # the attachment that opens it is told, as of any bridge that fails to open
+            known = self._bridges.get(bridge)
+            where = known.key[1] if known is not None else "?"
+            _log.error(
+                "the bridge of %s failed (%s): its servers are stopped, its hosts attach again",
+                where,
+                _failure_kinds(error),
+            )
+        finally:
+            if opened:
+                self._drop(bridge)
+
+    def _drop(self, bridge: Bridge) -> None:
+        """Forget ``bridge`` (closed) and end its attachments at once: each attaches again."""
+        self._bridges.pop(bridge, None)
+        for entry in self.registry.of_bridge(bridge):
+            entry.end()
+
+    async def _follow(self, bridge: Bridge) -> None:
+        """Check the bridge's hosts after each change of its config (``_moved``)."""
+        seen: PluginConfig | None = None
+        async for _snapshot in bridge.updates():
+            if bridge.config is not seen:
+                seen = bridge.config
+                await self._moved(bridge, seen)
+
+    async def _moved(
+        self, bridge: Bridge, config: PluginConfig, only: Attached | None = None
+    ) -> None:
+        """Key ``bridge`` anew on ``config``, and move its hosts whose servers would now see
+        otherwise of their environment (a server added with a ``${VAR}`` of theirs).
+
+        The bridge starts every server from the environment of the host that opened it (kept
+        with the bridge, whether that host is still attached or not): its key is that one's,
+        on the new config. A host whose key on it differs has its connection ended at a
+        moment none of its requests is in flight (``Attached.end``), so its ``serve``
+        attaches again, to the bridge of its key (opened for it if none is). A picker stays:
+        it is served any bridge of its workspace. ``only``: that host alone (one listed
+        after the bridge's config changed since the host was given it)."""
+        async with self._opening:  # no bridge is opened or looked up meanwhile
+            opened = self._bridges.get(bridge)
+            if opened is None:
+                return  # dropped meanwhile
+            entries = [
+                entry
+                for entry in self.registry.of_bridge(bridge)
+                if not entry.picker and entry.attachment is not None and only in (None, entry)
+            ]
+            home = Path.home()
+
+            def keys() -> tuple[str, list[str]]:  # in a thread: it looks for each command
+                own = sharing_key(config, opened.environ, opened.folder, home)
+                return own, [
+                    sharing_key(config, e.attachment.environ(), e.attachment.folder(), home)
+                    for e in entries
+                    if e.attachment is not None
+                ]
+
+            own, theirs = await anyio.to_thread.run_sync(keys)
+            opened.key = (*opened.key[:3], own)
+            for entry, key in zip(entries, theirs, strict=True):
+                if key != own:
+                    entry.end(at_once=False)
 
     def status(self) -> dict[str, Any]:
         """What ``agentty-tui status`` shows: this daemon, its workspaces' servers, its hosts."""
         workspaces = [
             {
-                "workspace": key[1],
+                "workspace": opened.key[1],
                 "servers": [
                     {
                         "name": server.name,
@@ -186,7 +309,7 @@ class _Daemon:
                     for server in bridge.snapshot.servers
                 ],
             }
-            for key, bridge in self._bridges.items()
+            for bridge, opened in self._bridges.items()
         ]
         return {
             "pid": os.getpid(),
@@ -228,14 +351,16 @@ class _Daemon:
                     attachment = Attachment.of_line(line)
                     picker = attachment.picker
                     bridge = await self.bridge(attachment, any_view=picker)
+                    given_on = bridge.config  # the bridge's config as the host is given it
                 except (ValueError, OSError, AgenttyError) as error:
                     with contextlib.suppress(OSError, anyio.BrokenResourceError):
                         await stream.send(f"error {error}\n".encode())
                     return
                 visit.attach()
                 await stream.send(b"ok\n")
-                from agentty_tui.gateway.daemon.registry import Attached
+                from agentty_tui.gateway.daemon.registry import Attached, InFlight
 
+                stdio_host = not picker and attachment.http_token is None
                 entry = Attached(
                     attachment.host,
                     attachment.key()[1],
@@ -243,35 +368,55 @@ class _Daemon:
                     bridge,
                     _peer_pid(connection),
                     picker=picker,
+                    attachment=attachment,
+                    in_flight=InFlight() if stdio_host else None,
                 )
+                # Until the daemon ends it (``Attached.end``: its bridge failed, or another
+                # bridge is to serve it), or it ends itself.
                 with self.registry.listed(entry):
-                    if picker:
-                        from agentty_tui.gateway.daemon.picker_service import serve_picker
-
-                        reader, writer = LineReader(stream), LineWriter(stream)
-                        await serve_picker(
-                            bridge, attachment.key(), self.registry, reader, writer, self.asks
-                        )
-                        return
-                    elsewhere = self.asks.for_host(
-                        attachment.key(), attachment.host, entry.workspace
+                    # A change of the config the bridge took meanwhile may have been checked
+                    # before this host was listed: it is checked now.
+                    if not picker and bridge.config is not given_on:
+                        await self._moved(bridge, bridge.config, only=entry)
+                    await _until_either(
+                        self._served(stream, connection, attachment, entry), entry.until_ended()
                     )
-                    if attachment.http_token is not None:  # serve --http --shared
-                        await _serve_http(stream, bridge, attachment, elsewhere)
-                        return
-                    from agentty_tui.gateway.host.server import HostServer
-                    from agentty_tui.gateway.stdio.pipe import message_streams
 
-                    descriptor = connection.fileno()
-                    async with message_streams(descriptor, descriptor) as (read, write):
-                        server = HostServer(
-                            bridge,
-                            attachment.host,
-                            wait=attachment.wait,
-                            offers=bridge,
-                            elsewhere=elsewhere,
-                        )
-                        await _until_either(server.serve(read, write), until_hung_up(connection))
+    async def _served(
+        self,
+        stream: anyio.abc.SocketStream,
+        connection: Any,
+        attachment: Attachment,
+        entry: Attached,
+    ) -> None:
+        """Serve an accepted attachment, ``entry``, over ``stream`` until it ends: a picker's
+        link, a ``serve --http --shared``'s listener, or a stdio host's MCP messages."""
+        bridge = entry.bridge
+        if entry.picker:
+            from agentty_tui.gateway.daemon.picker_service import serve_picker
+
+            reader, writer = LineReader(stream), LineWriter(stream)
+            await serve_picker(bridge, attachment.key(), self.registry, reader, writer, self.asks)
+            return
+        elsewhere = self.asks.for_host(attachment.key(), attachment.host, entry.workspace)
+        if attachment.http_token is not None:  # serve --http --shared
+            await _serve_http(stream, bridge, attachment, elsewhere)
+            return
+        from agentty_tui.gateway.host.server import HostServer
+        from agentty_tui.gateway.stdio.pipe import message_streams
+
+        descriptor = connection.fileno()
+        async with message_streams(descriptor, descriptor) as (read, write):
+            if entry.in_flight is not None:  # counted: it is moved when none is in flight
+                read, write = entry.in_flight.counted(read, write)
+            server = HostServer(
+                bridge,
+                attachment.host,
+                wait=attachment.wait,
+                offers=bridge,
+                elsewhere=elsewhere,
+            )
+            await _until_either(server.serve(read, write), until_hung_up(connection))
 
 
 async def _serve_http(
@@ -306,23 +451,12 @@ def _peer_pid(connection: Any) -> int | None:
     return peer_credentials(connection)[0]
 
 
-async def _kept(
-    workspace: Workspace,
-    trust: bool,
-    early: EarlyStarts,
-    *,
-    task_status: anyio.abc.TaskStatus[Bridge] = anyio.TASK_STATUS_IGNORED,
-) -> None:
-    """A bridge on ``workspace``, live, until the daemon ends (opened and closed in this one
-    task, as its servers' task groups require), taking the processes ``early`` started (and
-    stopping, as it closes, those it did not take)."""
-    from agentty_tui.bridge import Bridge  # the SDK, once the servers are started
-
-    bridge = Bridge(workspace, trust=trust, early=early)
-    async with bridge, anyio.create_task_group() as group:
-        await group.start(bridge.watch)
-        task_status.started(bridge)
-        await anyio.sleep_forever()
+def _failure_kinds(error: BaseException) -> str:
+    """The kinds of the exceptions ``error`` is made of (a task group's are grouped), without
+    their text: what a bridge's failure is logged as."""
+    if isinstance(error, BaseExceptionGroup):
+        return ", ".join(sorted({_failure_kinds(inner) for inner in error.exceptions}))
+    return type(error).__name__
 
 
 async def _line(stream: anyio.abc.SocketStream) -> bytes:

@@ -17,7 +17,10 @@ A server without a ``cwd`` starts in the workspace's folder (``Attachment.folder
 project's root, or the ``--config`` file's folder), whichever folder the host started in.
 
 A bridge then runs its servers from the environment of the host that opened it. Only a digest
-of that view is kept as the key: no value is stored apart from the bridge, logged or shown.
+of that view is kept as the key: no value is stored apart from the bridge (and each attached
+host's own attachment), logged or shown. The key depends on the config (which variables its
+entries name, which commands they run): the daemon computes it again after each change of a
+bridge's config, and moves a host whose key no longer matches (``daemon.process``).
 """
 
 from __future__ import annotations

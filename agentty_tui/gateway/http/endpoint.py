@@ -12,13 +12,18 @@ One process, one ``Bridge`` (as ``serve`` over stdio), any number of hosts:
   other than ``/mcp`` 404; a body over 4 MiB 413.
 - **2025 era** (an ``initialize`` handshake, ``Mcp-Session-Id``): each session is one host,
   served by its own ``HostServer`` over the SDK's ``StreamableHTTPServerTransport``; its list
-  changes go out on the session's standalone GET stream. A session that has no request in
-  flight and no GET stream open for ``SESSION_IDLE`` seconds is ended; at most
-  ``MAX_SESSIONS`` at once (503 beyond). An unknown session id is answered 404 (the spec's
-  "start a new session"), unless it is one the daemon before this one had open
-  (``serve --http --shared``, ``http.kept_sessions``): then it is taken up under the same id,
-  the host's ``initialize`` replayed to its new ``HostServer``, and its next GET stream is
-  ``tools/list_changed`` alone, after which the host's client opens the session's own.
+  changes go out on the session's standalone GET stream, which starts by telling the host's
+  client to come back ``GET_RETRY`` seconds after it breaks. At most ``MAX_SESSIONS`` at once
+  (503 beyond). A host's DELETE ends its session for good (404 after). Any other end of a
+  session — no request in flight and no GET stream open for ``SESSION_IDLE`` seconds
+  (``AGENTTY_HTTP_SESSION_IDLE``), a failure, the gateway's stop — frees its server and
+  transport but keeps the session takeable (its id and ``initialize`` params, at most
+  ``MAX_KEPT`` of them), as are the sessions a gateway before this one had open (a daemon
+  before, or a ``serve --http`` before on the same port: ``http.kept_sessions``): the host's
+  next request naming one takes it up under the same id, the host's ``initialize`` replayed
+  to a new ``HostServer``, and its next GET stream is ``tools/list_changed`` alone, after
+  which the host's client opens the session's own. A session id never opened here, nor kept,
+  is answered 404 (the spec's "start a new session").
 - **2026-07-28 era** (each request whole, no session): one ``HostServer`` for all such
   requests, through the SDK's ``StreamableHTTPSessionManager``; its list changes go out on
   every open ``subscriptions/listen`` stream.
@@ -38,6 +43,7 @@ import os
 import socket
 import sys
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Protocol, TextIO, cast
 from urllib.parse import urlsplit
@@ -68,6 +74,12 @@ from agentty_tui.gateway.http.answers import (
     asks_nothing,
     replaying,
 )
+from agentty_tui.gateway.http.kept_sessions import (
+    MAX_KEPT,
+    KeptSessions,
+    keepable,
+    sessions_path,
+)
 from agentty_tui.gateway.http.loopback import (
     DEFAULT_PORT,
     MCP_PATH,
@@ -77,6 +89,7 @@ from agentty_tui.gateway.http.loopback import (
 from agentty_tui.gateway.http.token import read_or_make_token, token_path
 
 __all__ = [
+    "GET_RETRY",
     "LIST_CHANGED_EVENT",
     "MAX_SESSIONS",
     "SESSION_IDLE",
@@ -85,13 +98,26 @@ __all__ = [
     "SessionBook",
     "http_gateway",
     "serve_http",
+    "session_idle",
 ]
 
 MAX_SESSIONS = 64
 """2025-era sessions at once (each one is a host); beyond, a new one is refused 503."""
 
 SESSION_IDLE = 30 * 60.0
-"""Seconds a 2025-era session may go without a request in flight or a GET stream open."""
+"""Seconds a 2025-era session may go without a request in flight or a GET stream open before
+its server is freed (the session stays takeable); ``AGENTTY_HTTP_SESSION_IDLE`` sets another."""
+
+GET_RETRY = 5.0
+"""Seconds a host's client waits before it reopens a session's GET stream that broke: the
+first bytes of every such stream are an SSE ``retry`` field. The mcp SDK's client tries once
+more after a broken stream, then gives the stream up for good (a host deaf to list changes);
+its own wait, one second, is shorter than a ``serve --http`` restarted takes to listen again
+(a daemon replaced is no matter: the socket stays bound, the retry waits in the kernel's
+queue). A stream that ends cleanly (the gateway's stop) gets two tries: ten seconds."""
+
+_RETRY_FIELD = f"retry: {int(GET_RETRY * 1000)}\r\n\r\n".encode()
+"""The SSE block that sets ``GET_RETRY`` (an event without data, which clients skip)."""
 
 STOP_GRACE = 2
 """Seconds the HTTP server waits for responses still open when it stops (the sessions' and the
@@ -112,16 +138,28 @@ TAKEN_UP = "agentty-taken-up"
 
 
 class SessionBook(Protocol):
-    """Who is told of the 2025-era sessions opened and ended (``serve --http --shared``'s
-    process, which keeps them for the next daemon: ``http.kept_sessions``)."""
+    """Who is told of the 2025-era sessions that become takeable and that end for good, to keep
+    them for the next gateway (``serve --http --shared``'s process, for the next daemon, and
+    the sessions file: ``http.kept_sessions``)."""
 
     def opened(self, session_id: str, initialize: dict[str, Any]) -> None:
-        """A session was opened by a host's ``initialize`` with these params."""
+        """A session was opened (or taken up) by a host's ``initialize`` with these params."""
         ...
 
     def ended(self, session_id: str) -> None:
-        """A session ended."""
+        """A session ended for good (its host's DELETE, or it was the oldest kept beyond
+        ``MAX_KEPT``)."""
         ...
+
+
+def session_idle(env: Mapping[str, str]) -> float:
+    """``AGENTTY_HTTP_SESSION_IDLE`` in seconds (``SESSION_IDLE`` when unset, not a number, or
+    not a positive finite one)."""
+    try:
+        seconds = float(env.get("AGENTTY_HTTP_SESSION_IDLE", SESSION_IDLE))
+    except ValueError:
+        return SESSION_IDLE
+    return seconds if 0 < seconds < float("inf") else SESSION_IDLE
 
 
 _Incoming = anyio.abc.ObjectReceiveStream[SessionMessage | Exception]
@@ -201,22 +239,30 @@ class HttpGateway:
         elsewhere: AskElsewhere | None = None,
         book: SessionBook | None = None,
         kept: Mapping[str, dict[str, Any]] | None = None,
+        idle: float = SESSION_IDLE,
     ) -> None:
         """``source``: the plugin state (a ``Bridge``); ``host``: whose lens; ``wait``: seconds
         the first request waits for servers still connecting; ``offers``: the servers'
         resources, prompts and log messages (``None``: tools only); ``elsewhere``: who is
         asked a server's form or page during a host's call when the host cannot answer it
         (the daemon's attached picker, ``serve --http --shared``; ``None``: declined);
-        ``book``: told of each session opened and ended; ``kept``: the sessions a daemon
-        before this one had open, by id, with their ``initialize`` params, taken up when
-        their host comes back."""
+        ``book``: told of each session made takeable and each ended for good; ``kept``: the
+        sessions a gateway before this one had open, by id, with their ``initialize`` params
+        (oldest first), taken up when their host comes back; ``idle``: seconds a session may
+        go unused before its server is freed (``SESSION_IDLE``)."""
         self._source = source
         self._host = host
         self._wait = wait
         self._offers = offers
         self._elsewhere = elsewhere
         self._book = book
-        self._kept = dict(kept or {})
+        self._idle = idle
+        self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict(kept or {})
+        """The takeable sessions no server serves now (idle, failed, or a gateway's before),
+        oldest first, at most ``MAX_KEPT``."""
+        self._initializes: dict[str, dict[str, Any]] = {}
+        """The ``initialize`` params of each session served now (kept when it ends)."""
+        self._closing = False
         self._taking_up: dict[str, anyio.Event] = {}
         self._unannounced: set[str] = set()
         """Sessions taken up whose GET stream has not opened since (it is a notice alone)."""
@@ -246,7 +292,9 @@ class HttpGateway:
             self._group = None
 
     async def close(self) -> None:
-        """End every session and every listen stream (their responses end with them)."""
+        """End every session and every listen stream (their responses end with them); the
+        sessions stay in the book, for the next gateway."""
+        self._closing = True
         if self._modern_host is not None:
             self._modern_host.end_listens()
         for transport in list(self._sessions.values()):
@@ -269,15 +317,20 @@ class HttpGateway:
         if taking is not None:  # another request of the host is taking it up: wait for that
             await taking.wait()
         transport = self._sessions.get(session_id)
+        if transport is None and session_id in self._kept and len(self._sessions) >= MAX_SESSIONS:
+            await _error(503, "too many open sessions")(scope, receive, send)
+            return
         if transport is None:
             transport = await self._taken_up(session_id)
         if transport is None:
             await _error(404, "Session not found")(scope, receive, send)
             return
-        if scope["method"] == "GET" and session_id in self._unannounced:
-            self._unannounced.discard(session_id)
-            await _notice(session_id)(scope, receive, send)
-            return
+        if scope["method"] == "GET":
+            if session_id in self._unannounced:
+                self._unannounced.discard(session_id)
+                await _notice(session_id)(scope, receive, send)
+                return
+            send = _retrying(send)
         alone = False
         if scope["method"] == "POST" and session_id in self._asking_nothing:
             # The body is whole already (the body limit reads it first): one message.
@@ -289,8 +342,8 @@ class HttpGateway:
             await transport.handle_request(scope, receive, send)
         finally:
             ANSWER_ALONE.reset(choice)
-        if transport.is_terminated:  # the host ended it (DELETE)
-            self._forget(session_id)
+        if scope["method"] == "DELETE" and transport.is_terminated:  # the host ended it
+            self._end_for_good(session_id)
 
     def _host_server(self) -> HostServer:
         return HostServer(
@@ -335,7 +388,7 @@ class HttpGateway:
             await _error(503, "too many open sessions")(scope, receive, send)
             return
         session_id = uuid.uuid4().hex
-        transport = AnswerChoosingTransport(session_id, idle_timeout=SESSION_IDLE)
+        transport = AnswerChoosingTransport(session_id, idle_timeout=self._idle)
         self._sessions[session_id] = transport
         first = await receive()
         receive = replaying(first, receive)
@@ -352,20 +405,25 @@ class HttpGateway:
             if asks_nothing(body):
                 self._asking_nothing.add(session_id)
             params = _initialize_params(body)
-            if self._book is not None and params is not None:
-                self._book.opened(session_id, params)
+            if params is not None and keepable(session_id, params):
+                self._initializes[session_id] = params
+                if self._book is not None:
+                    self._book.opened(session_id, params)
 
     async def _taken_up(self, session_id: str) -> StreamableHTTPServerTransport | None:
-        """The session ``session_id`` taken up again when a daemon before this one had it open
-        (its host's ``initialize`` replayed); ``None`` when it is not one (404). Another
-        request of the session meanwhile waits (``__call__``): the transport is listed before
-        it is connected."""
+        """The session ``session_id`` taken up again when it is kept (its server freed, or a
+        gateway before this one had it open): its host's ``initialize`` replayed; ``None``
+        when it is not one (404). Another request of the session meanwhile waits
+        (``__call__``): the transport is listed before it is connected."""
         group = self._group
         if group is None or session_id not in self._kept or len(self._sessions) >= MAX_SESSIONS:
             return None
         initialize = self._kept.pop(session_id)
+        self._initializes[session_id] = initialize
+        if self._book is not None:
+            self._book.opened(session_id, initialize)  # the newest again: the last dropped
         taking = self._taking_up[session_id] = anyio.Event()
-        transport = AnswerChoosingTransport(session_id, idle_timeout=SESSION_IDLE)
+        transport = AnswerChoosingTransport(session_id, idle_timeout=self._idle)
         self._sessions[session_id] = transport
         try:
             await group.start(self._serve_session, session_id, transport, initialize)
@@ -408,16 +466,37 @@ class HttpGateway:
         finally:
             await self._drop(session_id, transport)
 
-    def _forget(self, session_id: str) -> None:
-        """Forget a session: its id answers 404 from now on (the book is told)."""
-        if self._sessions.pop(session_id, None) is not None and self._book is not None:
-            self._book.ended(session_id)
+    def _forget(self, session_id: str) -> dict[str, Any] | None:
+        """Forget a session's server; its ``initialize`` params, if it may be kept."""
+        self._sessions.pop(session_id, None)
         self._asking_nothing.discard(session_id)
         self._unannounced.discard(session_id)
+        return self._initializes.pop(session_id, None)
+
+    def _keep(self, session_id: str, initialize: dict[str, Any]) -> None:
+        """Keep a session whose server ended (idle, failed) takeable: the oldest kept beyond
+        ``MAX_KEPT`` ends for good."""
+        self._kept[session_id] = initialize
+        self._kept.move_to_end(session_id)
+        while len(self._kept) > MAX_KEPT:
+            oldest, _ = self._kept.popitem(last=False)
+            if self._book is not None:
+                self._book.ended(oldest)
+
+    def _end_for_good(self, session_id: str) -> None:
+        """The host ended its session (DELETE): its id answers 404 from now on."""
+        self._forget(session_id)
+        self._kept.pop(session_id, None)
+        if self._book is not None:
+            self._book.ended(session_id)
 
     async def _drop(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
-        """Forget a session and end its transport."""
-        self._forget(session_id)
+        """Free a session's server and end its transport; the session stays takeable unless
+        the gateway is stopping (its book keeps it then, for the next gateway) or its host
+        ended it."""
+        initialize = self._forget(session_id)
+        if initialize is not None and not self._closing:  # a DELETE after: ``_end_for_good``
+            self._keep(session_id, initialize)
         if not transport.is_terminated:
             with anyio.CancelScope(shield=True):
                 await transport.terminate()
@@ -470,6 +549,22 @@ def _notice(session_id: str) -> Response:
     """The first GET stream of a session taken up: ``LIST_CHANGED_EVENT``, then its end."""
     headers = {MCP_SESSION_ID_HEADER: session_id, "Cache-Control": "no-cache, no-transform"}
     return Response(LIST_CHANGED_EVENT, media_type="text/event-stream", headers=headers)
+
+
+def _retrying(send: Send) -> Send:
+    """``send`` for a session's GET stream: its first bytes set ``GET_RETRY``."""
+    started = False
+
+    async def sending(message: Message) -> None:
+        nonlocal started
+        await send(message)
+        if message["type"] == "http.response.start" and not started:
+            started = True
+            sse = Headers(raw=message.get("headers", [])).get("content-type", "")
+            if message["status"] == 200 and sse.startswith("text/event-stream"):
+                await send({"type": "http.response.body", "body": _RETRY_FIELD, "more_body": True})
+
+    return sending
 
 
 def _whole(message: Message) -> bool:
@@ -544,6 +639,7 @@ async def http_gateway(
     elsewhere: AskElsewhere | None = None,
     book: SessionBook | None = None,
     kept: Mapping[str, dict[str, Any]] | None = None,
+    idle: float = SESSION_IDLE,
 ) -> AsyncIterator[HttpGateway]:
     """The gateway served on ``listener`` (bound to ``LOOPBACK``) to every host with ``token``,
     over ``source``, while the block runs. Leaving ends the sessions and the listen streams
@@ -551,11 +647,18 @@ async def http_gateway(
     ``listener``: ``serve --http`` over its own bridge, and the gateway daemon over the bridge
     of a ``serve --http --shared`` (``gateway/daemon/http_handover``), which passes its
     attached picker as ``elsewhere``, and its sessions' ``book`` and those ``kept`` from a daemon
-    before (``HttpGateway``)."""
+    before (``HttpGateway``, as ``idle``)."""
     port = int(listener.getsockname()[1])
     async with anyio.create_task_group() as group:
         gateway = HttpGateway(
-            source, host, wait=wait, offers=offers, elsewhere=elsewhere, book=book, kept=kept
+            source,
+            host,
+            wait=wait,
+            offers=offers,
+            elsewhere=elsewhere,
+            book=book,
+            kept=kept,
+            idle=idle,
         )
         await group.start(gateway.run)
         app = HttpGuard(
@@ -585,16 +688,30 @@ async def serve_http(
 ) -> int:
     """Serve ``host``'s view of ``workspace`` over HTTP until cancelled (a signal); says on
     ``out`` (stdout) where, and where the token is (the token itself only with
-    ``show_token``). ``env``: where the token file is (``os.environ``)."""
-    token_file = token_path(os.environ if env is None else env)
+    ``show_token``). ``env``: where the token file and the sessions file are, and the sessions'
+    idle setting (``os.environ``). The sessions of a ``serve --http`` on the same port before
+    (its sessions file) are taken up when their hosts come back."""
+    settings = os.environ if env is None else env
+    token_file = token_path(settings)
     token = read_or_make_token(token_file)
     listener = listen_socket(port)  # a taken port fails before any server starts
     chosen = int(listener.getsockname()[1])
     stream = sys.stdout if out is None else out
+    book = KeptSessions(sessions_path(settings, chosen))  # read once the port is ours
     with listener:
         async with Bridge(workspace, trust=trust) as bridge, anyio.create_task_group() as group:
             await group.start(bridge.watch)
-            async with http_gateway(listener, token, bridge, host, wait=wait, offers=bridge):
+            async with http_gateway(
+                listener,
+                token,
+                bridge,
+                host,
+                wait=wait,
+                offers=bridge,
+                book=book,
+                kept=book.table(),
+                idle=session_idle(settings),
+            ):
                 stream.write(announcement(chosen, token_file, token if show_token else None))
                 stream.flush()
                 await anyio.sleep_forever()

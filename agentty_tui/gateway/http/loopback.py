@@ -54,7 +54,11 @@ def listen_socket(port: int, address: str = LOOPBACK) -> socket.socket:
     # (40 ms a request, measured).
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
-        # No SO_REUSEADDR: a port another program holds must fail here, not be shared.
+        # SO_REUSEADDR: a gateway restarted at once binds its port again although the
+        # connections of the one before wait out TIME_WAIT on it (its hosts come back to that
+        # port: ``http.kept_sessions``). It shares no port: a socket listening on it still
+        # fails the bind (Linux and the BSDs; sharing is SO_REUSEPORT's, never set).
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((address, port))
         listener.listen(128)
     except OSError as exc:

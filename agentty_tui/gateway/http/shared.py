@@ -17,16 +17,21 @@ process kept it bound: the kernel queues the hosts' new connections meanwhile), 
 the same port and token. The old daemon's open streams are lost, but not its 2025-era
 sessions: the daemon says each one it opens and ends on the attachment's connection, this
 process keeps them (``http.kept_sessions``) and hands them to the new daemon in its
-``Attachment``, which takes each up when its host's next request names it.
+``Attachment``, which takes each up when its host's next request names it. It keeps them in
+the port's sessions file too, which it reads when it starts: a ``serve --http --shared`` (or
+``serve --http``) restarted on the same port hands its first daemon the sessions of the one
+before.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import signal
 import socket
 import sys
+from collections.abc import Mapping
 from typing import TextIO
 
 import anyio
@@ -35,7 +40,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from agentty_tui.errors import AgenttyError
 from agentty_tui.gateway.attachment import Attachment
-from agentty_tui.gateway.http.kept_sessions import MAX_LINE, KeptSessions
+from agentty_tui.gateway.http.kept_sessions import MAX_LINE, KeptSessions, sessions_path
 from agentty_tui.gateway.http.loopback import HANDOVER, LISTENING
 from agentty_tui.gateway.rendezvous import Rendezvous
 from agentty_tui.gateway.stdio.shared import ATTEMPTS, attach_to_daemon
@@ -55,19 +60,22 @@ async def attach_http(
     listener: socket.socket,
     announcement: str,
     out: TextIO | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> int:
     """Have the daemon at ``place`` serve ``listener`` for ``attachment`` until a signal; say
     ``announcement`` on ``out`` (stdout) once it listens. The exit status: 128 + the signal's
-    number (an ``AgenttyError`` when the daemon refuses)."""
+    number (an ``AgenttyError`` when the daemon refuses). ``env``: where the sessions file is
+    (``os.environ``)."""
+    port = int(listener.getsockname()[1])
+    sessions = KeptSessions(sessions_path(os.environ if env is None else env, port))
     stopped: list[signal.Signals] = []
     stop = anyio.Event()
     failure: AgenttyError | None = None
     async with anyio.create_task_group() as group:
         await group.start(_signals, stopped, stop)
         try:
-            await _hold(
-                attachment, place, listener, stop, sys.stdout if out is None else out, announcement
-            )
+            said = sys.stdout if out is None else out
+            await _hold(attachment, place, listener, stop, said, announcement, sessions)
         except AgenttyError as error:  # raised below, not wrapped in the group's exceptions
             failure = error
         group.cancel_scope.cancel()
@@ -87,12 +95,12 @@ async def _hold(
     stop: anyio.Event,
     out: TextIO,
     announcement: str,
+    sessions: KeptSessions,
 ) -> None:
     """Have a daemon serve ``listener`` until ``stop``, a new one whenever one goes away (handed
-    the sessions the one before had open)."""
+    the ``sessions`` the one before had open, and each daemon's kept in them)."""
     announced = False
     failures = 0
-    sessions = KeptSessions()
     while not stop.is_set():
         kept = dataclasses.replace(attachment, http_sessions=sessions.table() or None)
         stream = await attach_to_daemon(kept, place)

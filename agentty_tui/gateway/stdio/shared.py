@@ -9,7 +9,9 @@ then copies bytes both ways until either side ends: the host's stdin to the daem
 daemon's answers to the host's stdout (claimed as in-process ``serve`` claims it). The
 process holds no server of its own: the daemon runs them, once for every host.
 
-When the daemon goes away, the copy ends and so does ``serve``; the host sees its server end.
+When the daemon's side of the connection ends (the daemon killed or gone, or the daemon ending
+this attachment: its bridge failed, or another bridge is to serve the host), ``serve`` attaches
+again (starting a daemon if none answers) and tells it the host's session (``attach_stdio``).
 """
 
 from __future__ import annotations
@@ -199,8 +201,9 @@ def _uri_of(message: dict[str, Any]) -> str | None:
     return uri if isinstance(uri, str) else None
 
 
-RESTARTED = "agentty's gateway daemon was restarted: ask again"
-"""What a request the old daemon never answered gets."""
+RESTARTED = "agentty's gateway was restarted under this request: ask again"
+"""What a request the daemon's connection ended without answering gets (the daemon died, the
+host's bridge failed, or the host was moved to another bridge)."""
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 """Where a notice on a listen stream names the stream (its request's id), in ``_meta``."""
@@ -270,10 +273,12 @@ async def attach_stdio(attachment: Attachment, place: Rendezvous) -> int:
     """Join the process's stdin and stdout to the daemon for ``attachment`` until the host
     ends; the exit status (0; an ``AgenttyError`` for a refused attachment).
 
-    A daemon that goes away meanwhile (killed, crashed) is replaced: a new one is started, the
-    host's session is told to it again (``_resume``), each request the old one took with it is
-    answered with an error (``RESTARTED``), and the host gets ``tools/list_changed``, in its
-    protocol era (``_Session.changed``)."""
+    A daemon that goes away meanwhile (killed, crashed) is replaced, and one that ends the
+    connection (the host's bridge failed, or another is to serve it) is attached again: the
+    host's session is told to the new connection (``_resume``; a new daemon started if none
+    answers), each request the old one took with it is answered with an error
+    (``RESTARTED``), and the host gets ``tools/list_changed``, in its protocol era
+    (``_Session.changed``)."""
     session = _Session()
     stream = await attach_to_daemon(
         attachment, place

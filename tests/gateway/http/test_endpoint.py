@@ -8,13 +8,14 @@ own on the same config file.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,12 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from agentty_tui.bridge import Bridge
+from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError
+from agentty_tui.gateway.http import endpoint
+from agentty_tui.gateway.http.endpoint import HttpGateway, http_gateway
+from agentty_tui.gateway.http.kept_sessions import KeptSessions
 from agentty_tui.gateway.http.loopback import listen_socket
 from tests.conftest import WriteConfig
 from tests.gateway.hosts import MODES, Notices, cancel_a_waiting_call, listening
@@ -377,3 +383,154 @@ async def test_options_that_do_not_go_together_are_refused(
         f"agentty-tui: {said}\n",
         b"",
     )
+
+
+class NoGetStream(httpx2.AsyncBaseTransport):
+    """A host's HTTP that opens no GET stream (its client's GETs answered 405 here, as a
+    server without one answers): the host's session then goes idle between its requests."""
+
+    def __init__(self) -> None:
+        self._http = httpx2.AsyncHTTPTransport()
+        self.sessions: set[str] = set()
+        """Every ``Mcp-Session-Id`` the gateway answered with."""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.method == "GET":
+            return httpx2.Response(405, request=request)
+        response = await self._http.handle_async_request(request)
+        if "mcp-session-id" in response.headers:
+            self.sessions.add(response.headers["mcp-session-id"])
+        return response
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+async def until_sessions(served: HttpGateway, count: int) -> None:
+    """Until ``served`` serves ``count`` sessions (its count is polled: no event tells it)."""
+    with anyio.fail_after(30):
+        while served.sessions != count:  # noqa: ASYNC110 - a count, no event
+            await anyio.sleep(0.02)
+
+
+async def test_an_idle_session_is_freed_and_taken_up_at_its_hosts_next_request(
+    config: Path, tmp_path: Path
+) -> None:
+    """A 2025-era session idle for the idle setting (here 0.3 s) frees its server, but its
+    host's next request (the SDK's client, which never opens a new session) is served in the
+    same session, its ``initialize`` replayed, and the sessions file kept it meanwhile. The
+    host's DELETE ends it for good (404 after, and the file forgets it); a stranger's id is
+    404."""
+    token = "t" * 43
+    file = tmp_path / "http-sessions.json"
+    book = KeptSessions(file)
+    with listen_socket(0) as listener:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        async with (
+            Bridge(Workspace.of_file(config), trust=True) as bridge,
+            http_gateway(listener, token, bridge, offers=bridge, book=book, idle=0.3) as served,
+        ):
+            quiet = NoGetStream()
+            headers = {"Authorization": f"Bearer {token}"}
+            async with httpx2.AsyncClient(transport=quiet, headers=headers) as http:
+                async with Client(
+                    streamable_http_client(url, http_client=http), mode="legacy", cache=None
+                ) as host:
+                    assert "alpha__add" in {tool.name for tool in (await host.list_tools()).tools}
+                    (session,) = quiet.sessions
+                    await until_sessions(served, 0)  # idle: its server freed
+                    assert list(KeptSessions(file).table()) == [session]
+                    echoed = await host.call_tool("alpha__echo", {"text": "back"})
+                    assert text_of(echoed) == "back" and served.sessions == 1
+                    assert quiet.sessions == {session}  # the same session, taken up
+                await until_sessions(served, 0)  # the client's DELETE on leaving
+                assert KeptSessions(file).table() == {}
+                for ended in (session, "0" * 32):
+                    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+                    gone = await http.post(
+                        url, json=listing, headers={**ACCEPT, "Mcp-Session-Id": ended}
+                    )
+                    assert gone.status_code == 404
+
+
+async def test_the_sessions_kept_are_bounded_the_oldest_ending_for_good(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond ``MAX_KEPT`` sessions freed (here 2), the oldest ends for good: 404, and the
+    book forgets it; the others are taken up."""
+    monkeypatch.setattr(endpoint, "MAX_KEPT", 2)
+    token = "t" * 43
+    file = tmp_path / "http-sessions.json"
+    with listen_socket(0) as listener:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        async with (
+            Bridge(Workspace.of_file(config), trust=True) as bridge,
+            http_gateway(listener, token, bridge, book=KeptSessions(file), idle=0.3) as served,
+            httpx2.AsyncClient(headers={**ACCEPT, "Authorization": f"Bearer {token}"}) as http,
+        ):
+            opened = []
+            for _ in range(3):
+                answer = await http.post(url, json=INITIALIZE)
+                assert answer.status_code == 200
+                opened.append(answer.headers["mcp-session-id"])
+            await until_sessions(served, 0)
+            assert list(KeptSessions(file).table()) == opened[1:]
+            listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+            statuses = []
+            for session in opened:
+                headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-06-18"}
+                statuses.append((await http.post(url, json=listing, headers=headers)).status_code)
+            assert statuses == [404, 200, 200]
+
+
+async def restarted_host(
+    config: Path,
+    stop: signal.Signals,
+    start: Callable[..., AbstractAsyncContextManager[Gateway]],
+) -> None:
+    """A 2025-era host (the SDK's client) of ``start``'s gateway, which is stopped with
+    ``stop`` and started again on the same port: the host's next request is served in its
+    session, its GET stream (reopened by its client) brings ``tools/list_changed``, a toggle
+    made after reaches it, and its next ``tools/list`` shows the toggle."""
+    notices = Notices()
+    async with AsyncExitStack() as stack:
+        first = await stack.enter_async_context(start())
+        host = await stack.enter_async_context(http_host(first, "legacy", notices))
+        assert "alpha__add" in {tool.name for tool in (await host.list_tools()).tools}
+        first.process.send_signal(stop)
+        with anyio.fail_after(30):
+            await first.process.wait()
+        with anyio.fail_after(30):  # a daemon closes its copy of the socket after the serve
+            while not port_free(first.port):  # noqa: ASYNC110 - a port, no event
+                await anyio.sleep(0.05)
+        again = await stack.enter_async_context(start("--port", str(first.port)))
+        assert again.port == first.port
+        echoed = await host.call_tool("alpha__echo", {"text": "again"})
+        assert text_of(echoed) == "again"
+        await notices.until(1, timeout=60)  # the reopened GET stream's notice
+        await toggle("disable", config, "alpha", "add")
+        await notices.until(2)
+        assert "alpha__add" not in {tool.name for tool in (await host.list_tools()).tools}
+
+
+def port_free(port: int) -> bool:
+    """Whether nothing listens on ``port`` of 127.0.0.1."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
+STOPS = [pytest.param(signal.SIGKILL, id="kill-9"), pytest.param(signal.SIGTERM, id="sigterm")]
+"""The ways a gateway is stopped before it is run again."""
+
+
+@pytest.mark.parametrize("stop", STOPS)
+async def test_a_2025_session_outlives_serve_restarted_on_its_port(
+    stop: signal.Signals, config: Path
+) -> None:
+    """``serve --http`` (a bridge of its own) killed, or stopped, and run again on the same
+    port: its hosts' sessions are in its sessions file, and the new one takes them up."""
+    with anyio.fail_after(150):
+        await restarted_host(config, stop, functools.partial(gateway, config))

@@ -8,6 +8,7 @@ folder the test's own, its idle time shortened); hosts are the mcp SDK's client 
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import socket
@@ -23,6 +24,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp import Client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import SubscriptionLost, ToolsListChanged
 
 from agentty_tui.gateway.attachment import Attachment
 from agentty_tui.gateway.http.loopback import HANDOVER, LISTENING
@@ -31,7 +33,15 @@ from agentty_tui.gateway.stdio.shared import attach_to_daemon, daemon_argv, ensu
 from tests.conftest import WriteConfig
 from tests.gateway.daemon.test_process import attached, daemon_gone, disable, environment
 from tests.gateway.hosts import MODES, Notices
-from tests.gateway.http.test_endpoint import ACCEPT, ANNOUNCED, Gateway, http_host, post
+from tests.gateway.http.test_endpoint import (
+    ACCEPT,
+    ANNOUNCED,
+    STOPS,
+    Gateway,
+    http_host,
+    post,
+    restarted_host,
+)
 from tests.gateway.stdio.test_serve import text_of, toggle
 from tests.helpers import process_alive, stdio_entry, wait_until_gone
 from tests.servers import plain_argv
@@ -411,4 +421,43 @@ async def test_a_refused_attachment_is_said_and_nothing_listens(
     said = done.stderr.decode()
     assert said.startswith("agentty-tui: the gateway daemon refused: unknown host 'nosuch'")
     assert said.count("\n") == 1
+    await daemon_gone(runtime)
+
+
+@pytest.mark.parametrize("stop", STOPS)
+async def test_a_2025_session_outlives_the_serve_process_restarted(
+    stop: signal.Signals, config: Path, runtime: Path
+) -> None:
+    """``serve --http --shared`` itself killed, or stopped, and run again on the same port: it
+    hands the daemon the sessions of the one before (its sessions file), and the daemon takes
+    them up."""
+    with anyio.fail_after(150):
+        await restarted_host(config, stop, functools.partial(shared_gateway, config, runtime))
+    await daemon_gone(runtime)
+
+
+async def test_a_2026_host_that_listens_again_after_a_daemon_killed_hears_the_next_toggle(
+    config: Path, runtime: Path
+) -> None:
+    """``kill -9`` of the daemon ends a 2026-07-28 host's listen stream (the SDK's client
+    raises ``SubscriptionLost``: the spec ends a subscription with its transport, and leaves
+    listening again to the client). A host that listens again is acknowledged on its first
+    try (the listen waits in the kernel's queue for the new daemon, never refused), and a
+    toggle after reaches it."""
+    with anyio.fail_after(150):
+        async with shared_gateway(config, runtime) as served, bare_host(served, "auto") as host:
+            async with host.listen(tools_list_changed=True) as subscription:
+                daemon = daemon_pid(runtime)
+                os.kill(daemon, signal.SIGKILL)
+                with pytest.raises(SubscriptionLost):
+                    async for _ in subscription:
+                        pass
+            async with host.listen(tools_list_changed=True) as again:
+                assert again.honored.tools_list_changed
+                assert _pid_or_none(runtime) not in (None, daemon)  # a new daemon serves it
+                await toggle("disable", config, "alpha", "add")
+                with anyio.fail_after(30):
+                    event = await anext(aiter(again))
+                assert isinstance(event, ToolsListChanged)
+            assert "alpha__add" not in {tool.name for tool in (await host.list_tools()).tools}
     await daemon_gone(runtime)
