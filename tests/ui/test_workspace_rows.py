@@ -1,12 +1,11 @@
-"""A workspace's rows (row_source.py, rows.py, row_filter.py, the status bar of app.py): each
-server's source column, shadowed entries, untrusted project servers, ``src:`` filter words, the
-counts."""
+"""A workspace's rows (row_source.py, rows.py, row_filter.py): each server's source column,
+shadowed entries, untrusted project servers, ``src:`` filter words (the status bar's counts:
+test_status_bar.py)."""
 
 from __future__ import annotations
 
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import HostView, PluginModel, ToolFilter, ToolState
-from agentty_tui.ui.app import summarize
 from agentty_tui.ui.row_filter import parse_filter
 from agentty_tui.ui.row_source import source_facts
 from agentty_tui.ui.rows import Row, build_rows
@@ -113,12 +112,6 @@ def test_src_words_keep_or_hide_one_hosts_or_scopes_rows() -> None:
     assert servers("src:nowhere") == []
     assert parse_filter("src:nowhere").unknown == ("src:nowhere",)
     assert parse_filter("-src:user").hidden_sources == frozenset({"user"})
-
-
-def test_the_status_bar_counts_shadowed_and_untrusted() -> None:
-    m = workspace_model()
-    text = summarize(m, project_catalog(m)).text
-    assert text.startswith("3 connected · 2 untrusted · 1 shadowed · ")
 
 
 def test_the_details_name_the_file_the_others_and_who_wins() -> None:
