@@ -34,15 +34,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.cells import cell_len
-from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual import on, work
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.content import Content
-from textual.dom import DOMNode
-from textual.markup import escape
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from agentty_tui.bridge.reload_report import ReloadReport
@@ -77,6 +72,8 @@ from agentty_tui.ui.dialogs import (
     ToolDetailsScreen,
 )
 from agentty_tui.ui.import_dialog import ImportScreen, import_question, import_said
+from agentty_tui.ui.key_bar import KeyBar
+from agentty_tui.ui.key_order import KeyOrderApp
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.row_source import (
@@ -94,11 +91,7 @@ from agentty_tui.ui.text import PlainText
 from agentty_tui.ui.token_text import short_count
 
 __all__ = [
-    "STUCK_KEY_SECONDS",
-    "KeyBar",
-    "KeyOrderApp",
     "PickerApp",
-    "key_hints",
     "remove_effect",
     "remove_shadowed_question",
     "short_count",
@@ -114,123 +107,6 @@ _ONE_LINE_BARS = frozenset({"#title"})
 def _host_files_here(config: Path | None) -> tuple[HostFile, ...]:
     """The other hosts' config files of this user and folder, but ``config`` itself."""
     return host_config_files(Path.home(), os.environ, Path.cwd(), exclude=config)
-
-
-# --- the bars -----------------------------------------------------------------------------
-
-
-def key_hints(screen: Screen[object]) -> list[tuple[Binding, str]]:
-    """The screen's shown bindings that are enabled now, each with the key as displayed."""
-    app = screen.app
-    return [
-        (active.binding, app.get_key_display(active.binding))
-        for active in screen.active_bindings.values()
-        if active.binding.show and active.enabled
-    ]
-
-
-class KeyBar(Static):
-    """The key bar under the picker: every shown key of the screen, wrapping on a narrow
-    terminal.
-
-    Textual's ``Footer`` is one line that scrolls sideways, so at 60 columns half the keys were
-    cut. This bar lists the same bindings (those with ``show=True`` that ``check_action``
-    allows) as one text of ``key description`` pairs that wraps, and follows the screen's
-    binding changes. A click on a key runs its action.
-    """
-
-    def on_mount(self) -> None:
-        """Show the keys now and whenever the screen's bindings change."""
-        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        self._show_keys()
-
-    def _bindings_changed(self, screen: Screen[object]) -> None:
-        if screen is self.screen:
-            self._show_keys()
-
-    def _show_keys(self) -> None:
-        # Our own key names and descriptions only; each is escaped and made a click target.
-        parts = [
-            Content.from_markup(
-                f"[@click=app.simulate_key({binding.key.split(',')[0]!r})]"
-                f"[b $footer-key-foreground]{escape(key)}[/] {escape(binding.description)}[/]"
-            )
-            for binding, key in key_hints(self.screen)
-        ]
-        self.update(Content("  ").join(parts))
-
-
-# --- keys in a burst ----------------------------------------------------------------------
-
-STUCK_KEY_SECONDS = 0.5
-"""The longest a key waits for the one before it (a widget closed while handling it)."""
-
-
-class KeyOrderApp(App[None]):
-    """An app that hands keys on one at a time, each after the previous one took effect.
-
-    Textual's app forwards every key to the widget focused at the moment it reads the key, and
-    a binding runs only when the key has bubbled back up to the app: with a burst (a paste, fast
-    typing, a key repeat) the app forwarded the next keys before the first one's binding ran.
-    So after ``a`` the name typed next went to the list, not to the form ``a`` opened, and after
-    a ``tab`` the next characters went to the field it was leaving. This app holds the keys that
-    come while one is being handled, and hands the next one on only once the previous one has
-    gone the whole way: through the focused widget and each of its parents up to the app (its
-    binding done), and through the screen on top by then (a dialog it opened is mounted and has
-    focused its first field).
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._waiting_keys: list[events.Key] | None = None  # None: no key is being handled
-        self._key_turn = 0  # counts handed-on keys, so a late or doubled signal is ignored
-        self._stuck_timer: Timer | None = None
-
-    async def on_event(self, event: events.Event) -> None:
-        """Hold a key from the terminal while an earlier one is still being handled."""
-        if not isinstance(event, events.Key) or event.is_forwarded:
-            await super().on_event(event)
-            return
-        if self._waiting_keys is not None:
-            self._waiting_keys.append(event)
-            return
-        await self._hand_on(event, [])
-
-    async def _hand_on(self, key: events.Key, waiting: list[events.Key]) -> None:
-        self._waiting_keys = waiting
-        self._key_turn += 1
-        turn = self._key_turn
-        target: DOMNode = self.focused or self.screen
-        await super().on_event(key)
-        # The key is now in the target's queue: a marker queued behind it follows the same way
-        # up, one node at a time, so it reaches the app after the key's binding ran there.
-        if not target.call_later(self._climb, target, turn):
-            self.call_later(self._through_screen, turn)
-        if self._stuck_timer is not None:
-            self._stuck_timer.stop()
-        self._stuck_timer = self.set_timer(STUCK_KEY_SECONDS, lambda: self._next_key(turn))
-
-    def _climb(self, node: DOMNode, turn: int) -> None:
-        parent = node.parent
-        if node is self or parent is None or not parent.call_later(self._climb, parent, turn):
-            self.call_later(self._through_screen, turn)
-
-    def _through_screen(self, turn: int) -> None:
-        # Queued behind the Mount of a screen the key pushed: runs once it has its focus.
-        if not self.screen.call_later(self._next_key, turn):
-            self.call_later(self._next_key, turn)
-
-    async def _next_key(self, turn: int) -> None:
-        if turn != self._key_turn or self._waiting_keys is None:
-            return
-        if self._stuck_timer is not None:
-            self._stuck_timer.stop()
-            self._stuck_timer = None
-        waiting = self._waiting_keys
-        if not waiting:
-            self._waiting_keys = None
-            return
-        await self._hand_on(waiting[0], waiting[1:])
 
 
 class PickerApp(KeyOrderApp):
