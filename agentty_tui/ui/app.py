@@ -75,12 +75,15 @@ from agentty_tui.ui.import_dialog import ImportScreen, import_question, import_s
 from agentty_tui.ui.key_bar import KeyBar
 from agentty_tui.ui.key_order import KeyOrderApp
 from agentty_tui.ui.picker import PickerList
+from agentty_tui.ui.questions import (
+    remove_question,
+    trust_config_question,
+    trust_server_question,
+)
 from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.row_source import (
     SOURCE_COLUMNS,
-    is_project_untrusted,
     shadowed_key,
-    trust_lines,
 )
 from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_key
 from agentty_tui.ui.server_asks import ServerAsks
@@ -92,8 +95,6 @@ from agentty_tui.ui.token_text import short_count
 
 __all__ = [
     "PickerApp",
-    "remove_effect",
-    "remove_shadowed_question",
     "short_count",
     "tools_on",
 ]
@@ -721,19 +722,12 @@ class PickerApp(KeyOrderApp):
             return
         state = current[1]
         name, where = state.name, state.source
-        if state.status == "shadowed" and where is not None:
-            question = remove_shadowed_question(state)
+        question = remove_question(state)
 
-            def remove() -> Awaitable[PluginModel]:
-                return self.source.plugin_remove(name, source=where)
-        else:
-            file = "the config" if where is None else safe_line(where.path)
-            question = f"Remove server {name!r} from {file}?\n{remove_effect(state)}"
-
-            # The file the question names: a reload meanwhile may have put another file's
-            # entry of that name in front, which the user did not agree to remove.
-            def remove() -> Awaitable[PluginModel]:
-                return self.source.plugin_remove(name, source=where)
+        # The file the question names: a reload meanwhile may have put another file's entry of
+        # that name in front, which the user did not agree to remove.
+        def remove() -> Awaitable[PluginModel]:
+            return self.source.plugin_remove(name, source=where)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
@@ -797,7 +791,7 @@ class PickerApp(KeyOrderApp):
             if yes:
                 self.run_operation("Trust", self.source.trust_config)
 
-        question = f"{problem}\n\nTrust it for this run and start its servers as you?"
+        question = trust_config_question(problem)
         self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
 
     def _trust_server(self, state: ServerState, *, changed: bool = False) -> None:
@@ -805,25 +799,13 @@ class PickerApp(KeyOrderApp):
         the entry as the dialog shows it, by its hash, never whatever the file holds when the
         user answers; ``changed``: asked again, after the entry changed under the question."""
         name = state.name
-        where = f" of {safe_line(state.source.path)}" if state.source else ""
         shown = {name: entry_hash(state)}
 
         def trust_it(yes: bool | None) -> None:
             if yes:
                 self.run_operation("Trust", lambda: self._trust_as_shown(name, shown))
 
-        facts = "\n".join(trust_lines(state))
-        lead = "Its entry changed while you were asked; this is it now.\n\n" if changed else ""
-        if is_project_untrusted(state):
-            question = (
-                f"{lead}Trust the project server {name!r}{where}?\n{facts}\n\n"
-                "It starts now, and in later runs while its entry stays the same."
-            )
-        else:  # a file others can write
-            question = (
-                f"{lead}{state.error or 'Its file is not trusted.'}\n\nTrust {name!r}{where} "
-                f"for this run and start it as you?\n{facts}"
-            )
+        question = trust_server_question(state, changed=changed)
         self.push_screen(ConfirmScreen(question, yes="Trust"), trust_it)
 
     async def _trust_as_shown(self, name: str, shown: dict[str, str]) -> None:
@@ -1099,39 +1081,9 @@ class PickerApp(KeyOrderApp):
         self.push_screen(HelpScreen(workspace=workspace))
 
 
-_NOT_RUNNING = {
-    "untrusted": "not trusted",
-    "disabled": "disabled",
-    "failed": "it failed",
-    "needs_login": "it needs a login",
-}
-
-
-def remove_effect(state: ServerState) -> str:
-    """What removing the server does besides the file: its process stopped, its connection
-    ended (a URL server has no process of ours), or nothing, when neither runs."""
-    remote = isinstance(state.spec, HttpSpec)
-    if state.status in ("connecting", "connected"):
-        return "It is disconnected." if remote else "Its process is stopped."
-    why = _NOT_RUNNING.get(state.status)
-    what = "It is not connected" if remote else "It is not running"
-    return f"{what}{f' ({why})' if why else ''}, so nothing is stopped."
-
-
 def tools_on(state: ServerState) -> str:
     """``2 tools``, or ``1 of 2 tools on`` when the filter keeps some off."""
     total = len(state.tools)
     on = sum(1 for tool in state.tools if tool.enabled)
     plural = "tool" if total == 1 else "tools"
     return f"{total} {plural}" if on == total else f"{on} of {total} {plural} on"
-
-
-def remove_shadowed_question(state: ServerState) -> str:
-    """The confirmation of removing a shadowed entry from its own file."""
-    by = state.shadowed_by
-    where = safe_line(state.source.path) if state.source is not None else "its file"
-    winner = f"{by.label} ({safe_line(by.path)})" if by is not None else "another file"
-    return (
-        f"Remove the entry {state.name!r} from {where}?\n"
-        f"It is shadowed by {winner}, which stays and keeps running."
-    )
