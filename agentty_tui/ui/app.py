@@ -59,7 +59,6 @@ from agentty_tui.model import (
     ServerState,
     SourceRef,
     ToolState,
-    hosts_in_use,
 )
 from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.call import CallRecord, CallToolScreen
@@ -74,6 +73,13 @@ from agentty_tui.ui.dialogs import (
 from agentty_tui.ui.import_dialog import ImportScreen, import_question, import_said
 from agentty_tui.ui.key_bar import KeyBar
 from agentty_tui.ui.key_order import KeyOrderApp
+from agentty_tui.ui.outcomes import (
+    Notice,
+    outside_reload_notice,
+    reload_notice,
+    start_notice,
+    still_on_notice,
+)
 from agentty_tui.ui.picker import PickerList
 from agentty_tui.ui.questions import (
     remove_question,
@@ -96,7 +102,6 @@ from agentty_tui.ui.token_text import short_count
 __all__ = [
     "PickerApp",
     "short_count",
-    "tools_on",
 ]
 
 log = logging.getLogger(__name__)
@@ -487,20 +492,9 @@ class PickerApp(KeyOrderApp):
         """Switch ``tool`` for every host holding ``name`` (``lens``: one); when a host that has
         no switch still sends it, say so: the row stays on, and why is news."""
         model = host_lens(await self.source.tool_set_enabled(name, tool, on, host=lens), lens)
-        state = model.server(name)
-        if on or state is None or not any(t.bare == tool and t.enabled for t in state.tools):
-            return
-        still = [view.source.host for view in hosts_in_use(state.hosts) if view.sends(tool)]
-        unswitched = [HOST_NAMES.get(host, host) for host in still]
-        one = len(unswitched) == 1
-        self.notify(
-            f"{tool} stays on: {', '.join(unswitched)} still {'sends' if one else 'send'} it "
-            f"(no per-tool switch in {'its' if one else 'their'} files); the others leave it "
-            "out.",
-            title="Toggle",
-            severity="warning",
-            markup=False,
-        )
+        notice = None if on else still_on_notice(model.server(name), tool)
+        if notice is not None:
+            self.say(notice)
 
     @on(PickerList.MarkClicked, "#picker")
     def _mark_clicked(self) -> None:
@@ -562,12 +556,9 @@ class PickerApp(KeyOrderApp):
 
     def outside_reload(self, report: ReloadReport) -> None:
         """Say what an outside edit's reload did: its summary, or why the file was not read."""
-        if not report.reloaded:
-            self.notify(
-                f"Outside edit: {report.summary}", severity="error", timeout=8, markup=False
-            )
-        elif report.changed:
-            self.notify(f"Outside edit: {report.summary}", timeout=4, markup=False)
+        notice = outside_reload_notice(report)
+        if notice is not None:
+            self.say(notice)
 
     # --- notifications -------------------------------------------------------------------------
 
@@ -596,6 +587,12 @@ class PickerApp(KeyOrderApp):
             severity=severity,
             timeout=timeout,
             markup=False,
+        )
+
+    def say(self, notice: Notice) -> None:
+        """Show ``notice`` (what an operation's result means, ``ui/outcomes.py``)."""
+        self.notify(
+            notice.message, title=notice.title, severity=notice.severity, timeout=notice.timeout
         )
 
     # --- what the cursor is on -------------------------------------------------------
@@ -687,17 +684,10 @@ class PickerApp(KeyOrderApp):
             state = model.server(name)
             if state is None:
                 return  # removed meanwhile
-            if state.status == "connecting":
-                continue
-            if state.status == "connected":
-                self.notify(f"{done} {name!r}: {tools_on(state)}.", timeout=3)
-            elif state.status == "needs_login":
-                self.notify(f"Server {name!r} needs a login: L logs in.", severity="warning")
-            else:
-                why = f": {state.error}" if state.error else f" ({state.status})"
-                failed = "failed again" if again else "failed"
-                self.notify(f"Server {name!r} {failed}{why}", title="Start", severity="error")
-            return
+            notice = start_notice(state, done, again=again)
+            if notice is not None:  # None: still connecting
+                self.say(notice)
+                return
 
     def action_all_tools(self, on: bool) -> None:
         """e / x: every tool of the server under the cursor on / off."""
@@ -739,11 +729,7 @@ class PickerApp(KeyOrderApp):
         """r: re-read the config (only what changed is restarted)."""
 
         async def reload() -> None:
-            report = await self.source.reload()
-            if report.reloaded:
-                self.notify(report.summary, timeout=3, markup=False)
-            else:
-                self.notify(report.summary, severity="error", timeout=8, markup=False)
+            self.say(reload_notice(await self.source.reload()))
 
         self.run_operation("Reload", reload)
 
@@ -1079,11 +1065,3 @@ class PickerApp(KeyOrderApp):
         model = self.model
         workspace = bool(model.shadowed) or any(s.source is not None for s in model.servers)
         self.push_screen(HelpScreen(workspace=workspace))
-
-
-def tools_on(state: ServerState) -> str:
-    """``2 tools``, or ``1 of 2 tools on`` when the filter keeps some off."""
-    total = len(state.tools)
-    on = sum(1 for tool in state.tools if tool.enabled)
-    plural = "tool" if total == 1 else "tools"
-    return f"{total} {plural}" if on == total else f"{on} of {total} {plural} on"
