@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
@@ -46,7 +45,7 @@ from agentty_tui.catalog.host_lens import host_lens, hosts_of
 from agentty_tui.catalog.host_limits import host_limits
 from agentty_tui.catalog.tokens import DEFAULT_FAMILY, CountNotKept, FamilyName
 from agentty_tui.catalog.tool_costs import CostBook
-from agentty_tui.config.discover import HostFile, host_config_files
+from agentty_tui.config.discover import HostFile
 from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
@@ -70,6 +69,7 @@ from agentty_tui.ui.dialogs import (
     ServerDetailsScreen,
     ToolDetailsScreen,
 )
+from agentty_tui.ui.host_files import FindHostFiles, HostFileSearch
 from agentty_tui.ui.import_dialog import ImportScreen, import_question, import_said
 from agentty_tui.ui.key_bar import KeyBar
 from agentty_tui.ui.key_order import KeyOrderApp
@@ -110,11 +110,6 @@ _ONE_LINE_BARS = frozenset({"#title"})
 """Text bars of a fixed height of one line (``picker.tcss``): a new text never changes layout."""
 
 
-def _host_files_here(config: Path | None) -> tuple[HostFile, ...]:
-    """The other hosts' config files of this user and folder, but ``config`` itself."""
-    return host_config_files(Path.home(), os.environ, Path.cwd(), exclude=config)
-
-
 class PickerApp(KeyOrderApp):
     """Shows every configured server and its tools, live, and changes them from the keyboard."""
 
@@ -153,7 +148,7 @@ class PickerApp(KeyOrderApp):
         *,
         follow: bool = True,
         freeze_heap: bool = False,
-        host_files: Callable[[Path | None], tuple[HostFile, ...]] | None = None,
+        host_files: FindHostFiles | None = None,
         count_tokens: bool = False,
     ) -> None:
         """``follow=False`` shows ``source.snapshot`` only (snapshot tests).
@@ -178,9 +173,8 @@ class PickerApp(KeyOrderApp):
         """The host whose model the rows show (``h`` cycles); ``None``: every host."""
         self.model: PluginModel = source.snapshot
         """The snapshot on screen (through the lens)."""
-        self.find_host_files = host_files or _host_files_here
-        """Looks for other hosts' config files (all but the given config) to offer to import."""
-        self._host_files: tuple[HostFile, ...] | None = None  # found once (``host_files``)
+        self.host_files = HostFileSearch(source, host_files)
+        """The other hosts' config files to offer to import, looked for once."""
         self._stop_hearing: Callable[[], None] | None = None  # ends the outside-edit listener
         # Re-project only the servers whose tools changed since the previous snapshot; one a
         # model family, so that a host's lens cuts the token budget as its model counts.
@@ -453,7 +447,7 @@ class PickerApp(KeyOrderApp):
 
     def _first_run_text(self) -> str:
         """An empty config: how to add a server, and the host files it could import."""
-        files = self.host_files()
+        files = self.host_files.found()
         if not files:
             return "No servers in this config yet: press a to add one."
         found = "\n".join(f"  {safe_line(found.describe())}" for found in files)
@@ -855,20 +849,11 @@ class PickerApp(KeyOrderApp):
         others = [s.name for s in self.model.servers if s.name != name]
         self.push_screen(EditServerScreen(name, server.spec, others), edited)
 
-    def host_files(self) -> tuple[HostFile, ...]:
-        """The other hosts' config files found, looked for once (the first run lists them); in
-        a workspace, those it does not read already (a host left out by ``--hosts``)."""
-        if self._host_files is None:
-            found = self.find_host_files(self.source.import_target())
-            read = {path.absolute() for path in self.source.config_files()}
-            self._host_files = tuple(f for f in found if f.path.absolute() not in read)
-        return self._host_files
-
     def action_import_host(self) -> None:
         """i: import the servers of another host's config file into this one, then reload:
         the file chosen, then its plan (as ``agentty-tui import`` shows it) and a question."""
         target = self.source.import_target()
-        files = self.host_files()
+        files = self.host_files.found()
         if not files:
             self.notify("No other host's config file was found to import.", timeout=4)
             return
