@@ -27,8 +27,6 @@ from __future__ import annotations
 import gc
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -40,13 +38,10 @@ from textual.notifications import SeverityLevel
 from textual.widgets import Input, Static
 
 from agentty_tui.bridge.reload_report import ReloadReport
-from agentty_tui.catalog import FAMILIES, TOKEN_COUNTER, CatalogProjector, WireCatalog
-from agentty_tui.catalog.host_lens import host_lens, hosts_of
-from agentty_tui.catalog.host_limits import host_limits
-from agentty_tui.catalog.tokens import DEFAULT_FAMILY, CountNotKept, FamilyName
-from agentty_tui.catalog.tool_costs import CostBook
+from agentty_tui.catalog import WireCatalog
+from agentty_tui.catalog.host_lens import host_lens
+from agentty_tui.catalog.tokens import FamilyName
 from agentty_tui.config.discover import HostFile
-from agentty_tui.config.hosts.switches import HOST_NAMES
 from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
 from agentty_tui.errors import AgenttyError, EntryChangedError
@@ -73,6 +68,7 @@ from agentty_tui.ui.host_files import FindHostFiles, HostFileSearch
 from agentty_tui.ui.import_dialog import ImportScreen, import_question, import_said
 from agentty_tui.ui.key_bar import KeyBar
 from agentty_tui.ui.key_order import KeyOrderApp
+from agentty_tui.ui.lens_view import LensView
 from agentty_tui.ui.outcomes import (
     Notice,
     outside_reload_notice,
@@ -95,7 +91,7 @@ from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_k
 from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.server_form import AddServerScreen, EditServerScreen, NewServer
 from agentty_tui.ui.source import DaemonSource, PluginSource
-from agentty_tui.ui.status_bar import config_notes, daemon_text, summarize
+from agentty_tui.ui.status_bar import config_notes, daemon_text
 from agentty_tui.ui.text import PlainText
 from agentty_tui.ui.token_text import short_count
 
@@ -169,19 +165,14 @@ class PickerApp(KeyOrderApp):
         """Where snapshots come from and operations go."""
         self.whole: PluginModel = source.snapshot
         """The last snapshot as the source gave it: every host's."""
-        self.lens: str | None = None
-        """The host whose model the rows show (``h`` cycles); ``None``: every host."""
+        self.lens_view = LensView(count_tokens=count_tokens)
+        """The host's lens the rows are seen through (``h`` cycles), with the catalog and the
+        token counts that follow it."""
         self.model: PluginModel = source.snapshot
         """The snapshot on screen (through the lens)."""
         self.host_files = HostFileSearch(source, host_files)
         """The other hosts' config files to offer to import, looked for once."""
         self._stop_hearing: Callable[[], None] | None = None  # ends the outside-edit listener
-        # Re-project only the servers whose tools changed since the previous snapshot; one a
-        # model family, so that a host's lens cuts the token budget as its model counts.
-        self._projectors: dict[FamilyName, CatalogProjector] = {}
-        self._warming_tokens = False  # whether the worker that loads the encoding was started
-        # Each server's token counts, counted off the UI thread (None: not shown).
-        self._costs = CostBook(TOKEN_COUNTER) if count_tokens else None
         self._counting = False  # whether a counting worker runs
         self.by_cost = False
         """Whether the rows are sorted by cost, most expensive first (``s``)."""
@@ -273,10 +264,7 @@ class PickerApp(KeyOrderApp):
     def show_snapshot(self, model: PluginModel) -> None:
         """Make ``model`` the snapshot on screen, through the lens."""
         self.whole = model
-        if self.lens is not None and self.lens not in hosts_of(model):
-            self.lens = None  # the host's files are gone: every host again
-        model = host_lens(model, self.lens)
-        self.model = model
+        model = self.model = self.lens_view.look(model)
         # Revision 0: a model of the config alone (``bridge/starting.py``), shown before the SDK is
         # imported; the heap worth freezing is the one of the first settled bridge snapshot.
         if self._freeze_heap and model.settled and model.revision:
@@ -298,55 +286,39 @@ class PickerApp(KeyOrderApp):
         self._set_text("#config-error", notes, shown=bool(notes))
 
     @property
+    def lens(self) -> str | None:
+        """The host whose model the rows show (``h`` cycles); ``None``: every host."""
+        return self.lens_view.host
+
+    @property
     def family(self) -> FamilyName:
         """The model family tokens are counted in: the lens's host's, else the default."""
-        limits = host_limits(self.lens)
-        return DEFAULT_FAMILY if limits is None else limits.family
+        return self.lens_view.family
 
     def _show_status(self) -> None:
         """The status bar and the warning for the snapshot on screen."""
-        model, catalog = self.model, self.catalog
-        summary = summarize(model, catalog)
-        limits = host_limits(self.lens)
-        tokens = summary.tokens
-        if self._costs is not None:
-            counted = self._costs.total(model, catalog, self.family)
-            tokens = counted if counted is not None else tokens
-        family = rules = None
-        if limits is not None:
-            spec = FAMILIES[limits.family]
-            family = spec.label + ("" if spec.exact and not limits.family_estimate else " est.")
-            mcp = sum(tool.server is not None for tool in catalog.tools)
-            mcp_tokens = None
-            if self._costs is not None:
-                mcp_tokens = self._costs.total(model, catalog, limits.family, natives=False)
-            rules = limits.rules()
-            if limits.defers(mcp, mcp_tokens):
-                rules = (*rules, "deferring them now")
-        summary = replace(
-            summary, tokens=tokens, family=family, host_rules=rules or (), by_cost=self.by_cost
+        warning = self.catalog.warning
+        self._set_text(
+            "#status", self.lens_view.status(self.model, self.catalog, by_cost=self.by_cost)
         )
-        lens = f"{HOST_NAMES.get(self.lens, self.lens)}'s view · " if self.lens else ""
-        self._set_text("#status", lens + summary.text)
-        self._set_text("#warning", summary.warning or "", shown=summary.warning is not None)
+        self._set_text("#warning", warning or "", shown=warning is not None)
 
     def _count_if_needed(self) -> None:
         """Start counting the tokens of the servers on screen not counted yet, off the UI
         thread (the rows show no figure until then)."""
-        costs = self._costs
-        if costs is None or self._counting or not self.is_running:
+        if self._counting or not self.is_running:
             return
-        if costs.missing(self.model, self.family):
+        if self.lens_view.to_count(self.model):
             self._counting = True
-            self._count_tokens(costs, self.model, self.family)
+            self._count_tokens(self.model, self.family)
 
     @work(thread=True, group="costs", exit_on_error=False)
-    def _count_tokens(self, costs: CostBook, model: PluginModel, family: FamilyName) -> None:
+    def _count_tokens(self, model: PluginModel, family: FamilyName) -> None:
         try:
             # The first count not kept from an earlier run (``catalog/token_cache.py``) loads
             # the encoding (about 1.5 s): in this thread, and only once some server has tools
             # to count.
-            costs.count(model, family)
+            self.lens_view.count(model, family)
         finally:
             self.call_from_thread(self._tokens_counted)
 
@@ -357,33 +329,13 @@ class PickerApp(KeyOrderApp):
         self._count_if_needed()  # snapshots that came meanwhile
 
     def _project(self, model: PluginModel) -> WireCatalog:
-        """The wire catalog of ``model``; with a token budget once its counts are known.
-
-        The counts kept by an earlier run (``catalog/token_cache.py``) apply the token budget
-        at once, without the encoding. A count not kept needs it loaded, which holds the
-        interpreter's lock for about 2 s, in whichever thread: the first frame does not wait
-        for it. Until a worker thread has loaded it, the count budget alone applies; then the
-        snapshot is shown again with both. Without a token budget nothing is counted or loaded.
-        """
-        family = self.family
-        projector = self._projectors.get(family)
-        if projector is None:
-            projector = self._projectors[family] = CatalogProjector(TOKEN_COUNTER, family=family)
-        if model.tool_token_budget is None or TOKEN_COUNTER.ready:
-            return projector.project(model)
-        if not self._warming_tokens:
-            try:
-                return projector.project(model, may_load=False)
-            except CountNotKept:
-                pass  # a definition not counted before: the encoding is needed
-        if not self._warming_tokens and self.is_running:
-            self._warming_tokens = True
-            self._load_token_encoding()
-        return projector.project(model, token_budget=None)
+        """The wire catalog of ``model`` through the lens (``LensView.project``): the
+        encoding a token budget needs is loaded in a worker thread, once the app runs."""
+        return self.lens_view.project(model, self._load_token_encoding if self.is_running else None)
 
     @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
     def _load_token_encoding(self) -> None:
-        TOKEN_COUNTER.warm()
+        self.lens_view.load_encoding()
         self.call_from_thread(self._token_encoding_loaded)
 
     def _token_encoding_loaded(self) -> None:
@@ -415,8 +367,7 @@ class PickerApp(KeyOrderApp):
         width = self.picker.size.width or self.size.width  # before the first layout: the app's
         self._wide = width >= WIDE_COLUMNS
         self._sources = width >= SOURCE_COLUMNS
-        if self._costs is not None:
-            self._costs.carry(self.model, self.family)  # a toggle's figures, at once
+        costs = self.lens_view.row_costs(self.model)  # a toggle's figures, at once
         rows = build_rows(
             self.model,
             self.catalog,
@@ -425,7 +376,7 @@ class PickerApp(KeyOrderApp):
             self._row_memo,
             wide=self._wide,
             sources=self._sources,
-            costs=None if self._costs is None else partial(self._costs.of, family=self.family),
+            costs=costs,
             by_cost=self.by_cost,
         )
         self.picker.show_rows(rows)
@@ -963,33 +914,14 @@ class PickerApp(KeyOrderApp):
         tool = server.tool(row.tool) if row.tool is not None else None
         if tool is None:
             self.push_screen(
-                ServerDetailsScreen(server, tokens=self._tokens_text(server, None)),
+                ServerDetailsScreen(server, tokens=self.lens_view.tokens_text(server, None)),
                 self._details_closed(server.name),
             )
         else:
             seen = None if self.daemon is None else self.daemon.seen_by(server.name, tool.bare)
             hosts = None if seen is None else tuple(host.label for host in seen)
-            tokens = self._tokens_text(server, tool)
+            tokens = self.lens_view.tokens_text(server, tool)
             self.push_screen(ToolDetailsScreen(server, tool, self.catalog, hosts, tokens=tokens))
-
-    def _tokens_text(self, server: ServerState, tool: ToolState | None) -> str | None:
-        """The details' token line: the tool's tokens, or the server's tools' that are on, in
-        the lens's family, and under it the family's per-request overhead, apart (``None``
-        while not counted)."""
-        cost = None if self._costs is None else self._costs.of(server, self.family)
-        if cost is None:
-            return None
-        spec = FAMILIES[self.family]
-        how = "exact" if spec.exact else "an o200k estimate"
-        if tool is None:
-            text = f"{cost.enabled:,} for its tools that are on ({spec.label}, {how})"
-            if spec.request_overhead is None:
-                return text
-            # The tool-use prompt is paid once a request, whatever the tools: kept apart.
-            overhead = f"+ {spec.request_overhead:,} once a request, for tool use (not per tool)"
-            return f"{text}\n           {overhead}"
-        count = cost.tools.get(tool.bare)
-        return None if count is None else f"{count:,} ({spec.label}, {how})"
 
     def action_log(self) -> None:
         """l: the log of the server under the cursor, followed live."""
@@ -1005,17 +937,14 @@ class PickerApp(KeyOrderApp):
     def action_next_lens(self) -> None:
         """h: look through the next host's lens (every host, then each host found): the rows,
         counts and budget become what that host's model gets, and a switch is that host's."""
-        hosts = hosts_of(self.whole)
-        if not hosts:
+        if not self.lens_view.next_host(self.whole):
             self.notify("One config file: there are no hosts to look through.", timeout=3)
             return
-        order: list[str | None] = [None, *hosts]
-        self.lens = order[(order.index(self.lens) + 1) % len(order)]
         self.show_snapshot(self.whole)
-        if self.lens is None:
+        name = self.lens_view.host_name
+        if name is None:
             self.notify("Every host: a switch goes to each host holding the server.", timeout=3)
         else:
-            name = HOST_NAMES.get(self.lens, self.lens)
             self.notify(f"{name}'s view: what its model gets; a switch is its alone.", timeout=3)
 
     def action_pin(self) -> None:
@@ -1042,7 +971,7 @@ class PickerApp(KeyOrderApp):
         self.by_cost = not self.by_cost
         self.refresh_rows()
         self._show_status()
-        if self.by_cost and self._costs is None:
+        if self.by_cost and self.lens_view.costs is None:
             self.notify("Tokens are not counted here: the order stays the config's.", timeout=3)
 
     def action_help(self) -> None:

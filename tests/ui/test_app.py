@@ -12,7 +12,7 @@ import anyio
 import pytest
 from textual.widgets import Input, Static, TextArea
 
-import agentty_tui.ui.app as app_module
+import agentty_tui.ui.lens_view as lens_view_module
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.catalog import TokenCounter, project_catalog
 from agentty_tui.errors import OperationError
@@ -718,7 +718,7 @@ async def test_a_token_budget_applies_once_the_encoding_is_loaded_off_the_first_
     count budget alone (it does not wait for the load); a worker thread loads it, then the
     token budget trims the last tool, the status bar shows the shipped tools' tokens and the
     warning names the token budget."""
-    monkeypatch.setattr(app_module, "TOKEN_COUNTER", TokenCounter())
+    monkeypatch.setattr(lens_view_module, "TOKEN_COUNTER", TokenCounter())
     plain = model(server("notes", tool("a"), tool("b"), tool("c", description="x " * 40)))
     everything = project_catalog(plain, token_budget=100_000).tokens_shipped
     assert everything is not None
