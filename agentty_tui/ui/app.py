@@ -82,7 +82,6 @@ from agentty_tui.ui.questions import (
     trust_config_question,
     trust_server_question,
 )
-from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.row_source import (
     SOURCE_COLUMNS,
     shadowed_key,
@@ -91,7 +90,7 @@ from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_k
 from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.server_form import AddServerScreen, EditServerScreen, NewServer
 from agentty_tui.ui.source import DaemonSource, PluginSource
-from agentty_tui.ui.status_bar import config_notes, daemon_text
+from agentty_tui.ui.status_bar import config_notes, daemon_text, empty_text, title_text
 from agentty_tui.ui.text import PlainText
 from agentty_tui.ui.token_text import short_count
 
@@ -252,14 +251,7 @@ class PickerApp(KeyOrderApp):
         self.daemon = view
         self.query_one("#daemon").set_class(not view.attached, "gone")
         self._set_text("#daemon", daemon_text(view), shown=True)
-        self._set_text("#title", self._title(self.model))
-
-    def _title(self, model: PluginModel) -> str:
-        title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
-        if self.daemon is not None:
-            attached = self.daemon.attached and self.daemon.pid is not None
-            title += f" · gateway daemon {self.daemon.pid}" if attached else " · daemon gone"
-        return title
+        self._set_text("#title", title_text(self.model, self.daemon))
 
     def show_snapshot(self, model: PluginModel) -> None:
         """Make ``model`` the snapshot on screen, through the lens."""
@@ -281,7 +273,7 @@ class PickerApp(KeyOrderApp):
         # After the frame is painted: loading the encoding holds the interpreter's lock for
         # about 2 s, even in a worker thread, and the first frame must not wait for it.
         self.call_after_refresh(self._count_if_needed)
-        self._set_text("#title", self._title(model))
+        self._set_text("#title", title_text(model, self.daemon))
         notes = config_notes(model)
         self._set_text("#config-error", notes, shown=bool(notes))
 
@@ -383,29 +375,7 @@ class PickerApp(KeyOrderApp):
         empty = self.query_one("#empty", Static)
         empty.display = not rows
         if not rows:
-            empty.update(self._nothing_shown())
-
-    def _nothing_shown(self) -> str:
-        """Why the list is empty."""
-        if not self.model.servers and self.model.reading:  # not empty: not read yet
-            return "Reading the workspace's files (see above): their servers come next."
-        if not self.model.servers:
-            return self._first_run_text()
-        unknown = parse_filter(self.filter_text).unknown
-        if unknown:
-            return f"{no_such_words(unknown)}; escape clears."
-        return "Nothing matches the filter (escape clears it)."
-
-    def _first_run_text(self) -> str:
-        """An empty config: how to add a server, and the host files it could import."""
-        files = self.host_files.found()
-        if not files:
-            return "No servers in this config yet: press a to add one."
-        found = "\n".join(f"  {safe_line(found.describe())}" for found in files)
-        return (
-            "No servers in this config yet: press a to add one, or i to import another "
-            f"host's servers from:\n{found}"
-        )
+            empty.update(empty_text(self.model, self.filter_text, self.host_files.found))
 
     @on(PickerList.Resized, "#picker")
     def _resized(self, event: PickerList.Resized) -> None:

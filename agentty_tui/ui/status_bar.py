@@ -1,24 +1,38 @@
-"""The picker's text bars: the status bar's counts, the config notes and the daemon panel.
+"""The picker's text bars: the title, the status bar's counts, the config notes, the daemon
+panel and what an empty list says.
 
 ``summarize`` counts a snapshot's servers and tools against its wire catalog (``Summary``; its
 ``text`` is the status line); ``config_notes`` is the bar of why the config did not (re)load and
-what it warns about; ``daemon_text`` is the panel of a picker attached to the gateway daemon.
-The app shows them in ``PlainText`` bars: text a server or a file wrote is never markup.
+what it warns about; ``daemon_text`` is the panel of a picker attached to the gateway daemon;
+``title_text`` the title bar; ``empty_text`` why the list is empty. The app shows them in
+``PlainText`` bars: text a server or a file wrote is never markup.
 
-Pure: no I/O, no Textual.
+Pure: no I/O, no Textual (the host files an empty config lists are looked for by the caller's
+function, only then).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentty_tui.catalog import WireCatalog
+from agentty_tui.config.discover import HostFile
 from agentty_tui.gateway.picker.view import DaemonView
 from agentty_tui.model import PluginModel
 from agentty_tui.terminal_text import safe_line
+from agentty_tui.ui.row_filter import no_such_words, parse_filter
 from agentty_tui.ui.token_text import short_count
 
-__all__ = ["Summary", "config_notes", "daemon_text", "summarize"]
+__all__ = [
+    "Summary",
+    "config_notes",
+    "daemon_text",
+    "empty_text",
+    "first_run_text",
+    "summarize",
+    "title_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,3 +154,40 @@ def daemon_text(view: DaemonView) -> str:
             f"  · {len(host.tools)} tools listed"
         )
     return "\n".join(lines)
+
+
+def title_text(model: PluginModel, daemon: DaemonView | None) -> str:
+    """The title bar: the config file, and the gateway daemon the picker is attached to (or
+    that it went away)."""
+    title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
+    if daemon is not None:
+        attached = daemon.attached and daemon.pid is not None
+        title += f" · gateway daemon {daemon.pid}" if attached else " · daemon gone"
+    return title
+
+
+def empty_text(
+    model: PluginModel, filter_text: str, host_files: Callable[[], tuple[HostFile, ...]]
+) -> str:
+    """Why the list is empty: files still being read, an empty config (how to add a server,
+    and the other hosts' files it could import: ``host_files`` is asked only then), or the
+    filter."""
+    if not model.servers and model.reading:  # not empty: not read yet
+        return "Reading the workspace's files (see above): their servers come next."
+    if not model.servers:
+        return first_run_text(host_files())
+    unknown = parse_filter(filter_text).unknown
+    if unknown:
+        return f"{no_such_words(unknown)}; escape clears."
+    return "Nothing matches the filter (escape clears it)."
+
+
+def first_run_text(files: tuple[HostFile, ...]) -> str:
+    """An empty config: how to add a server, and the host files it could import."""
+    if not files:
+        return "No servers in this config yet: press a to add one."
+    found = "\n".join(f"  {safe_line(found.describe())}" for found in files)
+    return (
+        "No servers in this config yet: press a to add one, or i to import another "
+        f"host's servers from:\n{found}"
+    )

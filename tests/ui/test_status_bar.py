@@ -1,9 +1,14 @@
-"""status_bar.py: the status bar's counts and the config notes, as pure functions."""
+"""status_bar.py: the texts of the picker's bars (counts, title, an empty list), as pure
+functions."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agentty_tui.catalog import project_catalog
-from agentty_tui.ui.status_bar import summarize
+from agentty_tui.config.discover import HostFile
+from agentty_tui.gateway.picker.view import DaemonView
+from agentty_tui.ui.status_bar import empty_text, summarize, title_text
 from tests.ui.fakes import crashed_model, failed_model, model, over_budget_model, server
 from tests.ui.workspace_fakes import workspace_model
 
@@ -42,3 +47,36 @@ def test_the_status_bar_counts_shadowed_and_untrusted() -> None:
     m = workspace_model()
     text = summarize(m, project_catalog(m)).text
     assert text.startswith("3 connected · 2 untrusted · 1 shadowed · ")
+
+
+def test_the_title_names_the_config_and_the_daemon() -> None:
+    m = model(server("notes"))
+    assert title_text(m, None) == "agentty-tui · mcp.json"
+    assert title_text(m, DaemonView(pid=4242)) == "agentty-tui · mcp.json · gateway daemon 4242"
+    gone = DaemonView(pid=4242, attached=False)
+    assert title_text(m, gone) == "agentty-tui · mcp.json · daemon gone"
+
+
+def test_an_empty_list_says_why_and_looks_for_host_files_only_on_an_empty_config() -> None:
+    asked: list[None] = []
+    cursor = HostFile("Cursor", Path("/h/.cursor/mcp.json"), "claude", 2)
+
+    def found() -> tuple[HostFile, ...]:
+        asked.append(None)
+        return (cursor,)
+
+    some = model(server("notes"))
+    assert empty_text(some, "zzz", found) == "Nothing matches the filter (escape clears it)."
+    assert empty_text(some, "is:nope", found).startswith("No such state: is:nope (there are ")
+    assert asked == []
+    reading = model().model_copy(update={"reading": ("reading .mcp.json",)})
+    assert empty_text(reading, "", found).startswith("Reading the workspace's files")
+    assert asked == []
+    assert empty_text(model(), "", found) == (
+        "No servers in this config yet: press a to add one, or i to import another host's "
+        "servers from:\n  Cursor: /h/.cursor/mcp.json (2 servers)"
+    )
+    assert asked == [None]
+    assert empty_text(model(), "", lambda: ()) == (
+        "No servers in this config yet: press a to add one."
+    )
