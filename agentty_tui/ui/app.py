@@ -88,7 +88,12 @@ from agentty_tui.ui.row_source import (
 )
 from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_key
 from agentty_tui.ui.server_asks import ServerAsks
-from agentty_tui.ui.server_form import AddServerScreen, EditServerScreen, NewServer
+from agentty_tui.ui.server_form import (
+    AddServerScreen,
+    EditServerScreen,
+    NewServer,
+    names_held,
+)
 from agentty_tui.ui.source import DaemonSource, PluginSource
 from agentty_tui.ui.status_bar import config_notes, daemon_text, empty_text, title_text
 from agentty_tui.ui.text import PlainText
@@ -731,11 +736,7 @@ class PickerApp(KeyOrderApp):
                 self.run_operation("Add", lambda: self._add(name, spec, target))
 
         names = [server.name for server in self.model.servers]
-        held: dict[SourceRef, set[str]] = {}
-        for server in (*self.model.servers, *self.model.shadowed):
-            for ref in (server.source, *server.also_in):
-                if ref is not None:
-                    held.setdefault(ref, set()).add(server.name)
+        held = names_held(self.model)
         self.push_screen(AddServerScreen(names, self.source.add_targets(), held), added)
 
     async def _add(self, name: str, spec: ServerSpec, target: SourceRef | None = None) -> None:
