@@ -1,17 +1,19 @@
 """The picker app: a thin view of ``PluginModel`` snapshots, changed from the keyboard.
 
-A worker follows ``source.updates()``; every snapshot is projected onto the wire (by a
-``CatalogProjector``, which redoes only the servers that changed), turned into rows
-(``build_rows``, with a ``RowMemo`` so that only the servers that changed get new rows) and
-handed to the list, which updates only the rows that changed. The app keeps no plugin state:
-only the view's own state (folded servers, the filter text, whether the terminal is wide).
+A worker follows ``source.updates()``; every snapshot is seen through the host's lens and
+projected onto the wire (``LensView``, whose ``CatalogProjector`` redoes only the servers that
+changed), turned into rows (``build_rows``, with a ``RowMemo`` so that only the servers that
+changed get new rows) and handed to the list, which updates only the rows that changed. The app
+keeps no plugin state: only the view's own state (folded servers, the filter text, whether the
+terminal is wide). The bars' texts are ``ui/status_bar.py``'s.
 
 The keys that change plugins dispatch to the source in workers, so the UI never waits on a
 server: the app picks the server or tool under the cursor, asks (in a dialog first, for add,
-edit, import, log in, call), hands the change to ``run_operation`` and says how it went; it
-decides nothing the source decides. An edit made elsewhere (an editor, another host, ``git
-pull``) reloads by itself (``bridge.live_reload``): the rows show the result, and a
-notification says what changed, as ``r`` does; a reload that changed nothing says nothing
+edit, import, log in, call; the questions are ``ui/questions.py``'s), hands the change to
+``run_operation`` and says how it went (``ui/outcomes.py``); it decides nothing the source
+decides. An edit made elsewhere (an editor, another host, ``git pull``) reloads by itself
+(``bridge.live_reload``): the rows show the result, and a notification says what changed, as
+``r`` does; a reload that changed nothing says nothing
 (Claude Code rewrites ``~/.claude.json`` after every prompt).
 
 Text the app did not write itself (server names, errors, the config path) is never markup and
@@ -19,7 +21,8 @@ never reaches the terminal with its controls: the bars are ``PlainText`` and eve
 notification, whoever raises it, goes through ``PickerApp.notify``, as plain text.
 
 Keys that arrive together are handled one after the other, each where focus is by then
-(``KeyOrderApp``); the key bar under the list (``KeyBar``) wraps instead of being cut.
+(``ui/key_order.py``, the app's base); the key bar under the list (``ui/key_bar.py``) wraps
+instead of being cut.
 """
 
 from __future__ import annotations
@@ -97,12 +100,8 @@ from agentty_tui.ui.server_form import (
 from agentty_tui.ui.source import DaemonSource, PluginSource
 from agentty_tui.ui.status_bar import config_notes, daemon_text, empty_text, title_text
 from agentty_tui.ui.text import PlainText
-from agentty_tui.ui.token_text import short_count
 
-__all__ = [
-    "PickerApp",
-    "short_count",
-]
+__all__ = ["PickerApp"]
 
 log = logging.getLogger(__name__)
 
