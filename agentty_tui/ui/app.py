@@ -87,9 +87,8 @@ from agentty_tui.ui.questions import (
 )
 from agentty_tui.ui.row_source import (
     SOURCE_COLUMNS,
-    shadowed_key,
 )
-from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_key
+from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, row_server, server_key
 from agentty_tui.ui.server_asks import ServerAsks
 from agentty_tui.ui.server_form import (
     AddServerScreen,
@@ -520,11 +519,7 @@ class PickerApp(KeyOrderApp):
         row = self.picker.current_row
         if row is None:
             return None
-        if row.kind == "shadowed":  # the hidden entry itself, never the one that wins
-            hidden = (s for s in self.model.shadowed if shadowed_key(s) == row.key)
-            found = next(hidden, None)
-            return None if found is None else (row, found)
-        server = self.model.server(row.server)
+        server = row_server(self.model, row)  # a shadowed row: the hidden entry itself
         return None if server is None else (row, server)
 
     def refuse_shadowed(self, server: ServerState) -> bool:

@@ -8,7 +8,7 @@ from agentty_tui.catalog import project_catalog
 from agentty_tui.model import HostView, PluginModel, ToolFilter, ToolState
 from agentty_tui.ui.row_filter import parse_filter
 from agentty_tui.ui.row_source import source_facts
-from agentty_tui.ui.rows import Row, build_rows
+from agentty_tui.ui.rows import Row, build_rows, row_server
 from tests.ui.fakes import connected_model
 from tests.ui.workspace_fakes import (
     CLAUDE_LOCAL,
@@ -153,3 +153,15 @@ def test_the_details_say_what_each_host_sends_and_where_its_switch_is() -> None:
     )
     # One host that can be switched says nothing the row does not.
     assert source_facts(time.model_copy(update={"hosts": (claude,)})) == source_facts(time)
+
+
+def test_a_shadowed_row_stands_for_the_hidden_entry_not_the_one_that_wins() -> None:
+    m = workspace_model()
+    by_kind = {row.kind: row for row in rows_of(m) if row.server == "notes"}
+    hidden = row_server(m, by_kind["shadowed"])
+    assert hidden is not None and hidden.status == "shadowed" and hidden.source == OUR_USER
+    winner = row_server(m, by_kind["server"])
+    assert winner is not None and winner.source == CLAUDE_LOCAL
+    gone = m.model_copy(update={"servers": (), "shadowed": ()})
+    assert row_server(gone, by_kind["shadowed"]) is None
+    assert row_server(gone, by_kind["server"]) is None
