@@ -1,17 +1,19 @@
 """The picker app: a thin view of ``PluginModel`` snapshots, changed from the keyboard.
 
-A worker follows ``source.updates()``; every snapshot is projected onto the wire (by a
-``CatalogProjector``, which redoes only the servers that changed), turned into rows
-(``build_rows``, with a ``RowMemo`` so that only the servers that changed get new rows) and
-handed to the list, which updates only the rows that changed. The app keeps no plugin state:
-only the view's own state (folded servers, the filter text, whether the terminal is wide).
+A worker follows ``source.updates()``; every snapshot is seen through the host's lens and
+projected onto the wire (``LensView``, whose ``CatalogProjector`` redoes only the servers that
+changed), turned into rows (``build_rows``, with a ``RowMemo`` so that only the servers that
+changed get new rows) and handed to the list, which updates only the rows that changed. The app
+keeps no plugin state: only the view's own state (folded servers, the filter text, whether the
+terminal is wide). The bars' texts are ``ui/status_bar.py``'s.
 
 The keys that change plugins dispatch to the source in workers, so the UI never waits on a
 server: the app picks the server or tool under the cursor, asks (in a dialog first, for add,
-edit, import, log in, call), hands the change to ``run_operation`` and says how it went; it
-decides nothing the source decides. An edit made elsewhere (an editor, another host, ``git
-pull``) reloads by itself (``bridge.live_reload``): the rows show the result, and a
-notification says what changed, as ``r`` does; a reload that changed nothing says nothing
+edit, import, log in, call; the questions are ``ui/questions.py``'s), hands the change to
+``run_operation`` and says how it went (``ui/outcomes.py``); it decides nothing the source
+decides. An edit made elsewhere (an editor, another host, ``git pull``) reloads by itself
+(``bridge.live_reload``): the rows show the result, and a notification says what changed, as
+``r`` does; a reload that changed nothing says nothing
 (Claude Code rewrites ``~/.claude.json`` after every prompt).
 
 Text the app did not write itself (server names, errors, the config path) is never markup and
@@ -19,40 +21,30 @@ never reaches the terminal with its controls: the bars are ``PlainText`` and eve
 notification, whoever raises it, goes through ``PickerApp.notify``, as plain text.
 
 Keys that arrive together are handled one after the other, each where focus is by then
-(``KeyOrderApp``); the key bar under the list (``KeyBar``) wraps instead of being cut.
+(``ui/key_order.py``, the app's base); the key bar under the list (``ui/key_bar.py``) wraps
+instead of being cut.
 """
 
 from __future__ import annotations
 
 import gc
 import logging
-import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 from rich.cells import cell_len
-from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual import on, work
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.content import Content
-from textual.dom import DOMNode
-from textual.markup import escape
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from agentty_tui.bridge.reload_report import ReloadReport
-from agentty_tui.catalog import FAMILIES, TOKEN_COUNTER, CatalogProjector, WireCatalog
-from agentty_tui.catalog.host_lens import host_lens, hosts_of
-from agentty_tui.catalog.host_limits import host_limits
-from agentty_tui.catalog.tokens import DEFAULT_FAMILY, CountNotKept, FamilyName
-from agentty_tui.catalog.tool_costs import CostBook
-from agentty_tui.config.discover import HostFile, host_config_files
-from agentty_tui.config.hosts.switches import HOST_NAMES
+from agentty_tui.catalog import WireCatalog
+from agentty_tui.catalog.host_lens import host_lens
+from agentty_tui.catalog.tokens import FamilyName
+from agentty_tui.config.discover import HostFile
 from agentty_tui.config.importing import PreparedImport
 from agentty_tui.config.trust import entry_hash
 from agentty_tui.errors import AgenttyError, EntryChangedError
@@ -64,7 +56,6 @@ from agentty_tui.model import (
     ServerState,
     SourceRef,
     ToolState,
-    hosts_in_use,
 )
 from agentty_tui.terminal_text import safe_block, safe_line
 from agentty_tui.ui.call import CallRecord, CallToolScreen
@@ -76,264 +67,45 @@ from agentty_tui.ui.dialogs import (
     ServerDetailsScreen,
     ToolDetailsScreen,
 )
+from agentty_tui.ui.host_files import FindHostFiles, HostFileSearch
 from agentty_tui.ui.import_dialog import ImportScreen, import_question, import_said
+from agentty_tui.ui.key_bar import KeyBar
+from agentty_tui.ui.key_order import KeyOrderApp
+from agentty_tui.ui.lens_view import LensView
+from agentty_tui.ui.outcomes import (
+    Notice,
+    outside_reload_notice,
+    reload_notice,
+    start_notice,
+    still_on_notice,
+)
 from agentty_tui.ui.picker import PickerList
-from agentty_tui.ui.row_filter import no_such_words, parse_filter
+from agentty_tui.ui.questions import (
+    remove_question,
+    trust_config_question,
+    trust_server_question,
+)
 from agentty_tui.ui.row_source import (
     SOURCE_COLUMNS,
-    is_project_untrusted,
-    shadowed_key,
-    trust_lines,
 )
-from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, server_key
+from agentty_tui.ui.rows import WIDE_COLUMNS, Row, RowMemo, build_rows, row_server, server_key
 from agentty_tui.ui.server_asks import ServerAsks
-from agentty_tui.ui.server_form import AddServerScreen, EditServerScreen, NewServer
+from agentty_tui.ui.server_form import (
+    AddServerScreen,
+    EditServerScreen,
+    NewServer,
+    names_held,
+)
 from agentty_tui.ui.source import DaemonSource, PluginSource
+from agentty_tui.ui.status_bar import config_notes, daemon_text, empty_text, title_text
 from agentty_tui.ui.text import PlainText
-from agentty_tui.ui.token_text import short_count
 
-__all__ = [
-    "STUCK_KEY_SECONDS",
-    "KeyBar",
-    "KeyOrderApp",
-    "PickerApp",
-    "Summary",
-    "config_notes",
-    "key_hints",
-    "remove_effect",
-    "remove_shadowed_question",
-    "short_count",
-    "summarize",
-    "tools_on",
-]
+__all__ = ["PickerApp"]
 
 log = logging.getLogger(__name__)
 
 _ONE_LINE_BARS = frozenset({"#title"})
 """Text bars of a fixed height of one line (``picker.tcss``): a new text never changes layout."""
-
-
-def _host_files_here(config: Path | None) -> tuple[HostFile, ...]:
-    """The other hosts' config files of this user and folder, but ``config`` itself."""
-    return host_config_files(Path.home(), os.environ, Path.cwd(), exclude=config)
-
-
-# --- the bars -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """The counts the status bar shows."""
-
-    connected: int
-    """Servers by status: connected, connecting, failed, disabled, untrusted (not started:
-    the config is not trusted)."""
-    connecting: int
-    failed: int
-    needs_login: int
-    """Servers that wait for an OAuth login."""
-    disabled: int
-    untrusted: int
-    tools_enabled: int
-    """Tools switched on, over the connected servers."""
-    tools_total: int
-    """Tools advertised, over the connected servers."""
-    on_wire: int
-    """Tools the wire catalog ships (native ones included)."""
-    budget: int
-    """How many tools may go on the wire."""
-    warning: str | None
-    """The catalog's over-budget warning, if any."""
-    tools_unavailable: int = 0
-    """Tools still listed by servers that are not connected (none of them is on the wire)."""
-    shadowed: int = 0
-    """A workspace's entries hidden by one of the same name in a file that takes precedence."""
-    tokens: int | None = None
-    """What the shipped tools' definitions take, when the token budget was applied or the
-    tools are counted."""
-    family: str | None = None
-    """A host's lens: the model family its tokens are counted in (``"OpenAI"``)."""
-    host_rules: tuple[str, ...] = ()
-    """A host's lens: its own limits in words (``catalog.host_limits``)."""
-    by_cost: bool = False
-    """Whether the rows are sorted by cost (``s``)."""
-
-    @property
-    def text(self) -> str:
-        """The status line without the warning."""
-        parts = [f"{self.connected} connected"]
-        if self.connecting:
-            parts.append(f"{self.connecting} connecting")
-        if self.failed:
-            parts.append(f"{self.failed} failed")
-        if self.needs_login:
-            parts.append(f"{self.needs_login} need login")
-        if self.disabled:
-            parts.append(f"{self.disabled} disabled")
-        if self.untrusted:
-            parts.append(f"{self.untrusted} untrusted")
-        if self.shadowed:
-            parts.append(f"{self.shadowed} shadowed")
-        parts.append(f"{self.tools_enabled}/{self.tools_total} tools on")
-        if self.tools_unavailable:
-            parts.append(f"{self.tools_unavailable} not available")
-        parts.append(f"{self.on_wire}/{self.budget} on the wire")
-        if self.tokens is not None:
-            family = f" ({self.family})" if self.family else ""
-            parts.append(f"{short_count(self.tokens)} tokens{family}")
-        parts += self.host_rules
-        if self.by_cost:
-            parts.append("by cost")
-        return " · ".join(parts)
-
-
-def summarize(model: PluginModel, catalog: WireCatalog) -> Summary:
-    """Count servers by status, tools enabled, and tools on the wire against the budget."""
-    statuses = [server.status for server in model.servers]
-    # A server that is not connected ships nothing: its tools are not counted as on.
-    connected = [server for server in model.servers if server.status == "connected"]
-    return Summary(
-        connected=statuses.count("connected"),
-        connecting=statuses.count("connecting"),
-        failed=statuses.count("failed"),
-        needs_login=statuses.count("needs_login"),
-        disabled=statuses.count("disabled"),
-        untrusted=statuses.count("untrusted"),
-        shadowed=len(model.shadowed),
-        tools_enabled=sum(server.enabled_count for server in connected),
-        tools_total=sum(len(server.tools) for server in connected),
-        tools_unavailable=sum(len(s.tools) for s in model.servers if s.status != "connected"),
-        on_wire=len(catalog.tools),
-        budget=catalog.budget,
-        warning=catalog.warning,
-        tokens=catalog.tokens_shipped,
-    )
-
-
-def config_notes(model: PluginModel) -> str:
-    """The config-error bar: why the file did not (re)load, why its servers wait for trust,
-    which files are still being read, and its warnings, one line each (empty when all is
-    well)."""
-    lines = [*model.reading, *model.config_warnings]
-    if model.config_untrusted:
-        lines.insert(0, model.config_untrusted)
-    if model.config_error:
-        lines.insert(0, f"config not (re)loaded, showing the last good one: {model.config_error}")
-    return "\n".join(lines)
-
-
-def key_hints(screen: Screen[object]) -> list[tuple[Binding, str]]:
-    """The screen's shown bindings that are enabled now, each with the key as displayed."""
-    app = screen.app
-    return [
-        (active.binding, app.get_key_display(active.binding))
-        for active in screen.active_bindings.values()
-        if active.binding.show and active.enabled
-    ]
-
-
-class KeyBar(Static):
-    """The key bar under the picker: every shown key of the screen, wrapping on a narrow
-    terminal.
-
-    Textual's ``Footer`` is one line that scrolls sideways, so at 60 columns half the keys were
-    cut. This bar lists the same bindings (those with ``show=True`` that ``check_action``
-    allows) as one text of ``key description`` pairs that wraps, and follows the screen's
-    binding changes. A click on a key runs its action.
-    """
-
-    def on_mount(self) -> None:
-        """Show the keys now and whenever the screen's bindings change."""
-        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        self._show_keys()
-
-    def _bindings_changed(self, screen: Screen[object]) -> None:
-        if screen is self.screen:
-            self._show_keys()
-
-    def _show_keys(self) -> None:
-        # Our own key names and descriptions only; each is escaped and made a click target.
-        parts = [
-            Content.from_markup(
-                f"[@click=app.simulate_key({binding.key.split(',')[0]!r})]"
-                f"[b $footer-key-foreground]{escape(key)}[/] {escape(binding.description)}[/]"
-            )
-            for binding, key in key_hints(self.screen)
-        ]
-        self.update(Content("  ").join(parts))
-
-
-# --- keys in a burst ----------------------------------------------------------------------
-
-STUCK_KEY_SECONDS = 0.5
-"""The longest a key waits for the one before it (a widget closed while handling it)."""
-
-
-class KeyOrderApp(App[None]):
-    """An app that hands keys on one at a time, each after the previous one took effect.
-
-    Textual's app forwards every key to the widget focused at the moment it reads the key, and
-    a binding runs only when the key has bubbled back up to the app: with a burst (a paste, fast
-    typing, a key repeat) the app forwarded the next keys before the first one's binding ran.
-    So after ``a`` the name typed next went to the list, not to the form ``a`` opened, and after
-    a ``tab`` the next characters went to the field it was leaving. This app holds the keys that
-    come while one is being handled, and hands the next one on only once the previous one has
-    gone the whole way: through the focused widget and each of its parents up to the app (its
-    binding done), and through the screen on top by then (a dialog it opened is mounted and has
-    focused its first field).
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._waiting_keys: list[events.Key] | None = None  # None: no key is being handled
-        self._key_turn = 0  # counts handed-on keys, so a late or doubled signal is ignored
-        self._stuck_timer: Timer | None = None
-
-    async def on_event(self, event: events.Event) -> None:
-        """Hold a key from the terminal while an earlier one is still being handled."""
-        if not isinstance(event, events.Key) or event.is_forwarded:
-            await super().on_event(event)
-            return
-        if self._waiting_keys is not None:
-            self._waiting_keys.append(event)
-            return
-        await self._hand_on(event, [])
-
-    async def _hand_on(self, key: events.Key, waiting: list[events.Key]) -> None:
-        self._waiting_keys = waiting
-        self._key_turn += 1
-        turn = self._key_turn
-        target: DOMNode = self.focused or self.screen
-        await super().on_event(key)
-        # The key is now in the target's queue: a marker queued behind it follows the same way
-        # up, one node at a time, so it reaches the app after the key's binding ran there.
-        if not target.call_later(self._climb, target, turn):
-            self.call_later(self._through_screen, turn)
-        if self._stuck_timer is not None:
-            self._stuck_timer.stop()
-        self._stuck_timer = self.set_timer(STUCK_KEY_SECONDS, lambda: self._next_key(turn))
-
-    def _climb(self, node: DOMNode, turn: int) -> None:
-        parent = node.parent
-        if node is self or parent is None or not parent.call_later(self._climb, parent, turn):
-            self.call_later(self._through_screen, turn)
-
-    def _through_screen(self, turn: int) -> None:
-        # Queued behind the Mount of a screen the key pushed: runs once it has its focus.
-        if not self.screen.call_later(self._next_key, turn):
-            self.call_later(self._next_key, turn)
-
-    async def _next_key(self, turn: int) -> None:
-        if turn != self._key_turn or self._waiting_keys is None:
-            return
-        if self._stuck_timer is not None:
-            self._stuck_timer.stop()
-            self._stuck_timer = None
-        waiting = self._waiting_keys
-        if not waiting:
-            self._waiting_keys = None
-            return
-        await self._hand_on(waiting[0], waiting[1:])
 
 
 class PickerApp(KeyOrderApp):
@@ -374,7 +146,7 @@ class PickerApp(KeyOrderApp):
         *,
         follow: bool = True,
         freeze_heap: bool = False,
-        host_files: Callable[[Path | None], tuple[HostFile, ...]] | None = None,
+        host_files: FindHostFiles | None = None,
         count_tokens: bool = False,
     ) -> None:
         """``follow=False`` shows ``source.snapshot`` only (snapshot tests).
@@ -395,20 +167,14 @@ class PickerApp(KeyOrderApp):
         """Where snapshots come from and operations go."""
         self.whole: PluginModel = source.snapshot
         """The last snapshot as the source gave it: every host's."""
-        self.lens: str | None = None
-        """The host whose model the rows show (``h`` cycles); ``None``: every host."""
+        self.lens_view = LensView(count_tokens=count_tokens)
+        """The host's lens the rows are seen through (``h`` cycles), with the catalog and the
+        token counts that follow it."""
         self.model: PluginModel = source.snapshot
         """The snapshot on screen (through the lens)."""
-        self.find_host_files = host_files or _host_files_here
-        """Looks for other hosts' config files (all but the given config) to offer to import."""
-        self._host_files: tuple[HostFile, ...] | None = None  # found once (``host_files``)
+        self.host_files = HostFileSearch(source, host_files)
+        """The other hosts' config files to offer to import, looked for once."""
         self._stop_hearing: Callable[[], None] | None = None  # ends the outside-edit listener
-        # Re-project only the servers whose tools changed since the previous snapshot; one a
-        # model family, so that a host's lens cuts the token budget as its model counts.
-        self._projectors: dict[FamilyName, CatalogProjector] = {}
-        self._warming_tokens = False  # whether the worker that loads the encoding was started
-        # Each server's token counts, counted off the UI thread (None: not shown).
-        self._costs = CostBook(TOKEN_COUNTER) if count_tokens else None
         self._counting = False  # whether a counting worker runs
         self.by_cost = False
         """Whether the rows are sorted by cost, most expensive first (``s``)."""
@@ -488,22 +254,12 @@ class PickerApp(KeyOrderApp):
         self.daemon = view
         self.query_one("#daemon").set_class(not view.attached, "gone")
         self._set_text("#daemon", daemon_text(view), shown=True)
-        self._set_text("#title", self._title(self.model))
-
-    def _title(self, model: PluginModel) -> str:
-        title = "agentty-tui" + (f" · {model.config_path}" if model.config_path else "")
-        if self.daemon is not None:
-            attached = self.daemon.attached and self.daemon.pid is not None
-            title += f" · gateway daemon {self.daemon.pid}" if attached else " · daemon gone"
-        return title
+        self._set_text("#title", title_text(self.model, self.daemon))
 
     def show_snapshot(self, model: PluginModel) -> None:
         """Make ``model`` the snapshot on screen, through the lens."""
         self.whole = model
-        if self.lens is not None and self.lens not in hosts_of(model):
-            self.lens = None  # the host's files are gone: every host again
-        model = host_lens(model, self.lens)
-        self.model = model
+        model = self.model = self.lens_view.look(model)
         # Revision 0: a model of the config alone (``bridge/starting.py``), shown before the SDK is
         # imported; the heap worth freezing is the one of the first settled bridge snapshot.
         if self._freeze_heap and model.settled and model.revision:
@@ -520,60 +276,44 @@ class PickerApp(KeyOrderApp):
         # After the frame is painted: loading the encoding holds the interpreter's lock for
         # about 2 s, even in a worker thread, and the first frame must not wait for it.
         self.call_after_refresh(self._count_if_needed)
-        self._set_text("#title", self._title(model))
+        self._set_text("#title", title_text(model, self.daemon))
         notes = config_notes(model)
         self._set_text("#config-error", notes, shown=bool(notes))
 
     @property
+    def lens(self) -> str | None:
+        """The host whose model the rows show (``h`` cycles); ``None``: every host."""
+        return self.lens_view.host
+
+    @property
     def family(self) -> FamilyName:
         """The model family tokens are counted in: the lens's host's, else the default."""
-        limits = host_limits(self.lens)
-        return DEFAULT_FAMILY if limits is None else limits.family
+        return self.lens_view.family
 
     def _show_status(self) -> None:
         """The status bar and the warning for the snapshot on screen."""
-        model, catalog = self.model, self.catalog
-        summary = summarize(model, catalog)
-        limits = host_limits(self.lens)
-        tokens = summary.tokens
-        if self._costs is not None:
-            counted = self._costs.total(model, catalog, self.family)
-            tokens = counted if counted is not None else tokens
-        family = rules = None
-        if limits is not None:
-            spec = FAMILIES[limits.family]
-            family = spec.label + ("" if spec.exact and not limits.family_estimate else " est.")
-            mcp = sum(tool.server is not None for tool in catalog.tools)
-            mcp_tokens = None
-            if self._costs is not None:
-                mcp_tokens = self._costs.total(model, catalog, limits.family, natives=False)
-            rules = limits.rules()
-            if limits.defers(mcp, mcp_tokens):
-                rules = (*rules, "deferring them now")
-        summary = replace(
-            summary, tokens=tokens, family=family, host_rules=rules or (), by_cost=self.by_cost
+        warning = self.catalog.warning
+        self._set_text(
+            "#status", self.lens_view.status(self.model, self.catalog, by_cost=self.by_cost)
         )
-        lens = f"{HOST_NAMES.get(self.lens, self.lens)}'s view · " if self.lens else ""
-        self._set_text("#status", lens + summary.text)
-        self._set_text("#warning", summary.warning or "", shown=summary.warning is not None)
+        self._set_text("#warning", warning or "", shown=warning is not None)
 
     def _count_if_needed(self) -> None:
         """Start counting the tokens of the servers on screen not counted yet, off the UI
         thread (the rows show no figure until then)."""
-        costs = self._costs
-        if costs is None or self._counting or not self.is_running:
+        if self._counting or not self.is_running:
             return
-        if costs.missing(self.model, self.family):
+        if self.lens_view.to_count(self.model):
             self._counting = True
-            self._count_tokens(costs, self.model, self.family)
+            self._count_tokens(self.model, self.family)
 
     @work(thread=True, group="costs", exit_on_error=False)
-    def _count_tokens(self, costs: CostBook, model: PluginModel, family: FamilyName) -> None:
+    def _count_tokens(self, model: PluginModel, family: FamilyName) -> None:
         try:
             # The first count not kept from an earlier run (``catalog/token_cache.py``) loads
             # the encoding (about 1.5 s): in this thread, and only once some server has tools
             # to count.
-            costs.count(model, family)
+            self.lens_view.count(model, family)
         finally:
             self.call_from_thread(self._tokens_counted)
 
@@ -584,33 +324,13 @@ class PickerApp(KeyOrderApp):
         self._count_if_needed()  # snapshots that came meanwhile
 
     def _project(self, model: PluginModel) -> WireCatalog:
-        """The wire catalog of ``model``; with a token budget once its counts are known.
-
-        The counts kept by an earlier run (``catalog/token_cache.py``) apply the token budget
-        at once, without the encoding. A count not kept needs it loaded, which holds the
-        interpreter's lock for about 2 s, in whichever thread: the first frame does not wait
-        for it. Until a worker thread has loaded it, the count budget alone applies; then the
-        snapshot is shown again with both. Without a token budget nothing is counted or loaded.
-        """
-        family = self.family
-        projector = self._projectors.get(family)
-        if projector is None:
-            projector = self._projectors[family] = CatalogProjector(TOKEN_COUNTER, family=family)
-        if model.tool_token_budget is None or TOKEN_COUNTER.ready:
-            return projector.project(model)
-        if not self._warming_tokens:
-            try:
-                return projector.project(model, may_load=False)
-            except CountNotKept:
-                pass  # a definition not counted before: the encoding is needed
-        if not self._warming_tokens and self.is_running:
-            self._warming_tokens = True
-            self._load_token_encoding()
-        return projector.project(model, token_budget=None)
+        """The wire catalog of ``model`` through the lens (``LensView.project``): the
+        encoding a token budget needs is loaded in a worker thread, once the app runs."""
+        return self.lens_view.project(model, self._load_token_encoding if self.is_running else None)
 
     @work(thread=True, exclusive=True, group="tokens", exit_on_error=False)
     def _load_token_encoding(self) -> None:
-        TOKEN_COUNTER.warm()
+        self.lens_view.load_encoding()
         self.call_from_thread(self._token_encoding_loaded)
 
     def _token_encoding_loaded(self) -> None:
@@ -642,8 +362,7 @@ class PickerApp(KeyOrderApp):
         width = self.picker.size.width or self.size.width  # before the first layout: the app's
         self._wide = width >= WIDE_COLUMNS
         self._sources = width >= SOURCE_COLUMNS
-        if self._costs is not None:
-            self._costs.carry(self.model, self.family)  # a toggle's figures, at once
+        costs = self.lens_view.row_costs(self.model)  # a toggle's figures, at once
         rows = build_rows(
             self.model,
             self.catalog,
@@ -652,36 +371,14 @@ class PickerApp(KeyOrderApp):
             self._row_memo,
             wide=self._wide,
             sources=self._sources,
-            costs=None if self._costs is None else partial(self._costs.of, family=self.family),
+            costs=costs,
             by_cost=self.by_cost,
         )
         self.picker.show_rows(rows)
         empty = self.query_one("#empty", Static)
         empty.display = not rows
         if not rows:
-            empty.update(self._nothing_shown())
-
-    def _nothing_shown(self) -> str:
-        """Why the list is empty."""
-        if not self.model.servers and self.model.reading:  # not empty: not read yet
-            return "Reading the workspace's files (see above): their servers come next."
-        if not self.model.servers:
-            return self._first_run_text()
-        unknown = parse_filter(self.filter_text).unknown
-        if unknown:
-            return f"{no_such_words(unknown)}; escape clears."
-        return "Nothing matches the filter (escape clears it)."
-
-    def _first_run_text(self) -> str:
-        """An empty config: how to add a server, and the host files it could import."""
-        files = self.host_files()
-        if not files:
-            return "No servers in this config yet: press a to add one."
-        found = "\n".join(f"  {safe_line(found.describe())}" for found in files)
-        return (
-            "No servers in this config yet: press a to add one, or i to import another "
-            f"host's servers from:\n{found}"
-        )
+            empty.update(empty_text(self.model, self.filter_text, self.host_files.found))
 
     @on(PickerList.Resized, "#picker")
     def _resized(self, event: PickerList.Resized) -> None:
@@ -713,20 +410,9 @@ class PickerApp(KeyOrderApp):
         """Switch ``tool`` for every host holding ``name`` (``lens``: one); when a host that has
         no switch still sends it, say so: the row stays on, and why is news."""
         model = host_lens(await self.source.tool_set_enabled(name, tool, on, host=lens), lens)
-        state = model.server(name)
-        if on or state is None or not any(t.bare == tool and t.enabled for t in state.tools):
-            return
-        still = [view.source.host for view in hosts_in_use(state.hosts) if view.sends(tool)]
-        unswitched = [HOST_NAMES.get(host, host) for host in still]
-        one = len(unswitched) == 1
-        self.notify(
-            f"{tool} stays on: {', '.join(unswitched)} still {'sends' if one else 'send'} it "
-            f"(no per-tool switch in {'its' if one else 'their'} files); the others leave it "
-            "out.",
-            title="Toggle",
-            severity="warning",
-            markup=False,
-        )
+        notice = None if on else still_on_notice(model.server(name), tool)
+        if notice is not None:
+            self.say(notice)
 
     @on(PickerList.MarkClicked, "#picker")
     def _mark_clicked(self) -> None:
@@ -788,12 +474,9 @@ class PickerApp(KeyOrderApp):
 
     def outside_reload(self, report: ReloadReport) -> None:
         """Say what an outside edit's reload did: its summary, or why the file was not read."""
-        if not report.reloaded:
-            self.notify(
-                f"Outside edit: {report.summary}", severity="error", timeout=8, markup=False
-            )
-        elif report.changed:
-            self.notify(f"Outside edit: {report.summary}", timeout=4, markup=False)
+        notice = outside_reload_notice(report)
+        if notice is not None:
+            self.say(notice)
 
     # --- notifications -------------------------------------------------------------------------
 
@@ -824,17 +507,19 @@ class PickerApp(KeyOrderApp):
             markup=False,
         )
 
+    def say(self, notice: Notice) -> None:
+        """Show ``notice`` (what an operation's result means, ``ui/outcomes.py``)."""
+        self.notify(
+            notice.message, title=notice.title, severity=notice.severity, timeout=notice.timeout
+        )
+
     # --- what the cursor is on -------------------------------------------------------
 
     def _current(self) -> tuple[Row, ServerState] | None:
         row = self.picker.current_row
         if row is None:
             return None
-        if row.kind == "shadowed":  # the hidden entry itself, never the one that wins
-            hidden = (s for s in self.model.shadowed if shadowed_key(s) == row.key)
-            found = next(hidden, None)
-            return None if found is None else (row, found)
-        server = self.model.server(row.server)
+        server = row_server(self.model, row)  # a shadowed row: the hidden entry itself
         return None if server is None else (row, server)
 
     def refuse_shadowed(self, server: ServerState) -> bool:
@@ -913,17 +598,10 @@ class PickerApp(KeyOrderApp):
             state = model.server(name)
             if state is None:
                 return  # removed meanwhile
-            if state.status == "connecting":
-                continue
-            if state.status == "connected":
-                self.notify(f"{done} {name!r}: {tools_on(state)}.", timeout=3)
-            elif state.status == "needs_login":
-                self.notify(f"Server {name!r} needs a login: L logs in.", severity="warning")
-            else:
-                why = f": {state.error}" if state.error else f" ({state.status})"
-                failed = "failed again" if again else "failed"
-                self.notify(f"Server {name!r} {failed}{why}", title="Start", severity="error")
-            return
+            notice = start_notice(state, done, again=again)
+            if notice is not None:  # None: still connecting
+                self.say(notice)
+                return
 
     def action_all_tools(self, on: bool) -> None:
         """e / x: every tool of the server under the cursor on / off."""
@@ -948,19 +626,12 @@ class PickerApp(KeyOrderApp):
             return
         state = current[1]
         name, where = state.name, state.source
-        if state.status == "shadowed" and where is not None:
-            question = remove_shadowed_question(state)
+        question = remove_question(state)
 
-            def remove() -> Awaitable[PluginModel]:
-                return self.source.plugin_remove(name, source=where)
-        else:
-            file = "the config" if where is None else safe_line(where.path)
-            question = f"Remove server {name!r} from {file}?\n{remove_effect(state)}"
-
-            # The file the question names: a reload meanwhile may have put another file's
-            # entry of that name in front, which the user did not agree to remove.
-            def remove() -> Awaitable[PluginModel]:
-                return self.source.plugin_remove(name, source=where)
+        # The file the question names: a reload meanwhile may have put another file's entry of
+        # that name in front, which the user did not agree to remove.
+        def remove() -> Awaitable[PluginModel]:
+            return self.source.plugin_remove(name, source=where)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
@@ -972,11 +643,7 @@ class PickerApp(KeyOrderApp):
         """r: re-read the config (only what changed is restarted)."""
 
         async def reload() -> None:
-            report = await self.source.reload()
-            if report.reloaded:
-                self.notify(report.summary, timeout=3, markup=False)
-            else:
-                self.notify(report.summary, severity="error", timeout=8, markup=False)
+            self.say(reload_notice(await self.source.reload()))
 
         self.run_operation("Reload", reload)
 
@@ -1024,7 +691,7 @@ class PickerApp(KeyOrderApp):
             if yes:
                 self.run_operation("Trust", self.source.trust_config)
 
-        question = f"{problem}\n\nTrust it for this run and start its servers as you?"
+        question = trust_config_question(problem)
         self.push_screen(ConfirmScreen(question, yes="Trust"), confirmed)
 
     def _trust_server(self, state: ServerState, *, changed: bool = False) -> None:
@@ -1032,25 +699,13 @@ class PickerApp(KeyOrderApp):
         the entry as the dialog shows it, by its hash, never whatever the file holds when the
         user answers; ``changed``: asked again, after the entry changed under the question."""
         name = state.name
-        where = f" of {safe_line(state.source.path)}" if state.source else ""
         shown = {name: entry_hash(state)}
 
         def trust_it(yes: bool | None) -> None:
             if yes:
                 self.run_operation("Trust", lambda: self._trust_as_shown(name, shown))
 
-        facts = "\n".join(trust_lines(state))
-        lead = "Its entry changed while you were asked; this is it now.\n\n" if changed else ""
-        if is_project_untrusted(state):
-            question = (
-                f"{lead}Trust the project server {name!r}{where}?\n{facts}\n\n"
-                "It starts now, and in later runs while its entry stays the same."
-            )
-        else:  # a file others can write
-            question = (
-                f"{lead}{state.error or 'Its file is not trusted.'}\n\nTrust {name!r}{where} "
-                f"for this run and start it as you?\n{facts}"
-            )
+        question = trust_server_question(state, changed=changed)
         self.push_screen(ConfirmScreen(question, yes="Trust"), trust_it)
 
     async def _trust_as_shown(self, name: str, shown: dict[str, str]) -> None:
@@ -1075,11 +730,7 @@ class PickerApp(KeyOrderApp):
                 self.run_operation("Add", lambda: self._add(name, spec, target))
 
         names = [server.name for server in self.model.servers]
-        held: dict[SourceRef, set[str]] = {}
-        for server in (*self.model.servers, *self.model.shadowed):
-            for ref in (server.source, *server.also_in):
-                if ref is not None:
-                    held.setdefault(ref, set()).add(server.name)
+        held = names_held(self.model)
         self.push_screen(AddServerScreen(names, self.source.add_targets(), held), added)
 
     async def _add(self, name: str, spec: ServerSpec, target: SourceRef | None = None) -> None:
@@ -1114,20 +765,11 @@ class PickerApp(KeyOrderApp):
         others = [s.name for s in self.model.servers if s.name != name]
         self.push_screen(EditServerScreen(name, server.spec, others), edited)
 
-    def host_files(self) -> tuple[HostFile, ...]:
-        """The other hosts' config files found, looked for once (the first run lists them); in
-        a workspace, those it does not read already (a host left out by ``--hosts``)."""
-        if self._host_files is None:
-            found = self.find_host_files(self.source.import_target())
-            read = {path.absolute() for path in self.source.config_files()}
-            self._host_files = tuple(f for f in found if f.path.absolute() not in read)
-        return self._host_files
-
     def action_import_host(self) -> None:
         """i: import the servers of another host's config file into this one, then reload:
         the file chosen, then its plan (as ``agentty-tui import`` shows it) and a question."""
         target = self.source.import_target()
-        files = self.host_files()
+        files = self.host_files.found()
         if not files:
             self.notify("No other host's config file was found to import.", timeout=4)
             return
@@ -1237,33 +879,14 @@ class PickerApp(KeyOrderApp):
         tool = server.tool(row.tool) if row.tool is not None else None
         if tool is None:
             self.push_screen(
-                ServerDetailsScreen(server, tokens=self._tokens_text(server, None)),
+                ServerDetailsScreen(server, tokens=self.lens_view.tokens_text(server, None)),
                 self._details_closed(server.name),
             )
         else:
             seen = None if self.daemon is None else self.daemon.seen_by(server.name, tool.bare)
             hosts = None if seen is None else tuple(host.label for host in seen)
-            tokens = self._tokens_text(server, tool)
+            tokens = self.lens_view.tokens_text(server, tool)
             self.push_screen(ToolDetailsScreen(server, tool, self.catalog, hosts, tokens=tokens))
-
-    def _tokens_text(self, server: ServerState, tool: ToolState | None) -> str | None:
-        """The details' token line: the tool's tokens, or the server's tools' that are on, in
-        the lens's family, and under it the family's per-request overhead, apart (``None``
-        while not counted)."""
-        cost = None if self._costs is None else self._costs.of(server, self.family)
-        if cost is None:
-            return None
-        spec = FAMILIES[self.family]
-        how = "exact" if spec.exact else "an o200k estimate"
-        if tool is None:
-            text = f"{cost.enabled:,} for its tools that are on ({spec.label}, {how})"
-            if spec.request_overhead is None:
-                return text
-            # The tool-use prompt is paid once a request, whatever the tools: kept apart.
-            overhead = f"+ {spec.request_overhead:,} once a request, for tool use (not per tool)"
-            return f"{text}\n           {overhead}"
-        count = cost.tools.get(tool.bare)
-        return None if count is None else f"{count:,} ({spec.label}, {how})"
 
     def action_log(self) -> None:
         """l: the log of the server under the cursor, followed live."""
@@ -1279,17 +902,14 @@ class PickerApp(KeyOrderApp):
     def action_next_lens(self) -> None:
         """h: look through the next host's lens (every host, then each host found): the rows,
         counts and budget become what that host's model gets, and a switch is that host's."""
-        hosts = hosts_of(self.whole)
-        if not hosts:
+        if not self.lens_view.next_host(self.whole):
             self.notify("One config file: there are no hosts to look through.", timeout=3)
             return
-        order: list[str | None] = [None, *hosts]
-        self.lens = order[(order.index(self.lens) + 1) % len(order)]
         self.show_snapshot(self.whole)
-        if self.lens is None:
+        name = self.lens_view.host_name
+        if name is None:
             self.notify("Every host: a switch goes to each host holding the server.", timeout=3)
         else:
-            name = HOST_NAMES.get(self.lens, self.lens)
             self.notify(f"{name}'s view: what its model gets; a switch is its alone.", timeout=3)
 
     def action_pin(self) -> None:
@@ -1316,7 +936,7 @@ class PickerApp(KeyOrderApp):
         self.by_cost = not self.by_cost
         self.refresh_rows()
         self._show_status()
-        if self.by_cost and self._costs is None:
+        if self.by_cost and self.lens_view.costs is None:
             self.notify("Tokens are not counted here: the order stays the config's.", timeout=3)
 
     def action_help(self) -> None:
@@ -1324,61 +944,3 @@ class PickerApp(KeyOrderApp):
         model = self.model
         workspace = bool(model.shadowed) or any(s.source is not None for s in model.servers)
         self.push_screen(HelpScreen(workspace=workspace))
-
-
-_NOT_RUNNING = {
-    "untrusted": "not trusted",
-    "disabled": "disabled",
-    "failed": "it failed",
-    "needs_login": "it needs a login",
-}
-
-
-def remove_effect(state: ServerState) -> str:
-    """What removing the server does besides the file: its process stopped, its connection
-    ended (a URL server has no process of ours), or nothing, when neither runs."""
-    remote = isinstance(state.spec, HttpSpec)
-    if state.status in ("connecting", "connected"):
-        return "It is disconnected." if remote else "Its process is stopped."
-    why = _NOT_RUNNING.get(state.status)
-    what = "It is not connected" if remote else "It is not running"
-    return f"{what}{f' ({why})' if why else ''}, so nothing is stopped."
-
-
-def tools_on(state: ServerState) -> str:
-    """``2 tools``, or ``1 of 2 tools on`` when the filter keeps some off."""
-    total = len(state.tools)
-    on = sum(1 for tool in state.tools if tool.enabled)
-    plural = "tool" if total == 1 else "tools"
-    return f"{total} {plural}" if on == total else f"{on} of {total} {plural} on"
-
-
-def remove_shadowed_question(state: ServerState) -> str:
-    """The confirmation of removing a shadowed entry from its own file."""
-    by = state.shadowed_by
-    where = safe_line(state.source.path) if state.source is not None else "its file"
-    winner = f"{by.label} ({safe_line(by.path)})" if by is not None else "another file"
-    return (
-        f"Remove the entry {state.name!r} from {where}?\n"
-        f"It is shadowed by {winner}, which stays and keeps running."
-    )
-
-
-def daemon_text(view: DaemonView) -> str:
-    """The panel of an attached picker: the hosts attached for its workspace, a line each
-    (host, project, since when, how many of the tools shown it lists), or why there is no
-    daemon now."""
-    if not view.attached:
-        return view.note or "the gateway daemon went away"
-    if not view.hosts:
-        return "attached to the gateway daemon · no host attached for this workspace"
-    lines = [
-        f"attached to the gateway daemon · {len(view.hosts)} host(s) attached for this workspace:"
-    ]
-    for host in view.hosts:
-        since = host.since.replace("T", " ").removesuffix("Z") + " UTC"
-        lines.append(
-            f"  {safe_line(host.label)}  {safe_line(host.project)}  since {since}"
-            f"  · {len(host.tools)} tools listed"
-        )
-    return "\n".join(lines)

@@ -70,6 +70,7 @@ __all__ = [
     "build_rows",
     "cut",
     "first_line",
+    "row_server",
     "server_key",
     "tool_cells",
     "tool_key",
@@ -300,6 +301,14 @@ class Row:
 def server_key(name: str) -> RowKey:
     """The key of a server's row."""
     return ("server", name)
+
+
+def row_server(model: PluginModel, row: Row) -> ServerState | None:
+    """The server state ``row`` stands for in ``model`` (``None``: gone meanwhile); a shadowed
+    row's is the hidden entry itself, never the one that wins."""
+    if row.kind == "shadowed":
+        return next((s for s in model.shadowed if shadowed_key(s) == row.key), None)
+    return model.server(row.server)
 
 
 def tool_key(server: str, bare: str) -> RowKey:

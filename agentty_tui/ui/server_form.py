@@ -39,7 +39,7 @@ from agentty_tui.config.entry_rules import (
     new_server_name,
     stdio_spec,
 )
-from agentty_tui.model import HttpSpec, ServerSpec, SourceRef, StdioSpec
+from agentty_tui.model import HttpSpec, PluginModel, ServerSpec, SourceRef, StdioSpec
 from agentty_tui.secrets import mask_url
 from agentty_tui.ui.dialogs import Dialog
 from agentty_tui.ui.text import PlainText
@@ -55,6 +55,7 @@ __all__ = [
     "NewServer",
     "connection_rows",
     "connection_spec",
+    "names_held",
     "parse_pairs",
     "saved_values",
     "validate_add",
@@ -239,6 +240,17 @@ class NewServer(NamedTuple):
     """How it is reached."""
     target: SourceRef | None = None
     """The workspace file chosen (``None``: one config file, or the default)."""
+
+
+def names_held(model: PluginModel) -> dict[SourceRef, set[str]]:
+    """The names each file of a workspace holds (shadowed entries and a server's other files
+    too): what the add form refuses for that file (``AddServerScreen``'s ``held``)."""
+    held: dict[SourceRef, set[str]] = {}
+    for server in (*model.servers, *model.shadowed):
+        for ref in (server.source, *server.also_in):
+            if ref is not None:
+                held.setdefault(ref, set()).add(server.name)
+    return held
 
 
 class AddServerScreen(Dialog[NewServer | None]):

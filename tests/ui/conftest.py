@@ -29,10 +29,10 @@ def _snapshots_at_top_level(monkeypatch: pytest.MonkeyPatch) -> None:
 def _no_host_files_of_the_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first run's offer looks in an empty fake home: the developer's own
     ``~/.claude.json`` never changes what a test sees (a test passes its own ``host_files``)."""
-    import agentty_tui.ui.app as app_module
+    import agentty_tui.ui.host_files as host_files_module
     from agentty_tui.config.discover import HostFile, host_config_files
 
     def fake_home(config: Path | None) -> tuple[HostFile, ...]:
         return host_config_files(tmp_path / "no-home", {}, None, exclude=config)
 
-    monkeypatch.setattr(app_module, "_host_files_here", fake_home)
+    monkeypatch.setattr(host_files_module, "host_files_here", fake_home)

@@ -12,12 +12,12 @@ import anyio
 import pytest
 from textual.widgets import Input, Static, TextArea
 
-import agentty_tui.ui.app as app_module
+import agentty_tui.ui.lens_view as lens_view_module
 from agentty_tui.bridge.reload_report import ReloadReport
 from agentty_tui.catalog import TokenCounter, project_catalog
 from agentty_tui.errors import OperationError
 from agentty_tui.model import HttpSpec, PluginModel, ServerState, StdioSpec
-from agentty_tui.ui.app import PickerApp, short_count
+from agentty_tui.ui.app import PickerApp
 from agentty_tui.ui.call import CallToolScreen
 from agentty_tui.ui.dialogs import (
     DIALOG_KEYS,
@@ -29,6 +29,7 @@ from agentty_tui.ui.dialogs import (
 )
 from agentty_tui.ui.server_asks import UNANSWERED_SECONDS
 from agentty_tui.ui.server_form import AddServerScreen
+from agentty_tui.ui.token_text import short_count
 from tests.ui.fakes import (
     StaticSource,
     connected_model,
@@ -718,7 +719,7 @@ async def test_a_token_budget_applies_once_the_encoding_is_loaded_off_the_first_
     count budget alone (it does not wait for the load); a worker thread loads it, then the
     token budget trims the last tool, the status bar shows the shipped tools' tokens and the
     warning names the token budget."""
-    monkeypatch.setattr(app_module, "TOKEN_COUNTER", TokenCounter())
+    monkeypatch.setattr(lens_view_module, "TOKEN_COUNTER", TokenCounter())
     plain = model(server("notes", tool("a"), tool("b"), tool("c", description="x " * 40)))
     everything = project_catalog(plain, token_budget=100_000).tokens_shipped
     assert everything is not None
@@ -737,16 +738,3 @@ async def test_a_token_budget_applies_once_the_encoding_is_loaded_off_the_first_
         assert status.endswith(f"4/128 on the wire · {short_count(shown)} tokens")
         warning = str(app.query_one("#warning", Static).render())
         assert f"tokens over the token budget of {budget:,}" in warning
-
-
-def test_short_counts() -> None:
-    """The status bar's token figure: exact below a thousand, then one decimal."""
-    assert [short_count(n) for n in (0, 987, 1000, 41_234, 999_949, 999_950, 1_250_000)] == [
-        "0",
-        "987",
-        "1.0k",
-        "41.2k",
-        "999.9k",
-        "1.0M",
-        "1.2M",
-    ]

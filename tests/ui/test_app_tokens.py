@@ -13,7 +13,7 @@ import anyio.lowlevel
 import pytest
 from textual.widgets import Static
 
-import agentty_tui.ui.app as app_module
+import agentty_tui.ui.lens_view as lens_view_module
 from agentty_tui.catalog import DEFAULT_FAMILY, FamilyName, TokenCounter
 from agentty_tui.model import HostView, PluginModel, SourceRef
 from agentty_tui.ui.app import PickerApp
@@ -70,7 +70,7 @@ async def _counted(app: PickerApp) -> None:
 @pytest.fixture
 def counter(monkeypatch: pytest.MonkeyPatch) -> GatedCounter:
     gated = GatedCounter()
-    monkeypatch.setattr(app_module, "TOKEN_COUNTER", gated)
+    monkeypatch.setattr(lens_view_module, "TOKEN_COUNTER", gated)
     return gated
 
 

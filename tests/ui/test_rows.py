@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import DroppedTool, PluginModel, ServerState
-from agentty_tui.ui.app import summarize
 from agentty_tui.ui.row_diff import RowDiff, diff_rows
 from agentty_tui.ui.rows import Row, RowMemo, ToolWidths, build_rows
 from tests.ui.fakes import (
@@ -319,41 +318,12 @@ def test_memo_always_equals_a_fresh_build(steps: list[tuple[str, int, str]], bud
         assert memo_rows(m, memo, folded, text) == rows_of(m, folded, text)
 
 
-# --- status bar ------------------------------------------------------------------------
-
-
-def test_summary_counts_and_warning() -> None:
-    m = failed_model()
-    summary = summarize(m, project_catalog(m))
-    assert summary.text == "1 connected · 1 failed · 1 disabled · 1/1 tools on · 3/128 on the wire"
-    assert summary.warning is None
-    over = over_budget_model()
-    summary = summarize(over, project_catalog(over))
-    assert summary.text == "2 connected · 7/8 tools on · 6/6 on the wire"
-    assert summary.warning == (
-        "3 tools over the budget of 6 — 3 MCP tools were dropped from this session; "
-        "disable some to make room"
-    )
-
-
-def test_summary_does_not_count_a_failed_servers_tools_as_on() -> None:
-    """The failed editor still lists two tools, one set on: neither is on, both are counted
-    as not available."""
-    m = crashed_model()
-    summary = summarize(m, project_catalog(m))
-    assert summary.text == (
-        "1 connected · 1 failed · 1/1 tools on · 2 not available · 3/128 on the wire"
-    )
-
-
-def test_needs_login_row_and_count() -> None:
+def test_a_server_that_needs_a_login_says_l_logs_in() -> None:
     m = model(
         server("remote", status="needs_login", error="needs login: run agentty-tui login remote"),
         server("other", status="needs_login"),
     )
     assert texts(rows_of(m))[0] == "  ⚿ remote  needs login — L logs in"
-    summary = summarize(m, project_catalog(m))
-    assert summary.text == "0 connected · 2 need login · 0/0 tools on · 2/128 on the wire"
 
 
 def test_hint_marks_and_the_task_mark_have_columns_of_their_own() -> None:

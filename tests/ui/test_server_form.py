@@ -13,10 +13,18 @@ from agentty_tui.ui.server_form import (
     EditServerScreen,
     FormError,
     connection_spec,
+    names_held,
     parse_pairs,
 )
 from tests.ui.fakes import StaticSource, model, settle
 from tests.ui.screen_text import screen_text
+from tests.ui.workspace_fakes import (
+    CLAUDE_LOCAL,
+    CLAUDE_USER,
+    CODEX_USER,
+    OUR_USER,
+    workspace_model,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -125,3 +133,14 @@ def test_pairs_parse_and_say_what_is_wrong() -> None:
         parse_pairs(f"TZ={MASK}", "=", "env", {})
     url = connection_spec("web", {"url": "http://h/mcp", "headers": '"A: b"'}, [])
     assert url == HttpSpec(url="http://h/mcp", headers={"A": "b"})
+
+
+def test_the_names_each_file_holds_count_shadowed_entries_and_other_files() -> None:
+    """``notes`` is held by our user file too (shadowed there), ``time`` by Codex's file too:
+    the add form refuses each name for each file holding it."""
+    held = names_held(workspace_model())
+    assert held[OUR_USER] == {"notes", "weather"}
+    assert held[CLAUDE_USER] == {"time"}
+    assert held[CODEX_USER] == {"time"}
+    assert held[CLAUDE_LOCAL] == {"notes"}
+    assert names_held(model()) == {}

@@ -124,3 +124,16 @@ def test_a_pinned_tool_has_its_mark_and_a_pinned_server_says_so() -> None:
         "    [ ]   off   ",
     ]
     assert _rows(m, None)[1].text.startswith("    [x] a      ")  # no pins: no column
+
+
+def test_short_counts() -> None:
+    """The status bar's token figure: exact below a thousand, then one decimal."""
+    assert [short_count(n) for n in (0, 987, 1000, 41_234, 999_949, 999_950, 1_250_000)] == [
+        "0",
+        "987",
+        "1.0k",
+        "41.2k",
+        "999.9k",
+        "1.0M",
+        "1.2M",
+    ]

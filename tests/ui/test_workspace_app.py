@@ -312,7 +312,7 @@ async def test_i_in_a_workspace_offers_only_files_it_does_not_read_and_imports_i
 
     app = PickerApp(WorkspaceSource(workspace_model()), host_files=found)
     async with app.run_test(size=(100, 40)):
-        assert app.host_files() == (elsewhere,)
+        assert app.host_files.found() == (elsewhere,)
     # Our user file is where an import goes, never the project's folder.
     assert asked == [Path(OUR_USER.path)]
 

@@ -1,15 +1,14 @@
-"""A workspace's rows (row_source.py, rows.py, row_filter.py, the status bar of app.py): each
-server's source column, shadowed entries, untrusted project servers, ``src:`` filter words, the
-counts."""
+"""A workspace's rows (row_source.py, rows.py, row_filter.py): each server's source column,
+shadowed entries, untrusted project servers, ``src:`` filter words (the status bar's counts:
+test_status_bar.py)."""
 
 from __future__ import annotations
 
 from agentty_tui.catalog import project_catalog
 from agentty_tui.model import HostView, PluginModel, ToolFilter, ToolState
-from agentty_tui.ui.app import summarize
 from agentty_tui.ui.row_filter import parse_filter
 from agentty_tui.ui.row_source import source_facts
-from agentty_tui.ui.rows import Row, build_rows
+from agentty_tui.ui.rows import Row, build_rows, row_server
 from tests.ui.fakes import connected_model
 from tests.ui.workspace_fakes import (
     CLAUDE_LOCAL,
@@ -115,12 +114,6 @@ def test_src_words_keep_or_hide_one_hosts_or_scopes_rows() -> None:
     assert parse_filter("-src:user").hidden_sources == frozenset({"user"})
 
 
-def test_the_status_bar_counts_shadowed_and_untrusted() -> None:
-    m = workspace_model()
-    text = summarize(m, project_catalog(m)).text
-    assert text.startswith("3 connected · 2 untrusted · 1 shadowed · ")
-
-
 def test_the_details_name_the_file_the_others_and_who_wins() -> None:
     m = workspace_model()
     time = m.server("time")
@@ -160,3 +153,15 @@ def test_the_details_say_what_each_host_sends_and_where_its_switch_is() -> None:
     )
     # One host that can be switched says nothing the row does not.
     assert source_facts(time.model_copy(update={"hosts": (claude,)})) == source_facts(time)
+
+
+def test_a_shadowed_row_stands_for_the_hidden_entry_not_the_one_that_wins() -> None:
+    m = workspace_model()
+    by_kind = {row.kind: row for row in rows_of(m) if row.server == "notes"}
+    hidden = row_server(m, by_kind["shadowed"])
+    assert hidden is not None and hidden.status == "shadowed" and hidden.source == OUR_USER
+    winner = row_server(m, by_kind["server"])
+    assert winner is not None and winner.source == CLAUDE_LOCAL
+    gone = m.model_copy(update={"servers": (), "shadowed": ()})
+    assert row_server(gone, by_kind["shadowed"]) is None
+    assert row_server(gone, by_kind["server"]) is None

@@ -1,4 +1,5 @@
-"""Keys that arrive together (a paste, fast typing) land where the keys before them put focus.
+"""Keys that arrive together (``key_order.py``: a paste, fast typing) land where the keys
+before them put focus.
 
 The burst is posted to the app at once, as the terminal driver does: no pause between keys,
 so each key is read before the previous one's binding (open a form, move focus) has run.
