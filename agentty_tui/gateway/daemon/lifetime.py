@@ -94,6 +94,12 @@ class Lifetime:
         self._moved = anyio.Event()
 
     @property
+    def idle(self) -> float:
+        """Seconds without an attachment before the daemon leaves (a bridge without one is
+        closed after as long)."""
+        return self._idle
+
+    @property
     def open(self) -> int:
         """How many connections are open now (attached, attaching or looking)."""
         return self._open

@@ -52,7 +52,7 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,12 +115,21 @@ _BridgeKey = tuple[str, str, bool, str]
 
 @dataclass
 class _Opened:
-    """One open bridge of the daemon: the key it is found by, and what its servers start from
-    (the environment and folder of the host that opened it, as the bridge keeps them)."""
+    """One open bridge of the daemon: the key it is found by, what its servers start from
+    (the environment and folder of the host that opened it, as the bridge keeps them), and
+    how many attachments hold it."""
 
     key: _BridgeKey
     environ: Mapping[str, str]
     folder: Path
+    holders: int = 0
+    changed: anyio.Event = field(default_factory=anyio.Event)
+
+    def hold(self, by: int) -> None:
+        """Count ``by`` more (or fewer) attachments holding the bridge."""
+        self.holders += by
+        self.changed.set()
+        self.changed = anyio.Event()
 
 
 class _Daemon:
@@ -163,7 +172,7 @@ class _Daemon:
                 f"unknown host {attachment.host!r}; the hosts are {', '.join(HOSTS)}"
             )
         if any_view and (shared := self._open_for(attachment)) is not None:
-            return shared
+            return self._held(shared)
         workspace = attachment.workspace()
         environ, folder = attachment.environ(), attachment.folder()
         try:
@@ -176,7 +185,7 @@ class _Daemon:
             # A host may have opened the workspace's bridge while this one waited for the lock
             # (its servers' start and the SDK's import take a while): a picker takes that one.
             if any_view and (shared := self._open_for(attachment)) is not None:
-                return shared
+                return self._held(shared)
             known = next((b for b, opened in self._bridges.items() if opened.key == key), None)
             if known is None:
                 # Its stdio servers first (the daemon's first bridge: before the SDK is
@@ -192,7 +201,40 @@ class _Daemon:
                     raise
                 known.set_elicitation(*self.asks.for_bridge(attachment.key()))
                 self._bridges[known] = _Opened(key, environ, folder)
-            return known
+            return self._held(known)
+
+    def _held(self, bridge: Bridge) -> Bridge:
+        """``bridge``, counted as held by one more attachment until ``_let_go``. Counted with
+        no wait between the look-up and the count: a bridge closing for want of holders is
+        taken out of ``_bridges`` in one step too (``_until_unheld``), so it is never handed
+        out as it closes."""
+        self._bridges[bridge].hold(1)
+        return bridge
+
+    def _let_go(self, bridge: Bridge) -> None:
+        """One attachment less holds ``bridge`` (gone already when it failed: nothing)."""
+        if (opened := self._bridges.get(bridge)) is not None:
+            opened.hold(-1)
+
+    async def _until_unheld(self, bridge: Bridge) -> None:
+        """Return once ``bridge`` has been held by no attachment for the idle time, taken out
+        of ``_bridges`` (the caller closes it, stopping its servers): a workspace whose hosts
+        all left, or a bridge its hosts were moved off, stops its servers as the daemon itself
+        would, while the daemon serves other workspaces."""
+        async with self._opening:  # the bridge's opener counts itself first
+            opened = self._bridges[bridge]
+        while True:
+            changed = opened.changed
+            if opened.holders > 0:
+                await changed.wait()
+                continue
+            with anyio.move_on_after(self.lifetime.idle):
+                await changed.wait()
+                continue
+            async with self._opening:  # no attachment is handed it meanwhile
+                if opened.holders == 0 and opened.changed is changed:
+                    del self._bridges[bridge]
+                    return
 
     def _open_for(self, attachment: Attachment) -> Bridge | None:
         """A bridge already open for ``attachment``'s workspace, whatever its environment."""
@@ -207,7 +249,8 @@ class _Daemon:
         *,
         task_status: anyio.abc.TaskStatus[Bridge] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """A bridge on ``workspace``, live, until the daemon ends (opened and closed in this one
+        """A bridge on ``workspace``, live, until no attachment has held it for the idle time
+        (``_until_unheld``) or the daemon ends (opened and closed in this one
         task, as its servers' task groups require), taking the processes ``early`` started (and
         stopping, as it closes, those it did not take); its hosts follow each change of its
         config (``_follow``).
@@ -227,7 +270,8 @@ class _Daemon:
                 group.start_soon(self._follow, bridge)
                 task_status.started(bridge)
                 opened = True
-                await anyio.sleep_forever()
+                await self._until_unheld(bridge)
+                group.cancel_scope.cancel()  # its watch and its hosts' checks end with it
         except Exception as error:
             if not opened:
                 raise  # the attachment that opens it is told, as of any bridge that fails to open
@@ -356,31 +400,34 @@ class _Daemon:
                     with contextlib.suppress(OSError, anyio.BrokenResourceError):
                         await stream.send(f"error {error}\n".encode())
                     return
-                visit.attach()
-                await stream.send(b"ok\n")
-                from agentty_tui.gateway.daemon.registry import Attached, InFlight
+                try:
+                    visit.attach()
+                    await stream.send(b"ok\n")
+                    from agentty_tui.gateway.daemon.registry import Attached, InFlight
 
-                stdio_host = not picker and attachment.http_token is None
-                entry = Attached(
-                    attachment.host,
-                    attachment.key()[1],
-                    attachment.key(),
-                    bridge,
-                    _peer_pid(connection),
-                    picker=picker,
-                    attachment=attachment,
-                    in_flight=InFlight() if stdio_host else None,
-                )
-                # Until the daemon ends it (``Attached.end``: its bridge failed, or another
-                # bridge is to serve it), or it ends itself.
-                with self.registry.listed(entry):
-                    # A change of the config the bridge took meanwhile may have been checked
-                    # before this host was listed: it is checked now.
-                    if not picker and bridge.config is not given_on:
-                        await self._moved(bridge, bridge.config, only=entry)
-                    await _until_either(
-                        self._served(stream, connection, attachment, entry), entry.until_ended()
+                    stdio_host = not picker and attachment.http_token is None
+                    entry = Attached(
+                        attachment.host,
+                        attachment.key()[1],
+                        attachment.key(),
+                        bridge,
+                        _peer_pid(connection),
+                        picker=picker,
+                        attachment=attachment,
+                        in_flight=InFlight() if stdio_host else None,
                     )
+                    # Until the daemon ends it (``Attached.end``: its bridge failed, or
+                    # another bridge is to serve it), or it ends itself.
+                    with self.registry.listed(entry):
+                        # A change of the config the bridge took meanwhile may have been
+                        # checked before this host was listed: it is checked now.
+                        if not picker and bridge.config is not given_on:
+                            await self._moved(bridge, bridge.config, only=entry)
+                        await _until_either(
+                            self._served(stream, connection, attachment, entry), entry.until_ended()
+                        )
+                finally:
+                    self._let_go(bridge)  # its bridge may close once none holds it
 
     async def _served(
         self,

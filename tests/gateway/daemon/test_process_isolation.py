@@ -95,3 +95,31 @@ async def test_one_bridge_failing_ends_it_alone_and_its_host_attaches_to_a_fresh
     (record,) = [r for r in caplog.records if "failed" in r.getMessage()]
     assert "(RuntimeError)" in record.getMessage() and str(second) in record.getMessage()
     assert SECRET not in caplog.text
+
+
+async def test_a_bridge_no_attachment_holds_closes_after_the_idle_time_alone(
+    runtime: Path, tmp_path: Path
+) -> None:
+    """Two workspaces, a host on each. The second host leaves: once its bridge has been held
+    by nobody for the idle time, its server process stops, while the daemon goes on serving
+    the first host (same process). A host that comes back to that workspace gets a bridge
+    opened anew, with a new process."""
+    first, second = config_file(tmp_path, "alpha"), config_file(tmp_path, "beta")
+    place = rendezvous({"XDG_RUNTIME_DIR": str(runtime)})
+    with anyio.fail_after(120):
+        async with anyio.create_task_group() as group:
+            group.start_soon(daemon.run_daemon, place, IDLE)
+            while not place.socket.exists():  # noqa: ASYNC110 (no event for a file made)
+                await anyio.sleep(0.01)
+            async with attached(first, runtime, tmp_path / "one", Notices()) as one:
+                alpha = int(text_of(await one.call_tool("alpha__pid", {})))
+                async with attached(second, runtime, tmp_path / "two", Notices()) as two:
+                    beta = int(text_of(await two.call_tool("beta__pid", {})))
+                await wait_until_gone(beta)  # its bridge closed, the daemon still up
+                assert place.socket.exists() and process_alive(alpha)
+                assert int(text_of(await one.call_tool("alpha__pid", {}))) == alpha
+                async with attached(second, runtime, tmp_path / "two", Notices()) as two:
+                    again = int(text_of(await two.call_tool("beta__pid", {})))
+                    assert again != beta and process_alive(again)
+    for pid in (alpha, again):
+        await wait_until_gone(pid)
