@@ -37,12 +37,13 @@ import fcntl
 import hashlib
 import os
 import struct
-import tempfile
 import threading
 import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+
+from agentty_tui.atomic_file import replace_file
 
 __all__ = [
     "COUNT_RULE",
@@ -226,15 +227,7 @@ class TokenCache:
             if len(records) > self._max_entries:
                 keys = list(records)[-self._max_entries :]
                 records = {key: records[key] for key in keys}
-            handle, temporary = tempfile.mkstemp(prefix=".token-counts-", dir=folder)
-            try:
-                with os.fdopen(handle, "wb") as file:
-                    file.write(_serialise(records))
-                os.replace(temporary, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
+            replace_file(path, _serialise(records), prefix=".token-counts-")
             return records
 
 

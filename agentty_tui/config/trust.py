@@ -32,12 +32,12 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from agentty_tui.atomic_file import replace_file
 from agentty_tui.config.files import FileVersion, read_file
 from agentty_tui.config.locking import locked
 from agentty_tui.errors import ConfigError, OperationError
@@ -230,15 +230,7 @@ class TrustBook:
             for server in servers:
                 names[trust_key(server)] = entry_hash(server)
             text = json.dumps({"version": 1, "projects": projects}, indent=2, sort_keys=True)
-            handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust.", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as file:
-                    file.write(text + "\n")
-                    file.flush()
-                    os.fsync(file.fileno())
-                os.replace(temp, self.path)
-            finally:
-                Path(temp).unlink(missing_ok=True)
+            replace_file(self.path, (text + "\n").encode(), prefix=".trust.", durable=True)
 
 
 class TrustGate:

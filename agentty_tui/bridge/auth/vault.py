@@ -12,13 +12,13 @@ server's record (``forget_record``, what ``logout`` does) needs neither the SDK 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Protocol
+
+from agentty_tui.atomic_file import replace_file
 
 __all__ = [
     "KEYRING_SERVICE",
@@ -79,18 +79,8 @@ class FileVault:
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(self.directory, 0o700)  # an existing folder may have been made looser
         target = self.path(key)
-        # mkstemp creates the file with mode 0600 before anything is written to it.
-        fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
-            raise
+        # Mode 0600 from the temporary file's creation, before anything is written to it.
+        replace_file(target, text.encode("utf-8"), prefix=".tmp-", durable=True)
         folder = os.open(self.directory, os.O_RDONLY)
         try:
             os.fsync(folder)  # the rename itself survives a crash

@@ -34,18 +34,17 @@ user's own uid-checked socket only.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 import re
 import stat
-import tempfile
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agentty_tui.atomic_file import replace_file
 from agentty_tui.gateway.http.token import token_path
 
 __all__ = [
@@ -188,7 +187,10 @@ class KeptSessions:
             return
         try:
             entries = ",".join(f'"{key}":{self._texts[key]}' for key in self._sessions)
-            _write(self._file, f'{{"sessions":{{{entries}}}}}'.encode())
+            self._file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            replace_file(
+                self._file, f'{{"sessions":{{{entries}}}}}'.encode(), prefix=".http-sessions-"
+            )
         except OSError as exc:
             _log.warning("cannot keep the HTTP sessions in %s: %s", self._file, exc.strerror)
 
@@ -221,17 +223,3 @@ def _read(path: Path) -> object:
 def _json(params: Mapping[str, Any]) -> str:
     """``params`` as compact JSON."""
     return json.dumps(params, separators=(",", ":"))
-
-
-def _write(path: Path, content: bytes) -> None:
-    """``content`` as the whole of ``path``, replaced atomically, mode 0600 (``mkstemp``'s)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".http-sessions-", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(content)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
