@@ -133,8 +133,6 @@ class KeptSessions:
         self._sessions: OrderedDict[str, dict[str, Any]] = OrderedDict(
             kept_sessions(_read(file)) if file is not None else {}
         )
-        self._texts = {key: _json(params) for key, params in self._sessions.items()}
-        """Each session's params as JSON, made once: a rewrite of the file joins them."""
 
     def heard(self, line: bytes) -> None:
         """Apply one line of the daemon's (an opened or an ended session; anything else, or a
@@ -159,17 +157,14 @@ class KeptSessions:
             return
         self._sessions[session_id] = initialize
         self._sessions.move_to_end(session_id)
-        self._texts[session_id] = _json(initialize)
         while len(self._sessions) > MAX_KEPT:
-            oldest, _ = self._sessions.popitem(last=False)
-            del self._texts[oldest]
+            self._sessions.popitem(last=False)
         self._save()
 
     def ended(self, session_id: str) -> None:
         """A session ended for good (its host's DELETE, or dropped beyond a gateway's bound): no
         longer kept."""
         if self._sessions.pop(session_id, None) is not None:
-            del self._texts[session_id]
             self._save()
 
     def table(self) -> dict[str, dict[str, Any]]:
@@ -186,11 +181,9 @@ class KeptSessions:
         if self._file is None:
             return
         try:
-            entries = ",".join(f'"{key}":{self._texts[key]}' for key in self._sessions)
+            content = _json({"sessions": self._sessions}).encode()
             self._file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            replace_file(
-                self._file, f'{{"sessions":{{{entries}}}}}'.encode(), prefix=".http-sessions-"
-            )
+            replace_file(self._file, content, prefix=".http-sessions-")
         except OSError as exc:
             _log.warning("cannot keep the HTTP sessions in %s: %s", self._file, exc.strerror)
 
