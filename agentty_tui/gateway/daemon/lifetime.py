@@ -33,12 +33,12 @@ import os
 import select
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import anyio
 
-__all__ = ["CHECK_EVERY", "START_GRACE", "Lifetime", "Visit", "until_hung_up"]
+__all__ = ["CHECK_EVERY", "START_GRACE", "Lifetime", "Visit", "until_either", "until_hung_up"]
 
 CHECK_EVERY = 1.0
 """Seconds between two looks at the socket's path."""
@@ -144,6 +144,19 @@ class Lifetime:
 
 _HUNG_UP = getattr(select, "POLLRDHUP", 0) | select.POLLHUP | select.POLLERR
 """What ``poll`` says of a connection whose peer shut its side or closed it."""
+
+
+async def until_either(*waits: Awaitable[None]) -> None:
+    """Await ``waits`` together until the first of them returns; the others are cancelled
+    (an attachment served until it ends or its host hangs up, or until the daemon ends it)."""
+    async with anyio.create_task_group() as group:
+
+        async def run(wait: Awaitable[None]) -> None:
+            await wait
+            group.cancel_scope.cancel()
+
+        for wait in waits:
+            group.start_soon(run, wait)
 
 
 async def until_hung_up(connection: socket.socket) -> None:

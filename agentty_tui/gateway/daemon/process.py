@@ -51,7 +51,7 @@ import functools
 import json
 import logging
 import os
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,7 +67,7 @@ from agentty_tui.config.trust import TrustGate
 from agentty_tui.config.workspace import Workspace
 from agentty_tui.errors import AgenttyError, ConfigError
 from agentty_tui.gateway.attachment import Attachment, json_object
-from agentty_tui.gateway.daemon.lifetime import Lifetime, until_hung_up
+from agentty_tui.gateway.daemon.lifetime import Lifetime, until_either, until_hung_up
 from agentty_tui.gateway.daemon.sharing import sharing_key
 from agentty_tui.gateway.picker.link import LineReader, LineWriter
 from agentty_tui.gateway.rendezvous import Rendezvous, peer_credentials, peer_uid
@@ -320,7 +320,7 @@ class _Daemon:
             entries = [
                 entry
                 for entry in self.registry.of_bridge(bridge)
-                if not entry.picker and entry.attachment is not None and only in (None, entry)
+                if not entry.picker and only in (None, entry)
             ]
             home = Path.home()
 
@@ -329,7 +329,6 @@ class _Daemon:
                 return own, [
                     sharing_key(config, e.attachment.environ(), e.attachment.folder(), home)
                     for e in entries
-                    if e.attachment is not None
                 ]
 
             own, theirs = await anyio.to_thread.run_sync(keys)
@@ -407,13 +406,10 @@ class _Daemon:
 
                     stdio_host = not picker and attachment.http_token is None
                     entry = Attached(
-                        attachment.host,
-                        attachment.key()[1],
+                        attachment,
                         attachment.key(),
                         bridge,
                         _peer_pid(connection),
-                        picker=picker,
-                        attachment=attachment,
                         in_flight=InFlight() if stdio_host else None,
                     )
                     # Until the daemon ends it (``Attached.end``: its bridge failed, or
@@ -423,7 +419,7 @@ class _Daemon:
                         # checked before this host was listed: it is checked now.
                         if not picker and bridge.config is not given_on:
                             await self._moved(bridge, bridge.config, only=entry)
-                        await _until_either(
+                        await until_either(
                             self._served(stream, connection, attachment, entry), entry.until_ended()
                         )
                 finally:
@@ -443,9 +439,9 @@ class _Daemon:
             from agentty_tui.gateway.daemon.picker_service import serve_picker
 
             reader, writer = LineReader(stream), LineWriter(stream)
-            await serve_picker(bridge, attachment.key(), self.registry, reader, writer, self.asks)
+            await serve_picker(bridge, entry.key, self.registry, reader, writer, self.asks)
             return
-        elsewhere = self.asks.for_host(attachment.key(), attachment.host, entry.workspace)
+        elsewhere = self.asks.for_host(entry.key, entry.host, entry.workspace)
         if attachment.http_token is not None:  # serve --http --shared
             await _serve_http(stream, bridge, attachment, elsewhere)
             return
@@ -463,7 +459,7 @@ class _Daemon:
                 offers=bridge,
                 elsewhere=elsewhere,
             )
-            await _until_either(server.serve(read, write), until_hung_up(connection))
+            await until_either(server.serve(read, write), until_hung_up(connection))
 
 
 async def _serve_http(
@@ -479,18 +475,6 @@ async def _serve_http(
     from agentty_tui.gateway.daemon.http_handover import serve_handed_listener
 
     await serve_handed_listener(stream, bridge, attachment, elsewhere)
-
-
-async def _until_either(*waits: Awaitable[None]) -> None:
-    """Await ``waits`` together until the first of them returns; the others are cancelled."""
-    async with anyio.create_task_group() as group:
-
-        async def run(wait: Awaitable[None]) -> None:
-            await wait
-            group.cancel_scope.cancel()
-
-        for wait in waits:
-            group.start_soon(run, wait)
 
 
 def _peer_pid(connection: Any) -> int | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -23,6 +23,7 @@ from mcp.shared.message import SessionMessage
 
 from agentty_tui.bridge import Bridge
 from agentty_tui.gateway.attachment import Attachment
+from agentty_tui.gateway.daemon.lifetime import until_either
 
 __all__ = ["MOVE_WAIT", "Attached", "HostRegistry", "InFlight"]
 
@@ -41,21 +42,16 @@ _T = TypeVar("_T")
 class Attached:
     """One attached host or picker (compared by identity: two may say the same)."""
 
-    host: str | None
-    """The host whose view it is served (``None``: every host's servers)."""
-    workspace: str
-    """The project folder or the one file it is served."""
+    attachment: Attachment
+    """What it attached with (its host, whether a picker, its environment and folder: which
+    bridge it shares, ``daemon.sharing``); kept in memory only, never shown."""
     key: tuple[str, str, bool]
-    """Its ``Attachment.key``: attachments of one key are of one workspace."""
+    """Its ``Attachment.key`` (found once: it looks for the project's root): attachments of
+    one key are of one workspace."""
     bridge: Bridge
     """The bridge that serves it."""
     pid: int | None
     """Its process id, as the kernel said."""
-    picker: bool = False
-    """A picker rather than a host."""
-    attachment: Attachment | None = None
-    """What it attached with (its environment and folder: which bridge it shares,
-    ``daemon.sharing``); kept in memory only, never shown."""
     in_flight: InFlight | None = None
     """Its requests not answered yet (a stdio host's; ``None``: not counted)."""
     ended: anyio.Event = field(default_factory=anyio.Event, init=False)
@@ -63,6 +59,21 @@ class Attached:
     _at_once: anyio.Event = field(default_factory=anyio.Event, init=False, repr=False)
     since: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     """When it attached (UTC)."""
+
+    @property
+    def host(self) -> str | None:
+        """The host whose view it is served (``None``: every host's servers)."""
+        return self.attachment.host
+
+    @property
+    def picker(self) -> bool:
+        """A picker rather than a host."""
+        return self.attachment.picker
+
+    @property
+    def workspace(self) -> str:
+        """The project folder or the one file it is served."""
+        return self.key[1]
 
     def end(self, *, at_once: bool = True) -> None:
         """Have the daemon end this attachment's connection (its ``serve`` attaches again):
@@ -78,14 +89,7 @@ class Attached:
         if self.in_flight is None:
             return
         with anyio.move_on_after(MOVE_WAIT):
-            async with anyio.create_task_group() as group:
-
-                async def first(wait: Callable[[], Awaitable[object]]) -> None:
-                    await wait()
-                    group.cancel_scope.cancel()
-
-                group.start_soon(first, self.in_flight.until_none)
-                group.start_soon(first, self._at_once.wait)
+            await until_either(self.in_flight.until_none(), self._at_once.wait())
 
     def status(self) -> dict[str, Any]:
         """The entry as ``status --json`` shows it."""
